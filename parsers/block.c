@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* block.c - decode block:* tracepoints by field name, whatever the kernel's layout */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "block.h"
+
+/* block_fmt_init - find the fields of a block event; -ENOENT if dev/sector/rwbs are missing */
+int block_fmt_init(struct block_fmt *fmt, struct tep_event *ev)
+{
+	memset(fmt, 0, sizeof(*fmt));
+	if (field_init(&fmt->dev, ev, "dev") || field_init(&fmt->sector, ev, "sector") ||
+	    field_init(&fmt->nr_sector, ev, "nr_sector") || field_init(&fmt->rwbs, ev, "rwbs"))
+		return -ENOENT;
+	/* Optional: which of these exist depends on the event and the kernel version. */
+	field_init(&fmt->bytes, ev, "bytes");
+	field_init(&fmt->error, ev, "error");
+	field_init(&fmt->ioprio, ev, "ioprio");
+	field_init(&fmt->comm, ev, "comm");
+	return 0;
+}
+
+/* block_rwbs_parse - operation and modifiers from the kernel's rwbs string */
+void block_rwbs_parse(const char *rwbs, uint8_t *op, uint8_t *flags)
+{
+	const char *p = rwbs;
+
+	*flags = 0;
+	/* A leading F is a preflush when an operation letter follows it. */
+	if (p[0] == 'F' && p[1] && strchr("WRDFN", p[1])) {
+		*flags |= BLOCK_F_PREFLUSH;
+		p++;
+	}
+	switch (*p) {
+	case 'R':
+		*op = BLOCK_OP_READ;
+		break;
+	case 'W':
+		*op = BLOCK_OP_WRITE;
+		break;
+	case 'F':
+		*op = BLOCK_OP_FLUSH;
+		break;
+	case 'D':
+		*op = p[1] == 'E' ? BLOCK_OP_SECURE_ERASE : BLOCK_OP_DISCARD;
+		if (p[1] == 'E')
+			p++;
+		break;
+	default:
+		*op = BLOCK_OP_OTHER;
+		break;
+	}
+	if (*p)
+		p++;
+	for (; *p; p++) {
+		switch (*p) {
+		case 'F':
+			*flags |= BLOCK_F_FUA;
+			break;
+		case 'A':
+			*flags |= BLOCK_F_RAHEAD;
+			break;
+		case 'S':
+			*flags |= BLOCK_F_SYNC;
+			break;
+		case 'M':
+			*flags |= BLOCK_F_META;
+			break;
+		}
+	}
+}
+
+/* block_rq_decode - decode one raw block event */
+int block_rq_decode(const struct block_fmt *fmt, const void *raw, uint32_t size,
+		    struct block_rq *rq)
+{
+	if ((uint32_t)fmt->rwbs.offset + fmt->rwbs.size > size)
+		return -EINVAL;
+	rq->dev = field_u64(&fmt->dev, raw, size);
+	rq->sector = field_u64(&fmt->sector, raw, size);
+	rq->nr_sector = field_u64(&fmt->nr_sector, raw, size);
+	rq->bytes = fmt->bytes.present ? field_u64(&fmt->bytes, raw, size) :
+		rq->nr_sector * 512u;
+	rq->error = field_s64(&fmt->error, raw, size);
+	rq->ioprio = field_u64(&fmt->ioprio, raw, size);
+	field_str(&fmt->rwbs, raw, size, rq->rwbs, sizeof(rq->rwbs));
+	field_str(&fmt->comm, raw, size, rq->comm, sizeof(rq->comm));
+	block_rwbs_parse(rq->rwbs, &rq->op, &rq->flags);
+	return 0;
+}
+
+/* block_flags_name - BCC biolatency -F's name for an operation and its flags */
+int block_flags_name(uint8_t op, uint8_t flags, char *buf, size_t len)
+{
+	static const char *const ops[] = {
+		[BLOCK_OP_READ] = "Read", [BLOCK_OP_WRITE] = "Write",
+		[BLOCK_OP_FLUSH] = "Flush", [BLOCK_OP_DISCARD] = "Discard",
+		[BLOCK_OP_SECURE_ERASE] = "SecureErase", [BLOCK_OP_OTHER] = "Unknown",
+	};
+	/* BCC prepends each name in this order, so the last one ends up first. */
+	static const struct { uint8_t bit; const char *name; } mods[] = {
+		{ BLOCK_F_SYNC, "Sync-" }, { BLOCK_F_META, "Metadata-" },
+		{ BLOCK_F_FUA, "ForcedUnitAccess-" }, { BLOCK_F_RAHEAD, "ReadAhead-" },
+		{ BLOCK_F_PREFLUSH, "PreFlush-" },
+	};
+	char tmp[128];
+	int n;
+
+	snprintf(tmp, sizeof(tmp), "%s", op <= BLOCK_OP_OTHER ? ops[op] : "Unknown");
+	for (size_t i = 0; i < sizeof(mods) / sizeof(mods[0]); i++) {
+		if (flags & mods[i].bit) {
+			char cur[128];
+
+			snprintf(cur, sizeof(cur), "%s", tmp);
+			snprintf(tmp, sizeof(tmp), "%s%s", mods[i].name, cur);
+		}
+	}
+	n = snprintf(buf, len, "%s", tmp);
+	return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
+}

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* field.c - name-based, offset-cached access to tracepoint fields */
+#include <errno.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "field.h"
+
+/* field_init - locate name in ev's format; -ENOENT leaves the field absent */
+int field_init(struct field *f, struct tep_event *ev, const char *name)
+{
+	struct tep_format_field *tf = tep_find_field(ev, name);
+
+	memset(f, 0, sizeof(*f));
+	if (!tf)
+		return -ENOENT;
+	f->tep = ev->tep;
+	f->offset = tf->offset;
+	f->size = tf->size;
+	f->dynamic = tf->flags & TEP_FIELD_IS_DYNAMIC;
+	f->is_signed = tf->flags & TEP_FIELD_IS_SIGNED;
+	f->present = true;
+	return 0;
+}
+
+/* field_init_any - the first of several names a field has had across kernels */
+int field_init_any(struct field *f, struct tep_event *ev, const char *const *names)
+{
+	for (; *names; names++)
+		if (field_init(f, ev, *names) == 0)
+			return 0;
+	return -ENOENT;
+}
+
+/* field_u64 - the field as an unsigned number; 0 when absent or out of the record */
+uint64_t field_u64(const struct field *f, const void *raw, uint32_t size)
+{
+	if (!f->present || f->dynamic || f->size > 8 || (uint32_t)f->offset + f->size > size)
+		return 0;
+	return tep_read_number(f->tep, (const char *)raw + f->offset, f->size);
+}
+
+/* field_s64 - the field sign-extended from its own width */
+int64_t field_s64(const struct field *f, const void *raw, uint32_t size)
+{
+	uint64_t v = field_u64(f, raw, size);
+	int bits = f->size * 8;
+
+	if (f->is_signed && bits > 0 && bits < 64 && (v >> (bits - 1)) & 1)
+		v |= ~0ull << bits;
+	return (int64_t)v;
+}
+
+/* field_str - copy a char array or __data_loc string field, NUL-terminated; returns its length */
+size_t field_str(const struct field *f, const void *raw, uint32_t size, char *out, size_t outlen)
+{
+	uint32_t off = f->offset, len = f->size;
+	size_t n;
+
+	if (!outlen)
+		return 0;
+	out[0] = 0;
+	if (!f->present || (uint32_t)f->offset + f->size > size)
+		return 0;
+	if (f->dynamic) {
+		uint32_t loc = (uint32_t)tep_read_number(f->tep, (const char *)raw + f->offset, 4);
+
+		off = loc & 0xffff;
+		len = loc >> 16;
+		if (off + len > size)
+			return 0;
+	}
+	n = strnlen((const char *)raw + off, len);
+	if (n >= outlen)
+		n = outlen - 1;
+	memcpy(out, (const char *)raw + off, n);
+	out[n] = 0;
+	return n;
+}

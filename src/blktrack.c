@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* blktrack.c - pair block request events (start, insert, issue, complete) */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blktrack.h"
+
+#define BLKTRACK_MAX_INFLIGHT (1u << 20)
+#define BLKTRACK_MAX_AGE_NS (60ull * 1000000000ull)
+
+struct blktrack {
+	struct blktrack_cfg cfg;
+	struct reqtab *tab;
+	struct block_fmt f_start, f_insert, f_issue, f_done;
+	bool start_is_insert;		/* no block_io_start: insert stands in */
+	bool have_start, have_insert;
+	struct blktrack_stats st;
+};
+
+/* blktrack_decode - decode a sample with fmt, rejecting truncated records */
+static int blktrack_decode(const struct block_fmt *fmt, const struct perf_sample *s,
+			   struct block_rq *rq)
+{
+	return block_rq_decode(fmt, s->raw, s->raw_size, rq);
+}
+
+/* blktrack_new - a fresh entry for a request first seen now */
+static struct blkreq *blktrack_new(struct blktrack *bt, const struct block_rq *rq,
+				   const struct perf_sample *s)
+{
+	struct blkreq *r = reqtab_insert(bt->tab, rq->dev, rq->sector, s->time);
+
+	r->pid = s->pid;
+	memcpy(r->comm, rq->comm, sizeof(r->comm));
+	r->bytes = rq->bytes;
+	r->nr_sector = rq->nr_sector;
+	r->op = rq->op;
+	r->flags = rq->flags;
+	return r;
+}
+
+/* blktrack_on_start - the submitter's event: block_io_start (or insert on old kernels) */
+static int blktrack_on_start(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct blktrack *bt = arg;
+	struct block_rq rq;
+	struct blkreq *r;
+
+	if (blktrack_decode(&bt->f_start, s, &rq) || rq.nr_sector == 0)
+		return 0;
+	if (bt->cfg.pid && (int)s->pid != bt->cfg.pid)
+		return 0;
+	r = blktrack_new(bt, &rq, s);
+	r->t_start = s->time;
+	if (bt->start_is_insert)
+		r->t_insert = s->time;
+	return bt->cfg.on_start ? bt->cfg.on_start(bt->cfg.arg, r, s) : 0;
+}
+
+/* blktrack_on_insert - scheduler insert, when it is not the start event */
+static int blktrack_on_insert(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct blktrack *bt = arg;
+	struct block_rq rq;
+	struct blkreq *r;
+
+	if (blktrack_decode(&bt->f_insert, s, &rq) || rq.nr_sector == 0)
+		return 0;
+	for (r = reqtab_find(bt->tab, rq.dev, rq.sector); r; r = reqtab_find_next(bt->tab, r))
+		if (!r->t_insert && !r->t_issue)
+			break;
+	if (!r) {
+		if (bt->cfg.pid && (bt->have_start || (int)s->pid != bt->cfg.pid))
+			return 0;
+		r = blktrack_new(bt, &rq, s);
+	}
+	r->t_insert = s->time;
+	return 0;
+}
+
+/* blktrack_on_issue - the driver takes the request */
+static int blktrack_on_issue(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct blktrack *bt = arg;
+	struct block_rq rq;
+	struct blkreq *r;
+
+	if (blktrack_decode(&bt->f_issue, s, &rq) || rq.nr_sector == 0)
+		return 0;
+	for (r = reqtab_find(bt->tab, rq.dev, rq.sector); r; r = reqtab_find_next(bt->tab, r))
+		if (!r->t_issue)
+			break;
+	if (!r) {
+		/* With -p, a request whose start we did not see is not known to be the PID's. */
+		if (bt->cfg.pid && (bt->have_start || (bt->cfg.flags & BT_PID_STRICT) ||
+				    (int)s->pid != bt->cfg.pid))
+			return 0;
+		r = blktrack_new(bt, &rq, s);
+	}
+	r->t_issue = s->time;
+	/* Merges after start may have grown the request: the issued size is the real one. */
+	r->bytes = rq.bytes;
+	r->nr_sector = rq.nr_sector;
+	r->op = rq.op;
+	r->flags = rq.flags;
+	return bt->cfg.on_issue ? bt->cfg.on_issue(bt->cfg.arg, r, s) : 0;
+}
+
+/* blktrack_on_done - completion: hand the whole request to the tool */
+static int blktrack_on_done(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct blktrack *bt = arg;
+	struct block_rq rq;
+	struct blkreq *r;
+	struct blk_io io;
+	int ret;
+
+	if (blktrack_decode(&bt->f_done, s, &rq))
+		return 0;
+	if (rq.nr_sector == 0) {
+		bt->st.nodata++;
+		return bt->cfg.on_nodata ? bt->cfg.on_nodata(bt->cfg.arg, &rq, s) : 0;
+	}
+	for (r = reqtab_find(bt->tab, rq.dev, rq.sector); r; r = reqtab_find_next(bt->tab, r))
+		if (r->t_issue)
+			break;
+	if (!r) {
+		bt->st.unmatched++;
+		return 0;
+	}
+	memset(&io, 0, sizeof(io));
+	io.dev = r->dev;
+	io.sector = r->sector;
+	io.nr_sector = r->nr_sector;
+	io.bytes = r->bytes;
+	io.op = r->op;
+	io.flags = r->flags;
+	memcpy(io.rwbs, rq.rwbs, sizeof(io.rwbs));
+	io.error = rq.error;
+	io.t_start = r->t_start;
+	io.t_insert = r->t_insert;
+	io.t_issue = r->t_issue;
+	io.t_done = s->time;
+	io.pid = r->pid;
+	memcpy(io.comm, r->comm, sizeof(io.comm));
+	io.user = r->user;
+	reqtab_remove(bt->tab, r);
+	bt->st.completed++;
+	ret = bt->cfg.on_done ? bt->cfg.on_done(bt->cfg.arg, &io) : 0;
+	return ret;
+}
+
+/* blktrack_use - subscribe to one block event with the tracker's filters */
+static int blktrack_use(struct blktrack *bt, struct iotap_ctx *ctx, const char *name,
+			unsigned int flags, iotap_handler_fn fn, struct block_fmt *fmt,
+			bool pid_filter)
+{
+	struct iotap_event *ev = iotap_event_use(ctx, "block", name, flags, fn, bt);
+	int ret;
+
+	if (!ev)
+		return -errno;
+	ret = block_fmt_init(fmt, iotap_event_format(ev));
+	if (ret) {
+		iotap_err(ctx, "block:%s has no dev/sector/nr_sector/rwbs fields", name);
+		return ret;
+	}
+	if (bt->cfg.has_dev) {
+		ret = iotap_event_filter(ev, "dev == %u", bt->cfg.dev);
+		if (ret)
+			return ret;
+	}
+	if (pid_filter && bt->cfg.pid)
+		return iotap_event_filter(ev, "common_pid == %d", bt->cfg.pid);
+	return 0;
+}
+
+/* blktrack_create - subscribe to the events the configuration needs */
+int blktrack_create(struct blktrack **out, struct iotap_ctx *ctx, const struct blktrack_cfg *cfg)
+{
+	struct blktrack *bt = calloc(1, sizeof(*bt));
+	unsigned int sflags = (cfg->flags & BT_START_STACK) ? cfg->stack_flags : 0;
+	bool want_start = cfg->flags & (BT_START | BT_START_STACK);
+	int ret;
+
+	if (!bt)
+		return -ENOMEM;
+	bt->cfg = *cfg;
+	bt->tab = reqtab_alloc(BLKTRACK_MAX_INFLIGHT, BLKTRACK_MAX_AGE_NS);
+	if (!bt->tab) {
+		ret = -errno;
+		goto out_free;
+	}
+	/* Without -Q a pid filter still needs the submitter's event to know whose I/O it is. */
+	if (cfg->pid)
+		want_start = true;
+	if (want_start) {
+		if (iotap_event_available(ctx, "block", "block_io_start")) {
+			ret = blktrack_use(bt, ctx, "block_io_start", sflags, blktrack_on_start,
+					   &bt->f_start, true);
+			bt->have_start = true;
+		} else {
+			ret = blktrack_use(bt, ctx, "block_rq_insert", sflags, blktrack_on_start,
+					   &bt->f_start, true);
+			bt->start_is_insert = true;
+			bt->have_start = true;
+		}
+		if (ret)
+			goto out_free;
+	}
+	if ((cfg->flags & BT_INSERT) && !bt->start_is_insert) {
+		ret = blktrack_use(bt, ctx, "block_rq_insert", 0, blktrack_on_insert,
+				   &bt->f_insert, false);
+		if (ret)
+			goto out_free;
+		bt->have_insert = true;
+	}
+	ret = blktrack_use(bt, ctx, "block_rq_issue", 0, blktrack_on_issue, &bt->f_issue,
+			   !want_start);
+	if (ret)
+		goto out_free;
+	ret = blktrack_use(bt, ctx, "block_rq_complete", 0, blktrack_on_done, &bt->f_done, false);
+	if (ret)
+		goto out_free;
+	*out = bt;
+	return 0;
+out_free:
+	blktrack_free(bt);
+	return ret;
+}
+
+/* blktrack_free - free the tracker; accepts NULL */
+void blktrack_free(struct blktrack *bt)
+{
+	if (!bt)
+		return;
+	reqtab_free(bt->tab);
+	free(bt);
+}
+
+/* blktrack_stats - completion and exclusion counters */
+const struct blktrack_stats *blktrack_stats(const struct blktrack *bt)
+{
+	return &bt->st;
+}
+
+/* blktrack_reqtab_stats - eviction counters of the in-flight table */
+const struct reqtab_stats *blktrack_reqtab_stats(const struct blktrack *bt)
+{
+	return reqtab_stats(bt->tab);
+}
+
+/* blktrack_has_start - whether a submitter-context event is traced */
+bool blktrack_has_start(const struct blktrack *bt)
+{
+	return bt->have_start;
+}
+
+/* blktrack_warn_stats - say what was not paired, so nothing is dropped silently */
+int blktrack_warn_stats(struct blktrack *bt, struct iotap_ctx *ctx)
+{
+	const struct reqtab_stats *rs = reqtab_stats(bt->tab);
+
+	if (rs->evicted_age || rs->evicted_full)
+		iotap_warn(ctx, "%llu requests never completed within 60 s or overflowed the in-flight table and were dropped",
+			   (unsigned long long)(rs->evicted_age + rs->evicted_full));
+	return 0;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_BLKTRACK_H
+#define IOTAP_BLKTRACK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "iotap.h"
+#include "reqtab.h"
+#include "../parsers/block.h"
+
+/*
+ * Block request life cycle shared by the block tools: start (submitter's
+ * context), insert (scheduler), issue (driver), complete. Requests are
+ * counted at the request level (after bio merges and splits); requests that
+ * carry no sector (flushes) are not paired and are counted apart.
+ */
+struct blk_io {
+	uint32_t dev;
+	uint64_t sector;
+	uint32_t nr_sector;
+	uint32_t bytes;
+	uint8_t op, flags;
+	char rwbs[12];
+	int32_t error;
+	uint64_t t_start, t_insert, t_issue, t_done;	/* 0: not seen */
+	uint32_t pid;					/* submitter when known */
+	char comm[16];
+	uint64_t user;
+};
+
+#define BT_START	(1u << 0)	/* submitter: block_io_start, else block_rq_insert */
+#define BT_INSERT	(1u << 1)	/* scheduler insert time */
+#define BT_START_STACK	(1u << 2)	/* callchain on the start event */
+#define BT_PID_STRICT	(1u << 3)	/* with pid: only requests whose start we saw */
+
+struct blktrack_cfg {
+	unsigned int flags;
+	bool has_dev;
+	uint32_t dev;			/* kernel dev_t, with has_dev */
+	int pid;			/* 0: every process */
+	unsigned int stack_flags;	/* IOTAP_EV_* for BT_START_STACK */
+	int (*on_start)(void *arg, struct blkreq *r, const struct perf_sample *s);
+	int (*on_issue)(void *arg, const struct blkreq *r, const struct perf_sample *s);
+	int (*on_done)(void *arg, const struct blk_io *io);
+	int (*on_nodata)(void *arg, const struct block_rq *rq, const struct perf_sample *s);
+	void *arg;
+};
+
+struct blktrack_stats {
+	uint64_t completed;
+	uint64_t nodata;		/* flushes and other sectorless requests */
+	uint64_t unmatched;		/* completions whose issue was not seen */
+};
+
+struct blktrack;
+
+int blktrack_create(struct blktrack **out, struct iotap_ctx *ctx, const struct blktrack_cfg *cfg);
+void blktrack_free(struct blktrack *bt);
+const struct blktrack_stats *blktrack_stats(const struct blktrack *bt);
+const struct reqtab_stats *blktrack_reqtab_stats(const struct blktrack *bt);
+bool blktrack_has_start(const struct blktrack *bt);
+int blktrack_warn_stats(struct blktrack *bt, struct iotap_ctx *ctx);
+
+#endif

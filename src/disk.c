@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* disk.c - block device names and schedulers keyed by kernel dev_t */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "disk.h"
+#include "../parsers/block.h"
+
+/* disk_sched_parse - the [bracketed] entry of a queue/scheduler file */
+void disk_sched_parse(const char *text, char *out, size_t len)
+{
+	const char *a = strchr(text, '['), *b = a ? strchr(a, ']') : NULL;
+
+	if (a && b && (size_t)(b - a - 1) < len) {
+		memcpy(out, a + 1, b - a - 1);
+		out[b - a - 1] = 0;
+	} else {
+		snprintf(out, len, "%s", strncmp(text, "none", 4) ? "" : "none");
+	}
+}
+
+/* disk_read_line - the first line of a sysfs file */
+static int disk_read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	int ret = 0;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, len, f))
+		ret = -EIO;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+	return ret;
+}
+
+/* disk_table_add - remember one device */
+int disk_table_add(struct disk_table *t, uint32_t dev, const char *name, const char *sched)
+{
+	struct disk *d = realloc(t->d, (t->nr + 1) * sizeof(*d));
+
+	if (!d)
+		return -ENOMEM;
+	t->d = d;
+	d = &t->d[t->nr++];
+	d->dev = dev;
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	snprintf(d->sched, sizeof(d->sched), "%s", sched ? sched : "");
+	return 0;
+}
+
+/* disk_table_scan - every device under sysfs_block (/sys/class/block), partitions included */
+int disk_table_scan(struct disk_table *t, const char *sysfs_block)
+{
+	DIR *dir = opendir(sysfs_block);
+	struct dirent *de;
+	int ret = 0;
+
+	if (!dir)
+		return -errno;
+	while ((de = readdir(dir))) {
+		char path[512], line[256], sched[32] = "";
+		unsigned int ma, mi;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/dev", sysfs_block, de->d_name);
+		if (disk_read_line(path, line, sizeof(line)) || sscanf(line, "%u:%u", &ma, &mi) != 2)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/queue/scheduler", sysfs_block, de->d_name);
+		if (disk_read_line(path, line, sizeof(line)) == 0)
+			disk_sched_parse(line, sched, sizeof(sched));
+		ret = disk_table_add(t, BLOCK_DEV(ma, mi), de->d_name, sched);
+		if (ret)
+			break;
+	}
+	closedir(dir);
+	return ret;
+}
+
+/* disk_table_by_name - look up "sda", "loop0" or "MAJ:MIN" */
+const struct disk *disk_table_by_name(const struct disk_table *t, const char *name)
+{
+	unsigned int ma, mi;
+	char c;
+
+	if (!strncmp(name, "/dev/", 5))
+		name += 5;
+	for (size_t i = 0; i < t->nr; i++)
+		if (!strcmp(t->d[i].name, name))
+			return &t->d[i];
+	if (sscanf(name, "%u:%u%c", &ma, &mi, &c) == 2)
+		return disk_table_by_dev(t, BLOCK_DEV(ma, mi));
+	return NULL;
+}
+
+/* disk_table_by_dev - look up a kernel dev_t */
+const struct disk *disk_table_by_dev(const struct disk_table *t, uint32_t dev)
+{
+	for (size_t i = 0; i < t->nr; i++)
+		if (t->d[i].dev == dev)
+			return &t->d[i];
+	return NULL;
+}
+
+/* disk_table_release - free the table; safe twice */
+void disk_table_release(struct disk_table *t)
+{
+	free(t->d);
+	t->d = NULL;
+	t->nr = 0;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_OPT_H
+#define IOTAP_OPT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "iotap.h"
+#include "session.h"
+
+/* What the command line asked for besides the tool's own parameters. */
+struct cli_args {
+	uint64_t interval_ns;
+	uint64_t count;
+	uint64_t duration_ns;
+	bool help;
+};
+
+extern const struct opt common_opts[];
+
+int opt_parse(const struct tool *tool, int argc, char **argv, void *params,
+	      struct session_opts *so, struct cli_args *ca, char *err, size_t errlen);
+void opt_help(const struct tool *tool, FILE *out);
+void opt_man(const struct tool *tool, FILE *out);
+int opt_seconds(const char *s, uint64_t *ns);
+
+#endif

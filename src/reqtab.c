@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* reqtab.c - bounded in-flight request table for pairing block events */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reqtab.h"
+
+#define NIL UINT32_MAX
+
+struct reqtab {
+	struct blkreq *pool;
+	uint32_t *buckets;
+	uint32_t nr_buckets;		/* power of two */
+	uint32_t cap;
+	uint32_t count;
+	uint32_t free_head;		/* free list through hnext */
+	uint32_t oldest, newest;	/* age list through prev/next */
+	uint64_t max_age;
+	struct reqtab_stats st;
+};
+
+/* reqtab_hash - bucket of (dev, sector) */
+static uint32_t reqtab_hash(const struct reqtab *t, uint32_t dev, uint64_t sector)
+{
+	uint64_t h = (sector ^ ((uint64_t)dev << 40)) * 0x9e3779b97f4a7c15ull;
+
+	return (uint32_t)(h >> 32) & (t->nr_buckets - 1);
+}
+
+/* reqtab_alloc - a table of at most max_entries requests; NULL with errno */
+struct reqtab *reqtab_alloc(size_t max_entries, uint64_t max_age_ns)
+{
+	struct reqtab *t;
+
+	if (max_entries < 1 || max_entries >= NIL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->cap = max_entries;
+	t->nr_buckets = 1;
+	while (t->nr_buckets < max_entries)
+		t->nr_buckets <<= 1;
+	t->pool = malloc(t->cap * sizeof(*t->pool));
+	t->buckets = malloc(t->nr_buckets * sizeof(*t->buckets));
+	if (!t->pool || !t->buckets) {
+		reqtab_free(t);
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(t->buckets, 0xff, t->nr_buckets * sizeof(*t->buckets));
+	for (uint32_t i = 0; i < t->cap; i++)
+		t->pool[i].hnext = i + 1 < t->cap ? i + 1 : NIL;
+	t->free_head = 0;
+	t->oldest = t->newest = NIL;
+	t->max_age = max_age_ns;
+	return t;
+}
+
+/* reqtab_free - free the table; accepts NULL */
+void reqtab_free(struct reqtab *t)
+{
+	if (!t)
+		return;
+	free(t->pool);
+	free(t->buckets);
+	free(t);
+}
+
+/* reqtab_unlink - take entry i out of its bucket chain and the age list */
+static void reqtab_unlink(struct reqtab *t, uint32_t i)
+{
+	struct blkreq *r = &t->pool[i];
+	uint32_t *pp = &t->buckets[r->bucket];
+
+	while (*pp != i)
+		pp = &t->pool[*pp].hnext;
+	*pp = r->hnext;
+	if (r->prev != NIL)
+		t->pool[r->prev].next = r->next;
+	else
+		t->oldest = r->next;
+	if (r->next != NIL)
+		t->pool[r->next].prev = r->prev;
+	else
+		t->newest = r->prev;
+	r->hnext = t->free_head;
+	t->free_head = i;
+	t->count--;
+}
+
+/* reqtab_insert - add a request (after any that share its key); evicts to make room */
+struct blkreq *reqtab_insert(struct reqtab *t, uint32_t dev, uint64_t sector, uint64_t now)
+{
+	struct blkreq *r;
+	uint32_t i, *pp;
+
+	while (t->oldest != NIL && t->max_age && t->pool[t->oldest].born + t->max_age < now) {
+		reqtab_unlink(t, t->oldest);
+		t->st.evicted_age++;
+	}
+	if (t->free_head == NIL) {
+		reqtab_unlink(t, t->oldest);
+		t->st.evicted_full++;
+	}
+	i = t->free_head;
+	r = &t->pool[i];
+	t->free_head = r->hnext;
+	memset(r, 0, sizeof(*r));
+	r->dev = dev;
+	r->sector = sector;
+	r->born = now;
+	r->bucket = reqtab_hash(t, dev, sector);
+	r->hnext = NIL;
+	/* Append to the chain so that the oldest of equal keys is found first. */
+	pp = &t->buckets[r->bucket];
+	while (*pp != NIL)
+		pp = &t->pool[*pp].hnext;
+	*pp = i;
+	r->next = NIL;
+	r->prev = t->newest;
+	if (t->newest != NIL)
+		t->pool[t->newest].next = i;
+	else
+		t->oldest = i;
+	t->newest = i;
+	t->count++;
+	t->st.inserted++;
+	return r;
+}
+
+/* reqtab_find - the oldest in-flight request with this key, or NULL */
+struct blkreq *reqtab_find(struct reqtab *t, uint32_t dev, uint64_t sector)
+{
+	uint32_t i = t->buckets[reqtab_hash(t, dev, sector)];
+
+	for (; i != NIL; i = t->pool[i].hnext)
+		if (t->pool[i].dev == dev && t->pool[i].sector == sector)
+			return &t->pool[i];
+	return NULL;
+}
+
+/* reqtab_find_next - the next younger request sharing r's key, or NULL */
+struct blkreq *reqtab_find_next(struct reqtab *t, const struct blkreq *r)
+{
+	uint32_t i = r->hnext;
+
+	for (; i != NIL; i = t->pool[i].hnext)
+		if (t->pool[i].dev == r->dev && t->pool[i].sector == r->sector)
+			return &t->pool[i];
+	return NULL;
+}
+
+/* reqtab_remove - forget a request returned by find or insert */
+void reqtab_remove(struct reqtab *t, struct blkreq *r)
+{
+	reqtab_unlink(t, r - t->pool);
+}
+
+/* reqtab_count - requests in flight */
+size_t reqtab_count(const struct reqtab *t)
+{
+	return t->count;
+}
+
+/* reqtab_stats - insert and eviction counters */
+const struct reqtab_stats *reqtab_stats(const struct reqtab *t)
+{
+	return &t->st;
+}

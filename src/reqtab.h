@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_REQTAB_H
+#define IOTAP_REQTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * In-flight block requests keyed by (dev, sector). Two live requests may
+ * share a key (a rewrite of the same sector queued behind the first): they
+ * are kept in arrival order and a completion takes the oldest. Memory is
+ * bounded: when full, or when an entry is older than max_age, the oldest
+ * entry is evicted and counted.
+ */
+struct blkreq {
+	uint32_t dev;
+	uint64_t sector;
+	uint64_t t_start;		/* submitter saw it (io_start / insert), 0 if not */
+	uint64_t t_insert;		/* entered the I/O scheduler, 0 if not */
+	uint64_t t_issue;		/* sent to the driver, 0 if not yet */
+	uint32_t pid;			/* submitter, when a start event saw it */
+	uint32_t bytes;
+	uint32_t nr_sector;
+	uint8_t op, flags;
+	char comm[16];
+	uint64_t user;			/* the tool's own tag (e.g. a stack id) */
+	/* private */
+	uint32_t hnext, prev, next;
+	uint32_t bucket;
+	uint64_t born;
+};
+
+struct reqtab_stats {
+	uint64_t inserted;
+	uint64_t evicted_full;
+	uint64_t evicted_age;
+};
+
+struct reqtab;
+
+struct reqtab *reqtab_alloc(size_t max_entries, uint64_t max_age_ns);
+void reqtab_free(struct reqtab *t);
+struct blkreq *reqtab_insert(struct reqtab *t, uint32_t dev, uint64_t sector, uint64_t now);
+struct blkreq *reqtab_find(struct reqtab *t, uint32_t dev, uint64_t sector);
+struct blkreq *reqtab_find_next(struct reqtab *t, const struct blkreq *r);
+void reqtab_remove(struct reqtab *t, struct blkreq *r);
+size_t reqtab_count(const struct reqtab *t);
+const struct reqtab_stats *reqtab_stats(const struct reqtab *t);
+
+#endif

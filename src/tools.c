@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* tools.c - the table of tools: dispatch, help, man pages and argv[0] aliases */
+#include <string.h>
+
+#include "iotap.h"
+
+extern const struct tool tool_biolatency;
+
+const struct tool *const iotap_tools[] = {
+	&tool_biolatency,
+	NULL
+};
+
+/* tool_find - the tool called name, or NULL */
+const struct tool *tool_find(const char *name)
+{
+	for (const struct tool *const *t = iotap_tools; *t; t++)
+		if (!strcmp((*t)->name, name))
+			return *t;
+	return NULL;
+}

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* biolatency.c - block I/O latency histograms, BCC's biolatency on tracepoints */
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "../blktrack.h"
+#include "../hist.h"
+
+struct biolatency_params {
+	bool timestamp, queued, msecs, disks, flags, extension, json, percentiles;
+	const char *disk;
+	int pid;
+};
+
+struct biolatency_state {
+	struct blktrack *bt;
+	struct hist_set hs;
+	uint64_t ext_total, ext_count;
+};
+
+#define P(f) offsetof(struct biolatency_params, f)
+static const struct opt biolatency_opts[] = {
+	{ 'T', "timestamp", OPT_FLAG, P(timestamp), NULL, "include timestamp on output" },
+	{ 'Q', "queued", OPT_FLAG, P(queued), NULL,
+	  "include OS queued time in I/O time (from block_io_start, or block_rq_insert on kernels before 6.5)" },
+	{ 'm', "milliseconds", OPT_FLAG, P(msecs), NULL, "millisecond histogram" },
+	{ 'D', "disks", OPT_FLAG, P(disks), NULL, "print a histogram per disk device" },
+	{ 'F', "flags", OPT_FLAG, P(flags), NULL,
+	  "print a histogram per set of I/O flags (from rwbs: Read, Sync-Write, Flush...)" },
+	{ 'e', "extension", OPT_FLAG, P(extension), NULL, "summarize average/total value" },
+	{ 'j', "json", OPT_FLAG, P(json), NULL, "json output: one object per histogram and line" },
+	{ 'd', "disk", OPT_DISK, P(disk), "DISK", "trace this disk only" },
+	{ 'p', "pid", OPT_PID, P(pid), "PID", "trace I/O submitted by this process only" },
+	{ 0, "percentiles", OPT_FLAG, P(percentiles), NULL,
+	  "print p50, p90, p99, p99.9 and max under each histogram" },
+	OPT_END
+};
+
+static const struct tool_event biolatency_events[] = {
+	{ "block", "block_rq_issue", 0 },
+	{ "block", "block_rq_complete", 0 },
+	{ "block", "block_io_start", TOOL_EV_OPTIONAL },
+	{ "block", "block_rq_insert", TOOL_EV_OPTIONAL },
+	{ NULL, NULL, 0 }
+};
+
+/* biolatency_on_done - one completed request into its section's histogram */
+static int biolatency_on_done(void *arg, const struct blk_io *io)
+{
+	struct iotap_ctx *ctx = arg;
+	struct biolatency_params *p = ctx->params;
+	struct biolatency_state *st = ctx->state;
+	uint64_t from = io->t_issue, delta;
+	char key[128] = "";
+	struct hist *h;
+
+	if (p->queued)
+		from = io->t_start ? io->t_start : io->t_insert ? io->t_insert : io->t_issue;
+	delta = io->t_done > from ? io->t_done - from : 0;
+	delta /= p->msecs ? 1000000 : 1000;
+	if (p->disks)
+		snprintf(key, sizeof(key), "%s", iotap_disk_name(ctx, io->dev));
+	else if (p->flags)
+		block_flags_name(io->op, io->flags, key, sizeof(key));
+	h = hist_set_get(&st->hs, key);
+	if (!h || hist_add(h, delta))
+		return -ENOMEM;
+	st->ext_total += delta;
+	st->ext_count++;
+	return 0;
+}
+
+/* biolatency_init - check options and subscribe to the request events */
+static int biolatency_init(struct iotap_ctx *ctx)
+{
+	struct biolatency_params *p = ctx->params;
+	struct biolatency_state *st = ctx->state;
+	struct blktrack_cfg cfg = {
+		.flags = p->queued ? BT_START : 0,
+		.pid = p->pid,
+		.on_done = biolatency_on_done,
+		.arg = ctx,
+	};
+	int ret;
+
+	if (p->disks && p->flags) {
+		iotap_err(ctx, "can only use -D or -F");
+		return -EINVAL;
+	}
+	if (p->disk) {
+		ret = iotap_disk_resolve(ctx, p->disk, &cfg.dev);
+		if (ret) {
+			iotap_err(ctx, "unknown disk '%s'", p->disk);
+			return ret;
+		}
+		cfg.has_dev = true;
+	}
+	if (p->pid && iotap_pid_check(ctx, p->pid)) {
+		iotap_err(ctx, "no process with PID %d", p->pid);
+		return -ESRCH;
+	}
+	return blktrack_create(&st->bt, ctx, &cfg);
+}
+
+/* biolatency_print_one - one histogram with its optional percentile line */
+static int biolatency_print_one(struct iotap_ctx *ctx, struct hist *h, const char *section,
+				const char *key, const char *ts)
+{
+	struct biolatency_params *p = ctx->params;
+	const char *label = p->msecs ? "msecs" : "usecs";
+
+	if (p->json)
+		return hist_print_json(h, ctx->out, label, ts, section, key);
+	if (section)
+		fprintf(ctx->out, "\n%s = %s\n", section, key);
+	hist_print_log2(h, ctx->out, label);
+	return p->percentiles ? hist_print_percentiles(h, ctx->out, label) : 0;
+}
+
+/* biolatency_report - print and reset the histograms, BCC's layout */
+static int biolatency_report(struct iotap_ctx *ctx)
+{
+	struct biolatency_params *p = ctx->params;
+	struct biolatency_state *st = ctx->state;
+	const char *section = p->disks ? "disk" : p->flags ? "flags" : NULL;
+	const char *label = p->msecs ? "msecs" : "usecs";
+	char ts[32] = "";
+	int ret = 0;
+
+	if (p->json)
+		iotap_strftime(ctx, iotap_now(ctx), "%Y-%m-%d %H:%M:%S", ts, sizeof(ts));
+	else
+		fputc('\n', ctx->out);
+	if (p->timestamp && !p->json) {
+		iotap_strftime(ctx, iotap_now(ctx), "%H:%M:%S", ts, sizeof(ts));
+		fprintf(ctx->out, "%-8s\n", ts);
+	}
+	hist_set_sort(&st->hs);
+	for (size_t i = 0; i < st->hs.nr && !ret; i++)
+		ret = biolatency_print_one(ctx, &st->hs.h[i], section, st->hs.keys[i], ts);
+	if (p->extension && st->ext_count && !p->json)
+		fprintf(ctx->out, "\navg = %llu %s, total: %llu %s, count: %llu\n\n",
+			(unsigned long long)(st->ext_total / st->ext_count), label,
+			(unsigned long long)st->ext_total, label, (unsigned long long)st->ext_count);
+	if (ctx->final)
+		blktrack_warn_stats(st->bt, ctx);
+	hist_set_reset(&st->hs);
+	st->ext_total = st->ext_count = 0;
+	return ret;
+}
+
+/* biolatency_fini - free the state */
+static void biolatency_fini(struct iotap_ctx *ctx)
+{
+	struct biolatency_state *st = ctx->state;
+
+	blktrack_free(st->bt);
+	hist_set_release(&st->hs);
+}
+
+const struct tool tool_biolatency = {
+	.name = "biolatency",
+	.summary = "Summarize block device I/O latency as a histogram.",
+	.description =
+		"Traces block device I/O and prints a histogram of its latency: from issue to the "
+		"device until completion (device time), or with -Q from when the request was created "
+		"in the submitting task. Requests are paired by device and sector in user space from "
+		"the block_rq_issue and block_rq_complete tracepoints; flushes and other requests "
+		"without a sector are not timed. Output is byte-compatible with BCC's biolatency; "
+		"-F works on tracepoints since the flags come from rwbs.",
+	.examples =
+		"iotap biolatency\n  Trace until Ctrl-C, then print a histogram in microseconds.\n"
+		"iotap biolatency -mT 1 10\n  Print a millisecond histogram with a timestamp every second, ten times.\n"
+		"iotap biolatency -D -Q\n  One histogram per disk, including time queued in the OS.\n"
+		"iotap biolatency -F -d sda --percentiles\n  One histogram per I/O flag set on sda, with percentiles.\n"
+		"iotap biolatency -i trace.iotap -D\n  The same report from a recording.\n",
+	.banner = "Tracing block device I/O... Hit Ctrl-C to end.",
+	.args = TOOL_ARGS_INTERVAL,
+	.opts = biolatency_opts,
+	.events = biolatency_events,
+	.params_size = sizeof(struct biolatency_params),
+	.state_size = sizeof(struct biolatency_state),
+	.init = biolatency_init,
+	.report = biolatency_report,
+	.fini = biolatency_fini,
+};

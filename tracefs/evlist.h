@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_EVLIST_H
+#define IOTAP_EVLIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+/* One tracepoint, opened on every online CPU; samples go to that CPU's ring. */
+struct evsel {
+	char *sys, *name;
+	int tp_id;
+	uint64_t sample_type;
+	uint64_t regs_mask;	/* with PERF_SAMPLE_REGS_USER */
+	uint32_t stack_size;	/* with PERF_SAMPLE_STACK_USER */
+	bool user_callchain;	/* false: kernel frames only */
+	char *filter;
+	int *fds;
+	uint64_t *ids;
+	size_t idx;
+	void *priv;		/* the owner's per-event state */
+};
+
+struct evlist_opts {
+	size_t mmap_pages;	/* data pages per CPU ring, power of two */
+	int max_stack;		/* callchain depth; 0: kernel default */
+	bool track_comm;	/* COMM/FORK/EXIT side-band */
+	bool track_mmap;	/* MMAP2 side-band, for user symbols */
+};
+
+/* Per-CPU ring statistics, for the lost-event report. */
+struct ring_stats {
+	uint64_t records;
+	uint64_t lost;		/* PERF_RECORD_LOST + LOST_SAMPLES */
+};
+
+/* Every record read, in time order; returns non-zero to stop. */
+typedef int (*evlist_record_fn)(void *arg, const struct perf_event_header *rec);
+
+struct evlist;
+
+struct evlist *evlist_alloc(void);
+void evlist_free(struct evlist *el);
+struct evsel *evlist_add(struct evlist *el, const char *sys, const char *name, int tp_id,
+			 uint64_t sample_type);
+int evsel_filter_add(struct evsel *sel, const char *clause);
+int evlist_open(struct evlist *el, const struct evlist_opts *opts, char *err, size_t errlen);
+int evlist_enable(struct evlist *el);
+int evlist_disable(struct evlist *el);
+int evlist_poll(struct evlist *el, int timeout_ms);
+int evlist_read_round(struct evlist *el, evlist_record_fn fn, void *arg);
+int evlist_flush(struct evlist *el, uint64_t limit, evlist_record_fn fn, void *arg);
+struct evsel *evlist_find_id(const struct evlist *el, uint64_t id);
+struct evsel *evlist_sel(const struct evlist *el, size_t i);
+size_t evlist_nr(const struct evlist *el);
+int evlist_nr_cpus(const struct evlist *el);
+const int *evlist_cpus(const struct evlist *el);
+const struct ring_stats *evlist_ring_stats(const struct evlist *el, int i);
+uint64_t evlist_late(const struct evlist *el);
+int cpus_online(int **cpus);
+
+#endif

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* merge.c - round-based time ordering of per-CPU record streams */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "merge.h"
+
+struct pending {
+	uint64_t time;
+	uint64_t seq;		/* push order: keeps equal timestamps stable */
+	uint32_t buf;		/* which round buffer holds the bytes */
+	uint32_t off;
+	uint32_t size;
+};
+
+struct roundbuf {
+	char *data;
+	size_t len, cap;
+	size_t live;		/* queued records still pointing into it */
+};
+
+struct merge {
+	struct pending *q;
+	size_t nr, cap;
+	size_t sorted;		/* q[0..sorted) is in order */
+	struct roundbuf bufs[3];
+	uint32_t cur;
+	uint64_t seq;
+	uint64_t round_max;	/* newest time pushed in the current round */
+	uint64_t prev_max;	/* newest time of the previous round */
+	uint64_t emitted_max;	/* newest time emitted so far */
+	uint64_t late;		/* records older than something already emitted */
+};
+
+/* merge_alloc - an empty merge queue; NULL with errno on failure */
+struct merge *merge_alloc(void)
+{
+	return calloc(1, sizeof(struct merge));
+}
+
+/* merge_free - release the queue and every copied record; accepts NULL */
+void merge_free(struct merge *m)
+{
+	if (!m)
+		return;
+	for (int i = 0; i < 3; i++)
+		free(m->bufs[i].data);
+	free(m->q);
+	free(m);
+}
+
+/* merge_buf_pick - the round buffer to copy into, recycling empty ones */
+static struct roundbuf *merge_buf_pick(struct merge *m)
+{
+	struct roundbuf *b = &m->bufs[m->cur];
+
+	if (b->live == 0)
+		b->len = 0;
+	return b;
+}
+
+/* merge_push - queue a copy of one record stamped with time */
+int merge_push(struct merge *m, uint64_t time, const void *rec, size_t size)
+{
+	struct roundbuf *b = merge_buf_pick(m);
+	struct pending *p;
+
+	if (size > UINT32_MAX)
+		return -EINVAL;
+	if (b->len + size > b->cap) {
+		size_t cap = b->cap ? b->cap : 1 << 16;
+		char *d;
+
+		while (cap < b->len + size)
+			cap *= 2;
+		/* Queued entries hold offsets, not pointers: realloc is safe. */
+		d = realloc(b->data, cap);
+		if (!d)
+			return -ENOMEM;
+		b->data = d;
+		b->cap = cap;
+	}
+	if (m->nr == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 4096;
+		struct pending *q = realloc(m->q, cap * sizeof(*q));
+
+		if (!q)
+			return -ENOMEM;
+		m->q = q;
+		m->cap = cap;
+	}
+	memcpy(b->data + b->len, rec, size);
+	p = &m->q[m->nr++];
+	p->time = time;
+	p->seq = m->seq++;
+	p->buf = m->cur;
+	p->off = b->len;
+	p->size = size;
+	b->len += size;
+	b->live++;
+	if (time > m->round_max)
+		m->round_max = time;
+	return 0;
+}
+
+/* pending_cmp - order by time, then by arrival */
+static int pending_cmp(const void *a, const void *b)
+{
+	const struct pending *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* merge_sort - sort the queue; per-CPU runs are already nearly sorted */
+static void merge_sort(struct merge *m)
+{
+	size_t i;
+
+	/* Cheap check first: most rounds on one CPU arrive already ordered. */
+	for (i = m->sorted ? m->sorted : 1; i < m->nr; i++)
+		if (pending_cmp(&m->q[i - 1], &m->q[i]) > 0)
+			break;
+	if (i < m->nr)
+		qsort(m->q, m->nr, sizeof(*m->q), pending_cmp);
+	m->sorted = m->nr;
+}
+
+/* merge_flush - emit, in time order, every queued record not newer than limit */
+int merge_flush(struct merge *m, uint64_t limit, merge_emit_fn emit, void *arg)
+{
+	size_t n = 0;
+	int ret = 0;
+
+	merge_sort(m);
+	while (n < m->nr && m->q[n].time <= limit) {
+		struct pending *p = &m->q[n];
+
+		if (p->time < m->emitted_max)
+			m->late++;
+		else
+			m->emitted_max = p->time;
+		ret = emit(arg, p->time, m->bufs[p->buf].data + p->off, p->size);
+		m->bufs[p->buf].live--;
+		n++;
+		if (ret)
+			break;
+	}
+	memmove(m->q, m->q + n, (m->nr - n) * sizeof(*m->q));
+	m->nr -= n;
+	m->sorted = m->nr;
+	return ret;
+}
+
+/* merge_round_end - close a round: emit what the previous round made safe */
+int merge_round_end(struct merge *m, merge_emit_fn emit, void *arg)
+{
+	uint64_t limit = m->prev_max;
+	int ret;
+
+	m->prev_max = m->round_max;
+	ret = merge_flush(m, limit, emit, arg);
+	/*
+	 * Rotate among three buffers: records of round N are all emitted by the
+	 * end of round N+1 unless a flush limit held them, in which case the
+	 * buffer stays live and merge_buf_pick appends instead of recycling.
+	 */
+	m->cur = (m->cur + 1) % 3;
+	return ret;
+}
+
+/* merge_pending - how many records wait in the queue */
+size_t merge_pending(const struct merge *m)
+{
+	return m->nr;
+}
+
+/* merge_late - records that arrived after newer ones had been emitted */
+uint64_t merge_late(const struct merge *m)
+{
+	return m->late;
+}

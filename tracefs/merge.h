@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_MERGE_H
+#define IOTAP_MERGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Time-ordered merge of per-CPU perf streams, in rounds as perf does with
+ * FINISHED_ROUND: everything read in round N is queued; when round N ends,
+ * the queued records not newer than the newest timestamp of round N-1 are
+ * sorted and emitted. A record that arrives late is sorted in with the rest
+ * (never dropped) because it can only be older than what round N saw if it
+ * was written during round N-1 at the latest.
+ *
+ * Records are copied on push, so the caller may release ring space at once.
+ */
+struct merge;
+
+typedef int (*merge_emit_fn)(void *arg, uint64_t time, const void *rec, size_t size);
+
+struct merge *merge_alloc(void);
+void merge_free(struct merge *m);
+int merge_push(struct merge *m, uint64_t time, const void *rec, size_t size);
+int merge_round_end(struct merge *m, merge_emit_fn emit, void *arg);
+int merge_flush(struct merge *m, uint64_t limit, merge_emit_fn emit, void *arg);
+size_t merge_pending(const struct merge *m);
+uint64_t merge_late(const struct merge *m);
+
+#endif

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* sample.c - bounds-checked decoding of perf records */
+#include <errno.h>
+#include <string.h>
+
+#include "sample.h"
+
+struct cursor {
+	const uint8_t *p, *end;
+};
+
+/* cursor_u64 - read one u64, failing past the end of the record */
+static int cursor_u64(struct cursor *c, uint64_t *v)
+{
+	if (c->end - c->p < 8)
+		return -EINVAL;
+	memcpy(v, c->p, 8);
+	c->p += 8;
+	return 0;
+}
+
+/* cursor_take - reserve n bytes and return their start */
+static const void *cursor_take(struct cursor *c, uint64_t n)
+{
+	const void *at = c->p;
+
+	if ((uint64_t)(c->end - c->p) < n)
+		return NULL;
+	c->p += n;
+	return at;
+}
+
+/* perf_sample_parse - decode a sample laid out for sample_type (IOTAP_SAMPLE_BASE plus extras) */
+int perf_sample_parse(const struct perf_event_header *hdr, uint64_t sample_type,
+		      uint64_t regs_mask, struct perf_sample *s)
+{
+	struct cursor c = { (const uint8_t *)(hdr + 1), (const uint8_t *)hdr + hdr->size };
+	uint64_t v;
+
+	if (hdr->type != PERF_RECORD_SAMPLE || hdr->size < sizeof(*hdr))
+		return -EINVAL;
+	if ((sample_type & IOTAP_SAMPLE_BASE) != IOTAP_SAMPLE_BASE ||
+	    (sample_type & ~(IOTAP_SAMPLE_BASE | PERF_SAMPLE_CALLCHAIN |
+			     PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)))
+		return -ENOTSUP;
+	memset(s, 0, sizeof(*s));
+	if (cursor_u64(&c, &s->id) || cursor_u64(&c, &v))
+		return -EINVAL;
+	s->pid = (uint32_t)v;
+	s->tid = (uint32_t)(v >> 32);
+	if (cursor_u64(&c, &s->time) || cursor_u64(&c, &v))
+		return -EINVAL;
+	s->cpu = (uint32_t)v;
+	if (sample_type & PERF_SAMPLE_CALLCHAIN) {
+		if (cursor_u64(&c, &s->nr_ips) || s->nr_ips > 0xffff)
+			return -EINVAL;
+		s->ips = cursor_take(&c, s->nr_ips * 8);
+		if (!s->ips)
+			return -EINVAL;
+	}
+	{
+		uint32_t size;
+
+		if (c.end - c.p < 4)
+			return -EINVAL;
+		memcpy(&size, c.p, 4);
+		c.p += 4;
+		s->raw_size = size;
+		s->raw = cursor_take(&c, size);
+		if (!s->raw)
+			return -EINVAL;
+	}
+	if (sample_type & PERF_SAMPLE_REGS_USER) {
+		if (cursor_u64(&c, &s->regs_abi))
+			return -EINVAL;
+		if (s->regs_abi) {
+			s->regs_mask = regs_mask;
+			s->regs = cursor_take(&c, 8ull * __builtin_popcountll(regs_mask));
+			if (!s->regs)
+				return -EINVAL;
+		}
+	}
+	if (sample_type & PERF_SAMPLE_STACK_USER) {
+		uint64_t size, dyn;
+
+		if (cursor_u64(&c, &size))
+			return -EINVAL;
+		if (size) {
+			s->stack = cursor_take(&c, size);
+			if (!s->stack || cursor_u64(&c, &dyn))
+				return -EINVAL;
+			s->stack_size = dyn < size ? dyn : size;
+		}
+	}
+	return 0;
+}
+
+/* perf_sample_id_parse - decode the TID/TIME/CPU/IDENTIFIER trailer of a non-sample record */
+int perf_sample_id_parse(const struct perf_event_header *hdr, struct perf_sample_id *sid)
+{
+	const uint8_t *end = (const uint8_t *)hdr + hdr->size;
+	uint64_t v[4];
+
+	if (hdr->type == PERF_RECORD_SAMPLE || hdr->size < sizeof(*hdr) + sizeof(v))
+		return -EINVAL;
+	memcpy(v, end - sizeof(v), sizeof(v));
+	sid->pid = (uint32_t)v[0];
+	sid->tid = (uint32_t)(v[0] >> 32);
+	sid->time = v[1];
+	sid->cpu = (uint32_t)v[2];
+	sid->id = v[3];
+	return 0;
+}
+
+/* perf_record_id - the event id of any record (0 when it has none) */
+uint64_t perf_record_id(const struct perf_event_header *hdr)
+{
+	struct perf_sample_id sid;
+	uint64_t id;
+
+	if (hdr->type == PERF_RECORD_SAMPLE) {
+		if (hdr->size < sizeof(*hdr) + 8)
+			return 0;
+		memcpy(&id, hdr + 1, 8);
+		return id;
+	}
+	return perf_sample_id_parse(hdr, &sid) ? 0 : sid.id;
+}
+
+/* perf_record_time - the timestamp of any record carrying one */
+int perf_record_time(const struct perf_event_header *hdr, uint64_t *time)
+{
+	struct perf_sample_id sid;
+	int ret;
+
+	if (hdr->type == PERF_RECORD_SAMPLE) {
+		if (hdr->size < sizeof(*hdr) + 24)
+			return -EINVAL;
+		memcpy(time, (const uint8_t *)(hdr + 1) + 16, 8);
+		return 0;
+	}
+	ret = perf_sample_id_parse(hdr, &sid);
+	if (!ret)
+		*time = sid.time;
+	return ret;
+}

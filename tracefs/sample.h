@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_SAMPLE_H
+#define IOTAP_SAMPLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+/* Every event iotap opens carries these, so records can be demultiplexed and ordered. */
+#define IOTAP_SAMPLE_BASE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | \
+			   PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW)
+
+/* One decoded PERF_RECORD_SAMPLE; pointers point into the record. */
+struct perf_sample {
+	uint64_t id;
+	uint64_t time;
+	uint32_t pid, tid;
+	uint32_t cpu;
+	uint64_t nr_ips;
+	const uint64_t *ips;
+	uint32_t raw_size;
+	const void *raw;
+	uint64_t regs_abi;
+	uint64_t regs_mask;
+	const uint64_t *regs;
+	uint64_t stack_size;
+	const void *stack;
+};
+
+/* The sample_id trailer that sample_id_all appends to non-sample records. */
+struct perf_sample_id {
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t cpu;
+	uint64_t id;
+};
+
+int perf_sample_parse(const struct perf_event_header *hdr, uint64_t sample_type,
+		      uint64_t regs_mask, struct perf_sample *s);
+int perf_sample_id_parse(const struct perf_event_header *hdr, struct perf_sample_id *sid);
+uint64_t perf_record_id(const struct perf_event_header *hdr);
+int perf_record_time(const struct perf_event_header *hdr, uint64_t *time);
+
+#endif

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* tfs.c - tracefs discovery and the kernel's event format texts */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <tracefs.h>
+
+#include "tfs.h"
+
+#ifndef TRACEFS_MAGIC
+#define TRACEFS_MAGIC 0x74726163
+#endif
+
+static char tfs_path[PATH_MAX];
+
+/* tfs_is_tracefs - true when dir is a mounted tracefs */
+static bool tfs_is_tracefs(const char *dir)
+{
+	struct statfs st;
+
+	return statfs(dir, &st) == 0 && st.f_type == TRACEFS_MAGIC;
+}
+
+/* tfs_dir_get - the tracefs directory, mounting it at /sys/kernel/tracing when absent */
+int tfs_dir_get(const char **dir)
+{
+	static const char *const candidates[] = {
+		"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
+	};
+
+	if (!tfs_path[0]) {
+		const char *env = getenv("IOTAP_TRACEFS");
+
+		if (env && tfs_is_tracefs(env))
+			snprintf(tfs_path, sizeof(tfs_path), "%s", env);
+		for (size_t i = 0; !tfs_path[0] && i < 2; i++)
+			if (tfs_is_tracefs(candidates[i]))
+				snprintf(tfs_path, sizeof(tfs_path), "%s", candidates[i]);
+		if (!tfs_path[0]) {
+			/* Left mounted on exit, as perf does: unmounting could pull it from under another user. */
+			if (mount("nodev", candidates[0], "tracefs", 0, NULL))
+				return -errno;
+			snprintf(tfs_path, sizeof(tfs_path), "%s", candidates[0]);
+		}
+	}
+	*dir = tfs_path;
+	return 0;
+}
+
+/* tfs_path_of - absolute path of a file under tracefs */
+static int tfs_path_of(const char *rel, char *out, size_t size)
+{
+	const char *dir;
+	int ret = tfs_dir_get(&dir);
+
+	if (ret)
+		return ret;
+	if ((size_t)snprintf(out, size, "%s/%s", dir, rel) >= size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* tfs_file_read - read a whole tracefs file into a NUL-terminated buffer */
+int tfs_file_read(const char *rel, char **buf, size_t *len)
+{
+	char path[PATH_MAX];
+	size_t cap = 4096, n = 0;
+	char *data = NULL, *tmp;
+	ssize_t r;
+	int fd, ret;
+
+	ret = tfs_path_of(rel, path, sizeof(path));
+	if (ret)
+		return ret;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		if (!data || n + 1 >= cap) {
+			cap *= 2;
+			tmp = realloc(data, cap);
+			if (!tmp) {
+				ret = -ENOMEM;
+				goto out_free;
+			}
+			data = tmp;
+		}
+		r = read(fd, data + n, cap - n - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			goto out_free;
+		}
+		if (r == 0)
+			break;
+		n += r;
+	}
+	data[n] = 0;
+	close(fd);
+	*buf = data;
+	*len = n;
+	return 0;
+out_free:
+	free(data);
+	close(fd);
+	return ret;
+}
+
+/* tfs_file_append - append text to a tracefs control file (e.g. dynamic_events) */
+int tfs_file_append(const char *rel, const char *text)
+{
+	char path[PATH_MAX];
+	size_t len = strlen(text);
+	int fd, ret;
+
+	ret = tfs_path_of(rel, path, sizeof(path));
+	if (ret)
+		return ret;
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, text, len) == (ssize_t)len ? 0 : -errno;
+	close(fd);
+	return ret;
+}
+
+/* tfs_event_exists - whether sys:name is a tracepoint on this kernel */
+bool tfs_event_exists(const char *sys, const char *name)
+{
+	char rel[512], path[PATH_MAX];
+
+	snprintf(rel, sizeof(rel), "events/%s/%s/format", sys, name);
+	return tfs_path_of(rel, path, sizeof(path)) == 0 && access(path, R_OK) == 0;
+}
+
+/* fmt_set_init - start a format set from a header_page text */
+int fmt_set_init(struct fmt_set *fs, const char *header_page, size_t len,
+		 int long_size, int page_size)
+{
+	memset(fs, 0, sizeof(*fs));
+	fs->tep = tep_alloc();
+	if (!fs->tep)
+		return -ENOMEM;
+	fs->long_size = long_size;
+	fs->page_size = page_size;
+	tep_set_long_size(fs->tep, long_size);
+	tep_set_page_size(fs->tep, page_size);
+	fs->header_page = malloc(len + 1);
+	if (!fs->header_page) {
+		fmt_set_release(fs);
+		return -ENOMEM;
+	}
+	memcpy(fs->header_page, header_page, len);
+	fs->header_page[len] = 0;
+	fs->header_page_len = len;
+	/* A malformed header_page only loses ring-buffer page decoding, which iotap does not use. */
+	tep_parse_header_page(fs->tep, fs->header_page, len, long_size);
+	return 0;
+}
+
+/* fmt_set_init_live - start a format set from the running kernel */
+int fmt_set_init_live(struct fmt_set *fs)
+{
+	char *hp;
+	size_t len;
+	int ret = tfs_file_read("events/header_page", &hp, &len);
+
+	if (ret)
+		return ret;
+	ret = fmt_set_init(fs, hp, len, sizeof(long), getpagesize());
+	free(hp);
+	return ret;
+}
+
+/* fmt_set_release - free the texts and the tep handle; safe twice */
+void fmt_set_release(struct fmt_set *fs)
+{
+	for (size_t i = 0; i < fs->nr; i++) {
+		free(fs->ev[i].sys);
+		free(fs->ev[i].name);
+		free(fs->ev[i].text);
+	}
+	free(fs->ev);
+	free(fs->header_page);
+	if (fs->tep)
+		tep_free(fs->tep);
+	memset(fs, 0, sizeof(*fs));
+}
+
+/* fmt_set_find - the parsed event sys:name, or NULL */
+struct tep_event *fmt_set_find(const struct fmt_set *fs, const char *sys, const char *name)
+{
+	return fs->tep ? tep_find_event_by_name(fs->tep, sys, name) : NULL;
+}
+
+/* fmt_set_add - parse one event format text and keep a copy of it */
+struct tep_event *fmt_set_add(struct fmt_set *fs, const char *sys, const char *name,
+			      const char *text, size_t len)
+{
+	struct fmt_event *ev, *arr;
+	struct tep_event *tev = fmt_set_find(fs, sys, name);
+
+	if (tev)
+		return tev;
+	arr = realloc(fs->ev, (fs->nr + 1) * sizeof(*arr));
+	if (!arr)
+		return NULL;
+	fs->ev = arr;
+	ev = &fs->ev[fs->nr];
+	ev->sys = strdup(sys);
+	ev->name = strdup(name);
+	ev->text = malloc(len + 1);
+	if (!ev->sys || !ev->name || !ev->text)
+		goto out_free;
+	memcpy(ev->text, text, len);
+	ev->text[len] = 0;
+	ev->len = len;
+	if (tep_parse_event(fs->tep, ev->text, len, sys) != TEP_ERRNO__SUCCESS) {
+		errno = EINVAL;
+		goto out_free;
+	}
+	tev = fmt_set_find(fs, sys, name);
+	if (!tev) {
+		/* The text named another event than the one asked for. */
+		errno = EINVAL;
+		goto out_free;
+	}
+	fs->nr++;
+	return tev;
+out_free:
+	free(ev->sys);
+	free(ev->name);
+	free(ev->text);
+	if (!errno)
+		errno = ENOMEM;
+	return NULL;
+}
+
+/* fmt_set_add_live - read sys:name's format from tracefs and add it */
+struct tep_event *fmt_set_add_live(struct fmt_set *fs, const char *sys, const char *name)
+{
+	struct tep_event *tev;
+	char rel[512], *text;
+	size_t len;
+	int ret;
+
+	tev = fmt_set_find(fs, sys, name);
+	if (tev)
+		return tev;
+	snprintf(rel, sizeof(rel), "events/%s/%s/format", sys, name);
+	ret = tfs_file_read(rel, &text, &len);
+	if (ret) {
+		errno = -ret;
+		return NULL;
+	}
+	tev = fmt_set_add(fs, sys, name, text, len);
+	free(text);
+	return tev;
+}
