@@ -1,0 +1,104 @@
+# Shared helpers for the live tests (sourced). They need root and a kernel
+# with block tracepoints; without root they skip with exit 77.
+set -eu
+
+IOTAP=${IOTAP:-$(pwd)/iotap}
+IOTAP_PROGS=${IOTAP_PROGS:-$(pwd)/tests/progs}
+TRACEFS=/sys/kernel/tracing
+LIVE_TMP=$(mktemp -d /tmp/iotap-live.XXXXXX)
+LIVE_LOOPS=""
+LIVE_PIDS=""
+
+# fail - report a failed assertion and stop the test
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# skip - this test cannot run here
+skip() {
+	echo "SKIP: $*" >&2
+	exit 77
+}
+
+# live_cleanup - stop tracers, detach loop devices, remove temp files
+live_cleanup() {
+	for p in $LIVE_PIDS; do kill -KILL "$p" 2>/dev/null || true; done
+	for l in $LIVE_LOOPS; do losetup -d "$l" 2>/dev/null || true; done
+	rm -rf "$LIVE_TMP"
+}
+trap live_cleanup EXIT
+
+# require_root - live tests need root; CI runs as root so they never skip there
+require_root() {
+	[ "$(id -u)" = 0 ] || skip "live tests need root (run make check as root)"
+	[ -x "$IOTAP" ] || fail "no iotap binary at $IOTAP"
+	if ! mountpoint -q $TRACEFS; then
+		mount -t tracefs nodev $TRACEFS || skip "cannot mount tracefs"
+	fi
+	[ -d $TRACEFS/events/block ] || skip "kernel has no block tracepoints"
+}
+
+# loop_create NAME SIZE_MB - a loop device over a tmpfs file; prints /dev/loopN
+loop_create() {
+	local img="$LIVE_TMP/$1.img" dev
+	truncate -s "${2}M" "$img"
+	dev=$(losetup -f --show "$img") || fail "losetup failed"
+	LIVE_LOOPS="$LIVE_LOOPS $dev"
+	echo "$dev"
+}
+
+# tracer_start OUTFILE ARGS... - run iotap in the background, wait until it traces
+tracer_start() {
+	local out=$1 i
+	shift
+	"$IOTAP" "$@" >"$out" 2>"$out.err" &
+	TRACER_PID=$!
+	LIVE_PIDS="$LIVE_PIDS $TRACER_PID"
+	for i in $(seq 1 100); do
+		[ -s "$out" ] && return 0
+		kill -0 $TRACER_PID 2>/dev/null || { cat "$out.err" >&2; fail "iotap $* exited early"; }
+		sleep 0.05
+	done
+	fail "iotap $* did not start tracing"
+}
+
+# tracer_stop [SIGNAL] - signal the background iotap and wait for a clean exit
+tracer_stop() {
+	local sig=${1:-INT} rc=0
+	sleep 0.3
+	kill -"$sig" $TRACER_PID
+	wait $TRACER_PID || rc=$?
+	[ $rc = 0 ] || fail "iotap exited with $rc after SIG$sig"
+}
+
+# hist_total FILE [SECTION] - sum of the counts of a BCC histogram (optionally one section)
+hist_total() {
+	awk -v want="${2:-}" '
+		/^[a-z]+ = / { cur = $3; next }
+		/ -> .*: [0-9]+ +\|/ {
+			if (want == "" || cur == want) { split($0, a, ":"); split(a[2], b, " "); n += b[1] }
+		}
+		END { print n + 0 }' "$1"
+}
+
+# hist_sections FILE - the section names, one per line
+hist_sections() {
+	awk '/^[a-z]+ = / { print $3 }' "$1"
+}
+
+# tracefs_snapshot - everything iotap could leave behind in tracefs
+tracefs_snapshot() {
+	local f
+	for f in dynamic_events uprobe_events kprobe_events set_event tracing_on current_tracer \
+		events/enable set_event_pid; do
+		[ -r $TRACEFS/$f ] && { echo "== $f"; cat $TRACEFS/$f; }
+	done
+	echo "== instances"
+	ls $TRACEFS/instances
+}
+
+# dio ARGS - the direct I/O workload program
+dio() {
+	"$IOTAP_PROGS/dio" "$@"
+}

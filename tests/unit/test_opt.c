@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_opt.c - every tool and option is documented; parsing rejects bad values with one line */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "opt.h"
+
+/* capture - run a printer for a tool into a string */
+static char *capture(void (*fn)(const struct tool *, FILE *), const struct tool *t)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	fn(t, f);
+	fclose(f);
+	return buf;
+}
+
+/* check_table - each option has help, unique names, and appears in help and man */
+static void check_table(const struct tool *t, const struct opt *opts, const char *help,
+			const char *man)
+{
+	for (const struct opt *o = opts; o->short_name || o->long_name; o++) {
+		char needle[80];
+
+		assert_non_null(o->help);
+		assert_true(strlen(o->help) > 5);
+		if (o->type == OPT_CHOICE || o->type == OPT_LIST)
+			assert_non_null(o->choices);
+		for (const struct opt *p = o + 1; p->short_name || p->long_name; p++) {
+			if (o->short_name)
+				assert_int_not_equal(o->short_name, p->short_name);
+			if (o->long_name && p->long_name)
+				assert_string_not_equal(o->long_name, p->long_name);
+		}
+		if (o->long_name) {
+			snprintf(needle, sizeof(needle), "--%s", o->long_name);
+			assert_non_null(strstr(help, needle));
+			snprintf(needle, sizeof(needle), "\\fB\\-\\-%s\\fR", o->long_name);
+			assert_non_null(strstr(man, needle));
+		}
+		if (o->short_name) {
+			snprintf(needle, sizeof(needle), "-%c", o->short_name);
+			assert_non_null(strstr(help, needle));
+			snprintf(needle, sizeof(needle), "\\fB\\-%c\\fR", o->short_name);
+			assert_non_null(strstr(man, needle));
+		}
+	}
+}
+
+/* test_documented - the check that fails when a tool or an option lacks documentation */
+static void test_documented(void **state)
+{
+	for (const struct tool *const *t = iotap_tools; *t; t++) {
+		char *help = capture(opt_help, *t), *man = capture(opt_man, *t);
+
+		assert_non_null((*t)->summary);
+		assert_non_null((*t)->description);
+		assert_non_null((*t)->examples);
+		assert_non_null((*t)->events);
+		assert_non_null(strstr(man, ".SH NAME"));
+		assert_non_null(strstr(man, ".SH EXAMPLES"));
+		check_table(*t, (*t)->opts, help, man);
+		check_table(*t, common_opts, help, man);
+		assert_ptr_equal(tool_find((*t)->name), *t);
+		free(help);
+		free(man);
+	}
+}
+
+/* parse - run opt_parse on a NULL-terminated argument list */
+static int parse(const char *tool, void *params, struct cli_args *ca, char *err, ...)
+{
+	char *argv[32];
+	int argc = 0;
+	struct session_opts so = { 0 };
+	va_list ap;
+
+	argv[argc++] = (char *)tool;
+	va_start(ap, err);
+	for (char *a; (a = va_arg(ap, char *));)
+		argv[argc++] = a;
+	va_end(ap);
+	argv[argc] = NULL;
+	err[0] = 0;
+	return opt_parse(tool_find(tool), argc, argv, params, &so, ca, err, 256);
+}
+
+/* test_parse_errors - one clear message for each kind of bad input */
+static void test_parse_errors(void **state)
+{
+	char params[512], err[256];
+	struct cli_args ca;
+
+	memset(params, 0, sizeof(params));
+	assert_int_equal(parse("biolatency", params, &ca, err, "-T", "-m", "1", "5", NULL), 0);
+	assert_int_equal(ca.interval_ns, 1000000000ull);
+	assert_int_equal(ca.count, 5);
+	assert_int_not_equal(parse("biolatency", params, &ca, err, "-z", NULL), 0);
+	assert_string_equal(err, "unknown option '-z'; see --help");
+	assert_int_not_equal(parse("biolatency", params, &ca, err, "--bogus", NULL), 0);
+	assert_string_equal(err, "unknown option '--bogus'; see --help");
+	assert_int_not_equal(parse("biolatency", params, &ca, err, "-d", NULL), 0);
+	assert_string_equal(err, "option '-d' needs a value");
+	assert_int_not_equal(parse("biolatency", params, &ca, err, "-p", "abc", NULL), 0);
+	assert_string_equal(err, "invalid -p/--pid 'abc': expected a process ID");
+	assert_int_not_equal(parse("biolatency", params, &ca, err, "0", NULL), 0);
+	assert_string_equal(err, "invalid interval '0': expected seconds > 0");
+	assert_int_not_equal(parse("biolatency", params, &ca, err, "1", "x", NULL), 0);
+	assert_string_equal(err, "invalid count 'x': expected an integer >= 1");
+	assert_int_not_equal(parse("biolatency", params, &ca, err, "1", "2", "3", NULL), 0);
+	assert_int_not_equal(parse("biolatency", params, &ca, err, "--mmap-pages", "0", NULL), 0);
+	assert_string_equal(err, "invalid --mmap-pages '0': expected an integer from 1 to 1048576");
+	assert_int_equal(parse("biolatency", params, &ca, err, "--help", NULL), 0);
+	assert_true(ca.help);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_documented),
+		cmocka_unit_test(test_parse_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

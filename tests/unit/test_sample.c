@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_sample.c - perf record decoding, including malformed records */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "sample.h"
+
+struct builder {
+	uint8_t buf[1024];
+	size_t len;
+};
+
+/* put - append bytes */
+static void put(struct builder *b, const void *p, size_t n)
+{
+	memcpy(b->buf + b->len, p, n);
+	b->len += n;
+}
+
+/* put64 - append a u64 */
+static void put64(struct builder *b, uint64_t v)
+{
+	put(b, &v, 8);
+}
+
+/* build_sample - a SAMPLE as the kernel lays it out for IOTAP_SAMPLE_BASE (+ callchain) */
+static struct perf_event_header *build_sample(struct builder *b, bool chain)
+{
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, 0, 0 };
+	uint32_t raw_size = 12;
+	uint8_t raw[12] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
+
+	b->len = 0;
+	put(b, &h, sizeof(h));
+	put64(b, 42);				/* identifier */
+	put64(b, (uint64_t)1235 << 32 | 1234);	/* pid, tid */
+	put64(b, 987654321);			/* time */
+	put64(b, 1);				/* cpu, res */
+	if (chain) {
+		put64(b, 3);
+		put64(b, 0xffffffffff600000ull);
+		put64(b, 0xffffffff81000010ull);
+		put64(b, 0x401000);
+	}
+	put(b, &raw_size, 4);
+	put(b, raw, sizeof(raw));
+	((struct perf_event_header *)b->buf)->size = b->len;
+	return (struct perf_event_header *)b->buf;
+}
+
+/* test_parse - every field lands where it should */
+static void test_parse(void **state)
+{
+	struct builder b;
+	struct perf_event_header *h = build_sample(&b, true);
+	struct perf_sample s;
+	uint64_t t;
+
+	assert_int_equal(perf_sample_parse(h, IOTAP_SAMPLE_BASE | PERF_SAMPLE_CALLCHAIN, 0, &s), 0);
+	assert_int_equal(s.id, 42);
+	assert_int_equal(s.pid, 1234);
+	assert_int_equal(s.tid, 1235);
+	assert_int_equal(s.time, 987654321);
+	assert_int_equal(s.cpu, 1);
+	assert_int_equal(s.nr_ips, 3);
+	assert_int_equal(s.ips[2], 0x401000);
+	assert_int_equal(s.raw_size, 12);
+	assert_int_equal(((const uint8_t *)s.raw)[11], 12);
+	assert_int_equal(perf_record_id(h), 42);
+	assert_int_equal(perf_record_time(h, &t), 0);
+	assert_int_equal(t, 987654321);
+}
+
+/* test_truncated - every shorter size is rejected, never read past */
+static void test_truncated(void **state)
+{
+	struct builder b;
+	struct perf_event_header *h = build_sample(&b, true);
+	size_t full = h->size;
+	struct perf_sample s;
+
+	for (size_t n = sizeof(*h); n < full; n++) {
+		h->size = n;
+		assert_int_not_equal(perf_sample_parse(h, IOTAP_SAMPLE_BASE | PERF_SAMPLE_CALLCHAIN, 0, &s), 0);
+	}
+}
+
+/* test_huge_callchain - a callchain count beyond the record is rejected */
+static void test_huge_callchain(void **state)
+{
+	struct builder b;
+	struct perf_event_header *h = build_sample(&b, true);
+	struct perf_sample s;
+	uint64_t nr = 1ull << 60;
+
+	memcpy(b.buf + sizeof(*h) + 32, &nr, 8);
+	assert_int_not_equal(perf_sample_parse(h, IOTAP_SAMPLE_BASE | PERF_SAMPLE_CALLCHAIN, 0, &s), 0);
+}
+
+/* test_sample_id - the trailer of a non-sample record (LOST) */
+static void test_sample_id(void **state)
+{
+	struct builder b = { .len = 0 };
+	struct perf_event_header h = { PERF_RECORD_LOST, 0, 0 };
+	struct perf_sample_id sid;
+	uint64_t t;
+
+	put(&b, &h, sizeof(h));
+	put64(&b, 42);		/* id */
+	put64(&b, 17);		/* lost */
+	put64(&b, (uint64_t)8 << 32 | 7);
+	put64(&b, 5555);
+	put64(&b, 3);
+	put64(&b, 42);
+	((struct perf_event_header *)b.buf)->size = b.len;
+	assert_int_equal(perf_sample_id_parse((void *)b.buf, &sid), 0);
+	assert_int_equal(sid.pid, 7);
+	assert_int_equal(sid.tid, 8);
+	assert_int_equal(sid.time, 5555);
+	assert_int_equal(sid.cpu, 3);
+	assert_int_equal(sid.id, 42);
+	assert_int_equal(perf_record_time((void *)b.buf, &t), 0);
+	assert_int_equal(t, 5555);
+	((struct perf_event_header *)b.buf)->size = 16;
+	assert_int_not_equal(perf_record_time((void *)b.buf, &t), 0);
+}
+
+/* test_unsupported - sample types iotap never asks for are refused */
+static void test_unsupported(void **state)
+{
+	struct builder b;
+	struct perf_sample s;
+
+	assert_int_equal(perf_sample_parse(build_sample(&b, false), IOTAP_SAMPLE_BASE | PERF_SAMPLE_IP, 0, &s),
+			 -ENOTSUP);
+	assert_int_equal(perf_sample_parse(build_sample(&b, false), PERF_SAMPLE_TIME, 0, &s), -ENOTSUP);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_huge_callchain),
+		cmocka_unit_test(test_sample_id),
+		cmocka_unit_test(test_unsupported),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
