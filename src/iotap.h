@@ -58,6 +58,7 @@ enum tool_args {
 	TOOL_ARGS_NONE,
 	TOOL_ARGS_INTERVAL,	/* [interval [count]] */
 	TOOL_ARGS_DURATION,	/* [duration] */
+	TOOL_ARGS_SPEC,		/* one specification string (probe) */
 };
 
 struct tool {
@@ -85,6 +86,7 @@ struct iotap_ctx {
 	uint64_t interval_ns;		/* 0: one report at the end */
 	uint64_t duration_ns;		/* TOOL_ARGS_DURATION; 0: until stopped */
 	bool final;			/* the current report is the last */
+	const char *spec;		/* TOOL_ARGS_SPEC */
 	struct session *sess;
 };
 
@@ -97,6 +99,9 @@ typedef int (*iotap_handler_fn)(struct iotap_ctx *ctx, const struct perf_sample 
 struct iotap_event *iotap_event_use(struct iotap_ctx *ctx, const char *sys, const char *name,
 				    unsigned int flags, iotap_handler_fn fn, void *arg);
 bool iotap_event_available(struct iotap_ctx *ctx, const char *sys, const char *name);
+int iotap_probe_create(struct iotap_ctx *ctx, bool uprobe, bool ret, const char *name,
+		       const char *target, uint64_t offset, const char *args, const char **sys);
+void iotap_stop(struct iotap_ctx *ctx);
 struct tep_event *iotap_event_format(struct iotap_event *ev);
 int iotap_event_filter(struct iotap_event *ev, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -87,6 +87,7 @@ static int cli_run_tool(const struct tool *tool, int argc, char **argv)
 	}
 	session_signals_install();
 	ret = session_init(&sess, tool, params, &so);
+	sess.ctx.spec = ca.spec;
 	if (!ret)
 		ret = session_run(&sess, ca.interval_ns, ca.count, ca.duration_ns);
 	session_release(&sess);

@@ -260,6 +260,15 @@ int opt_parse(const struct tool *tool, int argc, char **argv, void *params,
 			ret = -EINVAL;
 		}
 		break;
+	case TOOL_ARGS_SPEC:
+		if (npos != 1) {
+			snprintf(err, errlen, npos ? "unexpected argument '%s': expected one probe" :
+				 "missing the probe to trace%s", npos ? argv[optind + 1] : "");
+			ret = -EINVAL;
+		} else {
+			ca->spec = argv[optind];
+		}
+		break;
 	case TOOL_ARGS_DURATION:
 		if (npos > 1) {
 			snprintf(err, errlen, "unexpected argument '%s': expected [duration]",
@@ -285,6 +294,8 @@ static const char *opt_args_usage(const struct tool *tool)
 		return " [interval [count]]";
 	case TOOL_ARGS_DURATION:
 		return " [duration]";
+	case TOOL_ARGS_SPEC:
+		return " PROBE";
 	default:
 		return "";
 	}

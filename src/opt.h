@@ -14,6 +14,7 @@ struct cli_args {
 	uint64_t interval_ns;
 	uint64_t count;
 	uint64_t duration_ns;
+	const char *spec;
 	bool help;
 };
 

@@ -197,6 +197,44 @@ out_free:
 	return NULL;
 }
 
+/* iotap_probe_create - a kprobe/uprobe in this run's group, removed at exit; *sys gets the group */
+int iotap_probe_create(struct iotap_ctx *ctx, bool uprobe, bool ret, const char *name,
+		       const char *target, uint64_t offset, const char *args, const char **sys)
+{
+	struct session *s = ctx->sess;
+	enum dynevent_kind kind = uprobe ? (ret ? DYNEVENT_URETPROBE : DYNEVENT_UPROBE) :
+		(ret ? DYNEVENT_KRETPROBE : DYNEVENT_KPROBE);
+	int err;
+
+	if (!s->live) {
+		/* A recording names the recorder's group: find the event by name in any of ours. */
+		for (size_t i = 0; i < s->fs.nr; i++) {
+			if (!strncmp(s->fs.ev[i].sys, "iotap_", 6) && !strcmp(s->fs.ev[i].name, name)) {
+				*sys = s->fs.ev[i].sys;
+				return 0;
+			}
+		}
+		iotap_err(ctx, "the recording has no probe named %s", name);
+		return -ENOENT;
+	}
+	err = dynevent_create(s->dyn, kind, name, target, offset, args);
+	if (err) {
+		iotap_err(ctx, "cannot create %s %s at %s: %s%s", uprobe ? "uprobe" : "kprobe", name,
+			  target, strerror(-err),
+			  !uprobe && !tfs_file_exists("kprobe_events") ?
+			  " (this kernel has no kprobe_events)" : "");
+		return err;
+	}
+	*sys = dynevent_group();
+	return 0;
+}
+
+/* iotap_stop - end the run after the current record, as a signal would */
+void iotap_stop(struct iotap_ctx *ctx)
+{
+	session_stop = 1;
+}
+
 /* iotap_event_format - the parsed kernel format of an event */
 struct tep_event *iotap_event_format(struct iotap_event *ev)
 {
@@ -569,9 +607,9 @@ static int live_run(struct session *s, uint64_t deadline)
 				ret = evlist_flush(s->el, deadline, live_deliver, s);
 			return ret ? ret : 1;
 		}
-		timeout = (deadline - now) / 1000000 + 1;
-		if (timeout > DRAIN_MS)
-			timeout = DRAIN_MS;
+		/* Drain on a timer too, so an idle CPU's ring does not hold events back. */
+		timeout = (deadline - now) / 1000000 >= DRAIN_MS ? DRAIN_MS :
+			(int)((deadline - now) / 1000000) + 1;
 		ret = evlist_poll(s->el, timeout);
 		if (ret < 0 && ret != -EINTR)
 			return ret;

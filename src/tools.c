@@ -5,9 +5,11 @@
 #include "iotap.h"
 
 extern const struct tool tool_biolatency;
+extern const struct tool tool_probe;
 
 const struct tool *const iotap_tools[] = {
 	&tool_biolatency,
+	&tool_probe,
 	NULL
 };
 

@@ -134,13 +134,21 @@ int tfs_file_append(const char *rel, const char *text)
 	return ret;
 }
 
+/* tfs_file_exists - whether a tracefs file exists (features differ across kernels) */
+bool tfs_file_exists(const char *rel)
+{
+	char path[PATH_MAX];
+
+	return tfs_path_of(rel, path, sizeof(path)) == 0 && access(path, F_OK) == 0;
+}
+
 /* tfs_event_exists - whether sys:name is a tracepoint on this kernel */
 bool tfs_event_exists(const char *sys, const char *name)
 {
-	char rel[512], path[PATH_MAX];
+	char rel[512];
 
 	snprintf(rel, sizeof(rel), "events/%s/%s/format", sys, name);
-	return tfs_path_of(rel, path, sizeof(path)) == 0 && access(path, R_OK) == 0;
+	return tfs_file_exists(rel);
 }
 
 /* fmt_set_init - start a format set from a header_page text */

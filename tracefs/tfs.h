@@ -14,6 +14,7 @@ int tfs_dir_get(const char **dir);
 int tfs_file_read(const char *rel, char **buf, size_t *len);
 int tfs_file_append(const char *rel, const char *text);
 bool tfs_event_exists(const char *sys, const char *name);
+bool tfs_file_exists(const char *rel);
 
 /*
  * The event formats a session uses: the kernel's own text for header_page
