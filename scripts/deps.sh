@@ -1,0 +1,26 @@
+#!/bin/bash
+# Install what iotap needs to build and test, when missing (Debian 12, as root).
+# Usage: scripts/deps.sh [build|test]   (default: build)
+set -euo pipefail
+
+build_pkgs=(gcc make autoconf automake pkg-config libtraceevent-dev libtracefs-dev
+	libelf-dev libdw-dev zlib1g-dev util-linux)
+test_pkgs=(libcmocka-dev clang python3 qemu-system-x86 busybox-static kmod cpio
+	libxml2-utils fio)
+
+want=("${build_pkgs[@]}")
+[ "${1:-build}" = test ] && want+=("${test_pkgs[@]}")
+
+missing=()
+for p in "${want[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} = 0 ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing packages: ${missing[*]} (run as root to install them)" >&2
+	exit 1
+fi
+echo "deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

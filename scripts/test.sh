@@ -1,0 +1,22 @@
+#!/bin/bash
+# The test suite: install what is missing, build with -Werror, run every test
+# (cmocka units, live tests as root, VM tests on Debian kernels when qemu can run).
+# Usage: scripts/test.sh [--asan]   --asan: build and run under -fsanitize=address,undefined
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+"$top/scripts/deps.sh" test
+dir=$top/build
+cfg=()
+if [ "${1:-}" = --asan ]; then
+	dir=$top/build-asan
+	cfg=(CC=clang "CFLAGS=-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all")
+	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
+fi
+"$top/scripts/build.sh" "$dir" "${cfg[@]}" >/dev/null
+cd "$dir"
+if ! make -j"$(nproc)" check; then
+	for f in $(find tests -name '*.log' ! -name test-suite.log); do
+		grep -q '^FAIL\|^ERROR' "${f%.log}.trs" 2>/dev/null && { echo "=== $f"; tail -50 "$f"; }
+	done
+	exit 1
+fi
