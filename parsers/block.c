@@ -110,6 +110,9 @@ int block_flags_name(uint8_t op, uint8_t flags, char *buf, size_t len)
 	int n;
 
 	snprintf(tmp, sizeof(tmp), "%s", op <= BLOCK_OP_OTHER ? ops[op] : "Unknown");
+	/* The kernel's own flush requests are REQ_OP_FLUSH|REQ_PREFLUSH ("FF"): one name. */
+	if (op == BLOCK_OP_FLUSH)
+		flags &= ~BLOCK_F_PREFLUSH;
 	for (size_t i = 0; i < sizeof(mods) / sizeof(mods[0]); i++) {
 		if (flags & mods[i].bit) {
 			char cur[128];

@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_block.c - block events decoded from the format files of three real
+ * kernels (6.1, 6.12, 6.18: rwbs[8] vs rwbs[10], ioprio added, comm moved),
+ * and the request pairing fed with hand-built perf samples.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "block.h"
+#include "blktrack.h"
+#include "session.h"
+
+#define K61 "6.1.0-56-amd64"
+#define K612 "6.12.117+deb12-amd64"
+#define K618 "6.18.44-fc-v669"
+
+/* slurp - a test data file into memory */
+static char *slurp(const char *kernel, const char *rel, size_t *len)
+{
+	char path[512];
+	FILE *f;
+	char *buf;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/formats/%s/events/%s", TEST_DATA, kernel, rel);
+	f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc(n + 1);
+	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
+	buf[n] = 0;
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+/* load - a format set with header_page and the named block events of one kernel */
+static void load(struct fmt_set *fs, const char *kernel, const char *const *events)
+{
+	size_t len;
+	char *hp = slurp(kernel, "header_page", &len), *text, rel[256];
+
+	assert_non_null(hp);
+	assert_int_equal(fmt_set_init(fs, hp, len, 8, 4096), 0);
+	free(hp);
+	for (; *events; events++) {
+		snprintf(rel, sizeof(rel), "block/%s/format", *events);
+		text = slurp(kernel, rel, &len);
+		assert_non_null(text);
+		assert_non_null(fmt_set_add(fs, "block", *events, text, len));
+		free(text);
+	}
+}
+
+/* Where each kernel's format says the fields are (checked by hand against the files). */
+struct layout {
+	const char *kernel;
+	int rwbs, rwbs_size, comm;
+	int ioprio;		/* -1: absent */
+};
+
+static const struct layout layouts[] = {
+	{ K61, 32, 8, 40, -1 },
+	{ K612, 34, 8, 42, 32 },
+	{ K618, 34, 10, 44, 32 },
+};
+
+/* put_u - store a little-endian integer of size n at off */
+static void put_u(uint8_t *raw, int off, uint64_t v, int n)
+{
+	memcpy(raw + off, &v, n);
+}
+
+/* test_issue_decode - the same request encoded by each kernel's layout decodes equal */
+static void test_issue_decode(void **state)
+{
+	static const char *const evs[] = { "block_rq_issue", "block_rq_complete", NULL };
+
+	for (size_t k = 0; k < sizeof(layouts) / sizeof(layouts[0]); k++) {
+		const struct layout *l = &layouts[k];
+		struct fmt_set fs;
+		struct block_fmt fmt;
+		struct block_rq rq;
+		uint8_t raw[128] = { 0 };
+
+		load(&fs, l->kernel, evs);
+		assert_int_equal(block_fmt_init(&fmt, fmt_set_find(&fs, "block", "block_rq_issue")), 0);
+		assert_int_equal(fmt.rwbs.offset, l->rwbs);
+		assert_int_equal(fmt.rwbs.size, l->rwbs_size);
+		assert_int_equal(fmt.comm.offset, l->comm);
+		assert_int_equal(fmt.ioprio.present, l->ioprio >= 0);
+		put_u(raw, 8, BLOCK_DEV(7, 3), 4);
+		put_u(raw, 16, 123456789ull, 8);
+		put_u(raw, 24, 8, 4);
+		put_u(raw, 28, 4096, 4);
+		if (l->ioprio >= 0)
+			put_u(raw, l->ioprio, (2 << 13) | 4, 2);
+		memcpy(raw + l->rwbs, "WFS", 3);
+		memcpy(raw + l->comm, "dio-writer", 10);
+		assert_int_equal(block_rq_decode(&fmt, raw, 64, &rq), 0);
+		assert_int_equal(BLOCK_DEV_MAJOR(rq.dev), 7);
+		assert_int_equal(BLOCK_DEV_MINOR(rq.dev), 3);
+		assert_int_equal(rq.sector, 123456789ull);
+		assert_int_equal(rq.nr_sector, 8);
+		assert_int_equal(rq.bytes, 4096);
+		assert_string_equal(rq.rwbs, "WFS");
+		assert_string_equal(rq.comm, "dio-writer");
+		assert_int_equal(rq.ioprio, l->ioprio >= 0 ? (2 << 13) | 4 : 0);
+		assert_int_equal(rq.op, BLOCK_OP_WRITE);
+		assert_int_equal(rq.flags, BLOCK_F_FUA | BLOCK_F_SYNC);
+		/* A record cut before rwbs ends is refused, not read past. */
+		assert_int_not_equal(block_rq_decode(&fmt, raw, l->rwbs + 2, &rq), 0);
+		fmt_set_release(&fs);
+	}
+}
+
+/* test_complete_decode - completion: error is signed, bytes derive from nr_sector */
+static void test_complete_decode(void **state)
+{
+	static const char *const evs[] = { "block_rq_complete", NULL };
+
+	for (size_t k = 0; k < sizeof(layouts) / sizeof(layouts[0]); k++) {
+		struct fmt_set fs;
+		struct block_fmt fmt;
+		struct block_rq rq;
+		uint8_t raw[128] = { 0 };
+
+		load(&fs, layouts[k].kernel, evs);
+		assert_int_equal(block_fmt_init(&fmt, fmt_set_find(&fs, "block", "block_rq_complete")), 0);
+		assert_false(fmt.bytes.present);
+		put_u(raw, 8, BLOCK_DEV(259, 0), 4);
+		put_u(raw, 16, 2048, 8);
+		put_u(raw, 24, 16, 4);
+		put_u(raw, 28, (uint32_t)-5, 4);	/* -EIO */
+		memcpy(raw + layouts[k].rwbs, "R", 1);
+		assert_int_equal(block_rq_decode(&fmt, raw, 64, &rq), 0);
+		assert_int_equal(rq.error, -5);
+		assert_int_equal(rq.bytes, 16 * 512);
+		assert_int_equal(rq.op, BLOCK_OP_READ);
+		assert_string_equal(rq.comm, "");
+		fmt_set_release(&fs);
+	}
+}
+
+/* test_rwbs - the kernel's rwbs letters to operation, flags and BCC's names */
+static void test_rwbs(void **state)
+{
+	static const struct { const char *rwbs; const char *name; } cases[] = {
+		{ "R", "Read" }, { "RS", "Sync-Read" }, { "WS", "Sync-Write" },
+		{ "WFS", "ForcedUnitAccess-Sync-Write" }, { "RA", "ReadAhead-Read" },
+		{ "RM", "Metadata-Read" }, { "FWS", "PreFlush-Sync-Write" }, { "F", "Flush" },
+		{ "FF", "Flush" }, { "D", "Discard" }, { "DE", "SecureErase" }, { "N", "Unknown" },
+		{ "WSM", "Metadata-Sync-Write" },
+	};
+	char name[128];
+	uint8_t op, flags;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		block_rwbs_parse(cases[i].rwbs, &op, &flags);
+		assert_int_equal(block_flags_name(op, flags, name, sizeof(name)), 0);
+		if (strcmp(name, cases[i].name))
+			fail_msg("rwbs %s gave %s, expected %s", cases[i].rwbs, name, cases[i].name);
+	}
+}
+
+/* The pairing tests drive blktrack through a session whose source is this test. */
+static struct iotap_event *fake_find(struct session *s, uint64_t id)
+{
+	return id < s->nr_ev ? s->ev[id] : NULL;
+}
+
+/* fake_open - nothing to open */
+static int fake_open(struct session *s)
+{
+	return 0;
+}
+
+/* fake_run - records come from the test */
+static int fake_run(struct session *s, uint64_t deadline)
+{
+	return 0;
+}
+
+/* fake_close - nothing to close */
+static void fake_close(struct session *s)
+{
+}
+
+static const struct source_ops fake_source = { fake_open, fake_run, fake_find, fake_close };
+
+struct pairing {
+	struct session s;
+	struct blktrack *bt;
+	const struct layout *l;
+	struct blk_io done[16];
+	int nr_done, nr_nodata;
+};
+
+/* on_done - collect completed requests */
+static int on_done(void *arg, const struct blk_io *io)
+{
+	struct pairing *p = arg;
+
+	assert_true(p->nr_done < 16);
+	p->done[p->nr_done++] = *io;
+	return 0;
+}
+
+/* on_nodata - count sectorless completions */
+static int on_nodata(void *arg, const struct block_rq *rq, const struct perf_sample *s)
+{
+	((struct pairing *)arg)->nr_nodata++;
+	return 0;
+}
+
+/* pairing_setup - a session over one kernel's formats with a tracker configured by cfg */
+static void pairing_setup(struct pairing *p, const struct layout *l, struct blktrack_cfg *cfg)
+{
+	static const char *const evs[] = {
+		"block_rq_issue", "block_rq_complete", "block_rq_insert", "block_io_start", NULL
+	};
+	static const char *const evs61[] = {
+		"block_rq_issue", "block_rq_complete", "block_rq_insert", NULL
+	};
+
+	memset(p, 0, sizeof(*p));
+	p->l = l;
+	p->s.src = &fake_source;
+	p->s.ctx.sess = &p->s;
+	load(&p->s.fs, l->kernel, strcmp(l->kernel, K61) ? evs : evs61);
+	cfg->on_done = on_done;
+	cfg->on_nodata = on_nodata;
+	cfg->arg = p;
+	assert_int_equal(blktrack_create(&p->bt, &p->s.ctx, cfg), 0);
+	for (size_t i = 0; i < p->s.nr_ev; i++)
+		p->s.ev[i]->sample_type = IOTAP_SAMPLE_BASE;
+}
+
+/* pairing_teardown - free the tracker and the session */
+static void pairing_teardown(struct pairing *p)
+{
+	blktrack_free(p->bt);
+	session_release(&p->s);
+}
+
+/* feed - dispatch one block event as a perf sample */
+static void feed(struct pairing *p, const char *event, uint32_t pid, uint64_t time,
+		 uint64_t sector, uint32_t nr_sector, const char *rwbs)
+{
+	uint8_t rec[256] = { 0 }, *raw;
+	struct perf_event_header *h = (void *)rec;
+	uint64_t id = UINT64_MAX, v;
+	uint32_t raw_size = 72;
+
+	for (size_t i = 0; i < p->s.nr_ev; i++)
+		if (!strcmp(p->s.ev[i]->name, event))
+			id = i;
+	assert_true(id != UINT64_MAX);
+	h->type = PERF_RECORD_SAMPLE;
+	memcpy(rec + 8, &id, 8);
+	v = (uint64_t)pid << 32 | pid;
+	memcpy(rec + 16, &v, 8);
+	memcpy(rec + 24, &time, 8);
+	memcpy(rec + 40, &raw_size, 4);
+	raw = rec + 44;
+	put_u(raw, 8, BLOCK_DEV(7, 0), 4);
+	put_u(raw, 16, sector, 8);
+	put_u(raw, 24, nr_sector, 4);
+	if (strcmp(event, "block_rq_complete"))
+		put_u(raw, 28, nr_sector * 512, 4);
+	memcpy(raw + p->l->rwbs, rwbs, strlen(rwbs));
+	if (strcmp(event, "block_rq_complete"))
+		memcpy(raw + p->l->comm, "worker", 6);
+	h->size = 44 + raw_size;
+	assert_int_equal(session_dispatch(&p->s, h), 0);
+}
+
+/* test_pair_shared_key - two requests on one sector: completions take them in issue order */
+static void test_pair_shared_key(void **state)
+{
+	struct blktrack_cfg cfg = { 0 };
+	struct pairing p;
+
+	pairing_setup(&p, &layouts[2], &cfg);
+	feed(&p, "block_rq_issue", 10, 1000, 200, 8, "R");
+	feed(&p, "block_rq_issue", 11, 2000, 200, 8, "R");
+	feed(&p, "block_rq_complete", 0, 3000, 200, 8, "R");
+	feed(&p, "block_rq_complete", 0, 4500, 200, 8, "R");
+	assert_int_equal(p.nr_done, 2);
+	assert_int_equal(p.done[0].t_issue, 1000);
+	assert_int_equal(p.done[0].t_done, 3000);
+	assert_int_equal(p.done[0].pid, 10);
+	assert_int_equal(p.done[1].t_issue, 2000);
+	assert_int_equal(p.done[1].bytes, 4096);
+	assert_string_equal(p.done[1].comm, "worker");
+	pairing_teardown(&p);
+}
+
+/* test_pair_flush_and_orphans - flushes are not paired by sector; orphans are counted */
+static void test_pair_flush_and_orphans(void **state)
+{
+	struct blktrack_cfg cfg = { 0 };
+	struct pairing p;
+
+	pairing_setup(&p, &layouts[0], &cfg);
+	/* A flush carries no sector: never a key, counted as no-data at completion. */
+	feed(&p, "block_rq_issue", 10, 100, 0, 0, "FF");
+	feed(&p, "block_rq_complete", 0, 200, 0, 0, "FF");
+	/* A completion whose issue came before tracing started. */
+	feed(&p, "block_rq_complete", 0, 300, 4096, 8, "W");
+	assert_int_equal(p.nr_done, 0);
+	assert_int_equal(p.nr_nodata, 1);
+	assert_int_equal(blktrack_stats(p.bt)->nodata, 1);
+	assert_int_equal(blktrack_stats(p.bt)->unmatched, 1);
+	pairing_teardown(&p);
+}
+
+/* test_pair_queued - -Q: the start is block_io_start (6.5+) or insert (6.1) */
+static void test_pair_queued(void **state)
+{
+	for (int k = 0; k < 3; k += 2) {
+		struct blktrack_cfg cfg = { .flags = BT_START };
+		struct pairing p;
+		const char *start = k == 0 ? "block_rq_insert" : "block_io_start";
+
+		pairing_setup(&p, &layouts[k], &cfg);
+		feed(&p, start, 42, 50, 800, 8, "R");
+		feed(&p, "block_rq_issue", 7, 80, 800, 8, "R");
+		feed(&p, "block_rq_complete", 0, 130, 800, 8, "R");
+		/* A request issued without a start seen: falls back to issue time. */
+		feed(&p, "block_rq_issue", 7, 140, 900, 8, "R");
+		feed(&p, "block_rq_complete", 0, 150, 900, 8, "R");
+		assert_int_equal(p.nr_done, 2);
+		assert_int_equal(p.done[0].t_start, 50);
+		assert_int_equal(p.done[0].t_issue, 80);
+		assert_int_equal(p.done[0].pid, 42);
+		assert_int_equal(p.done[1].t_start, 0);
+		assert_int_equal(p.done[1].t_issue, 140);
+		assert_true(blktrack_has_start(p.bt));
+		pairing_teardown(&p);
+	}
+}
+
+/* test_pair_pid - with a PID only requests whose start that PID made are reported */
+static void test_pair_pid(void **state)
+{
+	struct blktrack_cfg cfg = { .pid = 42 };
+	struct pairing p;
+
+	pairing_setup(&p, &layouts[2], &cfg);
+	feed(&p, "block_io_start", 42, 10, 100, 8, "R");
+	feed(&p, "block_io_start", 43, 11, 200, 8, "R");
+	feed(&p, "block_rq_issue", 43, 12, 100, 8, "R");
+	feed(&p, "block_rq_issue", 43, 13, 200, 8, "R");
+	feed(&p, "block_rq_issue", 42, 14, 300, 8, "R");	/* start never seen */
+	feed(&p, "block_rq_complete", 0, 20, 100, 8, "R");
+	feed(&p, "block_rq_complete", 0, 21, 200, 8, "R");
+	feed(&p, "block_rq_complete", 0, 22, 300, 8, "R");
+	assert_int_equal(p.nr_done, 1);
+	assert_int_equal(p.done[0].sector, 100);
+	assert_int_equal(p.done[0].pid, 42);
+	pairing_teardown(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_issue_decode),
+		cmocka_unit_test(test_complete_decode),
+		cmocka_unit_test(test_rwbs),
+		cmocka_unit_test(test_pair_shared_key),
+		cmocka_unit_test(test_pair_flush_and_orphans),
+		cmocka_unit_test(test_pair_queued),
+		cmocka_unit_test(test_pair_pid),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
