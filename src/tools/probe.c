@@ -30,41 +30,22 @@ static const struct opt probe_opts[] = {
 	OPT_END
 };
 
-/* probe_print_fields - the probe's own fields as name=value */
-static void probe_print_fields(struct probe_state *st, FILE *out, const struct perf_sample *s)
+/* probe_print_info - the hit formatted by the kernel's own print fmt for the event */
+static void probe_print_info(struct probe_state *st, FILE *out, const struct perf_sample *s)
 {
-	struct tep_format_field *f;
+	struct tep_record rec = {
+		.ts = s->time,
+		.cpu = s->cpu,
+		.size = s->raw_size,
+		.data = (void *)s->raw,
+	};
+	struct trace_seq seq;
 
-	for (f = st->fmt->format.fields; f; f = f->next) {
-		if (f->flags & (TEP_FIELD_IS_STRING | TEP_FIELD_IS_DYNAMIC)) {
-			unsigned int loc = f->flags & TEP_FIELD_IS_DYNAMIC ?
-				tep_read_number(st->fmt->tep, (const char *)s->raw + f->offset, 4) : 0;
-			unsigned int off = f->flags & TEP_FIELD_IS_DYNAMIC ? (loc & 0xffff) : f->offset;
-			unsigned int len = f->flags & TEP_FIELD_IS_DYNAMIC ? (loc >> 16) : f->size;
-
-			if (off + len <= s->raw_size)
-				fprintf(out, " %s=\"%.*s\"", f->name, (int)strnlen((const char *)s->raw + off, len),
-					(const char *)s->raw + off);
-			continue;
-		}
-		if ((unsigned int)f->offset + f->size > s->raw_size || f->size > 8)
-			continue;
-		{
-			unsigned long long v = tep_read_number(st->fmt->tep, (const char *)s->raw + f->offset,
-							       f->size);
-
-			if (!strcmp(f->name, "__probe_ip")) {
-				fprintf(out, " ip=0x%llx", v);
-				continue;
-			}
-			if (f->flags & TEP_FIELD_IS_SIGNED && f->size < 8 && (v >> (f->size * 8 - 1)) & 1)
-				v |= ~0ull << (f->size * 8);
-			if (f->flags & TEP_FIELD_IS_SIGNED)
-				fprintf(out, " %s=%lld", f->name, (long long)v);
-			else
-				fprintf(out, " %s=%llu", f->name, v);
-		}
-	}
+	trace_seq_init(&seq);
+	tep_print_event(st->fmt->tep, &seq, &rec, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&seq);
+	fprintf(out, " %s", seq.buffer);
+	trace_seq_destroy(&seq);
 }
 
 /* probe_on_hit - one line per hit */
@@ -79,7 +60,7 @@ static int probe_on_hit(struct iotap_ctx *ctx, const struct perf_sample *s, void
 		st->t0 = s->time;
 	fprintf(ctx->out, "%-14.6f %-16s %-7u %s:", (double)(s->time - st->t0) / 1e9,
 		iotap_comm(ctx, s->pid), s->pid, st->fmt->name);
-	probe_print_fields(st, ctx->out, s);
+	probe_print_info(st, ctx->out, s);
 	fputc('\n', ctx->out);
 	if (p->max_events && ++st->hits >= p->max_events)
 		iotap_stop(ctx);

@@ -12,7 +12,7 @@ tracer_start "$LIVE_TMP/u.out" probe "p:$BIN:iotap_target v=%di:s64"
 "$BIN" 25 >/dev/null
 "$BIN" 3 >/dev/null
 tracer_stop
-grep -c 'p_iotap_target: ip=0x[0-9a-f]* v=' "$LIVE_TMP/u.out" | grep -qx 28 || fail "expected 28 hits: $(cat "$LIVE_TMP/u.out")"
+grep -c 'p_iotap_target: ([0-9a-f]*) v=' "$LIVE_TMP/u.out" | grep -qx 28 || fail "expected 28 hits: $(cat "$LIVE_TMP/u.out")"
 vals=$(sed -n 's/.*p_iotap_target: .* v=\(-\?[0-9]*\)$/\1/p' "$LIVE_TMP/u.out" | tr '\n' ' ')
 [ "$vals" = "$(seq 1 25 | tr '\n' ' ')1 2 3 " ] || fail "decoded arguments: $vals"
 grep -q ' uprobe_target ' "$LIVE_TMP/u.out" || fail "COMM column"
