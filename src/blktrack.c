@@ -8,6 +8,16 @@
 
 #define BLKTRACK_MAX_INFLIGHT (1u << 20)
 #define BLKTRACK_MAX_AGE_NS (60ull * 1000000000ull)
+#define BLKTRACK_MAX_NODATA 256
+
+/* A request without a sector (a flush): no key, so paired per device in issue order. */
+struct blk_nodata {
+	uint32_t dev;
+	uint8_t op, flags;
+	uint64_t t_start, t_issue;	/* t_issue 0: started, not issued yet */
+	uint32_t pid;
+	char comm[16];
+};
 
 struct blktrack {
 	struct blktrack_cfg cfg;
@@ -16,13 +26,20 @@ struct blktrack {
 	bool start_is_insert;		/* no block_io_start: insert stands in */
 	bool have_start, have_insert;
 	struct blktrack_stats st;
+	struct blk_nodata nd[BLKTRACK_MAX_NODATA];	/* oldest first */
+	size_t nr_nd;
 };
 
-/* blktrack_decode - decode a sample with fmt, rejecting truncated records */
-static int blktrack_decode(const struct block_fmt *fmt, const struct perf_sample *s,
-			   struct block_rq *rq)
+/* blktrack_decode - decode a sample with fmt, rejecting truncated records and other disks */
+static int blktrack_decode(const struct blktrack *bt, const struct block_fmt *fmt,
+			   const struct perf_sample *s, struct block_rq *rq)
 {
-	return block_rq_decode(fmt, s->raw, s->raw_size, rq);
+	int ret = block_rq_decode(fmt, s->raw, s->raw_size, rq);
+
+	/* The kernel filters by disk when live; a recording holds every disk's events. */
+	if (!ret && bt->cfg.has_dev && rq->dev != bt->cfg.dev)
+		return -ENODEV;
+	return ret;
 }
 
 /* blktrack_new - a fresh entry for a request first seen now */
@@ -40,6 +57,90 @@ static struct blkreq *blktrack_new(struct blktrack *bt, const struct block_rq *r
 	return r;
 }
 
+/* blktrack_nd_drop - forget sectorless entry i, keeping the others in order */
+static void blktrack_nd_drop(struct blktrack *bt, size_t i)
+{
+	bt->nr_nd--;
+	memmove(&bt->nd[i], &bt->nd[i + 1], (bt->nr_nd - i) * sizeof(bt->nd[0]));
+}
+
+/* blktrack_nd_add - a new sectorless entry; the oldest is forgotten when all are taken */
+static struct blk_nodata *blktrack_nd_add(struct blktrack *bt, const struct block_rq *rq,
+					  const struct perf_sample *s)
+{
+	struct blk_nodata *nd;
+
+	if (bt->nr_nd == BLKTRACK_MAX_NODATA)
+		blktrack_nd_drop(bt, 0);
+	nd = &bt->nd[bt->nr_nd++];
+	memset(nd, 0, sizeof(*nd));
+	nd->dev = rq->dev;
+	nd->pid = s->pid;
+	memcpy(nd->comm, rq->comm, sizeof(nd->comm));
+	return nd;
+}
+
+/* blktrack_nd_issue - a sectorless request reaches the driver: it serves the oldest one waiting */
+static int blktrack_nd_issue(struct blktrack *bt, const struct block_rq *rq,
+			     const struct perf_sample *s)
+{
+	struct blk_nodata *nd = NULL;
+	size_t i = 0;
+
+	while (i < bt->nr_nd) {
+		if (bt->nd[i].dev != rq->dev || bt->nd[i].t_issue)
+			i++;
+		else if (!nd)
+			nd = &bt->nd[i++];
+		else if (rq->op == BLOCK_OP_FLUSH)
+			/* One flush serves every flush waiting on the device: the kernel merges them. */
+			blktrack_nd_drop(bt, i);
+		else
+			break;
+	}
+	if (!nd) {
+		/* With -p, a request whose start we did not see is not known to be the PID's. */
+		if (bt->cfg.pid)
+			return 0;
+		nd = blktrack_nd_add(bt, rq, s);
+	}
+	nd->t_issue = s->time;
+	nd->op = rq->op;
+	nd->flags = rq->flags;
+	return 0;
+}
+
+/* blktrack_nd_done - a sectorless completion ends the oldest issued one of its device and op */
+static int blktrack_nd_done(struct blktrack *bt, const struct block_rq *rq,
+			    const struct perf_sample *s)
+{
+	struct blk_nodata *nd;
+	struct blk_io io;
+	size_t i;
+
+	bt->st.nodata++;
+	for (i = 0; i < bt->nr_nd; i++)
+		if (bt->nd[i].dev == rq->dev && bt->nd[i].t_issue && bt->nd[i].op == rq->op)
+			break;
+	/* Never issued (the data-less original of a flush), or issued before tracing began. */
+	if (i == bt->nr_nd)
+		return 0;
+	nd = &bt->nd[i];
+	memset(&io, 0, sizeof(io));
+	io.dev = nd->dev;
+	io.op = nd->op;
+	io.flags = nd->flags;
+	memcpy(io.rwbs, rq->rwbs, sizeof(io.rwbs));
+	io.error = rq->error;
+	io.t_start = nd->t_start;
+	io.t_issue = nd->t_issue;
+	io.t_done = s->time;
+	io.pid = nd->pid;
+	memcpy(io.comm, nd->comm, sizeof(io.comm));
+	blktrack_nd_drop(bt, i);
+	return bt->cfg.on_nodata ? bt->cfg.on_nodata(bt->cfg.arg, &io) : 0;
+}
+
 /* blktrack_on_start - the submitter's event: block_io_start (or insert on old kernels) */
 static int blktrack_on_start(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
 {
@@ -47,10 +148,14 @@ static int blktrack_on_start(struct iotap_ctx *ctx, const struct perf_sample *s,
 	struct block_rq rq;
 	struct blkreq *r;
 
-	if (blktrack_decode(&bt->f_start, s, &rq) || rq.nr_sector == 0)
+	if (blktrack_decode(bt, &bt->f_start, s, &rq))
 		return 0;
 	if (bt->cfg.pid && (int)s->pid != bt->cfg.pid)
 		return 0;
+	if (rq.nr_sector == 0) {
+		blktrack_nd_add(bt, &rq, s)->t_start = s->time;
+		return 0;
+	}
 	r = blktrack_new(bt, &rq, s);
 	r->t_start = s->time;
 	if (bt->start_is_insert)
@@ -65,7 +170,7 @@ static int blktrack_on_insert(struct iotap_ctx *ctx, const struct perf_sample *s
 	struct block_rq rq;
 	struct blkreq *r;
 
-	if (blktrack_decode(&bt->f_insert, s, &rq) || rq.nr_sector == 0)
+	if (blktrack_decode(bt, &bt->f_insert, s, &rq) || rq.nr_sector == 0)
 		return 0;
 	for (r = reqtab_find(bt->tab, rq.dev, rq.sector); r; r = reqtab_find_next(bt->tab, r))
 		if (!r->t_insert && !r->t_issue)
@@ -86,15 +191,17 @@ static int blktrack_on_issue(struct iotap_ctx *ctx, const struct perf_sample *s,
 	struct block_rq rq;
 	struct blkreq *r;
 
-	if (blktrack_decode(&bt->f_issue, s, &rq) || rq.nr_sector == 0)
+	if (blktrack_decode(bt, &bt->f_issue, s, &rq))
 		return 0;
+	if (rq.nr_sector == 0)
+		return blktrack_nd_issue(bt, &rq, s);
 	for (r = reqtab_find(bt->tab, rq.dev, rq.sector); r; r = reqtab_find_next(bt->tab, r))
 		if (!r->t_issue)
 			break;
 	if (!r) {
 		/* With -p, a request whose start we did not see is not known to be the PID's. */
-		if (bt->cfg.pid && (bt->have_start || (bt->cfg.flags & BT_PID_STRICT) ||
-				    (int)s->pid != bt->cfg.pid))
+		if (bt->cfg.pid && !(bt->cfg.flags & BT_ISSUE_ALL) &&
+		    (bt->have_start || (bt->cfg.flags & BT_PID_STRICT) || (int)s->pid != bt->cfg.pid))
 			return 0;
 		r = blktrack_new(bt, &rq, s);
 	}
@@ -116,12 +223,10 @@ static int blktrack_on_done(struct iotap_ctx *ctx, const struct perf_sample *s, 
 	struct blk_io io;
 	int ret;
 
-	if (blktrack_decode(&bt->f_done, s, &rq))
+	if (blktrack_decode(bt, &bt->f_done, s, &rq))
 		return 0;
-	if (rq.nr_sector == 0) {
-		bt->st.nodata++;
-		return bt->cfg.on_nodata ? bt->cfg.on_nodata(bt->cfg.arg, &rq, s) : 0;
-	}
+	if (rq.nr_sector == 0)
+		return blktrack_nd_done(bt, &rq, s);
 	for (r = reqtab_find(bt->tab, rq.dev, rq.sector); r; r = reqtab_find_next(bt->tab, r))
 		if (r->t_issue)
 			break;
@@ -173,6 +278,28 @@ static int blktrack_use(struct blktrack *bt, struct iotap_ctx *ctx, const char *
 	}
 	if (pid_filter && bt->cfg.pid)
 		return iotap_event_filter(ev, "common_pid == %d", bt->cfg.pid);
+	return 0;
+}
+
+/* blktrack_cfg_select - -d DISK and -p PID into cfg, checked, with one error line each */
+int blktrack_cfg_select(struct blktrack_cfg *cfg, struct iotap_ctx *ctx, const char *disk,
+			int pid)
+{
+	int ret;
+
+	if (disk) {
+		ret = iotap_disk_resolve(ctx, disk, &cfg->dev);
+		if (ret) {
+			iotap_err(ctx, "unknown disk '%s'", disk);
+			return ret;
+		}
+		cfg->has_dev = true;
+	}
+	if (pid && iotap_pid_check(ctx, pid)) {
+		iotap_err(ctx, "no process with PID %d", pid);
+		return -ESRCH;
+	}
+	cfg->pid = pid;
 	return 0;
 }
 
@@ -265,5 +392,39 @@ int blktrack_warn_stats(struct blktrack *bt, struct iotap_ctx *ctx)
 	if (rs->evicted_age || rs->evicted_full)
 		iotap_warn(ctx, "%llu requests never completed within 60 s or overflowed the in-flight table and were dropped",
 			   (unsigned long long)(rs->evicted_age + rs->evicted_full));
+	if (iotap_verbose(ctx))
+		iotap_info(ctx, "%llu requests completed; not timed: %llu completions whose issue was not seen (in flight at start), %llu without a sector (flushes); %zu still in flight",
+			   (unsigned long long)bt->st.completed, (unsigned long long)bt->st.unmatched,
+			   (unsigned long long)bt->st.nodata, reqtab_count(bt->tab));
 	return 0;
+}
+
+/* blk_lastpos_seek - distance from the disk's last request end; 0 on the disk's first, else 1 */
+int blk_lastpos_seek(struct blk_lastpos *lp, uint32_t dev, uint64_t sector, uint32_t nr_sector,
+		     uint64_t *dist)
+{
+	struct blk_pos *d;
+
+	for (size_t i = 0; i < lp->nr; i++) {
+		if (lp->d[i].dev == dev) {
+			d = &lp->d[i];
+			*dist = sector > d->end ? sector - d->end : d->end - sector;
+			d->end = sector + nr_sector;
+			return 1;
+		}
+	}
+	d = realloc(lp->d, (lp->nr + 1) * sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	lp->d = d;
+	lp->d[lp->nr++] = (struct blk_pos){ .dev = dev, .end = sector + nr_sector };
+	return 0;
+}
+
+/* blk_lastpos_release - forget every disk; safe twice */
+void blk_lastpos_release(struct blk_lastpos *lp)
+{
+	free(lp->d);
+	lp->d = NULL;
+	lp->nr = 0;
 }

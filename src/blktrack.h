@@ -12,8 +12,10 @@
 /*
  * Block request life cycle shared by the block tools: start (submitter's
  * context), insert (scheduler), issue (driver), complete. Requests are
- * counted at the request level (after bio merges and splits); requests that
- * carry no sector (flushes) are not paired and are counted apart.
+ * counted at the request level (after bio merges and splits). Requests that
+ * carry no sector (flushes) have no key: they are paired per device in issue
+ * order, take the submitter of the oldest sectorless start waiting on the
+ * device, and go to on_nodata with sector and bytes 0.
  */
 struct blk_io {
 	uint32_t dev;
@@ -33,6 +35,7 @@ struct blk_io {
 #define BT_INSERT	(1u << 1)	/* scheduler insert time */
 #define BT_START_STACK	(1u << 2)	/* callchain on the start event */
 #define BT_PID_STRICT	(1u << 3)	/* with pid: only requests whose start we saw */
+#define BT_ISSUE_ALL	(1u << 4)	/* with pid: report every request, the PID's with t_start */
 
 struct blktrack_cfg {
 	unsigned int flags;
@@ -43,7 +46,7 @@ struct blktrack_cfg {
 	int (*on_start)(void *arg, struct blkreq *r, const struct perf_sample *s);
 	int (*on_issue)(void *arg, const struct blkreq *r, const struct perf_sample *s);
 	int (*on_done)(void *arg, const struct blk_io *io);
-	int (*on_nodata)(void *arg, const struct block_rq *rq, const struct perf_sample *s);
+	int (*on_nodata)(void *arg, const struct blk_io *io);	/* issued, then completed */
 	void *arg;
 };
 
@@ -55,11 +58,28 @@ struct blktrack_stats {
 
 struct blktrack;
 
+/* Where the last request on each disk ended: seek distances, sequential runs. */
+struct blk_pos {
+	uint32_t dev;
+	uint64_t end;			/* sector after the last request */
+};
+
+struct blk_lastpos {
+	struct blk_pos *d;
+	size_t nr;
+};
+
+int blktrack_cfg_select(struct blktrack_cfg *cfg, struct iotap_ctx *ctx, const char *disk,
+			int pid);
 int blktrack_create(struct blktrack **out, struct iotap_ctx *ctx, const struct blktrack_cfg *cfg);
 void blktrack_free(struct blktrack *bt);
 const struct blktrack_stats *blktrack_stats(const struct blktrack *bt);
 const struct reqtab_stats *blktrack_reqtab_stats(const struct blktrack *bt);
 bool blktrack_has_start(const struct blktrack *bt);
 int blktrack_warn_stats(struct blktrack *bt, struct iotap_ctx *ctx);
+
+int blk_lastpos_seek(struct blk_lastpos *lp, uint32_t dev, uint64_t sector, uint32_t nr_sector,
+		     uint64_t *dist);
+void blk_lastpos_release(struct blk_lastpos *lp);
 
 #endif

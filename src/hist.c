@@ -145,7 +145,7 @@ int hist_print_log2(const struct hist *h, FILE *out, const char *val_type)
 }
 
 /* json_str - write s as a JSON string */
-static void json_str(FILE *out, const char *s)
+void json_str(FILE *out, const char *s)
 {
 	fputc('"', out);
 	for (; *s; s++) {
@@ -323,6 +323,20 @@ void hist_set_sort(struct hist_set *hs)
 			hs->h[j - 1] = h;
 		}
 	}
+}
+
+/* hist_set_print_log2 - every section, sorted, as BCC's "\n<section> = <key>" and histogram */
+int hist_set_print_log2(struct hist_set *hs, FILE *out, const char *section,
+			const char *val_type)
+{
+	int ret = 0;
+
+	hist_set_sort(hs);
+	for (size_t i = 0; i < hs->nr && !ret; i++) {
+		fprintf(out, "\n%s = %s\n", section, hs->keys[i]);
+		ret = hist_print_log2(&hs->h[i], out, val_type);
+	}
+	return ret;
 }
 
 /* hist_set_reset - drop every section (an interval ended) */

@@ -46,6 +46,7 @@ int hist_print_json(const struct hist *h, FILE *out, const char *val_type, const
 		    const char *section, const char *section_val);
 int hist_print_percentiles(const struct hist *h, FILE *out, const char *unit);
 void hist_stars(char *buf, uint64_t val, uint64_t val_max, int width);
+void json_str(FILE *out, const char *s);
 
 int lhist_init(struct lhist *h, uint64_t step, uint64_t nr);
 void lhist_add(struct lhist *h, uint64_t v);
@@ -55,6 +56,8 @@ int lhist_print(const struct lhist *h, FILE *out, const char *val_type);
 
 struct hist *hist_set_get(struct hist_set *hs, const char *key);
 void hist_set_sort(struct hist_set *hs);
+int hist_set_print_log2(struct hist_set *hs, FILE *out, const char *section,
+			const char *val_type);
 void hist_set_reset(struct hist_set *hs);
 void hist_set_release(struct hist_set *hs);
 

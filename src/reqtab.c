@@ -7,12 +7,20 @@
 #include "reqtab.h"
 
 #define NIL UINT32_MAX
+/* Buckets to start with; the table doubles them as it fills, so a few requests stay in cache. */
+#define MIN_BUCKETS 1024u
 
+/*
+ * The pool is allocated for cap entries at once but touched only as far as
+ * it was ever filled (used), so its pages cost nothing until needed, and
+ * entries never move. Buckets grow with the count.
+ */
 struct reqtab {
 	struct blkreq *pool;
 	uint32_t *buckets;
 	uint32_t nr_buckets;		/* power of two */
 	uint32_t cap;
+	uint32_t used;			/* pool entries ever handed out */
 	uint32_t count;
 	uint32_t free_head;		/* free list through hnext */
 	uint32_t oldest, newest;	/* age list through prev/next */
@@ -41,9 +49,7 @@ struct reqtab *reqtab_alloc(size_t max_entries, uint64_t max_age_ns)
 	if (!t)
 		return NULL;
 	t->cap = max_entries;
-	t->nr_buckets = 1;
-	while (t->nr_buckets < max_entries)
-		t->nr_buckets <<= 1;
+	t->nr_buckets = MIN_BUCKETS;
 	t->pool = malloc(t->cap * sizeof(*t->pool));
 	t->buckets = malloc(t->nr_buckets * sizeof(*t->buckets));
 	if (!t->pool || !t->buckets) {
@@ -52,9 +58,7 @@ struct reqtab *reqtab_alloc(size_t max_entries, uint64_t max_age_ns)
 		return NULL;
 	}
 	memset(t->buckets, 0xff, t->nr_buckets * sizeof(*t->buckets));
-	for (uint32_t i = 0; i < t->cap; i++)
-		t->pool[i].hnext = i + 1 < t->cap ? i + 1 : NIL;
-	t->free_head = 0;
+	t->free_head = NIL;
 	t->oldest = t->newest = NIL;
 	t->max_age = max_age_ns;
 	return t;
@@ -92,6 +96,37 @@ static void reqtab_unlink(struct reqtab *t, uint32_t i)
 	t->count--;
 }
 
+/* reqtab_grow - twice the buckets, entries rechained in age order (so equal keys keep theirs) */
+static void reqtab_grow(struct reqtab *t)
+{
+	uint32_t n = t->nr_buckets * 2, *b = malloc(n * sizeof(*b)), *tail;
+
+	/* Without memory the chains just get longer. */
+	if (!b)
+		return;
+	tail = malloc(n * sizeof(*tail));
+	if (!tail) {
+		free(b);
+		return;
+	}
+	memset(b, 0xff, n * sizeof(*b));
+	free(t->buckets);
+	t->buckets = b;
+	t->nr_buckets = n;
+	for (uint32_t i = t->oldest; i != NIL; i = t->pool[i].next) {
+		struct blkreq *r = &t->pool[i];
+
+		r->bucket = reqtab_hash(t, r->dev, r->sector);
+		r->hnext = NIL;
+		if (b[r->bucket] == NIL)
+			b[r->bucket] = i;
+		else
+			t->pool[tail[r->bucket]].hnext = i;
+		tail[r->bucket] = i;
+	}
+	free(tail);
+}
+
 /* reqtab_insert - add a request (after any that share its key); evicts to make room */
 struct blkreq *reqtab_insert(struct reqtab *t, uint32_t dev, uint64_t sector, uint64_t now)
 {
@@ -102,13 +137,19 @@ struct blkreq *reqtab_insert(struct reqtab *t, uint32_t dev, uint64_t sector, ui
 		reqtab_unlink(t, t->oldest);
 		t->st.evicted_age++;
 	}
-	if (t->free_head == NIL) {
+	if (t->free_head == NIL && t->used == t->cap) {
 		reqtab_unlink(t, t->oldest);
 		t->st.evicted_full++;
 	}
-	i = t->free_head;
+	if (t->free_head != NIL) {
+		i = t->free_head;
+		t->free_head = t->pool[i].hnext;
+	} else {
+		i = t->used++;
+	}
+	if (t->count >= t->nr_buckets && t->nr_buckets < t->cap)
+		reqtab_grow(t);
 	r = &t->pool[i];
-	t->free_head = r->hnext;
 	memset(r, 0, sizeof(*r));
 	r->dev = dev;
 	r->sector = sector;

@@ -78,7 +78,6 @@ static int biolatency_init(struct iotap_ctx *ctx)
 	struct biolatency_state *st = ctx->state;
 	struct blktrack_cfg cfg = {
 		.flags = p->queued ? BT_START : 0,
-		.pid = p->pid,
 		.on_done = biolatency_on_done,
 		.arg = ctx,
 	};
@@ -88,18 +87,9 @@ static int biolatency_init(struct iotap_ctx *ctx)
 		iotap_err(ctx, "can only use -D or -F");
 		return -EINVAL;
 	}
-	if (p->disk) {
-		ret = iotap_disk_resolve(ctx, p->disk, &cfg.dev);
-		if (ret) {
-			iotap_err(ctx, "unknown disk '%s'", p->disk);
-			return ret;
-		}
-		cfg.has_dev = true;
-	}
-	if (p->pid && iotap_pid_check(ctx, p->pid)) {
-		iotap_err(ctx, "no process with PID %d", p->pid);
-		return -ESRCH;
-	}
+	ret = blktrack_cfg_select(&cfg, ctx, p->disk, p->pid);
+	if (ret)
+		return ret;
 	return blktrack_create(&st->bt, ctx, &cfg);
 }
 
@@ -131,11 +121,7 @@ static int biolatency_report(struct iotap_ctx *ctx)
 	if (p->json)
 		iotap_strftime(ctx, iotap_now(ctx), "%Y-%m-%d %H:%M:%S", ts, sizeof(ts));
 	else
-		fputc('\n', ctx->out);
-	if (p->timestamp && !p->json) {
-		iotap_strftime(ctx, iotap_now(ctx), "%H:%M:%S", ts, sizeof(ts));
-		fprintf(ctx->out, "%-8s\n", ts);
-	}
+		iotap_interval_header(ctx, p->timestamp);
 	hist_set_sort(&st->hs);
 	for (size_t i = 0; i < st->hs.nr && !ret; i++)
 		ret = biolatency_print_one(ctx, &st->hs.h[i], section, st->hs.keys[i], ts);

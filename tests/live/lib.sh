@@ -6,7 +6,6 @@ IOTAP=${IOTAP:-$(pwd)/iotap}
 IOTAP_PROGS=${IOTAP_PROGS:-$(pwd)/tests/progs}
 TRACEFS=/sys/kernel/tracing
 LIVE_TMP=$(mktemp -d /tmp/iotap-live.XXXXXX)
-LIVE_LOOPS=""
 LIVE_PIDS=""
 
 # fail - report a failed assertion and stop the test
@@ -24,7 +23,8 @@ skip() {
 # live_cleanup - stop tracers, detach loop devices, remove temp files
 live_cleanup() {
 	for p in $LIVE_PIDS; do kill -KILL "$p" 2>/dev/null || true; done
-	for l in $LIVE_LOOPS; do losetup -d "$l" 2>/dev/null || true; done
+	# loop_create runs in $(...): its devices are listed in a file, not a variable.
+	for l in $(cat "$LIVE_TMP/loops" 2>/dev/null); do losetup -d "$l" 2>/dev/null || true; done
 	rm -rf "$LIVE_TMP"
 }
 trap live_cleanup EXIT
@@ -44,7 +44,7 @@ loop_create() {
 	local img="$LIVE_TMP/$1.img" dev
 	truncate -s "${2}M" "$img"
 	dev=$(losetup -f --show "$img") || fail "losetup failed"
-	LIVE_LOOPS="$LIVE_LOOPS $dev"
+	echo "$dev" >>"$LIVE_TMP/loops"
 	echo "$dev"
 }
 
@@ -56,7 +56,9 @@ tracer_start() {
 	TRACER_PID=$!
 	LIVE_PIDS="$LIVE_PIDS $TRACER_PID"
 	for i in $(seq 1 100); do
-		[ -s "$out" ] && return 0
+		# A freshly enabled tracepoint event can miss events for a moment on a
+		# saturated machine (perf shows the same): settle before the workload.
+		[ -s "$out" ] && { sleep 0.1; return 0; }
 		kill -0 $TRACER_PID 2>/dev/null || { cat "$out.err" >&2; fail "iotap $* exited early"; }
 		sleep 0.05
 	done

@@ -197,13 +197,15 @@ static void fake_close(struct session *s)
 {
 }
 
-static const struct source_ops fake_source = { fake_open, fake_run, fake_find, fake_close };
+static const struct source_ops fake_source = {
+	.open = fake_open, .run = fake_run, .find = fake_find, .close = fake_close,
+};
 
 struct pairing {
 	struct session s;
 	struct blktrack *bt;
 	const struct layout *l;
-	struct blk_io done[16];
+	struct blk_io done[16], nodata[4];
 	int nr_done, nr_nodata;
 };
 
@@ -217,10 +219,13 @@ static int on_done(void *arg, const struct blk_io *io)
 	return 0;
 }
 
-/* on_nodata - count sectorless completions */
-static int on_nodata(void *arg, const struct block_rq *rq, const struct perf_sample *s)
+/* on_nodata - collect completed sectorless requests */
+static int on_nodata(void *arg, const struct blk_io *io)
 {
-	((struct pairing *)arg)->nr_nodata++;
+	struct pairing *p = arg;
+
+	assert_true(p->nr_nodata < 4);
+	p->nodata[p->nr_nodata++] = *io;
 	return 0;
 }
 
@@ -323,6 +328,44 @@ static void test_pair_flush_and_orphans(void **state)
 	assert_int_equal(p.nr_nodata, 1);
 	assert_int_equal(blktrack_stats(p.bt)->nodata, 1);
 	assert_int_equal(blktrack_stats(p.bt)->unmatched, 1);
+	assert_int_equal(p.nodata[0].t_issue, 100);
+	assert_int_equal(p.nodata[0].t_done, 200);
+	assert_int_equal(p.nodata[0].op, BLOCK_OP_FLUSH);
+	assert_int_equal(p.nodata[0].bytes, 0);
+	pairing_teardown(&p);
+}
+
+/* test_pair_flush_submitter - a flush serves every waiting fsync; the oldest one names it */
+static void test_pair_flush_submitter(void **state)
+{
+	struct blktrack_cfg cfg = { .flags = BT_START };
+	struct pairing p;
+
+	pairing_setup(&p, &layouts[2], &cfg);
+	feed(&p, "block_io_start", 42, 50, 0, 0, "FWS");
+	feed(&p, "block_io_start", 43, 55, 0, 0, "FWS");
+	feed(&p, "block_rq_issue", 7, 60, 0, 0, "FF");
+	feed(&p, "block_io_start", 44, 65, 0, 0, "FWS");	/* waits for the next flush */
+	feed(&p, "block_rq_complete", 0, 90, UINT64_MAX, 0, "FF");
+	/* The data-less originals complete without an issue: nothing to pair. */
+	feed(&p, "block_rq_complete", 0, 91, 0, 0, "WS");
+	feed(&p, "block_rq_complete", 0, 92, 0, 0, "WS");
+	feed(&p, "block_rq_issue", 7, 100, 0, 0, "FF");
+	feed(&p, "block_rq_complete", 0, 120, UINT64_MAX, 0, "FF");
+	/* A flush whose issue came before tracing started is not paired. */
+	feed(&p, "block_rq_complete", 0, 130, UINT64_MAX, 0, "FF");
+	assert_int_equal(p.nr_done, 0);
+	assert_int_equal(p.nr_nodata, 2);
+	assert_int_equal(p.nodata[0].pid, 42);
+	assert_int_equal(p.nodata[0].t_start, 50);
+	assert_int_equal(p.nodata[0].t_issue, 60);
+	assert_int_equal(p.nodata[0].t_done, 90);
+	assert_string_equal(p.nodata[0].rwbs, "FF");
+	assert_int_equal(p.nodata[1].pid, 44);
+	assert_int_equal(p.nodata[1].t_start, 65);
+	assert_int_equal(p.nodata[1].t_issue, 100);
+	assert_int_equal(p.nodata[1].t_done, 120);
+	assert_int_equal(blktrack_stats(p.bt)->nodata, 5);
 	pairing_teardown(&p);
 }
 
@@ -373,6 +416,55 @@ static void test_pair_pid(void **state)
 	pairing_teardown(&p);
 }
 
+static int issue_seen, issue_started;
+
+/* count_issue - on_issue: every issued request, and those whose start was seen */
+static int count_issue(void *arg, const struct blkreq *r, const struct perf_sample *s)
+{
+	issue_seen++;
+	issue_started += r->t_start != 0;
+	return 0;
+}
+
+/* test_pair_issue_all - with a PID and BT_ISSUE_ALL every request is reported, the PID's started */
+static void test_pair_issue_all(void **state)
+{
+	struct blktrack_cfg cfg = { .flags = BT_ISSUE_ALL, .pid = 42, .on_issue = count_issue };
+	struct pairing p;
+
+	issue_seen = issue_started = 0;
+	pairing_setup(&p, &layouts[2], &cfg);
+	feed(&p, "block_io_start", 42, 10, 100, 8, "R");
+	feed(&p, "block_io_start", 43, 11, 200, 8, "R");
+	feed(&p, "block_rq_issue", 43, 12, 100, 8, "R");
+	feed(&p, "block_rq_issue", 43, 13, 200, 8, "R");
+	feed(&p, "block_rq_issue", 42, 14, 300, 8, "R");
+	assert_int_equal(issue_seen, 3);
+	assert_int_equal(issue_started, 1);
+	pairing_teardown(&p);
+}
+
+/* test_lastpos - seek distance from each disk's last request end; a disk's first has none */
+static void test_lastpos(void **state)
+{
+	struct blk_lastpos lp = { 0 };
+	uint64_t dist = 99;
+
+	assert_int_equal(blk_lastpos_seek(&lp, 1, 100, 8, &dist), 0);
+	assert_int_equal(dist, 99);
+	assert_int_equal(blk_lastpos_seek(&lp, 1, 108, 8, &dist), 1);
+	assert_int_equal(dist, 0);
+	assert_int_equal(blk_lastpos_seek(&lp, 2, 0, 8, &dist), 0);
+	assert_int_equal(blk_lastpos_seek(&lp, 1, 16, 8, &dist), 1);
+	assert_int_equal(dist, 100);
+	assert_int_equal(blk_lastpos_seek(&lp, 1, 1000, 8, &dist), 1);
+	assert_int_equal(dist, 976);
+	assert_int_equal(blk_lastpos_seek(&lp, 2, 8, 8, &dist), 1);
+	assert_int_equal(dist, 0);
+	blk_lastpos_release(&lp);
+	blk_lastpos_release(&lp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -381,8 +473,11 @@ int main(void)
 		cmocka_unit_test(test_rwbs),
 		cmocka_unit_test(test_pair_shared_key),
 		cmocka_unit_test(test_pair_flush_and_orphans),
+		cmocka_unit_test(test_pair_flush_submitter),
 		cmocka_unit_test(test_pair_queued),
 		cmocka_unit_test(test_pair_pid),
+		cmocka_unit_test(test_pair_issue_all),
+		cmocka_unit_test(test_lastpos),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -216,6 +216,38 @@ static void test_sections(void **state)
 	hist_set_release(&hs);
 }
 
+/* test_set_print - sections sorted by name, each as BCC prints "\n<section> = <key>" */
+static void test_set_print(void **state)
+{
+	struct hist_set hs = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	hist_add(hist_set_get(&hs, "fio"), 64);
+	hist_add(hist_set_get(&hs, "dd"), 4);
+	assert_int_equal(hist_set_print_log2(&hs, f, "Process Name", "Kbytes"), 0);
+	fclose(f);
+	assert_string_equal(buf,
+		"\nProcess Name = dd\n"
+		"     Kbytes              : count     distribution\n"
+		"         0 -> 1          : 0        |                                        |\n"
+		"         2 -> 3          : 0        |                                        |\n"
+		"         4 -> 7          : 1        |****************************************|\n"
+		"\nProcess Name = fio\n"
+		"     Kbytes              : count     distribution\n"
+		"         0 -> 1          : 0        |                                        |\n"
+		"         2 -> 3          : 0        |                                        |\n"
+		"         4 -> 7          : 0        |                                        |\n"
+		"         8 -> 15         : 0        |                                        |\n"
+		"        16 -> 31         : 0        |                                        |\n"
+		"        32 -> 63         : 0        |                                        |\n"
+		"        64 -> 127        : 1        |****************************************|\n");
+	free(buf);
+	hist_set_release(&hs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +261,7 @@ int main(void)
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_linear),
 		cmocka_unit_test(test_sections),
+		cmocka_unit_test(test_set_print),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

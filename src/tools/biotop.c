@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* biotop.c - block device I/O by process, top style, BCC's biotop */
+#include <errno.h>
+#include <search.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "../blktrack.h"
+
+#define BIOTOP_ROWS 20
+
+/* -s choices; the first is the default, BCC's order. */
+enum biotop_sort { BIOTOP_SORT_BYTES, BIOTOP_SORT_ALL, BIOTOP_SORT_IO, BIOTOP_SORT_TIME };
+static const char *const biotop_sorts[] = { "bytes", "all", "io", "time", NULL };
+
+struct biotop_params {
+	bool noclear;
+	uint64_t maxrows;
+	int pid;
+	int sort;
+};
+
+/* One line: the I/O of a process, in one direction, on one disk, this interval. */
+struct biotop_row {
+	uint32_t pid, dev;
+	bool write;
+	char comm[16];
+	uint64_t io, bytes, ns;
+	uint64_t key;			/* the sort column, set when printing */
+};
+
+struct biotop_state {
+	struct blktrack *bt;
+	void *tree;			/* rows by (pid, comm, direction, disk) */
+	struct biotop_row **rows;
+	size_t nr, cap;
+};
+
+#define P(f) offsetof(struct biotop_params, f)
+static const struct opt biotop_opts[] = {
+	{ 'C', "noclear", OPT_FLAG, P(noclear), NULL, "don't clear the screen" },
+	{ 'r', "maxrows", OPT_UINT, P(maxrows), "MAXROWS", "maximum rows to print, default 20",
+	  NULL, 1, 1u << 20 },
+	{ 'p', "pid", OPT_PID, P(pid), "PID", "trace I/O submitted by this process only" },
+	{ 's', "sort", OPT_CHOICE, P(sort), "SORT",
+	  "sort by bytes (the default, BCC's order), by I/O + bytes + microseconds (all, libbpf-tools' default), by I/O or by total latency",
+	  biotop_sorts },
+	OPT_END
+};
+
+static const struct tool_event biotop_events[] = {
+	{ "block", "block_rq_issue", 0 },
+	{ "block", "block_rq_complete", 0 },
+	{ "block", "block_io_start", TOOL_EV_OPTIONAL },
+	{ "block", "block_rq_insert", TOOL_EV_OPTIONAL },
+	{ NULL, NULL, 0 }
+};
+
+/* biotop_cmp - order of the lookup tree */
+static int biotop_cmp(const void *a, const void *b)
+{
+	const struct biotop_row *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->write != y->write)
+		return x->write ? 1 : -1;
+	return strncmp(x->comm, y->comm, sizeof(x->comm));
+}
+
+/* biotop_row_add - a new row for key, owned by the rows array and found through the tree */
+static struct biotop_row *biotop_row_add(struct biotop_state *st, const struct biotop_row *key)
+{
+	struct biotop_row *row;
+
+	if (st->nr == st->cap) {
+		size_t cap = st->cap ? st->cap * 2 : 64;
+		struct biotop_row **rows = realloc(st->rows, cap * sizeof(*rows));
+
+		if (!rows)
+			return NULL;
+		st->rows = rows;
+		st->cap = cap;
+	}
+	row = malloc(sizeof(*row));
+	if (!row)
+		return NULL;
+	*row = *key;
+	if (!tsearch(row, &st->tree, biotop_cmp)) {
+		free(row);
+		return NULL;
+	}
+	st->rows[st->nr++] = row;
+	return row;
+}
+
+/* biotop_on_done - count a completed request on its row */
+static int biotop_on_done(void *arg, const struct blk_io *io)
+{
+	struct iotap_ctx *ctx = arg;
+	struct biotop_state *st = ctx->state;
+	struct biotop_row key = { .pid = io->pid, .dev = io->dev, .write = io->op == BLOCK_OP_WRITE };
+	struct biotop_row *row;
+	void **node;
+
+	memcpy(key.comm, io->comm, sizeof(key.comm));
+	node = tfind(&key, &st->tree, biotop_cmp);
+	row = node ? *node : biotop_row_add(st, &key);
+	if (!row)
+		return -ENOMEM;
+	row->io++;
+	row->bytes += io->bytes;
+	row->ns += io->t_done - io->t_issue;
+	return 0;
+}
+
+/* biotop_init - check options and subscribe to the request events */
+static int biotop_init(struct iotap_ctx *ctx)
+{
+	struct biotop_params *p = ctx->params;
+	struct biotop_state *st = ctx->state;
+	struct blktrack_cfg cfg = {
+		.flags = BT_START,
+		.on_done = biotop_on_done,
+		.arg = ctx,
+	};
+	int ret = blktrack_cfg_select(&cfg, ctx, NULL, p->pid);
+
+	return ret ? ret : blktrack_create(&st->bt, ctx, &cfg);
+}
+
+/* biotop_by_key - largest sort column first; ties in a stable order */
+static int biotop_by_key(const void *a, const void *b)
+{
+	const struct biotop_row *x = *(const struct biotop_row *const *)a;
+	const struct biotop_row *y = *(const struct biotop_row *const *)b;
+
+	if (x->key != y->key)
+		return x->key > y->key ? -1 : 1;
+	return biotop_cmp(x, y);
+}
+
+/* biotop_line - print one line, cut to width columns when width is not 0 */
+static void biotop_line(FILE *out, int width, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void biotop_line(FILE *out, int width, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (width && n > width)
+		n = width;
+	fprintf(out, "%.*s\n", n, buf);
+}
+
+/* biotop_width - the terminal's width when printing to one, else 0 */
+static int biotop_width(FILE *out)
+{
+	struct winsize ws;
+
+	if (!isatty(fileno(out)) || ioctl(fileno(out), TIOCGWINSZ, &ws) || !ws.ws_col)
+		return 0;
+	return ws.ws_col;
+}
+
+/* biotop_loadavg - /proc/loadavg when live, "?" over a recording that lacks it */
+static void biotop_loadavg(struct iotap_ctx *ctx, char *buf, size_t len)
+{
+	FILE *f = iotap_is_live(ctx) ? fopen("/proc/loadavg", "re") : NULL;
+
+	snprintf(buf, len, "?");
+	if (f) {
+		if (!fgets(buf, len, f))
+			snprintf(buf, len, "?");
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = 0;
+}
+
+/* biotop_sort_key - the -s column of a row */
+static uint64_t biotop_sort_key(const struct biotop_row *r, int sort)
+{
+	switch (sort) {
+	case BIOTOP_SORT_ALL:
+		return r->io + r->bytes + r->ns / 1000;
+	case BIOTOP_SORT_IO:
+		return r->io;
+	case BIOTOP_SORT_TIME:
+		return r->ns;
+	default:
+		return r->bytes;
+	}
+}
+
+/* biotop_report - the screen of one interval, BCC's layout, then reset */
+static int biotop_report(struct iotap_ctx *ctx)
+{
+	struct biotop_params *p = ctx->params;
+	struct biotop_state *st = ctx->state;
+	uint64_t maxrows = p->maxrows ? p->maxrows : BIOTOP_ROWS;
+	int width = biotop_width(ctx->out);
+	char ts[32], load[128];
+
+	/* What clear(1) writes on xterm-like terminals, which BCC runs. */
+	fputs(p->noclear ? "\n" : "\033[H\033[2J\033[3J", ctx->out);
+	if (iotap_strftime(ctx, iotap_now(ctx), "%H:%M:%S", ts, sizeof(ts)))
+		snprintf(ts, sizeof(ts), "?");
+	biotop_loadavg(ctx, load, sizeof(load));
+	/* BCC prints the file with its newline: a blank line follows. */
+	biotop_line(ctx->out, width, "%-8s loadavg: %s", ts, load);
+	fputc('\n', ctx->out);
+	biotop_line(ctx->out, width, "%-7s %-16s %1s %-3s %-3s %-8s %5s %7s %6s", "PID", "COMM",
+		    "D", "MAJ", "MIN", "DISK", "I/O", "Kbytes", "AVGms");
+	for (size_t i = 0; i < st->nr; i++)
+		st->rows[i]->key = biotop_sort_key(st->rows[i], p->sort);
+	qsort(st->rows, st->nr, sizeof(*st->rows), biotop_by_key);
+	for (size_t i = 0; i < st->nr && i < maxrows; i++) {
+		const struct biotop_row *r = st->rows[i];
+
+		biotop_line(ctx->out, width, "%-7u %-16s %1s %-3u %-3u %-8s %5llu %7llu %6.2f",
+			    r->pid, r->comm, r->write ? "W" : "R", BLOCK_DEV_MAJOR(r->dev),
+			    BLOCK_DEV_MINOR(r->dev), iotap_disk_name(ctx, r->dev),
+			    (unsigned long long)r->io, (unsigned long long)(r->bytes / 1024),
+			    r->ns / 1e6 / r->io);
+	}
+	if (ctx->final)
+		blktrack_warn_stats(st->bt, ctx);
+	tdestroy(st->tree, free);
+	st->tree = NULL;
+	st->nr = 0;
+	return ferror(ctx->out) ? -EIO : 0;
+}
+
+/* biotop_fini - free the state */
+static void biotop_fini(struct iotap_ctx *ctx)
+{
+	struct biotop_state *st = ctx->state;
+
+	blktrack_free(st->bt);
+	tdestroy(st->tree, free);
+	free(st->rows);
+}
+
+const struct tool tool_biotop = {
+	.name = "biotop",
+	.summary = "Show block device I/O by process, top style.",
+	.description =
+		"Traces block device I/O and, every interval (1 second unless given), clears the "
+		"screen and prints the time and load average, then one line per process, direction "
+		"(R or W) and disk: the number of requests completed in the interval, their Kbytes "
+		"and their average latency from issue to the device until completion, largest first. "
+		"The process is the one that submitted the request (from block_io_start, or "
+		"block_rq_insert on kernels before 6.5). Flushes and other requests without data are "
+		"not counted; requests in flight when tracing starts are not either. Lines are cut to "
+		"the terminal's width. Over a recording the load average is not known and prints as "
+		"'?'. The layout and widths are those of BCC's biotop; -s comes from libbpf-tools.",
+	.examples =
+		"iotap biotop\n  Refresh every second until Ctrl-C.\n"
+		"iotap biotop -C 5 10\n  Every 5 seconds, ten times, without clearing the screen.\n"
+		"iotap biotop -s io -r 5\n  The five busiest rows by number of I/O.\n"
+		"iotap biotop -p 181\n  Only the I/O of PID 181.\n",
+	.banner = "Tracing block device I/O by process... Hit Ctrl-C to end.",
+	.args = TOOL_ARGS_INTERVAL,
+	.default_interval = 1,
+	.opts = biotop_opts,
+	.events = biotop_events,
+	.params_size = sizeof(struct biotop_params),
+	.state_size = sizeof(struct biotop_state),
+	.init = biotop_init,
+	.report = biotop_report,
+	.fini = biotop_fini,
+};
