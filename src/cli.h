@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_CLI_H
+#define IOTAP_CLI_H
+
+/* The command-line layer: the only code that prints and chooses exit statuses. */
+#include "iotap.h"
+#include "opt.h"
+#include "session.h"
+
+#define EXIT_USAGE 1
+#define EXIT_TRACE 2
+
+void cli_set_prefix(const char *name);
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int cli_stdout_check(int status);
+int cli_parse(const struct tool *spec, int argc, char **argv, void *params,
+	      struct session_opts *so, struct cli_args *ca);
+int cli_run_tool(const struct tool *tool, int argc, char **argv, const char *input);
+
+int cli_record(int argc, char **argv);
+int cli_report(int argc, char **argv);
+
+#endif

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fuzz_report.c - libFuzzer harness for the whole report path: a recording
+ * opened from memory, its sections read, its records replayed in order and
+ * dispatched to biolatency, then described as --info does.
+ *
+ * An input that starts with the file magic is a recording image; its CRCs
+ * are repaired first so that the fuzzer gets past them. Any other input is
+ * a list of sections, each a u32 type, a u32 length and that many raw bytes
+ * (in this machine's byte order), that the harness writes into a valid
+ * container with the real writer: that lets the fuzzer change what the
+ * compressed payloads hold (META, formats, ids, records). tests/fuzz/run.sh
+ * makes seeds of both kinds from the recordings in corpus-report.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "log.h"
+#include "opt.h"
+#include "recording.h"
+
+/* le32_put - store v little-endian */
+static void le32_put(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = v >> (8 * i);
+}
+
+/* le32_get - load a little-endian u32 */
+static uint32_t le32_get(const uint8_t *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* fix_crcs - make every CRC of a file image agree with its bytes */
+static void fix_crcs(uint8_t *p, size_t len)
+{
+	size_t off = 20;
+
+	if (len < 20)
+		return;
+	le32_put(p + 16, crc32(0, p, 16));
+	while (len - off >= 24) {
+		uint32_t clen = le32_get(p + off + 12);
+		size_t avail = len - off - 24;
+
+		if (clen > avail)
+			clen = avail;
+		le32_put(p + off + 16, crc32(0, p + off + 24, clen));
+		le32_put(p + off + 20, crc32(0, p + off, 20));
+		off += 24 + clen;
+	}
+}
+
+/* pack_sections - write type/length/bytes entries as a real recording; its image, or NULL */
+static uint8_t *pack_sections(const uint8_t *data, size_t size, size_t *out_len)
+{
+	static int fd = -1;
+	static char path[64];
+	struct rec_writer *w;
+	uint8_t *img;
+	off_t len;
+
+	if (fd < 0) {
+		fd = memfd_create("fuzz_report", 0);
+		if (fd < 0)
+			abort();
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	}
+	w = rec_writer_create(path, true);
+	if (!w)
+		abort();
+	while (size >= 8) {
+		uint32_t type, len;
+
+		memcpy(&type, data, 4);
+		memcpy(&len, data + 4, 4);
+		data += 8;
+		size -= 8;
+		if (len > size)
+			len = size;
+		/* Container types and END are the container's business: make them sections. */
+		if (type < REC_TYPE_MIN)
+			type += REC_TYPE_MIN;
+		rec_writer_put(w, type, data, len);
+		data += len;
+		size -= len;
+	}
+	/* A writer left open is a cut file; an odd last byte says which to make. */
+	if (!(size && (data[0] & 1)) && rec_writer_close(w))
+		abort();
+	rec_writer_free(w);
+	len = lseek(fd, 0, SEEK_END);
+	img = malloc(len ? len : 1);
+	if (!img || pread(fd, img, len, 0) != len)
+		abort();
+	*out_len = len;
+	return img;
+}
+
+/* report - biolatency -D over the image, then --info's reading of it */
+static void report(const uint8_t *img, size_t len)
+{
+	const struct tool *tool = tool_find("biolatency");
+	struct session_opts so = { .mmap_pages = 128, .input_buf = img, .input_len = len };
+	char *argv[] = { "biolatency", "-D", NULL }, err[256];
+	struct recording_info info;
+	struct cli_args ca;
+	struct session s;
+	void *params = calloc(1, tool->params_size);
+	FILE *out = fopen("/dev/null", "w");
+
+	if (!params || !out || opt_parse(tool, 2, argv, params, &so, &ca, err, sizeof(err)))
+		abort();
+	if (!session_init(&s, tool, params, &so)) {
+		s.ctx.out = out;
+		session_run(&s, 0, 0, 0);
+	}
+	session_release(&s);
+	if (!session_init(&s, NULL, NULL, &so))
+		recording_info(&s, &info);
+	session_release(&s);
+	fclose(out);
+	free(params);
+}
+
+/* LLVMFuzzerTestOneInput - one recording image, or one list of sections */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint8_t *img;
+	size_t len;
+
+	log_set(NULL);
+	if (size >= 8 && !memcmp(data, "IOTAPREC", 8)) {
+		img = malloc(size);
+		if (!img)
+			return 0;
+		memcpy(img, data, size);
+		fix_crcs(img, size);
+		len = size;
+	} else {
+		img = pack_sections(data, size, &len);
+	}
+	report(img, len);
+	free(img);
+	return 0;
+}

@@ -1,0 +1,95 @@
+#!/bin/bash
+# run.sh - build the fuzzers with clang (libFuzzer, ASan, UBSan) from the sources and run each
+# for a bounded time.
+#   fuzz_recfile  the recording container (src/recfile.c)
+#   fuzz_report   the whole report path: open from memory, replay, biolatency, --info
+# Environment: FUZZ_SECONDS per fuzzer (default 60), BUILDDIR holding config.h (default: the
+# source tree), FUZZ_OUT for binaries, grown corpora and crash files (default: a temporary
+# directory, removed unless something failed), CLANG (default clang).
+# Exit status: 0 when every fuzzer ran its time without a finding.
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BUILDDIR=${BUILDDIR:-$TOP}
+SECS=${FUZZ_SECONDS:-60}
+CLANG=${CLANG:-clang}
+OUT=${FUZZ_OUT:-}
+KEEP=1
+if [[ -z $OUT ]]; then OUT=$(mktemp -d /tmp/iotap-fuzz.XXXXXX); KEEP=0; fi
+mkdir -p "$OUT"
+
+die() { echo "fuzz/run.sh: $*" >&2; exit 2; }
+command -v "$CLANG" >/dev/null || die "no $CLANG (apt-get install clang)"
+[[ -f $BUILDDIR/config.h ]] || die "no config.h in $BUILDDIR: run ./configure (or set BUILDDIR)"
+
+PKGS="libtraceevent libtracefs libdw libelf zlib"
+# shellcheck disable=SC2207 # pkg-config output is whitespace-separated flags
+SANITIZE=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+	-fno-omit-frame-pointer)
+CFLAGS=("${SANITIZE[@]}" -include "$BUILDDIR/config.h" -I"$BUILDDIR"
+	-I"$TOP/src" -I"$TOP/parsers" -I"$TOP/tracefs" $(pkg-config --cflags $PKGS))
+# shellcheck disable=SC2207
+LIBS=($(pkg-config --libs $PKGS))
+
+# lib_sources - the .c files of libiotap, as Makefile.am lists them
+lib_sources() {
+	awk '/^libiotap_a_SOURCES *=/ { on = 1 }
+	     on { for (i = 1; i <= NF; i++) if ($i ~ /\.c$/) print ENVIRON["TOP"] "/" $i
+	          if ($NF != "\\") exit }' "$TOP/Makefile.am"
+}
+export TOP
+
+# build NAME FLAGS... -- SOURCES...
+build() {
+	local name=$1 flags=()
+	shift
+	while [[ $1 != -- ]]; do flags+=("$1"); shift; done
+	shift
+	echo "== building $name"
+	"$CLANG" "${flags[@]}" -o "$OUT/$name" "$@" "${LIBS[@]}"
+}
+
+# unpack_seeds DIR OUTDIR - each recording also as the section list fuzz_report packs itself
+unpack_seeds() {
+	python3 - "$1" "$2" <<'PY'
+import os, struct, sys, zlib
+src, dst = sys.argv[1], sys.argv[2]
+for name in sorted(os.listdir(src)):
+    d = open(os.path.join(src, name), 'rb').read()
+    off, out = 20, bytearray()
+    while off + 24 <= len(d):
+        _, t, raw, clen = struct.unpack_from('<4sIII', d, off)
+        if t:
+            out += struct.pack('<II', t, raw) + zlib.decompress(d[off + 24:off + 24 + clen])
+        off += 24 + clen
+    open(os.path.join(dst, name + '.sections'), 'wb').write(out)
+PY
+}
+
+# The container needs nothing of the build; the report path needs all of the core.
+build fuzz_recfile "${SANITIZE[@]}" -I"$TOP/src" -- "$TOP/tests/fuzz/fuzz_recfile.c" "$TOP/src/recfile.c"
+# shellcheck disable=SC2046 # one argument per source file
+build fuzz_report "${CFLAGS[@]}" -- "$TOP/tests/fuzz/fuzz_report.c" $(lib_sources)
+
+rc=0
+for f in recfile report; do
+	corpus=$OUT/corpus-$f
+	mkdir -p "$corpus"
+	if [[ $f == report ]]; then unpack_seeds "$TOP/tests/fuzz/corpus-report" "$corpus"; fi
+	echo "== fuzz_$f for ${SECS}s"
+	# New inputs go to the first corpus directory; the committed seeds stay as they are.
+	if ! LSAN_OPTIONS=suppressions=$TOP/tests/fuzz/lsan.supp:print_suppressions=0 "$OUT/fuzz_$f" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix="$OUT/$f-" \
+		"$corpus" "$TOP/tests/fuzz/corpus-$f" >"$OUT/fuzz_$f.log" 2>&1; then
+		echo "fuzz_$f FAILED; its log and the input are in $OUT:"
+		grep -E '^(==[0-9]+==ERROR|SUMMARY|artifact_prefix|Test unit written)' "$OUT/fuzz_$f.log" || \
+			tail -20 "$OUT/fuzz_$f.log"
+		rc=1
+		KEEP=1
+	else
+		grep -E '^stat::number_of_executed_units|^Done' "$OUT/fuzz_$f.log" | tr '\n' ' '
+		echo
+	fi
+done
+if ((KEEP)); then echo "kept $OUT"; else rm -rf "$OUT"; fi
+exit $rc
