@@ -323,6 +323,7 @@ static int evlist_open_track(struct evlist *el, int c, const struct evlist_opts 
 	attr.task = opts->track_comm;
 	attr.mmap = opts->track_mmap;
 	attr.mmap2 = opts->track_mmap;
+	attr.build_id = opts->track_mmap && opts->build_id;
 	fd = sys_perf_event_open(&attr, el->cpus[c], -1);
 	if (fd < 0 || ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd)) {
 		snprintf(err, errlen, "side-band event on CPU %d: %s", el->cpus[c], strerror(errno));

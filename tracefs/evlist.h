@@ -27,6 +27,7 @@ struct evlist_opts {
 	int max_stack;		/* callchain depth; 0: kernel default */
 	bool track_comm;	/* COMM/FORK/EXIT side-band */
 	bool track_mmap;	/* MMAP2 side-band, for user symbols */
+	bool build_id;		/* MMAP2 carries the file's build-id (kernel 5.12+) */
 };
 
 /* Per-CPU ring statistics, for the lost-event report. */

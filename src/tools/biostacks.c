@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* biostacks.c - block I/O latency per initialization stack, the book's biostacks */
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../blktrack.h"
+#include "../opt.h"
+#include "../stacks.h"
+
+/* bpftrace's log2 buckets: [0], [1], [2, 4), ... [2^63, 2^64). */
+#define BS_SLOTS 65
+#define BS_BAR 52
+
+enum bs_weight { BS_WEIGHT_COUNT, BS_WEIGHT_LATENCY };
+
+static const char *const bs_weights[] = { "count", "latency", NULL };
+
+struct biostacks_params {
+	const char *disk;
+	bool msecs, folded, reverse;
+	const char *svg;
+	int weight;			/* enum bs_weight */
+};
+
+/* The latencies of the requests one stack started. */
+struct bs_hist {
+	uint64_t slot[BS_SLOTS];
+	uint64_t count, sum;
+};
+
+struct biostacks_state {
+	struct blktrack *bt;
+	struct stackmap *map;		/* (pid, stack) -> v[0]: 1 + index into h */
+	struct bs_hist *h;
+	size_t nr, cap;
+	uint64_t ips[STACK_IPS_MAX];
+};
+
+#define P(f) offsetof(struct biostacks_params, f)
+static const struct opt biostacks_opts[] = {
+	{ 'd', "disk", OPT_DISK, P(disk), "DISK", "trace this disk only" },
+	{ 'm', "milliseconds", OPT_FLAG, P(msecs), NULL, "millisecond histograms (@msecs)" },
+	{ 'f', "folded", OPT_FLAG, P(folded), NULL,
+	  "print folded stacks instead (comm;outermost;...;innermost weight), for flamegraph.pl" },
+	{ 0, "svg", OPT_STR, P(svg), "FILE", "also write an interactive SVG flame graph to FILE" },
+	{ 0, "weight", OPT_CHOICE, P(weight), "WHAT",
+	  "what folded stacks and the flame graph weigh: I/O count, or total latency in the histogram unit",
+	  bs_weights },
+	{ 0, "reverse", OPT_FLAG, P(reverse), NULL,
+	  "folded stacks and flame graph from the innermost frame (which block paths issue the I/O)" },
+	OPT_END
+};
+
+static const struct tool_event biostacks_events[] = {
+	{ "block", "block_io_start", TOOL_EV_OPTIONAL | TOOL_EV_STACK },
+	{ "block", "block_rq_insert", TOOL_EV_OPTIONAL | TOOL_EV_STACK },
+	{ "block", "block_rq_issue", 0 },
+	{ "block", "block_rq_complete", 0 },
+	{ NULL, NULL, 0 }
+};
+
+/* bs_slot - the bpftrace bucket of v */
+static unsigned int bs_slot(uint64_t v)
+{
+	return v ? 64 - __builtin_clzll(v) : 0;
+}
+
+/* biostacks_on_start - the submitter starts a request: tag it with its stack's index */
+static int biostacks_on_start(void *arg, struct blkreq *r, const struct perf_sample *s)
+{
+	struct iotap_ctx *ctx = arg;
+	struct biostacks_state *st = ctx->state;
+	int n = stack_from_sample(ctx, s, STACK_KERNEL | STACK_USER, st->ips, STACK_IPS_MAX);
+	uint64_t *v = stackmap_get(st->map, s->pid, 0, st->ips, (uint32_t)n);
+
+	if (!v)
+		return -ENOMEM;
+	if (!v[0]) {
+		if (st->nr == st->cap) {
+			size_t cap = st->cap ? st->cap * 2 : 64;
+			struct bs_hist *h = realloc(st->h, cap * sizeof(*h));
+
+			if (!h)
+				return -ENOMEM;
+			st->h = h;
+			st->cap = cap;
+		}
+		memset(&st->h[st->nr], 0, sizeof(st->h[0]));
+		v[0] = ++st->nr;
+		/* Learn the name while the process lives: the report may come after it exits. */
+		iotap_comm(ctx, s->pid);
+	}
+	r->user = v[0];
+	return 0;
+}
+
+/* biostacks_on_done - a request completes: its latency into its stack's histogram */
+static int biostacks_on_done(void *arg, const struct blk_io *io)
+{
+	struct iotap_ctx *ctx = arg;
+	struct biostacks_params *p = ctx->params;
+	struct biostacks_state *st = ctx->state;
+	struct bs_hist *h;
+	uint64_t lat;
+
+	if (!io->user || !io->t_start || io->user > st->nr)
+		return 0;
+	lat = io->t_done > io->t_start ? io->t_done - io->t_start : 0;
+	lat /= p->msecs ? 1000000 : 1000;
+	h = &st->h[io->user - 1];
+	h->slot[bs_slot(lat)]++;
+	h->count++;
+	h->sum += lat;
+	return 0;
+}
+
+/* biostacks_init - the request events, with stacks on the submitter's */
+static int biostacks_init(struct iotap_ctx *ctx)
+{
+	struct biostacks_params *p = ctx->params;
+	struct biostacks_state *st = ctx->state;
+	struct blktrack_cfg cfg = {
+		.flags = BT_START_STACK,
+		.stack_flags = IOTAP_EV_KSTACK | IOTAP_EV_USTACK,
+		.on_start = biostacks_on_start,
+		.on_done = biostacks_on_done,
+		.arg = ctx,
+	};
+	int ret = blktrack_cfg_select(&cfg, ctx, p->disk, 0);
+
+	if (ret)
+		return ret;
+	st->map = stackmap_alloc();
+	if (!st->map)
+		return -ENOMEM;
+	ctx->data_out = p->folded;
+	return blktrack_create(&st->bt, ctx, &cfg);
+}
+
+/* bs_label - a bucket bound as bpftrace writes it: 512, 1K, 2M */
+static void bs_label(char *buf, size_t len, unsigned int power)
+{
+	static const char suffix[] = " KMGT";
+	unsigned int k = power >= 40 ? 4 : power / 10;
+
+	if (k)
+		snprintf(buf, len, "%llu%c", 1ull << (power - 10 * k), suffix[k]);
+	else
+		snprintf(buf, len, "%llu", 1ull << power);
+}
+
+/* bs_hist_print - the rows of a histogram, bpftrace's hist() layout */
+static void bs_hist_print(FILE *out, const struct bs_hist *h)
+{
+	int lo = -1, hi = -1;
+	uint64_t max = 0;
+
+	for (int i = 0; i < BS_SLOTS; i++) {
+		if (!h->slot[i])
+			continue;
+		if (lo < 0)
+			lo = i;
+		hi = i;
+		if (h->slot[i] > max)
+			max = h->slot[i];
+	}
+	for (int i = lo; i >= 0 && i <= hi; i++) {
+		char label[64], a[24], b[24], bar[BS_BAR + 1];
+		int w = (int)(h->slot[i] / (float)max * BS_BAR);
+
+		if (i < 2) {
+			snprintf(label, sizeof(label), "[%d]", i);
+		} else {
+			bs_label(a, sizeof(a), i - 1);
+			if (i == 64)
+				snprintf(b, sizeof(b), "16E");
+			else
+				bs_label(b, sizeof(b), i);
+			snprintf(label, sizeof(label), "[%s, %s)", a, b);
+		}
+		memset(bar, '@', w);
+		bar[w] = 0;
+		fprintf(out, "%-16s%8" PRIu64 " |%-*s|\n", label, h->slot[i], BS_BAR, bar);
+	}
+}
+
+/* bs_hist_cmp - bpftrace prints the smallest totals first, the busiest stack last */
+static int bs_hist_cmp(const void *a, const void *b)
+{
+	const struct bs_hist *x = *(const struct bs_hist *const *)a;
+	const struct bs_hist *y = *(const struct bs_hist *const *)b;
+
+	return x->count < y->count ? -1 : x->count > y->count;
+}
+
+/* biostacks_print - one histogram per distinct stack, as the book's biostacks.bt prints */
+static int biostacks_print(struct iotap_ctx *ctx)
+{
+	struct biostacks_params *p = ctx->params;
+	struct biostacks_state *st = ctx->state;
+	struct stack_line *lines;
+	struct bs_hist *merged = NULL, **order = NULL;
+	const char **text = NULL;
+	size_t nr, ng = 0;
+	int ret = stack_lines(ctx, st->map, NULL, NULL, &lines, &nr);
+
+	if (ret)
+		return ret;
+	merged = calloc(nr ? nr : 1, sizeof(*merged));
+	order = calloc(nr ? nr : 1, sizeof(*order));
+	text = calloc(nr ? nr : 1, sizeof(*text));
+	if (!merged || !order || !text) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	/* Stacks that name alike (one program run by several processes) are one. */
+	for (size_t i = 0; i < nr; i++) {
+		const struct bs_hist *h = &st->h[lines[i].v[0] - 1];
+		struct bs_hist *m;
+
+		if (!lines[i].same) {
+			text[ng] = lines[i].text;
+			ng++;
+		}
+		m = &merged[ng - 1];
+		for (int k = 0; k < BS_SLOTS; k++)
+			m->slot[k] += h->slot[k];
+		m->count += h->count;
+		m->sum += h->sum;
+	}
+	for (size_t g = 0; g < ng; g++)
+		order[g] = &merged[g];
+	qsort(order, ng, sizeof(*order), bs_hist_cmp);
+	fputc('\n', ctx->out);
+	for (size_t g = 0; g < ng; g++) {
+		if (!order[g]->count)
+			continue;
+		fprintf(ctx->out, "@%s[\n%s]: \n", p->msecs ? "msecs" : "usecs",
+			text[order[g] - merged]);
+		bs_hist_print(ctx->out, order[g]);
+		fputc('\n', ctx->out);
+	}
+out_free:
+	free(text);
+	free(order);
+	free(merged);
+	stack_lines_free(lines, nr);
+	return ret;
+}
+
+struct bs_fold_ctx {
+	struct iotap_ctx *ctx;
+	struct fold *fold;
+};
+
+/* biostacks_fold_one - one stack into the fold, under its process name */
+static int biostacks_fold_one(uint32_t pid, uint64_t key, const uint64_t *ips, uint32_t nr,
+			      const uint64_t *v, void *arg)
+{
+	struct bs_fold_ctx *fc = arg;
+	struct biostacks_params *p = fc->ctx->params;
+	struct biostacks_state *st = fc->ctx->state;
+	const struct bs_hist *h = &st->h[v[0] - 1];
+	const char *root = iotap_comm(fc->ctx, pid);
+
+	return stack_fold_add(fc->ctx, fc->fold, &root, 1, pid, ips, nr,
+			      p->weight == BS_WEIGHT_LATENCY ? h->sum : h->count);
+}
+
+/* biostacks_flame - folded stacks and/or the SVG flame graph */
+static int biostacks_flame(struct iotap_ctx *ctx)
+{
+	struct biostacks_params *p = ctx->params;
+	struct biostacks_state *st = ctx->state;
+	struct bs_fold_ctx fc = { .ctx = ctx, .fold = fold_alloc() };
+	struct flame_opts fo = {
+		.title = "Block I/O by initialization stack",
+		.units = p->weight == BS_WEIGHT_COUNT ? "I/Os" : p->msecs ? "ms" : "us",
+		.reverse = p->reverse,
+	};
+	int ret;
+
+	if (!fc.fold)
+		return -ENOMEM;
+	ret = stackmap_for_each(st->map, biostacks_fold_one, &fc);
+	if (!ret)
+		ret = stack_fold_write(ctx, fc.fold, p->folded, p->svg, &fo);
+	fold_free(fc.fold);
+	return ret;
+}
+
+/* biostacks_report - the histograms, or folded stacks; the flame graph on the side */
+static int biostacks_report(struct iotap_ctx *ctx)
+{
+	struct biostacks_params *p = ctx->params;
+	struct biostacks_state *st = ctx->state;
+	int ret = 0;
+
+	if (p->folded || p->svg)
+		ret = biostacks_flame(ctx);
+	if (!ret && !p->folded)
+		ret = biostacks_print(ctx);
+	if (ctx->final)
+		blktrack_warn_stats(st->bt, ctx);
+	return ret;
+}
+
+/* biostacks_fini - free the state */
+static void biostacks_fini(struct iotap_ctx *ctx)
+{
+	struct biostacks_state *st = ctx->state;
+
+	blktrack_free(st->bt);
+	stackmap_free(st->map);
+	free(st->h);
+}
+
+const struct tool tool_biostacks = {
+	.name = "biostacks",
+	.summary = "Show block I/O latency with the initialization stack of each request.",
+	.description =
+		"Takes the kernel and user stack of the task that starts each block request (at "
+		"block_io_start, or block_rq_insert on kernels before 6.5) and prints, per distinct "
+		"stack, a histogram of the request's latency from then until it completes, as the "
+		"book's biostacks.bt prints them: frames innermost first, kernel then user, in "
+		"bpftrace's @usecs[stack] layout. Different paths (an application's reads, log "
+		"flushes, readahead, writeback) show their own latencies. Only the start event takes "
+		"a callchain; the other events are plain. Stacks are folded as they come and named "
+		"once at the end (kernel symbols from /proc/kallsyms, user symbols from the "
+		"binaries, found through the processes' mappings and build-ids), so processes that "
+		"have exited are still named. -f prints FlameGraph's folded format instead, and "
+		"--svg writes a flame graph, weighted by I/O count or total latency. User stacks "
+		"follow frame pointers; --call-graph dwarf unwinds programs built without them.",
+	.examples =
+		"iotap biostacks\n  Trace until Ctrl-C, then print a latency histogram per stack.\n"
+		"iotap biostacks -d sda -m 10\n  Stacks of sda's I/O for ten seconds, in milliseconds.\n"
+		"iotap biostacks -f > out.folded\n  Folded stacks for flamegraph.pl.\n"
+		"iotap biostacks --svg io.svg --weight latency\n  A flame graph of where I/O latency comes from.\n"
+		"iotap biostacks --call-graph dwarf\n  User stacks of programs built without frame pointers.\n"
+		"iotap record -g -o io.iotap --tools biostacks; iotap biostacks -i io.iotap\n  The same from a recording.\n",
+	.banner = "Tracing block I/O with init stacks. Hit Ctrl-C to end.",
+	.args = TOOL_ARGS_DURATION,
+	.opts = biostacks_opts,
+	.common = stack_common_opts,
+	.events = biostacks_events,
+	.params_size = sizeof(struct biostacks_params),
+	.state_size = sizeof(struct biostacks_state),
+	.init = biostacks_init,
+	.report = biostacks_report,
+	.fini = biostacks_fini,
+};
