@@ -39,6 +39,7 @@ struct opt {
 	const char *help;
 	const char *const *choices;	/* OPT_CHOICE / OPT_LIST */
 	uint64_t min, max;		/* OPT_UINT */
+	bool dash_alias;		/* also spelled with one dash (-io), which getopt cannot parse */
 };
 
 #define OPT_END { 0 }
@@ -59,6 +60,8 @@ enum tool_args {
 	TOOL_ARGS_INTERVAL,	/* [interval [count]] */
 	TOOL_ARGS_DURATION,	/* [duration] */
 	TOOL_ARGS_SPEC,		/* one specification string (probe) */
+	TOOL_ARGS_COMMAND,	/* [--] [command [arg...]]: record runs it */
+	TOOL_ARGS_TOOL,		/* [tool [tool options]]: report runs it */
 };
 
 struct tool {
@@ -68,7 +71,9 @@ struct tool {
 	const char *examples;		/* man page EXAMPLES: "command\n  what it does\n" pairs */
 	const char *banner;		/* printed when live tracing starts, BCC style */
 	enum tool_args args;
+	unsigned int default_interval;	/* TOOL_ARGS_INTERVAL: seconds; 0: one report at the end */
 	const struct opt *opts;
+	const struct opt *common;	/* kept in struct session_opts; NULL: common_opts */
 	const struct tool_event *events;
 	size_t params_size;
 	size_t state_size;
@@ -86,6 +91,7 @@ struct iotap_ctx {
 	uint64_t interval_ns;		/* 0: one report at the end */
 	uint64_t duration_ns;		/* TOOL_ARGS_DURATION; 0: until stopped */
 	bool final;			/* the current report is the last */
+	bool data_out;			/* out is for a program (folded stacks): the banner goes to the log */
 	const char *spec;		/* TOOL_ARGS_SPEC */
 	struct session *sess;
 };
@@ -115,11 +121,15 @@ const char *iotap_comm(struct iotap_ctx *ctx, uint32_t pid);
 uint64_t iotap_now(struct iotap_ctx *ctx);
 int iotap_strftime(struct iotap_ctx *ctx, uint64_t mono_ns, const char *fmt, char *buf,
 		   size_t len) __attribute__((format(strftime, 3, 0)));
+uint64_t iotap_wall_ns(struct iotap_ctx *ctx, uint64_t mono_ns);
+void iotap_interval_header(struct iotap_ctx *ctx, bool timestamp);
 uint64_t iotap_start_time(struct iotap_ctx *ctx);
 bool iotap_is_live(struct iotap_ctx *ctx);
 
 void iotap_err(struct iotap_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void iotap_warn(struct iotap_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void iotap_info(struct iotap_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool iotap_verbose(struct iotap_ctx *ctx);
 
 /* The registry of tools, and the argv[0] aliases they allow. */
 extern const struct tool *const iotap_tools[];

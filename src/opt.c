@@ -9,21 +9,49 @@
 #include <string.h>
 
 #include "opt.h"
+#include "stacks.h"
 
 #define OPT_LONG_BASE 256
 
-/* Options every tool takes; offsets are into struct session_opts. */
-const struct opt common_opts[] = {
-	{ 'i', "input", OPT_STR, offsetof(struct session_opts, input), "FILE",
-	  "read events from a recording made by 'iotap record' instead of tracing live" },
-	{ 0, "mmap-pages", OPT_UINT, offsetof(struct session_opts, mmap_pages), "PAGES",
-	  "ring buffer size per CPU in pages, a power of two (default 128)", NULL, 1, 1u << 20 },
-	{ 0, "max-stack", OPT_UINT, offsetof(struct session_opts, max_stack), "N",
-	  "deepest callchain to sample, for tools that take stacks (default 127)", NULL, 1, 1024 },
-	{ 0, "verbose", OPT_FLAG, offsetof(struct session_opts, verbose), NULL,
-	  "also report requests that could not be paired (flushes, in flight at start)" },
-	OPT_END
-};
+/* Options kept in struct session_opts, each written once and shared by the tables below. */
+#define OPT_INPUT { 'i', "input", OPT_STR, offsetof(struct session_opts, input), "FILE", \
+	"read events from a recording made by 'iotap record' instead of tracing live" }
+#define OPT_MMAP_PAGES { 0, "mmap-pages", OPT_UINT, offsetof(struct session_opts, mmap_pages), \
+	"PAGES", "ring buffer size per CPU in pages, a power of two (default 128)", NULL, 1, 1u << 20 }
+#define OPT_MAX_STACK { 0, "max-stack", OPT_UINT, offsetof(struct session_opts, max_stack), "N", \
+	"deepest callchain to sample, for tools that take stacks (default 127)", NULL, 1, 1024 }
+#define OPT_VERBOSE { 0, "verbose", OPT_FLAG, offsetof(struct session_opts, verbose), NULL, \
+	"also report requests that could not be paired (flushes, in flight at start)" }
+#define OPT_CALL_GRAPH { 0, "call-graph", OPT_CHOICE, offsetof(struct session_opts, call_graph), \
+	"MODE", "how user stacks are walked: fp follows frame pointers in the kernel; dwarf copies " \
+	"8 KiB of stack per sample and unwinds it with the binaries' DWARF call frame information " \
+	"(for code built without frame pointers; costs more, and raises --mmap-pages to at least " \
+	"1024)", stack_call_graph_names }
+#define OPT_SYMFS { 0, "symfs", OPT_STR, offsetof(struct session_opts, symfs), "DIR", \
+	"look for the binaries of a recording under DIR too: DIR/path, DIR/.build-id/xx/rest and " \
+	"DIR/usr/lib/debug (for reports on another machine, or after a binary was removed)" }
+
+/* Options every tool takes. */
+const struct opt common_opts[] = { OPT_INPUT, OPT_MMAP_PAGES, OPT_MAX_STACK, OPT_VERBOSE, OPT_END };
+/* The ones that apply to 'iotap record' (it writes a recording, it reads none). */
+const struct opt record_common_opts[] = { OPT_MMAP_PAGES, OPT_MAX_STACK, OPT_CALL_GRAPH, OPT_END };
+/* The tools that take stacks add how to walk and where to find symbols. */
+const struct opt stack_common_opts[] = { OPT_INPUT, OPT_MMAP_PAGES, OPT_MAX_STACK, OPT_CALL_GRAPH,
+	OPT_SYMFS, OPT_VERBOSE, OPT_END };
+/* The one that 'iotap report' takes before the tool name. */
+const struct opt report_common_opts[] = { OPT_INPUT, OPT_END };
+
+/* opt_common - the session options a tool or command takes */
+static const struct opt *opt_common(const struct tool *tool)
+{
+	return tool->common ? tool->common : common_opts;
+}
+
+/* opt_is_tool - a registered tool (an argv[0] alias), not a command such as record */
+static bool opt_is_tool(const struct tool *tool)
+{
+	return tool_find(tool->name) == tool;
+}
 
 /* opt_count - entries in a table */
 static size_t opt_count(const struct opt *o)
@@ -166,15 +194,67 @@ struct opt_ref {
 	void *base;
 };
 
+/* An argument rewritten for getopt, and how it was given. */
+struct opt_alias_swap {
+	char *orig;
+	char *longer;
+};
+
+/* opt_alias_expand - spell single-dash aliases (-io, -io=r) as long options for getopt */
+static int opt_alias_expand(int argc, char **argv, const struct opt_ref *refs, size_t n,
+			    struct opt_alias_swap **swaps, size_t *nr)
+{
+	*swaps = NULL;
+	*nr = 0;
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		for (size_t k = 0; k < n; k++) {
+			const struct opt *o = refs[k].o;
+			size_t len = o->long_name ? strlen(o->long_name) : 0;
+			char *longer;
+
+			if (!o->dash_alias || !len || argv[i][0] != '-' ||
+			    strncmp(argv[i] + 1, o->long_name, len) ||
+			    (argv[i][1 + len] && argv[i][1 + len] != '='))
+				continue;
+			if (!*swaps && !(*swaps = calloc(argc, sizeof(**swaps))))
+				return -ENOMEM;
+			if (asprintf(&longer, "-%s", argv[i]) < 0)
+				return -ENOMEM;
+			(*swaps)[*nr].orig = argv[i];
+			(*swaps)[(*nr)++].longer = longer;
+			argv[i] = longer;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* opt_alias_restore - put the arguments back as given, wherever getopt moved them */
+static void opt_alias_restore(int argc, char **argv, struct opt_alias_swap *swaps, size_t nr)
+{
+	for (size_t k = 0; k < nr; k++) {
+		for (int i = 0; i < argc; i++)
+			if (argv[i] == swaps[k].longer)
+				argv[i] = swaps[k].orig;
+		free(swaps[k].longer);
+	}
+	free(swaps);
+}
+
 /* opt_parse - fill params and session options from argv; one message in err on failure */
 int opt_parse(const struct tool *tool, int argc, char **argv, void *params,
 	      struct session_opts *so, struct cli_args *ca, char *err, size_t errlen)
 {
-	size_t nt = opt_count(tool->opts), nc = opt_count(common_opts), n = nt + nc, k = 0;
+	const struct opt *common = opt_common(tool);
+	size_t nt = opt_count(tool->opts), nc = opt_count(common), n = nt + nc, k = 0;
 	struct option *lo = calloc(n + 2, sizeof(*lo));
 	struct opt_ref *refs = calloc(n, sizeof(*refs));
-	char shortopts[256] = ":h";
-	size_t sl = 2;
+	struct opt_alias_swap *swaps = NULL;
+	size_t nr_swaps = 0;
+	/* A command line or a tool's own options follow: stop at the first non-option. */
+	bool rest = tool->args == TOOL_ARGS_COMMAND || tool->args == TOOL_ARGS_TOOL;
+	char shortopts[256];
+	size_t sl = snprintf(shortopts, sizeof(shortopts), "%s:h", rest ? "+" : "");
 	int c, ret = 0, npos;
 
 	if (!lo || !refs) {
@@ -182,7 +262,7 @@ int opt_parse(const struct tool *tool, int argc, char **argv, void *params,
 		goto out_free;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct opt *o = i < nt ? &tool->opts[i] : &common_opts[i - nt];
+		const struct opt *o = i < nt ? &tool->opts[i] : &common[i - nt];
 
 		refs[i].o = o;
 		refs[i].base = i < nt ? params : (void *)so;
@@ -202,7 +282,11 @@ int opt_parse(const struct tool *tool, int argc, char **argv, void *params,
 	lo[k].val = 'h';
 	shortopts[sl] = 0;
 	memset(ca, 0, sizeof(*ca));
-	optind = 1;
+	ret = opt_alias_expand(argc, argv, refs, n, &swaps, &nr_swaps);
+	if (ret)
+		goto out_free;
+	/* 0, not 1: glibc then also resets its scanning state and the "+" mode. */
+	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, shortopts, lo, NULL)) != -1) {
 		const struct opt *o = NULL;
@@ -258,6 +342,8 @@ int opt_parse(const struct tool *tool, int argc, char **argv, void *params,
 			snprintf(err, errlen, "invalid count '%s': expected an integer >= 1",
 				 argv[optind + 1]);
 			ret = -EINVAL;
+		} else if (npos == 0) {
+			ca->interval_ns = tool->default_interval * 1000000000ull;
 		}
 		break;
 	case TOOL_ARGS_SPEC:
@@ -268,6 +354,11 @@ int opt_parse(const struct tool *tool, int argc, char **argv, void *params,
 		} else {
 			ca->spec = argv[optind];
 		}
+		break;
+	case TOOL_ARGS_COMMAND:
+	case TOOL_ARGS_TOOL:
+		ca->rest = argv + optind;
+		ca->nr_rest = npos;
 		break;
 	case TOOL_ARGS_DURATION:
 		if (npos > 1) {
@@ -281,6 +372,7 @@ int opt_parse(const struct tool *tool, int argc, char **argv, void *params,
 		break;
 	}
 out_free:
+	opt_alias_restore(argc, argv, swaps, nr_swaps);
 	free(lo);
 	free(refs);
 	return ret;
@@ -296,6 +388,10 @@ static const char *opt_args_usage(const struct tool *tool)
 		return " [duration]";
 	case TOOL_ARGS_SPEC:
 		return " PROBE";
+	case TOOL_ARGS_COMMAND:
+		return " [[--] command [arg...]]";
+	case TOOL_ARGS_TOOL:
+		return " [tool [tool options]]";
 	default:
 		return "";
 	}
@@ -314,6 +410,8 @@ static void opt_help_table(const struct opt *opts, FILE *out)
 			n = snprintf(left, sizeof(left), "-%c", o->short_name);
 		else
 			n = snprintf(left, sizeof(left), "    --%s", o->long_name);
+		if (o->dash_alias)
+			n += snprintf(left + n, sizeof(left) - n, ", -%s", o->long_name);
 		if (o->arg)
 			snprintf(left + n, sizeof(left) - n, " %s", o->arg);
 		if (o->type == OPT_CHOICE || o->type == OPT_LIST)
@@ -328,18 +426,25 @@ void opt_help(const struct tool *tool, FILE *out)
 {
 	fprintf(out, "usage: iotap %s [options]%s\n\n%s\n", tool->name, opt_args_usage(tool),
 		tool->summary);
-	if (tool->args == TOOL_ARGS_INTERVAL)
-		fputs("\n  interval                   print and reset every interval seconds\n"
-		      "  count                      stop after count intervals\n", out);
-	else if (tool->args == TOOL_ARGS_DURATION)
+	if (tool->args == TOOL_ARGS_INTERVAL) {
+		fputs("\n  interval                   print and reset every interval seconds", out);
+		if (tool->default_interval)
+			fprintf(out, " (default: %u)", tool->default_interval);
+		fputs("\n  count                      stop after count intervals\n", out);
+	} else if (tool->args == TOOL_ARGS_DURATION)
 		fputs("\n  duration                   trace for this many seconds (default: until Ctrl-C)\n",
+		      out);
+	else if (tool->args == TOOL_ARGS_COMMAND)
+		fputs("\n  command                    run it, trace while it runs, stop when it exits\n", out);
+	else if (tool->args == TOOL_ARGS_TOOL)
+		fputs("\n  tool                       the tool to run (iotap list); its options follow it\n",
 		      out);
 	if (opt_count(tool->opts)) {
 		fputs("\noptions:\n", out);
 		opt_help_table(tool->opts, out);
 	}
 	fputs("\ncommon options:\n", out);
-	opt_help_table(common_opts, out);
+	opt_help_table(opt_common(tool), out);
 	fputs("  -h, --help                 show this help\n", out);
 	fprintf(out, "\nSee iotap-%s(8) for details and examples.\n", tool->name);
 }
@@ -373,6 +478,8 @@ static void opt_man_table(const struct opt *opts, FILE *out)
 			fprintf(out, "\\fB\\-%c\\fR%s", o->short_name, o->long_name ? ", " : "");
 		if (o->long_name)
 			fprintf(out, "\\fB\\-\\-%s\\fR", o->long_name);
+		if (o->dash_alias)
+			fprintf(out, ", \\fB\\-%s\\fR", o->long_name);
 		if (o->arg)
 			fprintf(out, " \\fI%s\\fR", o->arg);
 		fputc('\n', out);
@@ -395,22 +502,35 @@ void opt_man(const struct tool *tool, FILE *out)
 	man_text(out, tool->summary);
 	fprintf(out, "\n.SH SYNOPSIS\n\\fBiotap %s\\fR [\\fIoptions\\fR]", tool->name);
 	man_text(out, opt_args_usage(tool));
-	fprintf(out, "\n.br\n\\fB%s\\fR [\\fIoptions\\fR]", tool->name);
-	man_text(out, opt_args_usage(tool));
+	if (opt_is_tool(tool)) {
+		fprintf(out, "\n.br\n\\fB%s\\fR [\\fIoptions\\fR]", tool->name);
+		man_text(out, opt_args_usage(tool));
+	}
 	fputs("\n.SH DESCRIPTION\n", out);
 	man_text(out, tool->description ? tool->description : tool->summary);
-	fputs("\n.PP\nThe same options work live and, with \\fB\\-i\\fR, over a recording made by \\fBiotap record\\fR(8).\n", out);
-	if (tool->args == TOOL_ARGS_INTERVAL)
-		fputs(".SH ARGUMENTS\n.TP\n\\fIinterval\\fR\nPrint the output and reset it every \\fIinterval\\fR seconds (default: once, at Ctrl\\-C).\n"
-		      ".TP\n\\fIcount\\fR\nStop after \\fIcount\\fR intervals.\n", out);
-	else if (tool->args == TOOL_ARGS_DURATION)
+	if (opt_is_tool(tool))
+		fputs("\n.PP\nThe same options work live and, with \\fB\\-i\\fR, over a recording made by \\fBiotap record\\fR(8).\n", out);
+	else
+		fputc('\n', out);
+	if (tool->args == TOOL_ARGS_INTERVAL) {
+		fputs(".SH ARGUMENTS\n.TP\n\\fIinterval\\fR\nPrint the output and reset it every \\fIinterval\\fR seconds (default: ", out);
+		if (tool->default_interval)
+			fprintf(out, "%u", tool->default_interval);
+		else
+			fputs("once, at Ctrl\\-C", out);
+		fputs(").\n.TP\n\\fIcount\\fR\nStop after \\fIcount\\fR intervals.\n", out);
+	} else if (tool->args == TOOL_ARGS_DURATION)
 		fputs(".SH ARGUMENTS\n.TP\n\\fIduration\\fR\nTrace for this many seconds (default: until Ctrl\\-C).\n", out);
+	else if (tool->args == TOOL_ARGS_COMMAND)
+		fputs(".SH ARGUMENTS\n.TP\n\\fIcommand\\fR [\\fIarg\\fR...]\nRun the command, trace while it runs and stop when it exits. Put \\fB\\-\\-\\fR before it when its arguments start with a dash.\n", out);
+	else if (tool->args == TOOL_ARGS_TOOL)
+		fputs(".SH ARGUMENTS\n.TP\n\\fItool\\fR [\\fItool options\\fR]\nThe tool to run over the recording, as listed by \\fBiotap list\\fR, followed by its own options and arguments (see \\fBiotap\\-\\fItool\\fR(8)).\n", out);
 	if (opt_count(tool->opts)) {
 		fputs(".SH OPTIONS\n", out);
 		opt_man_table(tool->opts, out);
 	}
 	fputs(".SH COMMON OPTIONS\n", out);
-	opt_man_table(common_opts, out);
+	opt_man_table(opt_common(tool), out);
 	fputs(".TP\n\\fB\\-h\\fR, \\fB\\-\\-help\\fR\nShow a summary of the options.\n", out);
 	if (tool->events) {
 		fputs(".SH EVENTS\nTracepoints used, when the kernel has them:\n", out);

@@ -15,10 +15,15 @@ struct cli_args {
 	uint64_t count;
 	uint64_t duration_ns;
 	const char *spec;
+	char **rest;			/* TOOL_ARGS_COMMAND, TOOL_ARGS_TOOL: after the options */
+	int nr_rest;
 	bool help;
 };
 
 extern const struct opt common_opts[];
+extern const struct opt record_common_opts[];
+extern const struct opt stack_common_opts[];
+extern const struct opt report_common_opts[];
 
 int opt_parse(const struct tool *tool, int argc, char **argv, void *params,
 	      struct session_opts *so, struct cli_args *ca, char *err, size_t errlen);

@@ -11,6 +11,8 @@
 
 #include "log.h"
 #include "session.h"
+#include "stacks.h"
+#include "usyms.h"
 #include "../parsers/block.h"
 
 #define DRAIN_MS 100
@@ -74,7 +76,7 @@ int session_init(struct session *s, const struct tool *tool, void *params,
 	s->ctx.params = params;
 	s->ctx.out = stdout;
 	s->ctx.sess = s;
-	s->live = !opts->input;
+	s->live = !opts->input && !opts->input_buf;
 	s->src = s->live ? &source_live : &source_file;
 	if (tool && tool->state_size) {
 		s->ctx.state = calloc(1, tool->state_size);
@@ -105,6 +107,7 @@ void session_release(struct session *s)
 	s->nr_ev = 0;
 	free(s->comms);
 	s->comms = NULL;
+	stacks_session_free(s);
 	disk_table_release(&s->disks);
 	fmt_set_release(&s->fs);
 	free(s->ctx.state);
@@ -176,17 +179,34 @@ struct iotap_event *iotap_event_use(struct iotap_ctx *ctx, const char *sys, cons
 		errno = ENOENT;
 		goto out_free;
 	}
+	if (flags & (IOTAP_EV_KSTACK | IOTAP_EV_USTACK)) {
+		int ret = stacks_session_want(s, flags & IOTAP_EV_USTACK);
+
+		if (ret) {
+			errno = -ret;
+			goto out_free;
+		}
+	}
 	if (s->live) {
+		/* A tool walks user stacks itself, over a copy (stacks.c); a recorder keeps the kernel's walk. */
+		bool ucopy = (flags & IOTAP_EV_USTACK) && s->ctx.tool;
 		uint64_t st = 0;
 
 		if (flags & (IOTAP_EV_KSTACK | IOTAP_EV_USTACK))
 			st |= PERF_SAMPLE_CALLCHAIN;
+		if (ucopy)
+			st |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		ev->sel = evlist_add(s->el, sys, name, ev->tep->id, st);
 		if (!ev->sel)
 			goto out_free;
-		ev->sel->user_callchain = flags & IOTAP_EV_USTACK;
+		ev->sel->user_callchain = (flags & IOTAP_EV_USTACK) && !ucopy;
+		if (ucopy) {
+			ev->sel->regs_mask = stack_regs_mask(s->opts.call_graph);
+			ev->sel->stack_size = USYMS_STACK_USER_SIZE;
+		}
 		ev->sel->priv = ev;
 		ev->sample_type = ev->sel->sample_type;
+		ev->regs_mask = ev->sel->regs_mask;
 	}
 	s->ev[s->nr_ev++] = ev;
 	return ev;
@@ -256,12 +276,12 @@ int iotap_event_filter(struct iotap_event *ev, const char *fmt, ...)
 	return evsel_filter_add(ev->sel, buf);
 }
 
-/* session_comm_cache - remember pid's name */
-static void session_comm_cache(struct session *s, uint32_t pid, const char *comm)
+/* session_comm_cache - remember pid's name (comm need not be NUL-terminated) */
+void session_comm_cache(struct session *s, uint32_t pid, const char *comm)
 {
 	for (size_t i = 0; i < s->nr_comms; i++) {
 		if (s->comms[i].pid == pid) {
-			snprintf(s->comms[i].comm, sizeof(s->comms[i].comm), "%s", comm);
+			snprintf(s->comms[i].comm, sizeof(s->comms[i].comm), "%.15s", comm);
 			return;
 		}
 	}
@@ -275,7 +295,7 @@ static void session_comm_cache(struct session *s, uint32_t pid, const char *comm
 		s->cap_comms = cap;
 	}
 	s->comms[s->nr_comms].pid = pid;
-	snprintf(s->comms[s->nr_comms++].comm, 16, "%s", comm);
+	snprintf(s->comms[s->nr_comms++].comm, 16, "%.15s", comm);
 }
 
 /* iotap_comm - a process name: from COMM records, or /proc when live; "?" if unknown */
@@ -385,6 +405,22 @@ int iotap_strftime(struct iotap_ctx *ctx, uint64_t mono_ns, const char *fmt, cha
 	return 0;
 }
 
+/* iotap_interval_header - how BCC opens a report: a blank line, then HH:MM:SS with -T */
+void iotap_interval_header(struct iotap_ctx *ctx, bool timestamp)
+{
+	char ts[32];
+
+	fputc('\n', ctx->out);
+	if (timestamp && !iotap_strftime(ctx, iotap_now(ctx), "%H:%M:%S", ts, sizeof(ts)))
+		fprintf(ctx->out, "%-8s\n", ts);
+}
+
+/* iotap_wall_ns - a stream time as CLOCK_REALTIME ns, for sub-second wall-clock times */
+uint64_t iotap_wall_ns(struct iotap_ctx *ctx, uint64_t mono_ns)
+{
+	return (uint64_t)((int64_t)mono_ns + ctx->sess->wall_offset);
+}
+
 /* iotap_err - an error line from a tool, through the log hook */
 void iotap_err(struct iotap_ctx *ctx, const char *fmt, ...)
 {
@@ -393,6 +429,22 @@ void iotap_err(struct iotap_ctx *ctx, const char *fmt, ...)
 	va_start(ap, fmt);
 	log_vmsg(LOG_ERR, fmt, ap);
 	va_end(ap);
+}
+
+/* iotap_info - an informational line (--verbose), through the log hook */
+void iotap_info(struct iotap_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vmsg(LOG_INFO, fmt, ap);
+	va_end(ap);
+}
+
+/* iotap_verbose - whether --verbose was given */
+bool iotap_verbose(struct iotap_ctx *ctx)
+{
+	return ctx->sess->opts.verbose;
 }
 
 /* iotap_warn - a warning line from a tool, through the log hook */
@@ -414,6 +466,8 @@ int session_dispatch(struct session *s, const struct perf_event_header *rec)
 
 	if (s->sink)
 		return s->sink(s, rec);
+	if (s->sym && rec->type != PERF_RECORD_SAMPLE)
+		stacks_session_record(s, rec);
 	if (rec->type == PERF_RECORD_COMM) {
 		const struct perf_record_comm { uint32_t pid, tid; char comm[16]; } *c =
 			(const void *)(rec + 1);
@@ -422,11 +476,31 @@ int session_dispatch(struct session *s, const struct perf_event_header *rec)
 			session_comm_cache(s, c->pid, c->comm);
 		return 0;
 	}
+	if (rec->type == PERF_RECORD_FORK) {
+		/* A child has its parent's name until it execs; it may be gone before /proc is read. */
+		const struct perf_record_fork { uint32_t pid, ppid, tid, ptid; uint64_t time; } *f =
+			(const void *)(rec + 1);
+
+		if (rec->size >= sizeof(*rec) + sizeof(*f) && f->pid != f->ppid) {
+			for (size_t i = 0; i < s->nr_comms; i++) {
+				if (s->comms[i].pid == f->ppid) {
+					char comm[16];
+
+					memcpy(comm, s->comms[i].comm, sizeof(comm));
+					session_comm_cache(s, f->pid, comm);
+					break;
+				}
+			}
+		}
+		return 0;
+	}
 	if (rec->type != PERF_RECORD_SAMPLE)
 		return 0;
 	ev = s->src->find(s, perf_record_id(rec));
-	if (!ev || perf_sample_parse(rec, ev->sample_type, ev->regs_mask, &smp))
+	if (!ev || perf_sample_parse(rec, ev->sample_type, ev->regs_mask, &smp)) {
+		s->dropped++;
 		return 0;
+	}
 	ev->count++;
 	for (int i = 0; i < ev->nr_h; i++) {
 		ret = ev->h[i].fn(&s->ctx, &smp, ev->h[i].arg);
@@ -439,12 +513,11 @@ int session_dispatch(struct session *s, const struct perf_event_header *rec)
 /* session_lost_total - events the kernel dropped so far, all CPUs */
 uint64_t session_lost_total(const struct session *s)
 {
-	uint64_t lost = 0;
+	uint64_t lost = 0, l;
+	int cpu;
 
-	if (!s->el)
-		return 0;
-	for (int c = 0; c < evlist_nr_cpus(s->el); c++)
-		lost += evlist_ring_stats(s->el, c)->lost;
+	for (int i = 0; s->src->lost(s, i, &cpu, &l) == 0; i++)
+		lost += l;
 	return lost;
 }
 
@@ -457,16 +530,32 @@ static void session_report_lost(struct session *s)
 
 	if (lost == s->lost_reported)
 		return;
-	for (int c = 0; s->el && c < evlist_nr_cpus(s->el) && n < sizeof(detail) - 32; c++) {
-		uint64_t l = evlist_ring_stats(s->el, c)->lost;
+	for (int i = 0, cpu; n < sizeof(detail) - 32; i++) {
+		uint64_t l;
 
+		if (s->src->lost(s, i, &cpu, &l))
+			break;
 		if (l)
 			n += snprintf(detail + n, sizeof(detail) - n, "%sCPU %d: %llu",
-				      n ? ", " : "", evlist_cpus(s->el)[c], (unsigned long long)l);
+				      n ? ", " : "", cpu, (unsigned long long)l);
 	}
 	log_msg(LOG_WARN, "lost %llu events (%llu in all; %s): the ring buffers overflowed, raise --mmap-pages",
 		(unsigned long long)(lost - s->lost_reported), (unsigned long long)lost, detail);
 	s->lost_reported = lost;
+}
+
+/* session_report_engine - with --verbose, what the rings delivered */
+static void session_report_engine(struct session *s)
+{
+	uint64_t records = 0;
+
+	if (!s->opts.verbose || !s->el)
+		return;
+	for (int c = 0; c < evlist_nr_cpus(s->el); c++)
+		records += evlist_ring_stats(s->el, c)->records;
+	log_msg(LOG_INFO, "rings: %llu records, %llu lost, %llu sorted in late, %llu with an unknown id or malformed",
+		(unsigned long long)records, (unsigned long long)session_lost_total(s),
+		(unsigned long long)evlist_late(s->el), (unsigned long long)s->dropped);
 }
 
 /* session_report - one interval's (or the final) output */
@@ -480,6 +569,8 @@ static int session_report(struct session *s, bool final)
 	if (fflush(s->ctx.out) && !ret)
 		ret = -errno;
 	session_report_lost(s);
+	if (final)
+		session_report_engine(s);
 	return ret;
 }
 
@@ -495,6 +586,8 @@ int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_
 	ret = tool->init(&s->ctx);
 	if (ret)
 		return ret;
+	/* A tool may take its duration from its own option (iostack -D). */
+	duration_ns = s->ctx.duration_ns;
 	if (!s->nr_ev) {
 		iotap_err(&s->ctx, "no event to trace");
 		return -EINVAL;
@@ -502,7 +595,9 @@ int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_
 	ret = s->src->run(s, 0);
 	if (ret < 0)
 		return ret;
-	if (s->live && tool->banner) {
+	if (s->live && tool->banner && s->ctx.data_out) {
+		log_msg(LOG_INFO, "%s", tool->banner);
+	} else if (s->live && tool->banner) {
 		fprintf(s->ctx.out, "%s\n", tool->banner);
 		fflush(s->ctx.out);
 	}
@@ -575,6 +670,8 @@ static int live_start(struct session *s)
 		.mmap_pages = s->opts.mmap_pages,
 		.max_stack = s->opts.max_stack,
 		.track_comm = true,
+		.track_mmap = s->opts.track_mmap,
+		.build_id = s->opts.track_mmap,
 	};
 	int ret = evlist_open(s->el, &eo, s->err, sizeof(s->err));
 
@@ -587,6 +684,8 @@ static int live_start(struct session *s)
 	ret = evlist_enable(s->el);
 	if (ret)
 		log_msg(LOG_ERR, "cannot enable the events: %s", strerror(-ret));
+	else
+		stacks_session_started(s);
 	return ret;
 }
 
@@ -635,6 +734,16 @@ static struct iotap_event *live_find(struct session *s, uint64_t id)
 	return sel ? sel->priv : NULL;
 }
 
+/* live_lost - what ring i lost so far */
+static int live_lost(const struct session *s, int i, int *cpu, uint64_t *lost)
+{
+	if (!s->el || i >= evlist_nr_cpus(s->el))
+		return -ENOENT;
+	*cpu = evlist_cpus(s->el)[i];
+	*lost = evlist_ring_stats(s->el, i)->lost;
+	return 0;
+}
+
 /* live_close - stop the events; session_release closes them before the dynamic events go */
 static void live_close(struct session *s)
 {
@@ -646,5 +755,6 @@ const struct source_ops source_live = {
 	.open = live_open,
 	.run = live_run,
 	.find = live_find,
+	.lost = live_lost,
 	.close = live_close,
 };

@@ -14,9 +14,14 @@
 /* Options every tool accepts (the common part of the option table). */
 struct session_opts {
 	const char *input;		/* report from this recording instead of live */
+	const void *input_buf;		/* or from one in memory (tests, fuzzing) */
+	size_t input_len;
 	uint64_t mmap_pages;
 	uint64_t max_stack;
 	bool verbose;
+	bool track_mmap;		/* live: MMAP2 side-band, for user symbols */
+	int call_graph;			/* enum stack_call_graph: how user stacks are walked */
+	const char *symfs;		/* where a recording's binaries are looked up */
 };
 
 /* One event a session delivers, with the handlers subscribed to it. */
@@ -43,6 +48,7 @@ struct source_ops {
 	int (*open)(struct session *s);
 	int (*run)(struct session *s, uint64_t deadline);	/* 1: deadline, 0: ended */
 	struct iotap_event *(*find)(struct session *s, uint64_t id);
+	int (*lost)(const struct session *s, int i, int *cpu, uint64_t *lost);	/* -ENOENT past the last CPU */
 	void (*close)(struct session *s);
 };
 
@@ -57,12 +63,14 @@ struct session {
 	struct iotap_event **ev;
 	size_t nr_ev;
 	struct disk_table disks;
+	struct symbolizer *sym;		/* stacks.c: made when a tool takes stacks */
 	struct comm_ent *comms;
 	size_t nr_comms, cap_comms;
 	uint64_t t_start;		/* CLOCK_MONOTONIC ns when tracing began */
 	int64_t wall_offset;		/* CLOCK_REALTIME - CLOCK_MONOTONIC, ns */
 	uint64_t now;			/* stream time of the current report */
 	uint64_t lost_reported;
+	uint64_t dropped;		/* samples of no known event, or malformed */
 	bool live;
 	char err[256];
 	/* A recording consumer gets every record instead of the dispatch. */
@@ -78,6 +86,7 @@ int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_
 void session_release(struct session *s);
 void session_signals_install(void);
 int session_dispatch(struct session *s, const struct perf_event_header *rec);
+void session_comm_cache(struct session *s, uint32_t pid, const char *comm);
 uint64_t session_lost_total(const struct session *s);
 uint64_t mono_now(void);
 

@@ -5,11 +5,27 @@
 #include "iotap.h"
 
 extern const struct tool tool_biolatency;
+extern const struct tool tool_bitesize;
+extern const struct tool tool_seeksize;
+extern const struct tool tool_biopattern;
+extern const struct tool tool_iosched;
 extern const struct tool tool_probe;
+extern const struct tool tool_biosnoop;
+extern const struct tool tool_biotop;
+extern const struct tool tool_biostacks;
+extern const struct tool tool_iostack;
 
 const struct tool *const iotap_tools[] = {
 	&tool_biolatency,
+	&tool_bitesize,
+	&tool_seeksize,
+	&tool_biopattern,
+	&tool_iosched,
 	&tool_probe,
+	&tool_biosnoop,
+	&tool_biotop,
+	&tool_biostacks,
+	&tool_iostack,
 	NULL
 };
 

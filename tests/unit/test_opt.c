@@ -10,6 +10,8 @@
 #include <cmocka.h>
 
 #include "opt.h"
+#include "record.h"
+#include "recording.h"
 
 /* capture - run a printer for a tool into a string */
 static char *capture(void (*fn)(const struct tool *, FILE *), const struct tool *t)
@@ -75,6 +77,56 @@ static void test_documented(void **state)
 	}
 }
 
+/* test_commands_documented - record and report are documented from their tables too */
+static void test_commands_documented(void **state)
+{
+	const struct tool *cmds[] = { &cmd_record, &cmd_report };
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		const struct tool *t = cmds[i];
+		char *help = capture(opt_help, t), *man = capture(opt_man, t);
+
+		assert_non_null(t->description);
+		assert_non_null(t->examples);
+		assert_non_null(strstr(man, ".SH EXAMPLES"));
+		assert_non_null(strstr(man, ".SH ARGUMENTS"));
+		/* A command is no argv[0] alias, and -i is not among record's options. */
+		assert_null(tool_find(t->name));
+		check_table(t, t->opts, help, man);
+		check_table(t, t->common, help, man);
+		free(help);
+		free(man);
+	}
+	assert_null(strstr(capture(opt_help, &cmd_record), "--input"));
+}
+
+/* test_parse_rest - what follows a command's options is left for the command */
+static void test_parse_rest(void **state)
+{
+	char *argv[] = { "record", "-o", "f", "-g", "--", "dio", "-x", "read", NULL };
+	char *argv2[] = { "report", "-i", "f", "biolatency", "-D", "-d", "sda", NULL };
+	struct record_params rp = { 0 };
+	struct report_params pp = { 0 };
+	struct session_opts so = { 0 };
+	struct cli_args ca;
+	char err[256] = "";
+
+	assert_int_equal(opt_parse(&cmd_record, 8, argv, &rp, &so, &ca, err, sizeof(err)), 0);
+	assert_string_equal(rp.output, "f");
+	assert_true(rp.callchains);
+	assert_int_equal(ca.nr_rest, 3);
+	assert_string_equal(ca.rest[0], "dio");
+	assert_string_equal(ca.rest[1], "-x");
+	assert_int_equal(opt_parse(&cmd_report, 7, argv2, &pp, &so, &ca, err, sizeof(err)), 0);
+	assert_string_equal(so.input, "f");
+	assert_int_equal(ca.nr_rest, 4);
+	assert_string_equal(ca.rest[0], "biolatency");
+	assert_string_equal(ca.rest[1], "-D");
+	assert_int_not_equal(opt_parse(&cmd_record, 3, (char *[]){ "record", "-i", "x", NULL }, &rp, &so,
+				       &ca, err, sizeof(err)), 0);
+	assert_string_equal(err, "unknown option '-i'; see --help");
+}
+
 /* parse - run opt_parse on a NULL-terminated argument list */
 static int parse(const char *tool, void *params, struct cli_args *ca, char *err, ...)
 {
@@ -127,6 +179,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_documented),
 		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_commands_documented),
+		cmocka_unit_test(test_parse_rest),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

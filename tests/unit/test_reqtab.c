@@ -89,10 +89,34 @@ static void test_many(void **state)
 	reqtab_free(t);
 }
 
+/* test_grow - thousands in flight: the buckets grow, every request is still found once */
+static void test_grow(void **state)
+{
+	struct reqtab *t = reqtab_alloc(8192, 0);
+
+	for (uint64_t k = 0; k < 5000; k++)
+		reqtab_insert(t, 7, k * 8 % 4096, k)->user = k;
+	/* Keys repeat from 512 on: each is found oldest first, then the younger ones. */
+	for (uint64_t k = 0; k < 512; k++) {
+		struct blkreq *r = reqtab_find(t, 7, k * 8);
+		uint64_t n = 0;
+
+		for (; r; r = reqtab_find_next(t, r), n++)
+			assert_int_equal(r->user, k + 512 * n);
+		assert_int_equal(n, k < 5000 % 512 ? 10 : 9);
+	}
+	for (uint64_t k = 0; k < 5000; k++)
+		reqtab_remove(t, reqtab_find(t, 7, k * 8 % 4096));
+	assert_int_equal(reqtab_count(t), 0);
+	assert_int_equal(reqtab_stats(t)->evicted_full, 0);
+	reqtab_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_basic),
+		cmocka_unit_test(test_grow),
 		cmocka_unit_test(test_shared_key),
 		cmocka_unit_test(test_evict_full),
 		cmocka_unit_test(test_evict_age),

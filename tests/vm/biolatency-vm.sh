@@ -1,0 +1,64 @@
+#!/bin/bash
+# VM tier: biolatency on real NVMe and SCSI (scsi_debug) disks and a kprobe,
+# under Debian's 6.1 and 6.12 kernels (qemu; exit 77 when the VM cannot run).
+. "$(dirname "$0")/../live/lib.sh"
+[ "$(id -u)" = 0 ] || skip "VM tests need root for apt-get download of the kernel"
+[ -x "${IOTAP_SRCDIR:-.}/tests/vm/vm-run" ] || skip "no vm-run"
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86 not installed"
+
+cat >"$LIVE_TMP/guest.sh" <<'GUEST'
+# started FILE - wait (bounded) until a background iotap printed its banner
+started() {
+	for i in $(seq 1 100); do [ -s "$1" ] && return 0; sleep 0.1; done
+	echo "iotap did not start: $(cat "$1")"
+	exit 1
+}
+# biolatency -F: exact counts per flag set from direct reads on both disks.
+iotap biolatency -F >/tmp/bl.out 2>/tmp/bl.err &
+t=$!
+started /tmp/bl.out
+dio read /dev/nvme0n1 300 4096 >/dev/null
+dio read /dev/sda 200 4096 >/dev/null
+sleep 0.5
+kill -INT $t
+wait $t
+echo "== biolatency-F"
+cat /tmp/bl.out /tmp/bl.err
+iotap biolatency -D >/tmp/bl2.out 2>&1 &
+t=$!
+started /tmp/bl2.out
+dio read /dev/nvme0n1 300 4096 >/dev/null
+dio read /dev/sda 200 4096 >/dev/null
+sleep 0.5
+kill -INT $t
+wait $t
+cat /tmp/bl2.out
+# A kprobe through the dynamic-event path, removed afterwards.
+echo "== kprobe"
+iotap probe -M 5 'p:blk_mq_start_request rq=%di:x64' >/tmp/kp.out 2>&1 &
+t=$!
+started /tmp/kp.out
+dio read /dev/nvme0n1 20 4096 >/dev/null
+wait $t
+cat /tmp/kp.out
+echo "== dynamic_events"
+cat /sys/kernel/tracing/dynamic_events
+echo "== end"
+GUEST
+
+for k in 6.1 6.12; do
+	rc=0
+	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \
+		--timeout 120 -- "$LIVE_TMP/guest.sh" >"$LIVE_TMP/vm-$k.out" 2>"$LIVE_TMP/vm-$k.err" || rc=$?
+	[ $rc = 125 ] && skip "VM for $k could not run: $(tail -3 "$LIVE_TMP/vm-$k.err")"
+	[ $rc = 0 ] || { cat "$LIVE_TMP/vm-$k.out" "$LIVE_TMP/vm-$k.err"; fail "guest script failed on $k ($rc)"; }
+	out=$LIVE_TMP/vm-$k.out
+	awk '/^Tracing/{n++} n==1' "$out" >"$LIVE_TMP/d-$k"
+	awk '/^Tracing/{n++} n==2' "$out" | sed '/^== kprobe$/,$d' >"$LIVE_TMP/dd-$k"
+	[ "$(hist_total "$LIVE_TMP/dd-$k" nvme0n1)" = 300 ] || fail "$k: nvme0n1 count $(hist_total "$LIVE_TMP/dd-$k" nvme0n1)"
+	[ "$(hist_total "$LIVE_TMP/dd-$k" sda)" = 200 ] || fail "$k: sda count $(hist_total "$LIVE_TMP/dd-$k" sda)"
+	[ "$(hist_total "$LIVE_TMP/d-$k")" = 500 ] || fail "$k: -F total $(hist_total "$LIVE_TMP/d-$k")"
+	[ "$(grep -c 'p_blk_mq_start_request: ([0-9a-f]*) rq=0x[0-9a-f]*$' "$out")" = 5 ] || fail "$k: kprobe hits"
+	sed -n '/^== dynamic_events$/,/^== end$/p' "$out" | grep -q iotap_ && fail "$k: kprobe left behind"
+	echo "ok: $k: nvme0n1=300 sda=200 exact, -F total 500, kprobe decoded and removed"
+done
