@@ -6,7 +6,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-$top/build}
 shift || true
 cd "$top"
-[ -x configure ] || autoreconf -fi >/dev/null
+[ -x configure ] || autoreconf -fi >/dev/null 2>&1
 mkdir -p "$dir"
 cd "$dir"
 [ -f Makefile ] || "$top/configure" -q --enable-debug --enable-werror "$@"
