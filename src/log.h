@@ -11,6 +11,6 @@ typedef void (*log_fn)(enum log_level level, const char *msg);
 
 void log_set(log_fn fn);
 void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void log_vmsg(enum log_level level, const char *fmt, va_list ap);
+void log_vmsg(enum log_level level, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 #endif

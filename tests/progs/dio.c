@@ -56,10 +56,12 @@ int main(int argc, char **argv)
 		r = flags & O_WRONLY ? pwrite(fd, buf, size, off) : pread(fd, buf, size, off);
 		if (r != (ssize_t)size) {
 			fprintf(stderr, "dio: I/O at %llu: %s\n", off, r < 0 ? strerror(errno) : "short");
+			free(buf);
 			return 1;
 		}
 		printf("%llu\n", off);
 	}
 	close(fd);
+	free(buf);
 	return 0;
 }

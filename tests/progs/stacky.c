@@ -16,7 +16,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* noclone keeps gcc from renaming the functions; clang never clones them. */
+#ifdef __clang__
+#define STACKY_FN __attribute__((noinline, used))
+#else
 #define STACKY_FN __attribute__((noinline, noclone, used))
+#endif
 
 long inner_fn(int fd, void *buf, size_t n, off_t off);
 long middle_fn(int fd, void *buf, size_t n, off_t off);
@@ -76,7 +81,7 @@ int main(int argc, char **argv)
 {
 	unsigned long long count, size, devsize;
 	void *buf;
-	int fd;
+	int fd, ret = 1;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: stacky DEV COUNT [SIZE [wait]]\n");
@@ -96,16 +101,19 @@ int main(int argc, char **argv)
 		char line[16];
 
 		if (!fgets(line, sizeof(line), stdin))
-			return 1;
+			goto out_free;
 	}
 	for (unsigned long long i = 0; i < count; i++) {
 		off_t off = (off_t)(i * size % (devsize / size * size));
 
 		if (outer_fn(fd, buf, size, off) != (long)size) {
 			fprintf(stderr, "stacky: read at %lld failed\n", (long long)off);
-			return 1;
+			goto out_free;
 		}
 	}
+	ret = 0;
+out_free:
+	free(buf);
 	close(fd);
-	return 0;
+	return ret;
 }

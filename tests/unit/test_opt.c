@@ -97,7 +97,12 @@ static void test_commands_documented(void **state)
 		free(help);
 		free(man);
 	}
-	assert_null(strstr(capture(opt_help, &cmd_record), "--input"));
+	{
+		char *help = capture(opt_help, &cmd_record);
+
+		assert_null(strstr(help, "--input"));
+		free(help);
+	}
 }
 
 /* test_parse_rest - what follows a command's options is left for the command */
