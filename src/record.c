@@ -64,7 +64,8 @@ struct secbuf {
 /* sb_put - append n bytes; a failure sticks and is reported at the end */
 static void sb_put(struct secbuf *b, const void *data, size_t n)
 {
-	if (b->err)
+	/* n == 0 on an empty buffer would compute NULL + 0 below. */
+	if (b->err || !n)
 		return;
 	if (b->len + n > b->cap) {
 		size_t cap = b->cap ? b->cap : 4096;

@@ -55,10 +55,15 @@ tracer_start() {
 	"$IOTAP" "$@" >"$out" 2>"$out.err" &
 	TRACER_PID=$!
 	LIVE_PIDS="$LIVE_PIDS $TRACER_PID"
-	for i in $(seq 1 100); do
-		# A freshly enabled tracepoint event can miss events for a moment on a
-		# saturated machine (perf shows the same): settle before the workload.
-		[ -s "$out" ] && { sleep 0.1; return 0; }
+	for i in $(seq 1 200); do
+		# Started once the banner is out (on stderr where stdout must stay
+		# machine-readable, e.g. folded stacks). A freshly enabled tracepoint
+		# event can miss events for a moment on a loaded machine (perf started
+		# the same way does too): settle before the workload.
+		if grep -q 'Hit Ctrl-C to end' "$out" "$out.err" 2>/dev/null; then
+			sleep 0.2
+			return 0
+		fi
 		kill -0 $TRACER_PID 2>/dev/null || { cat "$out.err" >&2; fail "iotap $* exited early"; }
 		sleep 0.05
 	done

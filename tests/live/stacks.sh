@@ -12,22 +12,6 @@ FP=$IOTAP_PROGS/stacky_fp
 DW=$IOTAP_PROGS/stacky_dwarf
 [ -x "$FP" ] && [ -x "$DW" ] || fail "no stacky test programs in $IOTAP_PROGS"
 
-# stack_tracer_start OUT ARGS... - like tracer_start, for output that starts only at the end
-# (folded stacks): the banner goes to stderr then.
-stack_tracer_start() {
-	local out=$1 i
-	shift
-	"$IOTAP" "$@" >"$out" 2>"$out.err" &
-	TRACER_PID=$!
-	LIVE_PIDS="$LIVE_PIDS $TRACER_PID"
-	for i in $(seq 1 200); do
-		grep -q 'Hit Ctrl-C to end' "$out" "$out.err" 2>/dev/null && return 0
-		kill -0 $TRACER_PID 2>/dev/null || { cat "$out.err" >&2; fail "iotap $* exited early"; }
-		sleep 0.05
-	done
-	fail "iotap $* did not start tracing"
-}
-
 # folded_sum FILE PATTERN - the total weight of the folded lines matching PATTERN (grep -E)
 folded_sum() {
 	grep -E -- "$2" "$1" | awk '{ s += $NF } END { print s + 0 }'
@@ -36,7 +20,7 @@ folded_sum() {
 CHAIN='main;outer_fn;middle_fn;inner_fn;'
 
 # biostacks -f: one line for the N reads, user chain in order, then the kernel read path.
-stack_tracer_start "$LIVE_TMP/bf.out" biostacks -d "$D" -f
+tracer_start "$LIVE_TMP/bf.out" biostacks -d "$D" -f
 "$FP" "$DEV" $N
 tracer_stop
 grep -q 'Tracing block I/O' "$LIVE_TMP/bf.out" && fail "-f output has the banner"
@@ -49,7 +33,7 @@ echo "$line" | grep -Eq "inner_fn;.*(_sys_pread64|;vfs_read;|;blkdev_read_iter;)
 echo "ok: biostacks -f: stacky_fp;...;$CHAIN...read path... $N"
 
 # iostack -U -f: the bytes of the N reads under disk;comm;...;inner_fn.
-stack_tracer_start "$LIVE_TMP/if.out" iostack -U -f
+tracer_start "$LIVE_TMP/if.out" iostack -U -f
 "$FP" "$DEV" $N
 tracer_stop
 got=$(folded_sum "$LIVE_TMP/if.out" "^$D;stacky_fp;.*${CHAIN%;} ")
@@ -58,17 +42,17 @@ grep "^$D;stacky_fp;" "$LIVE_TMP/if.out" | grep -q 'vfs_read\|_sys_pread64' && f
 echo "ok: iostack -U -f: $D;stacky_fp;...;${CHAIN%;} $((N * 4096))"
 
 # DWARF: without frame pointers only --call-graph dwarf finds the callers of inner_fn.
-stack_tracer_start "$LIVE_TMP/df.out" biostacks -d "$D" -f --call-graph dwarf
+tracer_start "$LIVE_TMP/df.out" biostacks -d "$D" -f --call-graph dwarf
 "$DW" "$DEV" $N
 tracer_stop
 [ "$(folded_sum "$LIVE_TMP/df.out" "^stacky_dwarf;.*$CHAIN")" = $N ] ||
 	fail "biostacks --call-graph dwarf: $(cat "$LIVE_TMP/df.out" "$LIVE_TMP/df.out.err")"
-stack_tracer_start "$LIVE_TMP/du.out" iostack -U -f --call-graph dwarf
+tracer_start "$LIVE_TMP/du.out" iostack -U -f --call-graph dwarf
 "$DW" "$DEV" $N
 tracer_stop
 [ "$(folded_sum "$LIVE_TMP/du.out" "^$D;stacky_dwarf;.*${CHAIN%;} ")" = $((N * 4096)) ] ||
 	fail "iostack --call-graph dwarf: $(grep stacky "$LIVE_TMP/du.out")"
-stack_tracer_start "$LIVE_TMP/dn.out" iostack -U -f
+tracer_start "$LIVE_TMP/dn.out" iostack -U -f
 "$DW" "$DEV" $N
 tracer_stop
 grep "^$D;stacky_dwarf;" "$LIVE_TMP/dn.out" | grep -q "outer_fn;middle_fn" &&
@@ -76,7 +60,7 @@ grep "^$D;stacky_dwarf;" "$LIVE_TMP/dn.out" | grep -q "outer_fn;middle_fn" &&
 echo "ok: --call-graph dwarf: $CHAIN without frame pointers (biostacks $N, iostack $((N * 4096)) bytes)"
 
 # Text: bpftrace's @usecs[stack] layout; iostack's disk/frames/comm [pid]/R: W: entries.
-stack_tracer_start "$LIVE_TMP/bt.out" biostacks -d "$D"
+tracer_start "$LIVE_TMP/bt.out" biostacks -d "$D"
 "$FP" "$DEV" $N
 tracer_stop
 awk -v n=$N '
@@ -92,7 +76,7 @@ awk -v n=$N '
 	fail "biostacks text: not one @usecs[...] histogram of $N under inner_fn/middle_fn/outer_fn/main: $(cat "$LIVE_TMP/bt.out")"
 echo "ok: biostacks prints @usecs[frames]: histogram of $N reads, frames innermost first"
 
-stack_tracer_start "$LIVE_TMP/it.out" iostack -P
+tracer_start "$LIVE_TMP/it.out" iostack -P
 "$FP" "$DEV" $N &
 spid=$!
 wait $spid
@@ -110,11 +94,11 @@ max=$(grep '^    R: ' "$LIVE_TMP/it.out" | awk -F'[:,]' '{ t = $2 + $4; if (t > 
 echo "ok: iostack -P: disk $D, frames, stacky_fp [$spid], R: $((N * 4096)), W: 0; largest first"
 
 # -io alias, --io, and a bad value.
-stack_tracer_start "$LIVE_TMP/iw.out" iostack -K -io w -f
+tracer_start "$LIVE_TMP/iw.out" iostack -K -io w -f
 "$FP" "$DEV" 50
 tracer_stop
 grep -q "^$D;stacky_fp;" "$LIVE_TMP/iw.out" && fail "-io w counted reads"
-stack_tracer_start "$LIVE_TMP/ir.out" iostack -K --io r -f
+tracer_start "$LIVE_TMP/ir.out" iostack -K --io r -f
 "$FP" "$DEV" 50
 tracer_stop
 [ "$(folded_sum "$LIVE_TMP/ir.out" "^$D;stacky_fp;")" = $((50 * 4096)) ] || fail "--io r: $(cat "$LIVE_TMP/ir.out")"
@@ -125,14 +109,14 @@ grep -q "invalid --io 'x': expected one of rw|r|w" "$LIVE_TMP/bad.err" || fail "
 echo "ok: -io w / --io r select the direction; -io x is refused; help and man show -io"
 
 # --max-stack bounds every stack.
-stack_tracer_start "$LIVE_TMP/ms.out" biostacks -d "$D" -f --max-stack 4
+tracer_start "$LIVE_TMP/ms.out" biostacks -d "$D" -f --max-stack 4
 "$FP" "$DEV" 50
 tracer_stop
 awk -F';' 'NF > 5 { exit 1 } END { exit !NR }' "$LIVE_TMP/ms.out" || fail "--max-stack 4: $(cat "$LIVE_TMP/ms.out")"
 echo "ok: --max-stack 4 keeps at most 4 frames"
 
 # SVG: well-formed, and a browser draws the frames.
-stack_tracer_start "$LIVE_TMP/sv.out" biostacks -d "$D" --svg "$LIVE_TMP/bs.svg" --weight latency
+tracer_start "$LIVE_TMP/sv.out" biostacks -d "$D" --svg "$LIVE_TMP/bs.svg" --weight latency
 "$FP" "$DEV" $N
 "$DW" "$DEV" 100
 tracer_stop
