@@ -459,7 +459,8 @@ int fold_write(const struct fold *fold, FILE *f, bool reverse)
 		goto free_path;
 	for (i = 0; i < nlines; i++)
 		lines[i] = buf + starts[i];
-	qsort(lines, nlines, sizeof(*lines), fold_line_cmp);
+	if (nlines)
+		qsort(lines, nlines, sizeof(*lines), fold_line_cmp);
 	for (i = 0; i < nlines; i++) {
 		fputs(lines[i], f);
 		fputc('\n', f);

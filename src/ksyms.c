@@ -172,7 +172,8 @@ static int ksyms_index(struct ksyms *ks, size_t len)
 		nr++;
 	}
 
-	qsort(ks->syms, nr, sizeof(*ks->syms), ksym_entry_cmp);
+	if (nr)
+		qsort(ks->syms, nr, sizeof(*ks->syms), ksym_entry_cmp);
 
 	/* keep the preferred name of each address: it sorts first */
 	ks->nr = 0;

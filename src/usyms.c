@@ -564,7 +564,8 @@ static int ufile_syms_load(struct ufile *f)
 				(bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2),
 		};
 	}
-	qsort(load, n, sizeof(*load), usym_load_cmp);
+	if (n)
+		qsort(load, n, sizeof(*load), usym_load_cmp);
 
 	f->syms = malloc((n ? n : 1) * sizeof(*f->syms));
 	if (!f->syms) {

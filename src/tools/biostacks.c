@@ -233,7 +233,8 @@ static int biostacks_print(struct iotap_ctx *ctx)
 	}
 	for (size_t g = 0; g < ng; g++)
 		order[g] = &merged[g];
-	qsort(order, ng, sizeof(*order), bs_hist_cmp);
+	if (ng)
+		qsort(order, ng, sizeof(*order), bs_hist_cmp);
 	fputc('\n', ctx->out);
 	for (size_t g = 0; g < ng; g++) {
 		if (!order[g]->count)

@@ -225,7 +225,8 @@ static int biotop_report(struct iotap_ctx *ctx)
 		    "D", "MAJ", "MIN", "DISK", "I/O", "Kbytes", "AVGms");
 	for (size_t i = 0; i < st->nr; i++)
 		st->rows[i]->key = biotop_sort_key(st->rows[i], p->sort);
-	qsort(st->rows, st->nr, sizeof(*st->rows), biotop_by_key);
+	if (st->nr)
+		qsort(st->rows, st->nr, sizeof(*st->rows), biotop_by_key);
 	for (size_t i = 0; i < st->nr && i < maxrows; i++) {
 		const struct biotop_row *r = st->rows[i];
 

@@ -193,7 +193,8 @@ static int iostack_print(struct iotap_ctx *ctx)
 		e[ne - 1].r += lines[i].v[IOSTACK_R_BYTES];
 		e[ne - 1].w += lines[i].v[IOSTACK_W_BYTES];
 	}
-	qsort(e, ne, sizeof(*e), iostack_entry_cmp);
+	if (ne)
+		qsort(e, ne, sizeof(*e), iostack_entry_cmp);
 	for (size_t i = 0; i < ne; i++)
 		fprintf(ctx->out, "%s    R: %" PRIu64 ", W: %" PRIu64 "\n\n", e[i].text, e[i].r, e[i].w);
 	free(e);
