@@ -314,21 +314,77 @@ static bool fmt_has_field(const char *text, size_t len, const char *name, size_t
 	return false;
 }
 
-/*
- * fmt_refs_ok - every REC->field of the print format is a declared field.
- * libtraceevent 1.7 dereferences NULL on one that is not; the kernel never
- * writes such a format, but a file can hold anything.
- */
-static bool fmt_refs_ok(const char *text, size_t len)
+/* skip_lit - p past the literal lit, or NULL when it is not there */
+static const char *skip_lit(const char *p, const char *end, const char *lit)
 {
-	const char *end = text + len, *p = memmem(text, len, "print fmt:", 10);
+	size_t n = strlen(lit);
 
-	for (; p && (p = memmem(p, end - p, "REC->", 5)); ) {
+	return end - p >= (ptrdiff_t)n && !memcmp(p, lit, n) ? p + n : NULL;
+}
+
+/* skip_num - p past a decimal number of at most 9 digits, or NULL */
+static const char *skip_num(const char *p, const char *end)
+{
+	const char *q = p;
+
+	while (q < end && q - p < 10 && *q >= '0' && *q <= '9')
+		q++;
+	return q > p && q - p < 10 ? q : NULL;
+}
+
+/* field_line_ok - "\tfield:DECL;\toffset:N;\tsize:N;\tsigned:0|1;", as the kernel writes it */
+static bool field_line_ok(const char *p, const char *end)
+{
+	const char *semi;
+
+	if (!(p = skip_lit(p, end, "\tfield:")))
+		return false;
+	semi = memchr(p, ';', end - p);
+	if (!semi || semi == p || memchr(p, '\t', semi - p))
+		return false;
+	p = skip_lit(semi, end, ";\toffset:");
+	p = p ? skip_num(p, end) : NULL;
+	p = p ? skip_lit(p, end, ";\tsize:") : NULL;
+	p = p ? skip_num(p, end) : NULL;
+	p = p ? skip_lit(p, end, ";\tsigned:") : NULL;
+	return p && end - p == 2 && (*p == '0' || *p == '1') && p[1] == ';';
+}
+
+/*
+ * fmt_text_ok - a format text laid out as the kernel writes them, in printable
+ * ASCII, whose print format names only declared fields. libtraceevent 1.7
+ * dereferences NULL on some texts that are not (a size that is no number, a
+ * control character in a declaration, a REC->field that does not exist); the
+ * kernel never writes those, but a file can hold anything.
+ */
+static bool fmt_text_ok(const char *text, size_t len)
+{
+	const char *p = text, *end = text + len, *nl, *pf = NULL;
+	int line = 0;
+
+	/* Printable ASCII, tabs and line ends: libtraceevent's tokenizer knows nothing else. */
+	for (size_t i = 0; i < len; i++)
+		if ((text[i] < ' ' || text[i] > '~') && text[i] != '\t' && text[i] != '\n')
+			return false;
+
+	for (; p < end && !pf; p = nl + 1, line++) {
+		nl = memchr(p, '\n', end - p);
+		if (!nl)
+			return false;
+		if (line == 0 ? !skip_lit(p, nl, "name: ") :
+		    line == 1 ? !skip_lit(p, nl, "ID: ") || skip_num(p + 4, nl) != nl :
+		    line == 2 ? nl - p != 7 || !skip_lit(p, nl, "format:") :
+		    skip_lit(p, nl, "print fmt: ") ? !(pf = p) : nl != p && !field_line_ok(p, nl))
+			return false;
+	}
+	if (!pf)
+		return false;
+	for (p = pf; (p = memmem(p, end - p, "REC->", 5)); ) {
 		size_t n;
 
 		p += 5;
 		n = ident_len(p, end - p);
-		if (!n || !fmt_has_field(text, len, p, n))
+		if (!n || !fmt_has_field(text, pf - text, p, n))
 			return false;
 		p += n;
 	}
@@ -369,8 +425,8 @@ static int evnt_add(struct session *s, struct file_src *f, const uint8_t *p, siz
 				sys, name, sample_type);
 	if (fmt_set_find(&s->fs, sys, name))
 		return file_bad(f, "%s:%s is recorded twice", sys, name);
-	if (!fmt_refs_ok((const char *)q + sl + nl, fl))
-		return file_bad(f, "the format of %s:%s prints a field it does not declare", sys, name);
+	if (!fmt_text_ok((const char *)q + sl + nl, fl))
+		return file_bad(f, "the format text of %s:%s is not one the kernel writes", sys, name);
 	if (!fmt_set_add(&s->fs, sys, name, (const char *)q + sl + nl, fl)) {
 		if (errno == ENOMEM)
 			return -ENOMEM;
@@ -530,7 +586,8 @@ static int file_build(struct session *s, struct file_src *f)
 		if (ret)
 			return ret;
 	}
-	qsort(f->ids, f->nr_ids, sizeof(*f->ids), rec_id_cmp);
+	if (f->nr_ids)
+		qsort(f->ids, f->nr_ids, sizeof(*f->ids), rec_id_cmp);
 	s->t_start = f->meta.t_start;
 	s->now = s->t_start;
 	s->wall_offset = f->meta.wall_offset;
