@@ -23,10 +23,11 @@
 #define OPT_VERBOSE { 0, "verbose", OPT_FLAG, offsetof(struct session_opts, verbose), NULL, \
 	"also report requests that could not be paired (flushes, in flight at start)" }
 #define OPT_CALL_GRAPH { 0, "call-graph", OPT_CHOICE, offsetof(struct session_opts, call_graph), \
-	"MODE", "how user stacks are walked: fp follows frame pointers in the kernel; dwarf copies " \
-	"8 KiB of stack per sample and unwinds it with the binaries' DWARF call frame information " \
-	"(for code built without frame pointers; costs more, and raises --mmap-pages to at least " \
-	"1024)", stack_call_graph_names }
+	"MODE", "how user stacks are walked: fp follows frame pointers through a 4 KiB copy of the " \
+	"stack; dwarf copies 8 KiB and unwinds it with the binaries' DWARF call frame information " \
+	"(for code built without frame pointers; costs more). Either raises --mmap-pages to at " \
+	"least 512 (fp) or 1024 (dwarf): samples carry a copy of the user stack", \
+	stack_call_graph_names }
 #define OPT_SYMFS { 0, "symfs", OPT_STR, offsetof(struct session_opts, symfs), "DIR", \
 	"look for the binaries of a recording under DIR too: DIR/path, DIR/.build-id/xx/rest and " \
 	"DIR/usr/lib/debug (for reports on another machine, or after a binary was removed)" }

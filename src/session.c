@@ -12,7 +12,6 @@
 #include "log.h"
 #include "session.h"
 #include "stacks.h"
-#include "usyms.h"
 #include "../parsers/block.h"
 
 #define DRAIN_MS 100
@@ -202,7 +201,7 @@ struct iotap_event *iotap_event_use(struct iotap_ctx *ctx, const char *sys, cons
 		ev->sel->user_callchain = (flags & IOTAP_EV_USTACK) && !ucopy;
 		if (ucopy) {
 			ev->sel->regs_mask = stack_regs_mask(s->opts.call_graph);
-			ev->sel->stack_size = USYMS_STACK_USER_SIZE;
+			ev->sel->stack_size = stack_copy_size(s->opts.call_graph);
 		}
 		ev->sel->priv = ev;
 		ev->sample_type = ev->sel->sample_type;

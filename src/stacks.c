@@ -13,8 +13,9 @@
 #include "stacks.h"
 #include "usyms.h"
 
-/* Ring pages per CPU at least, with --call-graph dwarf. */
+/* Ring pages per CPU at least, when samples carry user stack copies. */
 #define STACKS_DWARF_PAGES 1024
+#define STACKS_FP_PAGES 512
 /* Frames one user ip may expand to: inlined functions, then the function. */
 #define STACK_INLINE_MAX 8
 
@@ -41,6 +42,8 @@ typedef int (*stack_frame_fn)(void *arg, const struct stack_frame *f);
 #define STACK_REG_BP 6
 #define STACK_REG_SP 7
 #define STACK_REG_IP 8
+/* Stack bytes a frame-pointer walk gets: some 40 frames of ordinary code. */
+#define STACK_FP_COPY 4096
 
 /* stack_regs_mask - the user registers to sample for a --call-graph mode */
 uint64_t stack_regs_mask(int call_graph)
@@ -48,6 +51,12 @@ uint64_t stack_regs_mask(int call_graph)
 	if (call_graph == STACK_CG_DWARF)
 		return usyms_regs_mask_x86_64();
 	return 1ull << STACK_REG_BP | 1ull << STACK_REG_SP | 1ull << STACK_REG_IP;
+}
+
+/* stack_copy_size - user stack bytes to copy per sample: DWARF needs whole frames, fp the chain */
+uint32_t stack_copy_size(int call_graph)
+{
+	return call_graph == STACK_CG_DWARF ? USYMS_STACK_USER_SIZE : STACK_FP_COPY;
 }
 
 /* stack_reg - a sampled register by its perf number; false when not sampled */
@@ -471,6 +480,7 @@ static void stacks_ksyms_load(struct session *s, struct symbolizer *sy)
 int stacks_session_want(struct session *s, bool user)
 {
 	struct symbolizer *sy = s->sym;
+	uint64_t pages;
 	int ret;
 
 	if (!sy) {
@@ -486,9 +496,10 @@ int stacks_session_want(struct session *s, bool user)
 		return -errno;
 	/* Live: MMAP2 side-band with build-ids for processes that start or exec while tracing. */
 	s->opts.track_mmap = true;
-	/* 8 KiB a sample, and the first unwind of a process is slow: room for a burst. */
-	if (s->opts.call_graph == STACK_CG_DWARF && s->opts.mmap_pages < STACKS_DWARF_PAGES)
-		s->opts.mmap_pages = STACKS_DWARF_PAGES;
+	/* Samples carry a copy of the user stack, and a process's first unwind is slow: room for bursts. */
+	pages = s->opts.call_graph == STACK_CG_DWARF ? STACKS_DWARF_PAGES : STACKS_FP_PAGES;
+	if (s->opts.mmap_pages < pages)
+		s->opts.mmap_pages = pages;
 	if (!s->live) {
 		ret = stacks_maps_load(s, sy->us);
 		if (ret)

@@ -38,7 +38,7 @@ struct session;
 
 /*
  * How user stacks are walked (--call-graph). Live, both take the user
- * registers and a copy of the top of the user stack (USYMS_STACK_USER_SIZE)
+ * registers and a copy of the top of the user stack (stack_copy_size())
  * and walk it here: the kernel's own frame-pointer walk has no end on a
  * binary built without frame pointers when a stale frame pointer points at
  * itself (127 frames of garbage, ~9 us a sample), while a copy costs about
@@ -53,6 +53,7 @@ enum stack_call_graph {
 extern const char *const stack_call_graph_names[];
 
 uint64_t stack_regs_mask(int call_graph);
+uint32_t stack_copy_size(int call_graph);
 int stack_from_sample(struct iotap_ctx *ctx, const struct perf_sample *s, unsigned int which,
 		      uint64_t *ips, uint32_t max);
 int stack_text(struct iotap_ctx *ctx, uint32_t pid, const uint64_t *ips, uint32_t nr,

@@ -218,10 +218,14 @@ static int biostacks_print(struct iotap_ctx *ctx)
 	}
 	/* Stacks that name alike (one program run by several processes) are one. */
 	for (size_t i = 0; i < nr; i++) {
-		const struct bs_hist *h = &st->h[lines[i].v[0] - 1];
+		const struct bs_hist *h;
 		struct bs_hist *m;
 
-		if (!lines[i].same) {
+		/* A stack whose index could not be allocated has no latencies. */
+		if (!lines[i].v[0])
+			continue;
+		h = &st->h[lines[i].v[0] - 1];
+		if (!ng || strcmp(text[ng - 1], lines[i].text)) {
 			text[ng] = lines[i].text;
 			ng++;
 		}
@@ -264,9 +268,11 @@ static int biostacks_fold_one(uint32_t pid, uint64_t key, const uint64_t *ips, u
 	struct bs_fold_ctx *fc = arg;
 	struct biostacks_params *p = fc->ctx->params;
 	struct biostacks_state *st = fc->ctx->state;
-	const struct bs_hist *h = &st->h[v[0] - 1];
+	const struct bs_hist *h = v[0] ? &st->h[v[0] - 1] : NULL;
 	const char *root = iotap_comm(fc->ctx, pid);
 
+	if (!h)
+		return 0;
 	return stack_fold_add(fc->ctx, fc->fold, &root, 1, pid, ips, nr,
 			      p->weight == BS_WEIGHT_LATENCY ? h->sum : h->count);
 }
