@@ -555,6 +555,9 @@ static void session_report_engine(struct session *s)
 	log_msg(LOG_INFO, "rings: %llu records, %llu lost, %llu sorted in late, %llu with an unknown id or malformed",
 		(unsigned long long)records, (unsigned long long)session_lost_total(s),
 		(unsigned long long)evlist_late(s->el), (unsigned long long)s->dropped);
+	for (size_t i = 0; i < s->nr_ev; i++)
+		log_msg(LOG_INFO, "  %s:%s: %llu samples", s->ev[i]->sys, s->ev[i]->name,
+			(unsigned long long)s->ev[i]->count);
 }
 
 /* session_report - one interval's (or the final) output */
