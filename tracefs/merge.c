@@ -148,7 +148,9 @@ int merge_flush(struct merge *m, uint64_t limit, merge_emit_fn emit, void *arg)
 		if (ret)
 			break;
 	}
-	memmove(m->q, m->q + n, (m->nr - n) * sizeof(*m->q));
+	/* An idle interval has nothing queued, and q may still be NULL. */
+	if (n)
+		memmove(m->q, m->q + n, (m->nr - n) * sizeof(*m->q));
 	m->nr -= n;
 	m->sorted = m->nr;
 	return ret;

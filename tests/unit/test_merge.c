@@ -124,6 +124,19 @@ static void test_random_rounds(void **state)
 	merge_free(m);
 }
 
+/* test_empty - rounds and flushes with nothing queued (an idle interval) */
+static void test_empty(void **state)
+{
+	struct merge *m = merge_alloc();
+	struct seen s = { .n = 0 };
+
+	assert_int_equal(merge_round_end(m, collect, &s), 0);
+	assert_int_equal(merge_flush(m, UINT64_MAX, collect, &s), 0);
+	assert_int_equal(s.n, 0);
+	assert_int_equal(merge_pending(m), 0);
+	merge_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -131,6 +144,7 @@ int main(void)
 		cmocka_unit_test(test_late_kept),
 		cmocka_unit_test(test_stable),
 		cmocka_unit_test(test_random_rounds),
+		cmocka_unit_test(test_empty),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
