@@ -9,6 +9,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "recimage.h"
+
 #include "recfile.h"
 
 #define MAX_CHUNKS 4096
@@ -20,19 +22,6 @@ struct outcome {
 	uint32_t types[MAX_CHUNKS];
 	uint32_t crcs[MAX_CHUNKS];	/* of each chunk's raw bytes */
 };
-
-/* le32_put - store v little-endian */
-static void le32_put(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = v >> (8 * i);
-}
-
-/* le32_get - load a little-endian u32 */
-static uint32_t le32_get(const uint8_t *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 /* outcome_take - read everything r gives, touching every returned byte */
 static void outcome_take(struct rec_reader *r, struct outcome *o)
@@ -92,29 +81,6 @@ static void outcome_of_file(const uint8_t *buf, size_t len, struct outcome *o)
 		return;
 	outcome_take(r, o);
 	rec_reader_free(r);
-}
-
-/*
- * fix_crcs - make every CRC in a file image agree with its bytes, so that
- * the fuzzer reaches the length, zlib and END checks behind them.
- */
-static void fix_crcs(uint8_t *p, size_t len)
-{
-	size_t off = 20;
-
-	if (len < 20)
-		return;
-	le32_put(p + 16, crc32(0, p, 16));
-	while (len - off >= 24) {
-		uint32_t clen = le32_get(p + off + 12);
-		size_t avail = len - off - 24;
-
-		if (clen > avail)
-			clen = avail;
-		le32_put(p + off + 16, crc32(0, p + off + 24, clen));
-		le32_put(p + off + 20, crc32(0, p + off, 20));
-		off += 24 + clen;
-	}
 }
 
 /* LLVMFuzzerTestOneInput - the input as given, then with CRCs repaired */

@@ -20,42 +20,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "recimage.h"
+
 #include "log.h"
 #include "opt.h"
 #include "recording.h"
-
-/* le32_put - store v little-endian */
-static void le32_put(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = v >> (8 * i);
-}
-
-/* le32_get - load a little-endian u32 */
-static uint32_t le32_get(const uint8_t *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-/* fix_crcs - make every CRC of a file image agree with its bytes */
-static void fix_crcs(uint8_t *p, size_t len)
-{
-	size_t off = 20;
-
-	if (len < 20)
-		return;
-	le32_put(p + 16, crc32(0, p, 16));
-	while (len - off >= 24) {
-		uint32_t clen = le32_get(p + off + 12);
-		size_t avail = len - off - 24;
-
-		if (clen > avail)
-			clen = avail;
-		le32_put(p + off + 16, crc32(0, p + off + 24, clen));
-		le32_put(p + off + 20, crc32(0, p + off, 20));
-		off += 24 + clen;
-	}
-}
 
 /* pack_sections - write type/length/bytes entries as a real recording; its image, or NULL */
 static uint8_t *pack_sections(const uint8_t *data, size_t size, size_t *out_len)
