@@ -95,6 +95,66 @@ int perf_sample_parse(const struct perf_event_header *hdr, uint64_t sample_type,
 	return 0;
 }
 
+/* put - append n bytes at *at, if they fit before end */
+static void put(uint8_t **at, const uint8_t *end, const void *data, size_t n)
+{
+	if (*at && (size_t)(end - *at) >= n) {
+		memcpy(*at, data, n);
+		*at += n;
+	} else {
+		*at = NULL;
+	}
+}
+
+/*
+ * perf_sample_write - lay out a sample as the kernel would for sample_type
+ *
+ * The inverse of perf_sample_parse(), for IOTAP_SAMPLE_BASE plus
+ * PERF_SAMPLE_CALLCHAIN (no user registers or stack: they are what a
+ * writer replaces with the callchain it walked). RAW keeps the kernel's
+ * padding, so the record stays 8-byte aligned.
+ * Return: the record's size, -ENOSPC when it does not fit in room, or
+ * -EINVAL for a sample_type or raw size it cannot lay out.
+ */
+int perf_sample_write(const struct perf_sample *s, uint64_t sample_type, uint16_t misc,
+		      void *buf, size_t room)
+{
+	uint8_t *at = (uint8_t *)buf + sizeof(struct perf_event_header);
+	const uint8_t *end = (const uint8_t *)buf + room;
+	struct perf_event_header h;
+	uint64_t v;
+	uint32_t raw_size;
+	size_t size;
+
+	if ((sample_type & ~PERF_SAMPLE_CALLCHAIN) != IOTAP_SAMPLE_BASE || (s->raw_size + 4) % 8)
+		return -EINVAL;
+	if (room < sizeof(h))
+		return -ENOSPC;
+	put(&at, end, &s->id, 8);
+	v = (uint64_t)s->tid << 32 | s->pid;
+	put(&at, end, &v, 8);
+	put(&at, end, &s->time, 8);
+	v = s->cpu;
+	put(&at, end, &v, 8);
+	if (sample_type & PERF_SAMPLE_CALLCHAIN) {
+		put(&at, end, &s->nr_ips, 8);
+		put(&at, end, s->ips, s->nr_ips * 8);
+	}
+	raw_size = s->raw_size;
+	put(&at, end, &raw_size, 4);
+	put(&at, end, s->raw, raw_size);
+	if (!at)
+		return -ENOSPC;
+	size = at - (uint8_t *)buf;
+	if (size > UINT16_MAX)
+		return -ENOSPC;
+	h.type = PERF_RECORD_SAMPLE;
+	h.misc = misc;
+	h.size = (uint16_t)size;
+	memcpy(buf, &h, sizeof(h));
+	return (int)size;
+}
+
 /* perf_sample_id_parse - decode the TID/TIME/CPU/IDENTIFIER trailer of a non-sample record */
 int perf_sample_id_parse(const struct perf_event_header *hdr, struct perf_sample_id *sid)
 {

@@ -37,6 +37,8 @@ struct perf_sample_id {
 
 int perf_sample_parse(const struct perf_event_header *hdr, uint64_t sample_type,
 		      uint64_t regs_mask, struct perf_sample *s);
+int perf_sample_write(const struct perf_sample *s, uint64_t sample_type, uint16_t misc,
+		      void *buf, size_t room);
 int perf_sample_id_parse(const struct perf_event_header *hdr, struct perf_sample_id *sid);
 uint64_t perf_record_id(const struct perf_event_header *hdr);
 int perf_record_time(const struct perf_event_header *hdr, uint64_t *time);

@@ -77,6 +77,49 @@ static void test_parse(void **state)
 	assert_int_equal(t, 987654321);
 }
 
+/* test_write - a written sample is byte for byte what the kernel lays out, and parses back */
+static void test_write(void **state)
+{
+	struct builder b, w;
+	struct perf_event_header *h;
+	struct perf_sample s, back;
+	uint64_t chain[2] = { 0xfffffffffffffe00ull, 0x401234 };
+	int n;
+
+	for (int with = 0; with < 2; with++) {
+		h = build_sample(&b, with);
+		assert_int_equal(perf_sample_parse(h, IOTAP_SAMPLE_BASE |
+						   (with ? PERF_SAMPLE_CALLCHAIN : 0), 0, &s), 0);
+		n = perf_sample_write(&s, IOTAP_SAMPLE_BASE | (with ? PERF_SAMPLE_CALLCHAIN : 0), 0,
+				      w.buf, sizeof(w.buf));
+		assert_int_equal(n, b.len);
+		assert_memory_equal(w.buf, b.buf, b.len);
+		/* Every room short of the size is refused, not overrun. */
+		for (size_t room = 0; room < b.len; room++)
+			assert_int_equal(perf_sample_write(&s, IOTAP_SAMPLE_BASE |
+				(with ? PERF_SAMPLE_CALLCHAIN : 0), 0, w.buf, room), -ENOSPC);
+	}
+	/* A new callchain in place of the sampled one. */
+	s.ips = chain;
+	s.nr_ips = 2;
+	n = perf_sample_write(&s, IOTAP_SAMPLE_BASE | PERF_SAMPLE_CALLCHAIN, 2, w.buf, sizeof(w.buf));
+	assert_int_equal(n, b.len - 8);
+	h = (struct perf_event_header *)w.buf;
+	assert_int_equal(h->misc, 2);
+	assert_int_equal(perf_sample_parse(h, IOTAP_SAMPLE_BASE | PERF_SAMPLE_CALLCHAIN, 0, &back), 0);
+	assert_int_equal(back.nr_ips, 2);
+	assert_int_equal(back.ips[1], 0x401234);
+	assert_int_equal(back.pid, 1234);
+	assert_int_equal(back.tid, 1235);
+	assert_int_equal(back.time, 987654321);
+	assert_memory_equal(back.raw, s.raw, 12);
+	/* Only what perf_sample_parse() knows, and only kernel-aligned raw data. */
+	assert_int_equal(perf_sample_write(&s, IOTAP_SAMPLE_BASE | PERF_SAMPLE_STACK_USER, 0, w.buf,
+					   sizeof(w.buf)), -EINVAL);
+	s.raw_size = 11;
+	assert_int_equal(perf_sample_write(&s, IOTAP_SAMPLE_BASE, 0, w.buf, sizeof(w.buf)), -EINVAL);
+}
+
 /* test_truncated - every shorter size is rejected, never read past */
 static void test_truncated(void **state)
 {
@@ -146,6 +189,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_huge_callchain),
 		cmocka_unit_test(test_sample_id),
