@@ -22,6 +22,9 @@
 #include "stacks.h"
 
 #define NSEC_PER_SEC 1000000000ull
+/* Room for any perf record: its size is a u16. */
+#define RECORD_MAX 65536
+
 /* Processes per COMM chunk: 1.3 MB, well under the container's chunk limit. */
 #define COMM_PER_CHUNK 65536
 /* Bytes read from /proc/kallsyms per call; whatever the kernel gives is streamed as is. */
@@ -44,6 +47,9 @@ static const struct opt record_opts[] = {
 struct recorder {
 	struct rec_writer *w;
 	uint64_t records, samples;
+	uint64_t *chain;		/* STACK_IPS_MAX: a sample's walked callchain */
+	uint8_t *rewrite;		/* RECORD_MAX: a sample rewritten with it */
+	struct stackmap *stacks;	/* distinct callchains written so far: their id + 1 */
 	int werr;			/* the first write error */
 };
 
@@ -367,6 +373,12 @@ static const struct fmt_event *record_fmt_text(const struct session *s, const ch
 	return NULL;
 }
 
+/* record_stored_type - an event's sample layout in the file: user stacks come walked */
+static uint64_t record_stored_type(uint64_t sample_type)
+{
+	return sample_type & ~(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+}
+
 /* record_put_events - one EVNT per event: sample layout, perf ids per CPU, format text */
 static int record_put_events(struct recorder *rc, const struct session *s)
 {
@@ -380,14 +392,17 @@ static int record_put_events(struct recorder *rc, const struct session *s)
 
 		if (!fe)
 			return -ENOENT;
-		sb_u32(&b, REC_SEC_VERSION);
+		/* Callchains go by id (record_rewrite()): a flag that version 1 has no room for. */
+		bool ids = ev->sel->sample_type & PERF_SAMPLE_CALLCHAIN;
+
+		sb_u32(&b, ids ? REC_EVNT_VERSION_FLAGS : REC_SEC_VERSION);
 		sb_u32(&b, nr_cpus);
-		sb_u64(&b, ev->sel->sample_type);
-		sb_u64(&b, ev->sel->regs_mask);
+		sb_u64(&b, record_stored_type(ev->sel->sample_type));
+		sb_u64(&b, 0);			/* no user registers are stored */
 		sb_u32(&b, strlen(ev->sys));
 		sb_u32(&b, strlen(ev->name));
 		sb_u32(&b, fe->len);
-		sb_u32(&b, 0);
+		sb_u32(&b, ids ? REC_EVNT_CHAIN_IDS : 0);
 		for (int c = 0; c < nr_cpus; c++)
 			sb_u64(&b, ev->sel->ids[c]);
 		sb_put(&b, ev->sys, strlen(ev->sys));
@@ -530,12 +545,89 @@ static int record_put_stat(struct recorder *rc, uint64_t t_end)
 	return ret;
 }
 
+/* record_put_stack - a callchain's id in the file; its REC_RECORD_STACK goes first if new */
+static int record_put_stack(struct recorder *rc, const uint64_t *chain, uint32_t nr,
+			    uint64_t *id)
+{
+	struct perf_event_header *h = (void *)rc->rewrite;
+	uint64_t *v, *body = (uint64_t *)(h + 1);
+
+	if (nr > (RECORD_MAX - 1 - REC_STACK_FIXED) / 8)
+		nr = (RECORD_MAX - 1 - REC_STACK_FIXED) / 8;
+	if (stackmap_count(rc->stacks) >= REC_STACKS_MAX)
+		stackmap_clear(rc->stacks);
+	v = stackmap_get(rc->stacks, 0, 0, chain, nr);
+	if (!v)
+		return -ENOMEM;
+	if (!v[0]) {
+		v[0] = stackmap_count(rc->stacks);
+		h->type = REC_RECORD_STACK;
+		h->misc = 0;
+		h->size = REC_STACK_FIXED + nr * 8;
+		body[0] = v[0] - 1;
+		body[1] = nr;
+		memcpy(body + 2, chain, nr * 8ull);
+		if (rc_fail(rc, rec_writer_stream(rc->w, REC_SEC_EVTS, h, h->size)))
+			return rc->werr;
+	}
+	*id = v[0] - 1;
+	return 0;
+}
+
+/*
+ * record_rewrite - a sample as the file keeps it: its callchain (with the
+ * copied user stack walked into it, stacks_record_chain()) named by the id
+ * of a REC_RECORD_STACK; any other record as it is. NULL with *err 0: a
+ * sample that does not parse, dropped.
+ */
+static const struct perf_event_header *record_rewrite(struct session *s, struct recorder *rc,
+						       const struct perf_event_header *rec, int *err)
+{
+	const struct iotap_event *ev;
+	struct perf_sample smp;
+	uint64_t id;
+	int n;
+
+	*err = 0;
+	if (rec->type != PERF_RECORD_SAMPLE || !rc->stacks)
+		return rec;
+	ev = s->src->find(s, perf_record_id(rec));
+	if (!ev || !(ev->sample_type & PERF_SAMPLE_CALLCHAIN))
+		return rec;
+	if (perf_sample_parse(rec, ev->sample_type, ev->regs_mask, &smp))
+		return NULL;
+	if (ev->sample_type & PERF_SAMPLE_STACK_USER) {
+		smp.nr_ips = stacks_record_chain(s, &smp, rc->chain, STACK_IPS_MAX);
+		smp.ips = rc->chain;
+	}
+	*err = record_put_stack(rc, smp.ips, (uint32_t)smp.nr_ips, &id);
+	if (*err)
+		return NULL;
+	smp.ips = &id;
+	smp.nr_ips = 1;
+	n = perf_sample_write(&smp, record_stored_type(ev->sample_type), rec->misc, rc->rewrite,
+			      RECORD_MAX);
+	return n < 0 ? NULL : (const void *)rc->rewrite;
+}
+
 /* record_sink - every record the merge emits, in time order, goes to the file */
 static int record_sink(struct session *s, const struct perf_event_header *rec)
 {
 	struct recorder *rc = s->sink_arg;
-	int ret = rc_fail(rc, rec_writer_stream(rc->w, REC_SEC_EVTS, rec, rec->size));
+	int ret;
 
+	if (rec->type == PERF_RECORD_SAMPLE) {
+		rec = record_rewrite(s, rc, rec, &ret);
+		if (!rec) {
+			s->dropped += !ret;
+			s->malformed += !ret;
+			return ret;
+		}
+	} else if (s->sym && s->opts.call_graph == STACK_CG_DWARF) {
+		/* The mappings DWARF unwinding needs, kept as a live tool keeps them. */
+		stacks_session_record(s, rec);
+	}
+	ret = rc_fail(rc, rec_writer_stream(rc->w, REC_SEC_EVTS, rec, rec->size));
 	if (ret)
 		return ret;
 	rc->records++;
@@ -729,6 +821,13 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 	ret = session_init(&s, NULL, NULL, &so);
 	if (!ret)
 		ret = record_select(&s, p, &tools);
+	if (!ret && p->callchains) {
+		rc.chain = calloc(STACK_IPS_MAX, sizeof(*rc.chain));
+		rc.rewrite = malloc(RECORD_MAX);
+		rc.stacks = stackmap_alloc();
+		if (!rc.chain || !rc.rewrite || !rc.stacks)
+			ret = -ENOMEM;
+	}
 	/* What needs no tracing yet goes first, so the rings do not wait on it. */
 	if (!ret)
 		ret = record_put_fmth(&rc, &s);
@@ -768,6 +867,9 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 	if (ret && !rc.werr)
 		log_msg(LOG_ERR, "recording stopped: %s", strerror(-ret));
 	status = record_reap(&child);
+	if (s.malformed)
+		log_msg(LOG_WARN, "%llu samples did not decode and were left out",
+			(unsigned long long)s.malformed);
 	/* What was written stays readable even after an error: a reader sees it as cut short. */
 	if (!rc.werr && !record_put_stat(&rc, mono_now()))
 		rc_fail(&rc, rec_writer_close(rc.w));
@@ -781,6 +883,9 @@ out_session:
 	session_release(&s);
 	sigaction(SIGCHLD, &old_sa, NULL);
 	rec_writer_free(rc.w);
+	free(rc.chain);
+	free(rc.rewrite);
+	stackmap_free(rc.stacks);
 	if (!started)
 		record_unlink(p->output);
 	free(tools.p);
@@ -799,6 +904,9 @@ const struct tool cmd_record = {
 		"lacks are skipped when a tool can do without them. Any tool then runs over the file "
 		"with iotap report -i FILE TOOL (or iotap TOOL -i FILE), with the same output as live, "
 		"on any machine and without privileges. "
+		"With -g, user stacks are walked as they are recorded (see --call-graph) and each "
+		"distinct callchain is stored once: the file holds no copies of stacks, and a report "
+		"needs the traced binaries (or --symfs) only to name the frames. "
 		"Recording stops at Ctrl-C, after -D seconds, or when the command given after the "
 		"options exits. While stderr is a terminal a status line shows the time, events, "
 		"bytes written and events lost so far; a summary line is always printed at the end. "

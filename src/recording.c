@@ -24,7 +24,22 @@ struct rec_ev {
 	uint64_t sample_type;
 	uint64_t regs_mask;		/* with PERF_SAMPLE_REGS_USER */
 	uint64_t count;			/* samples seen, for --info */
+	bool chain_ids;			/* REC_EVNT_CHAIN_IDS */
 	struct iotap_event *ev;		/* the session's, when a tool uses it */
+};
+
+/* The widest span of perf ids that file_lookup() indexes directly. */
+#define ID_DENSE_MAX 65536
+
+/* The callchains of REC_RECORD_STACK records so far, by id. */
+struct rec_stacks {
+	uint64_t *ips;			/* every chain, end to end */
+	size_t len, cap;
+	struct rec_stack {
+		size_t at;		/* into ips */
+		uint32_t nr;
+	} *st;
+	size_t nr, cap_st;
 };
 
 struct rec_id {
@@ -91,6 +106,9 @@ struct file_src {
 	size_t nr_evs;
 	struct rec_id *ids;
 	size_t nr_ids;
+	/* Perf ids are handed out in sequence: a direct table when they span little. */
+	uint32_t *id_dense;		/* id - id_base -> index into evs + 1; 0: none */
+	uint64_t id_base, id_span;
 	char *ksym;
 	size_t ksym_len, ksym_cap;
 	bool ksym_started;
@@ -106,6 +124,7 @@ struct file_src {
 	uint64_t records;
 	struct rec_lost *lost;
 	size_t nr_lost;
+	struct rec_stacks stacks;
 	struct recording_event *info_ev;
 };
 
@@ -399,9 +418,14 @@ static int evnt_add(struct session *s, struct file_src *f, const uint8_t *p, siz
 	struct rec_ev *ev;
 	struct rec_id *ids;
 	const uint8_t *q;
+	uint32_t flags;
 
-	if (len < REC_EVNT_FIXED || rd32(p) != REC_SEC_VERSION)
+	if (len < REC_EVNT_FIXED ||
+	    (rd32(p) != REC_SEC_VERSION && rd32(p) != REC_EVNT_VERSION_FLAGS))
 		return file_bad(f, "EVNT section of %zu bytes, version %u", len, len < 4 ? 0 : rd32(p));
+	flags = rd32(p + 36);
+	if ((rd32(p) == REC_SEC_VERSION && flags) || (flags & ~REC_EVNT_CHAIN_IDS))
+		return file_bad(f, "EVNT section with unknown flags %#x", flags);
 	nr_ids = rd32(p + 4);
 	sample_type = rd64(p + 8);
 	regs_mask = rd64(p + 16);
@@ -423,6 +447,10 @@ static int evnt_add(struct session *s, struct file_src *f, const uint8_t *p, siz
 			     PERF_SAMPLE_STACK_USER)))
 		return file_bad(f, "%s:%s has sample_type %#" PRIx64 ", which iotap cannot decode",
 				sys, name, sample_type);
+	if ((flags & REC_EVNT_CHAIN_IDS) &&
+	    (!(sample_type & PERF_SAMPLE_CALLCHAIN) ||
+	     (sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER))))
+		return file_bad(f, "%s:%s has callchain ids without a callchain", sys, name);
 	if (fmt_set_find(&s->fs, sys, name))
 		return file_bad(f, "%s:%s is recorded twice", sys, name);
 	if (!fmt_text_ok((const char *)q + sl + nl, fl))
@@ -450,6 +478,7 @@ static int evnt_add(struct session *s, struct file_src *f, const uint8_t *p, siz
 	ev->name = s->fs.ev[s->fs.nr - 1].name;
 	ev->sample_type = sample_type;
 	ev->regs_mask = sample_type & PERF_SAMPLE_REGS_USER ? regs_mask : 0;
+	ev->chain_ids = flags & REC_EVNT_CHAIN_IDS;
 	return 0;
 }
 
@@ -586,8 +615,16 @@ static int file_build(struct session *s, struct file_src *f)
 		if (ret)
 			return ret;
 	}
-	if (f->nr_ids)
+	if (f->nr_ids) {
 		qsort(f->ids, f->nr_ids, sizeof(*f->ids), rec_id_cmp);
+		f->id_base = f->ids[0].id;
+		f->id_span = f->ids[f->nr_ids - 1].id - f->id_base + 1;
+		if (f->id_span <= ID_DENSE_MAX) {
+			f->id_dense = calloc(f->id_span, sizeof(*f->id_dense));
+			for (size_t i = 0; f->id_dense && i < f->nr_ids; i++)
+				f->id_dense[f->ids[i].id - f->id_base] = (uint32_t)f->ids[i].idx + 1;
+		}
+	}
 	s->t_start = f->meta.t_start;
 	s->now = s->t_start;
 	s->wall_offset = f->meta.wall_offset;
@@ -801,6 +838,11 @@ static struct rec_ev *file_lookup(struct file_src *f, uint64_t id)
 {
 	struct rec_id key = { .id = id }, *e;
 
+	if (f->id_dense) {
+		uint64_t at = id - f->id_base;
+
+		return at < f->id_span && f->id_dense[at] ? &f->evs[f->id_dense[at] - 1] : NULL;
+	}
 	e = bsearch(&key, f->ids, f->nr_ids, sizeof(key), rec_id_cmp);
 	return e ? &f->evs[e->idx] : NULL;
 }
@@ -824,6 +866,7 @@ static int file_bind(struct session *s, struct file_src *f)
 			}
 			ev->sample_type = re->sample_type;
 			ev->regs_mask = re->regs_mask;
+			ev->chain_ids = re->chain_ids;
 			re->ev = ev;
 		}
 	}
@@ -920,6 +963,69 @@ static void file_count_lost(struct file_src *f, const struct perf_event_header *
 	f->lost[i].lost += n;
 }
 
+/* stack_add - a REC_RECORD_STACK: the callchain of its id, from now on */
+static int stack_add(struct file_src *f, const struct perf_event_header *h)
+{
+	struct rec_stacks *t = &f->stacks;
+	const uint8_t *body = (const uint8_t *)(h + 1);
+	uint64_t id, nr;
+
+	if (h->size < REC_STACK_FIXED)
+		return file_bad(f, "a stack record of %u bytes", h->size);
+	id = rd64(body);
+	nr = rd64(body + 8);
+	if (nr != (h->size - REC_STACK_FIXED) / 8u)
+		return file_bad(f, "a stack record of %u bytes says %" PRIu64 " entries", h->size, nr);
+	if (id == 0) {
+		t->len = 0;
+		t->nr = 0;
+	}
+	if (id != t->nr || t->nr >= REC_STACKS_MAX)
+		return file_bad(f, "stack id %" PRIu64 " out of sequence (%zu so far)", id, t->nr);
+	if (t->nr == t->cap_st) {
+		size_t cap = t->cap_st ? t->cap_st * 2 : 256;
+		struct rec_stack *st = realloc(t->st, cap * sizeof(*st));
+
+		if (!st)
+			return -ENOMEM;
+		t->st = st;
+		t->cap_st = cap;
+	}
+	if (t->len + nr > t->cap) {
+		size_t cap = t->cap ? t->cap : 4096;
+		uint64_t *ips;
+
+		while (cap < t->len + nr)
+			cap *= 2;
+		ips = realloc(t->ips, cap * sizeof(*ips));
+		if (!ips)
+			return -ENOMEM;
+		t->ips = ips;
+		t->cap = cap;
+	}
+	memcpy(t->ips + t->len, body + 16, nr * 8);
+	t->st[t->nr].at = t->len;
+	t->st[t->nr++].nr = (uint32_t)nr;
+	t->len += nr;
+	return 0;
+}
+
+/* file_chain - a sample's callchain from its id (REC_EVNT_CHAIN_IDS); -EINVAL: no such id */
+static int file_chain(struct session *s, struct perf_sample *smp)
+{
+	const struct rec_stacks *t = &((struct file_src *)s->src_priv)->stacks;
+	uint64_t id;
+
+	if (smp->nr_ips != 1)
+		return -EINVAL;
+	id = smp->ips[0];
+	if (id >= t->nr)
+		return -EINVAL;
+	smp->ips = t->ips + t->st[id].at;
+	smp->nr_ips = t->st[id].nr;
+	return 0;
+}
+
 /* file_run - replay the records up to deadline, in recorded time; 1 at the deadline, 0 at the end */
 static int file_run(struct session *s, uint64_t deadline)
 {
@@ -941,6 +1047,13 @@ static int file_run(struct session *s, uint64_t deadline)
 			f->at_end = true;
 			s->now = f->have_t_end && f->t_end > f->last_time ? f->t_end : f->last_time;
 			return 0;
+		}
+		if (h->type == REC_RECORD_STACK) {
+			ret = stack_add(f, h);
+			if (ret)
+				return ret;
+			f->pos += h->size;
+			continue;
 		}
 		if (perf_record_time(h, &t) == 0) {
 			if (t > deadline)
@@ -998,6 +1111,9 @@ static void file_close(struct session *s)
 	free(f->meta.text);
 	free(f->evs);
 	free(f->ids);
+	free(f->id_dense);
+	free(f->stacks.ips);
+	free(f->stacks.st);
 	free(f->ksym);
 	free(f->lost);
 	free(f->info_ev);
@@ -1009,6 +1125,7 @@ const struct source_ops source_file = {
 	.open = file_open,
 	.run = file_run,
 	.find = file_find,
+	.chain = file_chain,
 	.lost = file_lost,
 	.close = file_close,
 };

@@ -32,8 +32,23 @@
 
 #define REC_SEC_VERSION 1u
 
-/* EVNT: u32 version, u32 nr_ids, u64 sample_type, u64 regs, u32 sys/name/format lengths, u32 0. */
+/*
+ * EVNT: u32 version, u32 nr_ids, u64 sample_type, u64 regs, u32 sys/name/format lengths,
+ * u32 flags (version 2; zero in version 1).
+ */
 #define REC_EVNT_FIXED 40
+#define REC_EVNT_VERSION_FLAGS 2u
+/* EVNT flag: the event's samples carry one callchain entry, the id of a REC_RECORD_STACK. */
+#define REC_EVNT_CHAIN_IDS 1u
+/*
+ * An EVTS record of iotap's own, before the first sample that names it: a
+ * distinct callchain, once. Body: u64 id, u64 nr, then nr u64 callchain
+ * entries as the kernel lays them out. Ids count up from 0; 0 again starts
+ * the table over (the recorder bounds its memory).
+ */
+#define REC_RECORD_STACK 0x10000u
+#define REC_STACK_FIXED 24
+#define REC_STACKS_MAX (1u << 20)
 /* DISK: u32 version, u32 count, then count entries of u32 dev, name[32], sched[32]. */
 #define REC_DISK_ENTRY 68
 /* COMM: u32 version, u32 count, then count entries of u32 pid, comm[16]. */

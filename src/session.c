@@ -187,8 +187,8 @@ struct iotap_event *iotap_event_use(struct iotap_ctx *ctx, const char *sys, cons
 		}
 	}
 	if (s->live) {
-		/* A tool walks user stacks itself, over a copy (stacks.c); a recorder keeps the kernel's walk. */
-		bool ucopy = (flags & IOTAP_EV_USTACK) && s->ctx.tool;
+		/* User stacks are walked here, over a copy (stacks.h), by tools and recorders alike. */
+		bool ucopy = flags & IOTAP_EV_USTACK;
 		uint64_t st = 0;
 
 		if (flags & (IOTAP_EV_KSTACK | IOTAP_EV_USTACK))
@@ -496,8 +496,14 @@ int session_dispatch(struct session *s, const struct perf_event_header *rec)
 	if (rec->type != PERF_RECORD_SAMPLE)
 		return 0;
 	ev = s->src->find(s, perf_record_id(rec));
-	if (!ev || perf_sample_parse(rec, ev->sample_type, ev->regs_mask, &smp)) {
+	if (!ev) {
 		s->dropped++;
+		return 0;
+	}
+	if (perf_sample_parse(rec, ev->sample_type, ev->regs_mask, &smp) ||
+	    (ev->chain_ids && s->src->chain(s, &smp))) {
+		s->dropped++;
+		s->malformed++;
 		return 0;
 	}
 	ev->count++;
@@ -571,6 +577,9 @@ static int session_report(struct session *s, bool final)
 	if (fflush(s->ctx.out) && !ret)
 		ret = -errno;
 	session_report_lost(s);
+	if (final && s->malformed)
+		log_msg(LOG_WARN, "%llu samples did not decode and were left out",
+			(unsigned long long)s->malformed);
 	if (final)
 		session_report_engine(s);
 	return ret;

@@ -31,6 +31,7 @@ struct iotap_event {
 	struct evsel *sel;		/* live */
 	uint64_t sample_type;
 	uint64_t regs_mask;
+	bool chain_ids;			/* a recording's: the callchain is an id (source_ops.chain) */
 	unsigned int flags;		/* IOTAP_EV_* */
 	struct {
 		iotap_handler_fn fn;
@@ -48,6 +49,8 @@ struct source_ops {
 	int (*open)(struct session *s);
 	int (*run)(struct session *s, uint64_t deadline);	/* 1: deadline, 0: ended */
 	struct iotap_event *(*find)(struct session *s, uint64_t id);
+	/* The callchain a sample of a chain_ids event names; -EINVAL: none */
+	int (*chain)(struct session *s, struct perf_sample *smp);
 	int (*lost)(const struct session *s, int i, int *cpu, uint64_t *lost);	/* -ENOENT past the last CPU */
 	void (*close)(struct session *s);
 };
@@ -71,6 +74,7 @@ struct session {
 	uint64_t now;			/* stream time of the current report */
 	uint64_t lost_reported;
 	uint64_t dropped;		/* samples of no known event, or malformed */
+	uint64_t malformed;		/* of which malformed */
 	bool live;
 	char err[256];
 	/* A recording consumer gets every record instead of the dispatch. */

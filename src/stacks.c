@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,12 @@ struct symbolizer {
 	struct ksyms *ks;		/* NULL: kernel frames print as addresses */
 	bool ks_tried;			/* loaded when first needed: a recorder never is */
 	struct usyms *us;		/* NULL: no tool asked for user stacks */
+	/* A recording's kernel symbols are parsed by a thread while the records replay. */
+	pthread_t ks_thread;
+	bool ks_parsing;
+	const char *ks_text;
+	size_t ks_len;
+	int ks_errno;
 };
 
 /* One named frame; strings live as long as the symbolizer. */
@@ -99,17 +106,43 @@ static int stack_fp_walk(const struct perf_sample *s, uint64_t *ips, uint32_t ma
 	return (int)n;
 }
 
+/*
+ * stack_user_walk - walk a sample's copied user stack (fp or DWARF, by the
+ * registers it carries); ips innermost first, callers' return addresses
+ * minus 1. Returns their number, 0 when the sample has no copy.
+ */
+static int stack_user_walk(const struct session *sess, const struct perf_sample *s,
+			   uint64_t *ips, uint32_t max)
+{
+	const struct symbolizer *sy = sess->sym;
+
+	if (!max || !s->regs || s->regs_abi != PERF_SAMPLE_REGS_ABI_64)
+		return 0;
+	if (s->regs_mask == stack_regs_mask(STACK_CG_DWARF)) {
+		int r = sy && sy->us ? usyms_unwind(sy->us, s->pid, s->tid, s->regs, s->regs_mask,
+						    s->stack, s->stack_size, ips, (int)max) : 0;
+
+		return r > 0 ? r : 0;
+	}
+	return stack_fp_walk(s, ips, max);
+}
+
+/* stack_limit - frames a stack may have: --max-stack, within room for max ips and a marker */
+static uint64_t stack_limit(const struct session *sess, uint32_t max)
+{
+	uint64_t limit = sess->opts.max_stack;
+
+	return !limit || limit > max - 1 ? max - 1 : limit;
+}
+
 /* stack_from_sample - a sample's callchain as a folded stack (see stacks.h); returns its length */
 int stack_from_sample(struct iotap_ctx *ctx, const struct perf_sample *s, unsigned int which,
 		      uint64_t *ips, uint32_t max)
 {
-	const struct symbolizer *sy = ctx->sess->sym;
-	uint64_t context = PERF_CONTEXT_KERNEL, limit = ctx->sess->opts.max_stack;
+	uint64_t context = PERF_CONTEXT_KERNEL, limit = stack_limit(ctx->sess, max);
 	uint32_t n = 0, frames = 0, nu = 0;
 	bool want_k = which & STACK_KERNEL, want_u = which & STACK_USER;
 
-	if (!limit || limit > max - 1)
-		limit = max - 1;
 	for (uint64_t i = 0; i < s->nr_ips && frames < limit; i++) {
 		uint64_t ip = s->ips[i];
 
@@ -128,21 +161,40 @@ int stack_from_sample(struct iotap_ctx *ctx, const struct perf_sample *s, unsign
 			frames++;
 		}
 	}
-	if (want_u && !nu && s->regs && s->regs_abi == PERF_SAMPLE_REGS_ABI_64 && frames < limit) {
-		int r;
+	if (want_u && !nu && frames < limit) {
+		int r = stack_user_walk(ctx->sess, s, ips + n + 1, (uint32_t)(limit - frames));
 
-		if (s->regs_mask == stack_regs_mask(STACK_CG_DWARF))
-			r = sy && sy->us ? usyms_unwind(sy->us, s->pid, s->tid, s->regs, s->regs_mask,
-							s->stack, s->stack_size, ips + n + 1,
-							(int)(limit - frames)) : 0;
-		else
-			r = stack_fp_walk(s, ips + n + 1, limit - frames);
 		if (r > 0) {
 			ips[n] = PERF_CONTEXT_USER;
 			n += r + 1;
 		}
 	}
 	return (int)n;
+}
+
+/* stacks_record_chain - see stacks.h */
+int stacks_record_chain(const struct session *sess, const struct perf_sample *s,
+			uint64_t *chain, uint32_t max)
+{
+	uint64_t limit = stack_limit(sess, max), frames = 0;
+	uint32_t n = 0;
+	int r;
+
+	for (uint64_t i = 0; i < s->nr_ips && n < max - 1; i++) {
+		chain[n++] = s->ips[i];
+		frames += s->ips[i] < (uint64_t)PERF_CONTEXT_MAX;
+	}
+	if (frames >= limit || n >= max - 1)
+		return (int)n;
+	r = stack_user_walk(sess, s, chain + n + 1, (uint32_t)(limit - frames < max - 1 - n ?
+								limit - frames : max - 1 - n));
+	if (r <= 0)
+		return (int)n;
+	chain[n++] = PERF_CONTEXT_USER;
+	/* Back to the return addresses a kernel callchain holds; readers take 1 off callers. */
+	for (int i = 1; i < r; i++)
+		chain[n + i] += 1;
+	return (int)n + r;
 }
 
 static void stacks_ksyms_load(struct session *s, struct symbolizer *sy);
@@ -466,14 +518,39 @@ static void stacks_ksyms_load(struct session *s, struct symbolizer *sy)
 				sy->ks ? "addresses hidden by kernel.kptr_restrict" : strerror(errno));
 		return;
 	}
-	text = recording_kallsyms(s, &len);
-	if (!text) {
-		log_msg(LOG_WARN, "the recording has no kernel symbols (record with -g): kernel frames print as addresses");
-		return;
+	if (sy->ks_parsing) {
+		pthread_join(sy->ks_thread, NULL);
+		sy->ks_parsing = false;
+		errno = sy->ks_errno;
+	} else {
+		text = recording_kallsyms(s, &len);
+		if (!text) {
+			log_msg(LOG_WARN, "the recording has no kernel symbols (record with -g): kernel frames print as addresses");
+			return;
+		}
+		sy->ks = ksyms_parse(text, len);
 	}
-	sy->ks = ksyms_parse(text, len);
 	if (!sy->ks)
 		log_msg(LOG_WARN, "cannot parse the recorded kernel symbols: %s", strerror(errno));
+}
+
+/* stacks_ksyms_main - the parsing thread: ksyms_parse() touches nothing but its text */
+static void *stacks_ksyms_main(void *arg)
+{
+	struct symbolizer *sy = arg;
+
+	sy->ks = ksyms_parse(sy->ks_text, sy->ks_len);
+	sy->ks_errno = sy->ks ? 0 : errno;
+	return NULL;
+}
+
+/* stacks_ksyms_start - a recording: parse its kernel symbols meanwhile, if it has them */
+static void stacks_ksyms_start(struct session *s, struct symbolizer *sy)
+{
+	sy->ks_text = recording_kallsyms(s, &sy->ks_len);
+	/* Without the thread (or the text) the first stack_walk() parses, or says why not. */
+	if (sy->ks_text && !pthread_create(&sy->ks_thread, NULL, stacks_ksyms_main, sy))
+		sy->ks_parsing = true;
 }
 
 /* stacks_session_want - a tool takes stacks: make the symbolizer (user: also for user frames) */
@@ -488,6 +565,8 @@ int stacks_session_want(struct session *s, bool user)
 		if (!sy)
 			return -ENOMEM;
 		s->sym = sy;
+		if (!s->live)
+			stacks_ksyms_start(s, sy);
 	}
 	if (!user || sy->us)
 		return 0;
@@ -514,8 +593,12 @@ void stacks_session_started(struct session *s)
 	struct dirent *de;
 	DIR *d;
 
-	/* A recorder (its sink takes every record) stores the mappings itself. */
-	if (!s->sym || !s->sym->us || !s->live || s->sink)
+	/*
+	 * A recorder (its sink takes every record) stores the mappings itself,
+	 * and needs them here only to unwind DWARF as it records.
+	 */
+	if (!s->sym || !s->sym->us || !s->live ||
+	    (s->sink && s->opts.call_graph != STACK_CG_DWARF))
 		return;
 	/* After enabling, so a process that maps or execs meanwhile is in the side-band too. */
 	d = opendir("/proc");
@@ -600,6 +683,8 @@ void stacks_session_free(struct session *s)
 {
 	if (!s->sym)
 		return;
+	if (s->sym->ks_parsing)
+		pthread_join(s->sym->ks_thread, NULL);
 	ksyms_free(s->sym->ks);
 	usyms_free(s->sym->us);
 	free(s->sym);

@@ -42,8 +42,10 @@ struct session;
  * and walk it here: the kernel's own frame-pointer walk has no end on a
  * binary built without frame pointers when a stale frame pointer points at
  * itself (127 frames of garbage, ~9 us a sample), while a copy costs about
- * what a kernel stack does. A recorder keeps the kernel's walk (the
- * recording format has no user registers).
+ * what a kernel stack does. A recorder walks the copy too, as it records
+ * (stacks_record_chain()), and writes what it found as an ordinary
+ * callchain: recordings hold no stack copies, and report needs neither
+ * the registers nor the binaries' CFI to read them.
  */
 enum stack_call_graph {
 	STACK_CG_FP,		/* follow frame pointers, within the copy */
@@ -85,6 +87,16 @@ int stacks_session_want(struct session *s, bool user);
 void stacks_session_started(struct session *s);
 void stacks_session_record(struct session *s, const struct perf_event_header *rec);
 void stacks_session_free(struct session *s);
+
+/*
+ * stacks_record_chain - for a recorder: a sample's callchain (the kernel's
+ * frames, as sampled) followed by PERF_CONTEXT_USER and the frames of its
+ * copied user stack, walked now, as return addresses like the kernel's own
+ * user callchain. At most max entries, within --max-stack frames.
+ * Return: the number of entries in chain.
+ */
+int stacks_record_chain(const struct session *sess, const struct perf_sample *s,
+			uint64_t *chain, uint32_t max);
 
 /*
  * The initial process mappings a recording stores (REC_SEC_MAPS): u32
