@@ -2,7 +2,8 @@
 /*
  * fuzz_report.c - libFuzzer harness for the whole report path: a recording
  * opened from memory, its sections read, its records replayed in order and
- * dispatched to biolatency, then described as --info does.
+ * dispatched to biolatency and to iostack -K -f, then described as --info
+ * does.
  *
  * An input that starts with the file magic is a recording image; its CRCs
  * are repaired first so that the fuzzer gets past them. Any other input is
@@ -72,30 +73,47 @@ static uint8_t *pack_sections(const uint8_t *data, size_t size, size_t *out_len)
 	return img;
 }
 
-/* report - biolatency -D over the image, then --info's reading of it */
-static void report(const uint8_t *img, size_t len)
+/* run_tool - one tool with its arguments over the image, output thrown away */
+static void run_tool(const uint8_t *img, size_t len, FILE *out, int argc, char **argv)
 {
-	const struct tool *tool = tool_find("biolatency");
+	const struct tool *tool = tool_find(argv[0]);
 	struct session_opts so = { .mmap_pages = 128, .input_buf = img, .input_len = len };
-	char *argv[] = { "biolatency", "-D", NULL }, err[256];
-	struct recording_info info;
+	void *params = calloc(1, tool->params_size);
 	struct cli_args ca;
 	struct session s;
-	void *params = calloc(1, tool->params_size);
-	FILE *out = fopen("/dev/null", "w");
+	char err[256];
 
-	if (!params || !out || opt_parse(tool, 2, argv, params, &so, &ca, err, sizeof(err)))
+	if (!params || opt_parse(tool, argc, argv, params, &so, &ca, err, sizeof(err)))
 		abort();
 	if (!session_init(&s, tool, params, &so)) {
 		s.ctx.out = out;
 		session_run(&s, 0, 0, 0);
 	}
 	session_release(&s);
+	free(params);
+}
+
+/*
+ * report - biolatency -D over the image; iostack -K -f (stack records,
+ * callchain ids, the recorded kernel symbols: no user symbols, which would
+ * open files named by the input); then --info's reading of it
+ */
+static void report(const uint8_t *img, size_t len)
+{
+	char *bio[] = { "biolatency", "-D", NULL }, *stk[] = { "iostack", "-K", "-f", NULL };
+	struct session_opts so = { .mmap_pages = 128, .input_buf = img, .input_len = len };
+	struct recording_info info;
+	FILE *out = fopen("/dev/null", "w");
+	struct session s;
+
+	if (!out)
+		abort();
+	run_tool(img, len, out, 2, bio);
+	run_tool(img, len, out, 3, stk);
 	if (!session_init(&s, NULL, NULL, &so))
 		recording_info(&s, &info);
 	session_release(&s);
 	fclose(out);
-	free(params);
 }
 
 /* LLVMFuzzerTestOneInput - one recording image, or one list of sections */
