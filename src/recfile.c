@@ -591,7 +591,8 @@ fail:
 }
 
 /*
- * rec_reader_inflate - decompress exactly raw bytes of payload into rbuf
+ * zs_inflate - decompress exactly raw bytes of payload into out (room for
+ * raw + 1: a stream longer than announced is caught)
  *
  * The payload is a zlib stream: a 2-byte header, raw deflate data and the
  * Adler-32 of the raw bytes. The chunk's CRC-32 already covers every
@@ -599,8 +600,7 @@ fail:
  * only required to be there: computing it took a third of a report's
  * decompression time.
  */
-static int rec_reader_inflate(struct rec_reader *r, const uint8_t *payload, size_t clen,
-			      size_t raw)
+static int zs_inflate(z_stream *zs, const uint8_t *payload, size_t clen, uint8_t *out, size_t raw)
 {
 	int zret;
 
@@ -608,25 +608,34 @@ static int rec_reader_inflate(struct rec_reader *r, const uint8_t *payload, size
 	if (clen < 6 || (payload[0] & 0x0f) != Z_DEFLATED || (payload[0] >> 4) > 7 ||
 	    (payload[1] & 0x20) || (payload[0] << 8 | payload[1]) % 31)
 		return -REC_ECORRUPT;
-	/* One spare byte so that a stream longer than announced is caught. */
-	if (buf_reserve(&r->rbuf, &r->rcap, raw + 1))
-		return -ENOMEM;
-	if (inflateReset(&r->zs) != Z_OK)
+	if (inflateReset(zs) != Z_OK)
 		return -REC_ECORRUPT;
-	r->zs.next_in = payload + 2;
-	r->zs.avail_in = clen - 2;
-	r->zs.next_out = r->rbuf;
-	r->zs.avail_out = raw + 1;
-	zret = inflate(&r->zs, Z_FINISH);
+	zs->next_in = payload + 2;
+	zs->avail_in = clen - 2;
+	zs->next_out = out;
+	zs->avail_out = raw + 1;
+	zret = inflate(zs, Z_FINISH);
 	if (zret == Z_MEM_ERROR)
 		return -ENOMEM;
-	if (zret != Z_STREAM_END || r->zs.total_out != raw || r->zs.avail_in != 4)
+	if (zret != Z_STREAM_END || zs->total_out != raw || zs->avail_in != 4)
 		return -REC_ECORRUPT;
 	return 0;
 }
 
-/* rec_reader_chunk - read one chunk; 1 section, 2 skipped, 0 END, or -code */
-static int rec_reader_chunk(struct rec_reader *r, uint32_t *type, size_t *len)
+/* rec_reader_inflate - decompress exactly raw bytes of payload into rbuf */
+static int rec_reader_inflate(struct rec_reader *r, const uint8_t *payload, size_t clen,
+			      size_t raw)
+{
+	if (buf_reserve(&r->rbuf, &r->rcap, raw + 1))
+		return -ENOMEM;
+	return zs_inflate(&r->zs, payload, clen, r->rbuf, raw);
+}
+
+/*
+ * rec_reader_packed - read and check one chunk; 1 section (its payload still
+ * compressed in c), 2 skipped, 0 END, or -code
+ */
+static int rec_reader_packed(struct rec_reader *r, struct rec_packed *c)
 {
 	const uint8_t *h = NULL, *payload = NULL;
 	uint32_t raw, clen;
@@ -638,7 +647,7 @@ static int rec_reader_chunk(struct rec_reader *r, uint32_t *type, size_t *len)
 		return ret;
 	if (memcmp(h, CHUNK_MAGIC, 4) || get_le32(h + 20) != crc_of(h, 20))
 		return -REC_ECORRUPT;
-	*type = get_le32(h + 4);
+	c->type = get_le32(h + 4);
 	raw = get_le32(h + 8);
 	clen = get_le32(h + 12);
 	if (raw > REC_CHUNK_MAX || clen > comp_max(raw))
@@ -652,16 +661,16 @@ static int rec_reader_chunk(struct rec_reader *r, uint32_t *type, size_t *len)
 	if (get_le32(h + 16) != crc_of(payload, clen))
 		return -REC_ECORRUPT;
 
-	if (*type > REC_TYPE_END && *type < REC_TYPE_MIN) {
+	if (c->type > REC_TYPE_END && c->type < REC_TYPE_MIN) {
 		/* A container chunk from a later minor version: not ours to read. */
 		r->nr_chunks++;
 		r->raw_bytes += raw;
 		return 2;
 	}
-	ret = rec_reader_inflate(r, payload, clen, raw);
-	if (ret)
-		return ret;
-	if (*type == REC_TYPE_END) {
+	if (c->type == REC_TYPE_END) {
+		ret = rec_reader_inflate(r, payload, clen, raw);
+		if (ret)
+			return ret;
 		/* Later minors may append fields; the two totals come first. */
 		if (raw < END_RAW_SIZE || get_le64(r->rbuf) != r->nr_chunks ||
 		    get_le64(r->rbuf + 8) != r->raw_bytes)
@@ -673,34 +682,88 @@ static int rec_reader_chunk(struct rec_reader *r, uint32_t *type, size_t *len)
 	}
 	r->nr_chunks++;
 	r->raw_bytes += raw;
-	*len = raw;
+	c->raw_len = raw;
+	c->payload = payload;
+	c->len = clen;
+	c->offset = r->chunk_off;
 	return 1;
+}
+
+/* rec_reader_next_packed - the next section chunk, not inflated (see recfile.h) */
+int rec_reader_next_packed(struct rec_reader *r, struct rec_packed *c)
+{
+	int ret;
+
+	if (!r || !c)
+		return -EINVAL;
+	memset(c, 0, sizeof(*c));
+	if (r->state)
+		return r->state > 0 ? 0 : r->state;
+	do
+		ret = rec_reader_packed(r, c);
+	while (ret == 2);
+	if (ret <= 0)
+		r->state = ret ? ret : 1;
+	return ret;
 }
 
 /* rec_reader_next - the next section chunk, 0 at END, or a negative code */
 int rec_reader_next(struct rec_reader *r, uint32_t *type, const void **data, size_t *len)
 {
-	uint32_t t = 0;
-	size_t n = 0;
+	struct rec_packed c;
 	int ret;
 
 	if (!r || !type || !data || !len)
 		return -EINVAL;
 	*data = NULL;
 	*len = 0;
-	if (r->state)
-		return r->state > 0 ? 0 : r->state;
-	do
-		ret = rec_reader_chunk(r, &t, &n);
-	while (ret == 2);
-	if (ret <= 0) {
-		r->state = ret ? ret : 1;
+	ret = rec_reader_next_packed(r, &c);
+	if (ret <= 0)
+		return ret;
+	ret = rec_reader_inflate(r, c.payload, c.len, c.raw_len);
+	if (ret) {
+		r->state = ret;
 		return ret;
 	}
-	*type = t;
+	*type = c.type;
 	*data = r->rbuf;
-	*len = n;
+	*len = c.raw_len;
 	return 1;
+}
+
+/* A zlib stream of its own, for inflating packed chunks in any thread. */
+struct rec_inflater {
+	z_stream zs;
+};
+
+/* rec_inflater_new - see recfile.h */
+struct rec_inflater *rec_inflater_new(void)
+{
+	struct rec_inflater *z = calloc(1, sizeof(*z));
+
+	if (!z)
+		return NULL;
+	if (inflateInit2(&z->zs, -MAX_WBITS) != Z_OK) {
+		free(z);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return z;
+}
+
+/* rec_inflate - see recfile.h */
+int rec_inflate(struct rec_inflater *z, const struct rec_packed *c, void *out)
+{
+	return zs_inflate(&z->zs, c->payload, c->len, out, c->raw_len);
+}
+
+/* rec_inflater_free - see recfile.h */
+void rec_inflater_free(struct rec_inflater *z)
+{
+	if (!z)
+		return;
+	inflateEnd(&z->zs);
+	free(z);
 }
 
 /* rec_reader_offset - file offset of the last chunk returned or failed */

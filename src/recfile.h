@@ -113,6 +113,37 @@ struct rec_reader *rec_reader_open_mem(const void *buf, size_t len, int *err);
  */
 int rec_reader_next(struct rec_reader *r, uint32_t *type, const void **data, size_t *len);
 
+/* A chunk read and checked (CRCs, lengths) but not yet inflated. */
+struct rec_packed {
+	uint32_t type;
+	size_t raw_len;			/* its bytes once inflated */
+	const void *payload;		/* compressed; valid until the next call or free */
+	size_t len;
+	uint64_t offset;		/* in the file */
+};
+
+/*
+ * rec_reader_next() in two halves, so that chunks can be inflated in other
+ * threads: the next section chunk read and checked into *c (1), 0 at a
+ * valid END, or a negative code, sticky as rec_reader_next()'s. A packed
+ * chunk whose payload then fails to inflate is damaged: -REC_ECORRUPT.
+ */
+int rec_reader_next_packed(struct rec_reader *r, struct rec_packed *c);
+
+struct rec_inflater;
+
+/* A decompressor of packed chunks, one per thread; NULL with errno ENOMEM. */
+struct rec_inflater *rec_inflater_new(void);
+
+/*
+ * Inflate c into out, which has room for c->raw_len + 1 bytes: 0,
+ * -REC_ECORRUPT when the payload is not exactly raw_len bytes of data, or
+ * -ENOMEM.
+ */
+int rec_inflate(struct rec_inflater *z, const struct rec_packed *c, void *out);
+
+void rec_inflater_free(struct rec_inflater *z);
+
 /* File offset of the chunk last returned, or of the one that failed. */
 uint64_t rec_reader_offset(const struct rec_reader *r);
 

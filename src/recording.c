@@ -3,9 +3,11 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "opt.h"
@@ -16,7 +18,9 @@
 /* Distinct CPUs whose lost counts are kept; more only happens in a damaged file. */
 #define LOST_CPUS_MAX 4096
 /* Chunks decompressed ahead of the replay: one being replayed, the others ready. */
-#define PREFETCH_SLOTS 3
+/* Inflating threads at most (see prefetch_workers()), and chunks in flight. */
+#define PREFETCH_WORKERS 3
+#define PREFETCH_SLOTS 8
 
 /* One recorded event. */
 struct rec_ev {
@@ -70,25 +74,33 @@ struct rec_meta {
 	bool have_t_start;
 };
 
-/* One decompressed chunk. */
+/* One chunk of records, inflated by a worker for the replay. */
 struct chunk_slot {
 	uint8_t *data;
 	size_t len, cap;
 	uint32_t type;
+	uint64_t seq;			/* the chunk's place in the file */
+	bool ready;			/* inflated (or failed: err) */
+	int err;
+	uint64_t offset;		/* of the chunk in the file */
 };
 
 /*
- * Chunks after the first records are read and decompressed by a thread of
- * their own, a few ahead of the replay: decompression then costs the replay
- * nothing when a second CPU is free. The thread alone uses the reader.
+ * Chunks after the first records are read and inflated by worker threads,
+ * a few ahead of the replay: chunks are independent, so workers inflate
+ * them side by side while the replay consumes them in file order.
+ * Decompression then costs the replay nothing when other CPUs are free.
+ * Workers take the reader in turn (under the lock) to read the next
+ * compressed chunk, then inflate it outside the lock into the slot of its
+ * sequence number, which nobody else touches until it is ready.
  */
 struct prefetch {
-	pthread_t thread;
-	bool running;
+	pthread_t thread[PREFETCH_WORKERS];
+	int nr_workers;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct chunk_slot slot[PREFETCH_SLOTS];
-	uint64_t head, tail;		/* chunks filled, chunks given back */
+	uint64_t head, tail;		/* chunks taken from the reader, chunks given back */
 	bool holding;			/* the replay is using slot[tail] */
 	int end;			/* 0: more to come; 1: END; else the reader's error */
 	uint64_t end_at;		/* file offset of that error */
@@ -656,72 +668,115 @@ static int file_section(struct session *s, struct file_src *f, uint32_t type, co
 	}
 }
 
-/* slot_fill - copy a chunk the reader returned into a slot */
-static int slot_fill(struct chunk_slot *sl, uint32_t type, const void *data, size_t len)
+/* slot_reserve - room for n bytes (and the one inflating needs spare) in a slot */
+static int slot_reserve(struct chunk_slot *sl, size_t n)
 {
-	if (len > sl->cap) {
-		uint8_t *p = realloc(sl->data, len);
+	uint8_t *p;
 
-		if (!p)
-			return -ENOMEM;
-		sl->data = p;
-		sl->cap = len;
-	}
-	if (len)
-		memcpy(sl->data, data, len);
-	sl->len = len;
-	sl->type = type;
+	if (n + 1 <= sl->cap)
+		return 0;
+	p = realloc(sl->data, n + 1);
+	if (!p)
+		return -ENOMEM;
+	sl->data = p;
+	sl->cap = n + 1;
 	return 0;
 }
 
-/* prefetch_main - read and decompress chunks while there is a free slot */
+/* prefetch_main - a worker: take the next chunk from the reader, inflate it into its slot */
 static void *prefetch_main(void *arg)
 {
 	struct file_src *f = arg;
 	struct prefetch *pf = &f->pf;
-	const void *data;
-	uint32_t type;
-	size_t len;
+	struct rec_inflater *z = rec_inflater_new();
+	struct rec_packed c;
+	struct chunk_slot *sl;
+	uint8_t *copy = NULL;
+	size_t copy_cap = 0;
 	int ret;
 
+	pthread_mutex_lock(&pf->lock);
 	for (;;) {
-		pthread_mutex_lock(&pf->lock);
-		while (pf->head - pf->tail == PREFETCH_SLOTS && !pf->stop)
+		while (pf->head - pf->tail >= PREFETCH_SLOTS && !pf->stop && !pf->end)
 			pthread_cond_wait(&pf->cond, &pf->lock);
-		if (pf->stop) {
-			pthread_mutex_unlock(&pf->lock);
-			return NULL;
-		}
-		pthread_mutex_unlock(&pf->lock);
-		/* The replay touches no slot from tail + 1 on, so this one is ours until head moves. */
-		ret = rec_reader_next(f->r, &type, &data, &len);
-		if (ret > 0 && slot_fill(&pf->slot[pf->head % PREFETCH_SLOTS], type, data, len))
-			ret = -ENOMEM;
-		pthread_mutex_lock(&pf->lock);
-		if (ret > 0) {
-			pf->head++;
-		} else {
+		if (pf->stop || pf->end)
+			break;
+		ret = z ? rec_reader_next_packed(f->r, &c) : -ENOMEM;
+		if (ret <= 0) {
 			pf->end = ret ? ret : 1;
 			pf->end_at = rec_reader_offset(f->r);
+			pthread_cond_broadcast(&pf->cond);
+			break;
 		}
-		pthread_cond_broadcast(&pf->cond);
+		/* The payload lasts until the reader's next call: keep a copy. */
+		if (c.len > copy_cap) {
+			uint8_t *p = realloc(copy, c.len);
+
+			if (!p) {
+				pf->end = -ENOMEM;
+				pthread_cond_broadcast(&pf->cond);
+				break;
+			}
+			copy = p;
+			copy_cap = c.len;
+		}
+		memcpy(copy, c.payload, c.len);
+		c.payload = copy;
+		sl = &pf->slot[pf->head % PREFETCH_SLOTS];
+		sl->seq = pf->head++;
+		sl->ready = false;
 		pthread_mutex_unlock(&pf->lock);
-		if (ret <= 0)
-			return NULL;
+
+		ret = slot_reserve(sl, c.raw_len);
+		if (!ret)
+			ret = rec_inflate(z, &c, sl->data);
+		sl->type = c.type;
+		sl->len = c.raw_len;
+		sl->offset = c.offset;
+
+		pthread_mutex_lock(&pf->lock);
+		sl->err = ret;
+		sl->ready = true;
+		pthread_cond_broadcast(&pf->cond);
 	}
+	pthread_mutex_unlock(&pf->lock);
+	free(copy);
+	rec_inflater_free(z);
+	return NULL;
 }
 
-/* prefetch_start - take the first chunk of records, then read ahead in a thread */
+/*
+ * prefetch_workers - how many threads inflate: one per CPU we may use, up
+ * to PREFETCH_WORKERS (on two CPUs, two workers and the replay beat one
+ * worker by a quarter: inflating is the larger half of a report's work)
+ */
+static int prefetch_workers(void)
+{
+	cpu_set_t set;
+	int cpus;
+
+	/* The affinity mask, not /sys: a report reads nothing of the machine it runs on. */
+	cpus = sched_getaffinity(0, sizeof(set), &set) ? 1 : CPU_COUNT(&set);
+	return cpus < 1 ? 1 : cpus < PREFETCH_WORKERS ? cpus : PREFETCH_WORKERS;
+}
+
+/* prefetch_start - take the first chunk of records, then read ahead in worker threads */
 static int prefetch_start(struct file_src *f, const void *data, size_t len)
 {
 	struct prefetch *pf = &f->pf;
-	int ret = slot_fill(&pf->slot[0], REC_SEC_EVTS, data, len);
+	struct chunk_slot *sl = &pf->slot[0];
+	int ret = slot_reserve(sl, len), want = prefetch_workers();
 
 	if (ret)
 		return ret;
+	memcpy(sl->data, data, len);
+	sl->len = len;
+	sl->type = REC_SEC_EVTS;
+	sl->seq = 0;
+	sl->ready = true;
 	pf->head = 1;
 	pf->holding = true;
-	f->chunk = pf->slot[0].data;
+	f->chunk = sl->data;
 	f->len = len;
 	if (pthread_mutex_init(&pf->lock, NULL))
 		return -ENOMEM;
@@ -729,37 +784,46 @@ static int prefetch_start(struct file_src *f, const void *data, size_t len)
 		pthread_mutex_destroy(&pf->lock);
 		return -ENOMEM;
 	}
-	ret = -pthread_create(&pf->thread, NULL, prefetch_main, f);
-	if (ret) {
+	for (int i = 0; i < want; i++) {
+		ret = -pthread_create(&pf->thread[i], NULL, prefetch_main, f);
+		if (ret)
+			break;
+		pf->nr_workers++;
+	}
+	if (!pf->nr_workers) {
 		pthread_cond_destroy(&pf->cond);
 		pthread_mutex_destroy(&pf->lock);
 		return ret;
 	}
-	pf->running = true;
 	return 0;
 }
 
-/* prefetch_stop - end the thread and free the slots; safe when it never ran */
+/* prefetch_stop - end the workers and free the slots; safe when none ran */
 static void prefetch_stop(struct prefetch *pf)
 {
-	if (pf->running) {
+	if (pf->nr_workers) {
 		pthread_mutex_lock(&pf->lock);
 		pf->stop = true;
 		pthread_cond_broadcast(&pf->cond);
 		pthread_mutex_unlock(&pf->lock);
-		pthread_join(pf->thread, NULL);
+		for (int i = 0; i < pf->nr_workers; i++)
+			pthread_join(pf->thread[i], NULL);
 		pthread_cond_destroy(&pf->cond);
 		pthread_mutex_destroy(&pf->lock);
-		pf->running = false;
+		pf->nr_workers = 0;
 	}
 	for (int i = 0; i < PREFETCH_SLOTS; i++)
 		free(pf->slot[i].data);
 	memset(pf->slot, 0, sizeof(pf->slot));
 }
 
-/* prefetch_next - give back the slot in use and wait for the next; 1, or the reader's end */
+/*
+ * prefetch_next - give back the slot in use and wait for the next chunk in
+ * file order; 1, or the end: 0 at END, else the error (at *end_at)
+ */
 static int prefetch_next(struct prefetch *pf, struct chunk_slot **out, uint64_t *end_at)
 {
+	struct chunk_slot *sl;
 	int ret;
 
 	pthread_mutex_lock(&pf->lock);
@@ -767,10 +831,16 @@ static int prefetch_next(struct prefetch *pf, struct chunk_slot **out, uint64_t 
 		pf->tail++;
 	pf->holding = false;
 	pthread_cond_broadcast(&pf->cond);
-	while (pf->head == pf->tail && !pf->end)
+	sl = &pf->slot[pf->tail % PREFETCH_SLOTS];
+	while (!(pf->head > pf->tail && sl->ready && sl->seq == pf->tail) &&
+	       !(pf->end && pf->head == pf->tail))
 		pthread_cond_wait(&pf->cond, &pf->lock);
-	if (pf->head > pf->tail) {
-		*out = &pf->slot[pf->tail % PREFETCH_SLOTS];
+	if (pf->head > pf->tail && sl->err) {
+		/* Damaged in the middle: cut there, as a reader that stopped at it would. */
+		ret = sl->err;
+		*end_at = sl->offset;
+	} else if (pf->head > pf->tail) {
+		*out = sl;
 		pf->holding = true;
 		ret = 1;
 	} else {
@@ -880,7 +950,7 @@ static int file_next_chunk(struct file_src *f)
 	uint64_t at = 0;
 	int ret;
 
-	while (!f->ended && f->pf.running) {
+	while (!f->ended && f->pf.nr_workers) {
 		ret = prefetch_next(&f->pf, &sl, &at);
 		if (ret == -REC_ETRUNC) {
 			f->cut = true;
