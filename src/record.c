@@ -373,12 +373,6 @@ static const struct fmt_event *record_fmt_text(const struct session *s, const ch
 	return NULL;
 }
 
-/* record_stored_type - an event's sample layout in the file: user stacks come walked */
-static uint64_t record_stored_type(uint64_t sample_type)
-{
-	return sample_type & ~(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
-}
-
 /* record_put_events - one EVNT per event: sample layout, perf ids per CPU, format text */
 static int record_put_events(struct recorder *rc, const struct session *s)
 {
@@ -397,7 +391,7 @@ static int record_put_events(struct recorder *rc, const struct session *s)
 
 		sb_u32(&b, ids ? REC_EVNT_VERSION_FLAGS : REC_SEC_VERSION);
 		sb_u32(&b, nr_cpus);
-		sb_u64(&b, record_stored_type(ev->sel->sample_type));
+		sb_u64(&b, stacks_walked_type(ev->sel->sample_type));
 		sb_u64(&b, 0);			/* no user registers are stored */
 		sb_u32(&b, strlen(ev->sys));
 		sb_u32(&b, strlen(ev->name));
@@ -605,7 +599,7 @@ static const struct perf_event_header *record_rewrite(struct session *s, struct 
 		return NULL;
 	smp.ips = &id;
 	smp.nr_ips = 1;
-	n = perf_sample_write(&smp, record_stored_type(ev->sample_type), rec->misc, rc->rewrite,
+	n = perf_sample_write(&smp, stacks_walked_type(ev->sample_type), rec->misc, rc->rewrite,
 			      RECORD_MAX);
 	return n < 0 ? NULL : (const void *)rc->rewrite;
 }

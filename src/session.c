@@ -195,6 +195,14 @@ struct iotap_event *iotap_event_use(struct iotap_ctx *ctx, const char *sys, cons
 			st |= PERF_SAMPLE_CALLCHAIN;
 		if (ucopy)
 			st |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		if (ucopy && s->opts.call_graph == STACK_CG_FP) {
+			int ret = stacks_session_compact(s);
+
+			if (ret) {
+				errno = -ret;
+				goto out_free;
+			}
+		}
 		ev->sel = evlist_add(s->el, sys, name, ev->tep->id, st);
 		if (!ev->sel)
 			goto out_free;
@@ -206,6 +214,11 @@ struct iotap_event *iotap_event_use(struct iotap_ctx *ctx, const char *sys, cons
 		ev->sel->priv = ev;
 		ev->sample_type = ev->sel->sample_type;
 		ev->regs_mask = ev->sel->regs_mask;
+		/* Frame pointers need nothing but the sample: walked before the merge (stacks.h). */
+		if (ucopy && s->opts.call_graph == STACK_CG_FP) {
+			ev->sample_type = stacks_walked_type(ev->sel->sample_type);
+			ev->regs_mask = 0;
+		}
 	}
 	s->ev[s->nr_ev++] = ev;
 	return ev;

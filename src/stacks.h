@@ -98,6 +98,19 @@ void stacks_session_free(struct session *s);
 int stacks_record_chain(const struct session *sess, const struct perf_sample *s,
 			uint64_t *chain, uint32_t max);
 
+/* The layout of a sample once its user stack copy is walked into its callchain. */
+static inline uint64_t stacks_walked_type(uint64_t sample_type)
+{
+	return sample_type & ~(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+}
+
+/*
+ * stacks_session_compact - live, --call-graph fp: walk user stack copies as
+ * samples leave their rings (before the merge copies them), so that events
+ * with copies are delivered in the stacks_walked_type() layout.
+ */
+int stacks_session_compact(struct session *s);
+
 /*
  * The initial process mappings a recording stores (REC_SEC_MAPS): u32
  * version, u32 count, then count entries of u32 pid, u16 path length, u8

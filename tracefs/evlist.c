@@ -42,6 +42,8 @@ struct evlist {
 	size_t nr_ids;
 	struct merge *merge;
 	bool opened;
+	evlist_compact_fn compact;
+	void *compact_arg;
 };
 
 /* cpus_online - the online CPU numbers from sysfs; returns how many or -errno */
@@ -426,8 +428,15 @@ int evlist_poll(struct evlist *el, int timeout_ms)
 	return ret < 0 ? -errno : ret;
 }
 
+/* evlist_set_compact - have every sample pass through fn before the merge copies it */
+void evlist_set_compact(struct evlist *el, evlist_compact_fn fn, void *arg)
+{
+	el->compact = fn;
+	el->compact_arg = arg;
+}
+
 /* ring_read - move every complete record of one ring into the merge queue */
-static int ring_read(struct ring *r, struct merge *m)
+static int ring_read(struct evlist *el, struct ring *r, struct merge *m)
 {
 	struct perf_event_mmap_page *pc = r->base;
 	const char *data = (const char *)r->base + r->page;
@@ -465,8 +474,11 @@ static int ring_read(struct ring *r, struct merge *m)
 		} else {
 			r->st.records++;
 		}
+		/* size stays the ring's: the record queued may be a smaller rewrite. */
+		if (hdr->type == PERF_RECORD_SAMPLE && el->compact)
+			hdr = el->compact(el->compact_arg, hdr);
 		perf_record_time(hdr, &time);
-		ret = merge_push(m, time, hdr, size);
+		ret = merge_push(m, time, hdr, hdr->size);
 		if (ret)
 			break;
 		tail += size;
@@ -495,7 +507,7 @@ int evlist_read_round(struct evlist *el, evlist_record_fn fn, void *arg)
 	int ret;
 
 	for (int c = 0; c < el->nr_cpus; c++) {
-		ret = ring_read(&el->rings[c], el->merge);
+		ret = ring_read(el, &el->rings[c], el->merge);
 		if (ret)
 			return ret;
 	}

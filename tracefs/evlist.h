@@ -46,6 +46,15 @@ void evlist_free(struct evlist *el);
 struct evsel *evlist_add(struct evlist *el, const char *sys, const char *name, int tp_id,
 			 uint64_t sample_type);
 int evsel_filter_add(struct evsel *sel, const char *clause);
+/*
+ * A sample on its way from its ring to the merge queue: the record to queue
+ * instead (valid until the next call), or rec itself. Lets big samples
+ * (user stack copies) be made small before they are copied and sorted.
+ */
+typedef const struct perf_event_header *(*evlist_compact_fn)(void *arg,
+							    const struct perf_event_header *rec);
+
+void evlist_set_compact(struct evlist *el, evlist_compact_fn fn, void *arg);
 int evlist_open(struct evlist *el, const struct evlist_opts *opts, char *err, size_t errlen);
 int evlist_enable(struct evlist *el);
 int evlist_disable(struct evlist *el);

@@ -81,6 +81,81 @@ static void test_max_stack(void **state)
 	assert_int_equal(stack_from_sample(&s.ctx, &smp, STACK_KERNEL | STACK_USER, ips, 16), 0);
 }
 
+/*
+ * copy_init - a sample with kernel frames and a copied user stack of three
+ * frames: main's frame at the top, then middle's and inner's below it.
+ * Stack at SP: [inner locals] [fp1 -> middle frame][ret into middle]
+ * [middle locals] [fp2 -> main frame][ret into main] [main's fp: 0][ret 0]
+ */
+#define SP 0x7ffc0000ull
+static uint64_t copy_regs[3];		/* bp, sp, ip: perf register order */
+static uint64_t copy_stack[16];
+
+static void copy_init(struct perf_sample *smp)
+{
+	static const uint64_t kchain[] = { PERF_CONTEXT_KERNEL, K1, K2 };
+
+	memset(copy_stack, 0, sizeof(copy_stack));
+	copy_stack[2] = SP + 6 * 8;	/* inner's saved fp: middle's frame */
+	copy_stack[3] = U2;		/* return into middle */
+	copy_stack[6] = SP + 10 * 8;	/* middle's saved fp: main's frame */
+	copy_stack[7] = U3;		/* return into main */
+	copy_stack[10] = SP + 10 * 8;	/* a frame pointer that does not climb: the end */
+	copy_stack[11] = 0x404000;
+	copy_regs[0] = SP + 2 * 8;	/* bp: inner's frame */
+	copy_regs[1] = SP;
+	copy_regs[2] = U1;		/* ip, in inner */
+	memset(smp, 0, sizeof(*smp));
+	smp->pid = smp->tid = 42;
+	smp->ips = kchain;
+	smp->nr_ips = 3;
+	smp->regs_abi = PERF_SAMPLE_REGS_ABI_64;
+	smp->regs_mask = stack_regs_mask(STACK_CG_FP);
+	smp->regs = copy_regs;
+	smp->stack = copy_stack;
+	smp->stack_size = sizeof(copy_stack);
+}
+
+/* test_fp_copy - frame pointers walked within the copy; what a recorder stores of it */
+static void test_fp_copy(void **state)
+{
+	const uint64_t folded[] = { K1, K2, PERF_CONTEXT_USER, U1, U2 - 1, U3 - 1, 0x404000 - 1 };
+	const uint64_t stored[] = { PERF_CONTEXT_KERNEL, K1, K2, PERF_CONTEXT_USER, U1, U2, U3,
+				    0x404000 };
+	struct perf_sample smp;
+	struct session s;
+	uint64_t ips[16];
+
+	ctx_init(&s, 127);
+	copy_init(&smp);
+	assert_int_equal(stack_from_sample(&s.ctx, &smp, STACK_KERNEL | STACK_USER, ips, 16), 7);
+	assert_memory_equal(ips, folded, sizeof(folded));
+	/* The recorder keeps the kernel's markers and return addresses, as perf callchains have them. */
+	assert_int_equal(stacks_record_chain(&s, &smp, ips, 16), 8);
+	assert_memory_equal(ips, stored, sizeof(stored));
+	/* Read back as a recorded callchain, it folds as the live walk did. */
+	smp.ips = stored;
+	smp.nr_ips = 8;
+	smp.regs = NULL;
+	assert_int_equal(stack_from_sample(&s.ctx, &smp, STACK_KERNEL | STACK_USER, ips, 16), 7);
+	assert_memory_equal(ips, folded, sizeof(folded));
+	/* --max-stack 3: two kernel frames and one user frame. */
+	ctx_init(&s, 3);
+	copy_init(&smp);
+	assert_int_equal(stacks_record_chain(&s, &smp, ips, 16), 5);
+	assert_true(ips[3] == PERF_CONTEXT_USER && ips[4] == U1);
+	/* A frame pointer outside the copy ends the walk at the sampled ip. */
+	ctx_init(&s, 127);
+	copy_init(&smp);
+	copy_regs[0] = SP + sizeof(copy_stack);
+	assert_int_equal(stacks_record_chain(&s, &smp, ips, 16), 5);
+	assert_int_equal(ips[4], U1);
+	/* No registers (not an x86_64 user context): the kernel frames alone. */
+	copy_init(&smp);
+	smp.regs_abi = PERF_SAMPLE_REGS_ABI_NONE;
+	assert_int_equal(stacks_record_chain(&s, &smp, ips, 16), 3);
+}
+
 /* test_text_unknown - without symbols frames print as the addresses sampled */
 static void test_text_unknown(void **state)
 {
@@ -183,6 +258,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_from_sample),
 		cmocka_unit_test(test_max_stack),
+		cmocka_unit_test(test_fp_copy),
 		cmocka_unit_test(test_text_unknown),
 		cmocka_unit_test(test_fold_roots),
 		cmocka_unit_test(test_dash_alias),
