@@ -90,6 +90,8 @@ void session_release(struct session *s)
 {
 	if (s->ctx.tool && s->ctx.tool->fini && s->ctx.state)
 		s->ctx.tool->fini(&s->ctx);
+	/* A thread may still be reading the source's kallsyms text. */
+	stacks_session_join(s);
 	if (s->src)
 		s->src->close(s);
 	evlist_free(s->el);

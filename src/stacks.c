@@ -569,9 +569,7 @@ static void stacks_ksyms_load(struct session *s, struct symbolizer *sy)
 		return;
 	}
 	if (sy->ks_parsing) {
-		pthread_join(sy->ks_thread, NULL);
-		sy->ks_parsing = false;
-		errno = sy->ks_errno;
+		stacks_session_join(s);
 	} else {
 		text = recording_kallsyms(s, &len);
 		if (!text) {
@@ -582,6 +580,18 @@ static void stacks_ksyms_load(struct session *s, struct symbolizer *sy)
 	}
 	if (!sy->ks)
 		log_msg(LOG_WARN, "cannot parse the recorded kernel symbols: %s", strerror(errno));
+}
+
+/* stacks_session_join - see stacks.h */
+void stacks_session_join(struct session *s)
+{
+	struct symbolizer *sy = s->sym;
+
+	if (!sy || !sy->ks_parsing)
+		return;
+	pthread_join(sy->ks_thread, NULL);
+	sy->ks_parsing = false;
+	errno = sy->ks_errno;
 }
 
 /* stacks_ksyms_main - the parsing thread: ksyms_parse() touches nothing but its text */
@@ -733,8 +743,7 @@ void stacks_session_free(struct session *s)
 {
 	if (!s->sym)
 		return;
-	if (s->sym->ks_parsing)
-		pthread_join(s->sym->ks_thread, NULL);
+	stacks_session_join(s);
 	free(s->sym->cchain);
 	free(s->sym->crec);
 	ksyms_free(s->sym->ks);

@@ -87,6 +87,8 @@ int stacks_session_want(struct session *s, bool user);
 void stacks_session_started(struct session *s);
 void stacks_session_record(struct session *s, const struct perf_event_header *rec);
 void stacks_session_free(struct session *s);
+/* Wait for the thread parsing a recording's kallsyms (it reads the source's copy). */
+void stacks_session_join(struct session *s);
 
 /*
  * stacks_record_chain - for a recorder: a sample's callchain (the kernel's
