@@ -33,6 +33,9 @@ struct symbolizer {
 	const char *ks_text;
 	size_t ks_len;
 	int ks_errno;
+	/* The name each process image had when its key was handed out (stack_proc_key()). */
+	char (*key_comm)[16];
+	size_t nr_key_comm, cap_key_comm;
 	/* Live fp walks before the merge (stacks_compact()): one sample's scratch. */
 	uint64_t *cchain;		/* STACK_IPS_MAX */
 	uint8_t *crec;			/* STACKS_REC_MAX */
@@ -133,12 +136,58 @@ static int stack_user_walk(const struct session *sess, const struct perf_sample 
 	return stack_fp_walk(s, ips, max);
 }
 
-/* stack_limit - frames a stack may have: --max-stack, within room for max ips and a marker */
+/* stack_limit - frames a stack may have: --max-stack, within room for max ips and two markers */
 static uint64_t stack_limit(const struct session *sess, uint32_t max)
 {
 	uint64_t limit = sess->opts.max_stack;
 
-	return !limit || limit > max - 1 ? max - 1 : limit;
+	return !limit || limit > max - 2 ? max - 2 : limit;
+}
+
+/*
+ * stack_proc_key - the key of the image a sample's process runs
+ * (usyms_proc_key), 0 unknown; the process's name is kept with a new key,
+ * so that stacks taken before an exec keep the name they were taken under
+ */
+static uint64_t stack_proc_key(struct iotap_ctx *ctx, uint32_t pid)
+{
+	struct symbolizer *sy = ctx->sess->sym;
+	uint32_t key = sy && sy->us ? usyms_proc_key(sy->us, pid) : 0;
+
+	if (key && key > sy->nr_key_comm) {
+		if (key > sy->cap_key_comm) {
+			size_t cap = sy->cap_key_comm ? sy->cap_key_comm : 256;
+			char (*kc)[16];
+
+			while (cap < key)
+				cap *= 2;
+			kc = realloc(sy->key_comm, cap * sizeof(*kc));
+			if (!kc)
+				return key;	/* the name then comes from the pid */
+			sy->key_comm = kc;
+			sy->cap_key_comm = cap;
+		}
+		memset(sy->key_comm + sy->nr_key_comm, 0,
+		       (key - sy->nr_key_comm) * sizeof(*sy->key_comm));
+		snprintf(sy->key_comm[key - 1], sizeof(sy->key_comm[0]), "%s", iotap_comm(ctx, pid));
+		sy->nr_key_comm = key;
+	}
+	return key;
+}
+
+/* stack_comm - see stacks.h */
+const char *stack_comm(struct iotap_ctx *ctx, uint32_t pid, const uint64_t *ips, uint32_t nr)
+{
+	const struct symbolizer *sy = ctx->sess->sym;
+
+	for (uint32_t i = 0; sy && i + 1 < nr; i++) {
+		if (ips[i] != PERF_CONTEXT_USER)
+			continue;
+		if (ips[i + 1] && ips[i + 1] <= sy->nr_key_comm && sy->key_comm[ips[i + 1] - 1][0])
+			return sy->key_comm[ips[i + 1] - 1];
+		break;
+	}
+	return iotap_comm(ctx, pid);
 }
 
 /* stack_from_sample - a sample's callchain as a folded stack (see stacks.h); returns its length */
@@ -160,19 +209,22 @@ int stack_from_sample(struct iotap_ctx *ctx, const struct perf_sample *s, unsign
 			ips[n++] = ip;
 			frames++;
 		} else if (context == PERF_CONTEXT_USER && want_u) {
-			if (!nu++)
+			if (!nu++) {
 				ips[n++] = PERF_CONTEXT_USER;
+				ips[n++] = stack_proc_key(ctx, s->pid);
+			}
 			/* Callers' return addresses: minus 1 names the call, not what follows it. */
 			ips[n++] = nu > 1 ? ip - 1 : ip;
 			frames++;
 		}
 	}
 	if (want_u && !nu && frames < limit) {
-		int r = stack_user_walk(ctx->sess, s, ips + n + 1, (uint32_t)(limit - frames));
+		int r = stack_user_walk(ctx->sess, s, ips + n + 2, (uint32_t)(limit - frames));
 
 		if (r > 0) {
 			ips[n] = PERF_CONTEXT_USER;
-			n += r + 1;
+			ips[n + 1] = stack_proc_key(ctx, s->pid);
+			n += r + 2;
 		}
 	}
 	return (int)n;
@@ -256,6 +308,7 @@ static int stack_walk(struct session *s, uint32_t pid, const uint64_t *ips, uint
 	struct usym_frame uf[STACK_INLINE_MAX];
 	struct symbolizer *sy = s->sym;
 	bool user = false, first_user = false;
+	uint32_t key = 0;
 	int ret = 0;
 
 	if (sy && !sy->ks_tried) {
@@ -270,6 +323,7 @@ static int stack_walk(struct session *s, uint32_t pid, const uint64_t *ips, uint
 
 		if (ips[i] == PERF_CONTEXT_USER) {
 			user = first_user = true;
+			key = i + 1 < nr ? (uint32_t)ips[++i] : 0;
 			continue;
 		}
 		if (!user) {
@@ -280,7 +334,12 @@ static int stack_walk(struct session *s, uint32_t pid, const uint64_t *ips, uint
 			continue;
 		}
 		f.user = true;
-		n = sy && sy->us ? usyms_lookup(sy->us, pid, ips[i], uf, STACK_INLINE_MAX) : -EINVAL;
+		if (!sy || !sy->us)
+			n = -EINVAL;
+		else if (key)
+			n = usyms_key_lookup(sy->us, key, ips[i], uf, STACK_INLINE_MAX);
+		else
+			n = usyms_lookup(sy->us, pid, ips[i], uf, STACK_INLINE_MAX);
 		if (n < 1) {
 			f.offset += first_user ? 0 : 1;
 			first_user = false;
@@ -437,6 +496,7 @@ static int stack_lines_one(uint32_t pid, uint64_t key, const uint64_t *ips, uint
 {
 	struct lines_ctx *lc = arg;
 	struct stack_line *l;
+	const char *comm;
 	size_t size = 0;
 	FILE *out;
 	int ret;
@@ -455,11 +515,12 @@ static int stack_lines_one(uint32_t pid, uint64_t key, const uint64_t *ips, uint
 	out = open_memstream(&l->text, &size);
 	if (!out)
 		return -ENOMEM;
-	ret = lc->label ? lc->label(lc->arg, pid, key, false, out) : 0;
+	comm = stack_comm(lc->ctx, pid, ips, nr);
+	ret = lc->label ? lc->label(lc->arg, pid, comm, key, false, out) : 0;
 	if (!ret)
 		ret = stack_text(lc->ctx, pid, ips, nr, out);
 	if (!ret && lc->label)
-		ret = lc->label(lc->arg, pid, key, true, out);
+		ret = lc->label(lc->arg, pid, comm, key, true, out);
 	if (fclose(out) && !ret)
 		ret = -ENOMEM;
 	if (ret) {
@@ -744,6 +805,7 @@ void stacks_session_free(struct session *s)
 	if (!s->sym)
 		return;
 	stacks_session_join(s);
+	free(s->sym->key_comm);
 	free(s->sym->cchain);
 	free(s->sym->crec);
 	ksyms_free(s->sym->ks);

@@ -7,11 +7,14 @@
  * session's symbolizer that names the frames when the tool reports.
  *
  * A folded stack is an array of ips, innermost first: the kernel frames,
- * then, when it has user frames, the marker PERF_CONTEXT_USER and the user
- * frames, every caller's return address already minus 1 so that it names
- * the call. User frames mean something only within their process: tools
- * keep stacks in a stackmap with the pid as its ctx, and name each distinct
- * stack once, at report time (stacks that name alike are merged then).
+ * then, when it has user frames, the marker PERF_CONTEXT_USER, the key of
+ * the process image they belong to (usyms_proc_key(); 0 when unknown) and
+ * the user frames, every caller's return address already minus 1 so that it
+ * names the call. User frames mean something only within their process
+ * image: tools keep stacks in a stackmap with the pid as its ctx, and name
+ * each distinct stack once, at report time, with the mappings the key
+ * names, even if the pid exec'd or was reused meanwhile (stacks that name
+ * alike are merged then).
  *
  * The symbolizer lives in the session. It is made when a tool first asks
  * for an event with a callchain: kernel symbols from /proc/kallsyms (or the
@@ -33,7 +36,7 @@ struct session;
 #define STACK_KERNEL	(1u << 0)
 #define STACK_USER	(1u << 1)
 
-/* Room for a folded stack: the deepest --max-stack plus the marker. */
+/* Room for a folded stack: the deepest --max-stack plus the marker and the key. */
 #define STACK_IPS_MAX	1040
 
 /*
@@ -76,7 +79,15 @@ struct stack_line {
 };
 
 /* Text a tool prints before (after == false) and after a stack's frames. */
-typedef int (*stack_label_fn)(void *arg, uint32_t pid, uint64_t key, bool after, FILE *out);
+typedef int (*stack_label_fn)(void *arg, uint32_t pid, const char *comm, uint64_t key,
+			      bool after, FILE *out);
+
+/*
+ * stack_comm - the name of the process a stack was taken in: the one its
+ * process image had then (a name changed by a later exec stays out), else
+ * the pid's name now
+ */
+const char *stack_comm(struct iotap_ctx *ctx, uint32_t pid, const uint64_t *ips, uint32_t nr);
 
 int stack_lines(struct iotap_ctx *ctx, const struct stackmap *map, stack_label_fn label,
 		void *arg, struct stack_line **lines, size_t *nr);

@@ -152,6 +152,7 @@ struct uproc {
 	Dwfl *dwfl;			/* for unwinding, modules at run time */
 	uint64_t dwfl_gen;
 	struct usample *sample;
+	uint32_t key;			/* usyms_proc_key(); 0: none handed out yet */
 };
 
 struct ucache_entry {
@@ -178,6 +179,10 @@ struct usyms {
 	struct usym_frame *cframes;
 	size_t ncframes;
 	size_t cframes_cap;
+	/* Process images by key (usyms_proc_key): live ones, and retired ones kept for lookups. */
+	struct uproc **keyed;
+	size_t nkeyed, keyed_cap;
+	struct uproc *retired;		/* chained by next */
 };
 
 /* hash_mix - spread the bits of a 64-bit key */
@@ -734,9 +739,33 @@ static void uproc_dwfl_drop(struct uproc *p)
 	p->dwfl = NULL;
 }
 
-/* uproc_maps_clear - forget a process's mappings (pid reused or exec) */
-static void uproc_maps_clear(struct uproc *p)
+/*
+ * uproc_maps_clear - forget a process's mappings (pid reused or exec)
+ *
+ * When a key was handed out for this image, stacks taken with it are still
+ * to be named: its mappings move to a retired process that the key finds
+ * from now on, and the pid starts afresh without a key.
+ */
+static void uproc_maps_clear(struct usyms *us, struct uproc *p)
 {
+	struct uproc *old = p->key ? calloc(1, sizeof(*old)) : NULL;
+
+	if (old) {
+		old->pid = p->pid;
+		old->exited = true;
+		old->maps = p->maps;
+		old->nmaps = p->nmaps;
+		old->cap = p->cap;
+		old->gen = p->gen;
+		old->key = p->key;
+		old->next = us->retired;
+		us->retired = old;
+		us->keyed[p->key - 1] = old;
+		p->maps = NULL;
+		p->cap = 0;
+		p->key = 0;
+	}
+	/* Without memory for the copy, the key names the new image: wrong names, not a crash. */
 	p->nmaps = 0;
 	p->exited = false;
 	p->gen++;
@@ -955,7 +984,7 @@ static int usyms_map_add_hinted(struct usyms *us, uint32_t pid,
 		return -ENOMEM;
 	if (p->exited) {
 		/* a new process with a pid whose exit we saw */
-		uproc_maps_clear(p);
+		uproc_maps_clear(us, p);
 	}
 	f = usyms_file_get(us, path, build_id, build_id_len);
 	if (!f)
@@ -1009,7 +1038,7 @@ int usyms_proc_fork(struct usyms *us, uint32_t ppid, uint32_t pid)
 	child = usyms_proc_get(us, pid);
 	if (!child)
 		return -ENOMEM;
-	uproc_maps_clear(child);
+	uproc_maps_clear(us, child);
 	uproc_dwfl_drop(child);
 	parent = usyms_proc_find(us, ppid);
 	if (!parent || !parent->nmaps)
@@ -1031,7 +1060,7 @@ int usyms_proc_exec(struct usyms *us, uint32_t pid)
 		return -EINVAL;
 	p = usyms_proc_find(us, pid);
 	if (p) {
-		uproc_maps_clear(p);
+		uproc_maps_clear(us, p);
 		uproc_dwfl_drop(p);
 	}
 	return 0;
@@ -1176,7 +1205,7 @@ int usyms_maps_read(struct usyms *us, uint32_t pid)
 	p = usyms_proc_get(us, pid);
 	if (!p)
 		return -ENOMEM;
-	uproc_maps_clear(p);
+	uproc_maps_clear(us, p);
 	return maps_walk(pid, maps_read_cb, &ctx);
 }
 
@@ -1457,20 +1486,63 @@ static void usyms_cache_store(struct usyms *us, const struct ufile *f,
 }
 
 /* usyms_lookup - symbolize an instruction pointer of a process */
+static int uproc_lookup(struct usyms *us, struct uproc *p, uint64_t ip,
+			struct usym_frame *frames, int max);
+
 int usyms_lookup(struct usyms *us, uint32_t pid, uint64_t ip,
 		 struct usym_frame *frames, int max)
 {
+	if (!us || !frames || max < 1)
+		return -EINVAL;
+	return uproc_lookup(us, usyms_proc_find(us, pid), ip, frames, max);
+}
+
+/* usyms_key_lookup - usyms_lookup() in the process image a key names */
+int usyms_key_lookup(struct usyms *us, uint32_t key, uint64_t ip,
+		     struct usym_frame *frames, int max)
+{
+	if (!us || !frames || max < 1)
+		return -EINVAL;
+	return uproc_lookup(us, key && key <= us->nkeyed ? us->keyed[key - 1] : NULL, ip,
+			    frames, max);
+}
+
+/* usyms_proc_key - see usyms.h */
+uint32_t usyms_proc_key(struct usyms *us, uint32_t pid)
+{
+	struct uproc *p = us ? usyms_proc_get(us, pid) : NULL;
+
+	if (!p)
+		return 0;
+	if (!p->key) {
+		if (us->nkeyed == UINT32_MAX)
+			return 0;
+		if (us->nkeyed == us->keyed_cap) {
+			size_t cap = us->keyed_cap ? us->keyed_cap * 2 : 256;
+			struct uproc **k = realloc(us->keyed, cap * sizeof(*k));
+
+			if (!k)
+				return 0;
+			us->keyed = k;
+			us->keyed_cap = cap;
+		}
+		us->keyed[us->nkeyed++] = p;
+		p->key = (uint32_t)us->nkeyed;
+	}
+	return p->key;
+}
+
+/* uproc_lookup - name ip in a process image (NULL: unknown); see usyms_lookup() */
+static int uproc_lookup(struct usyms *us, struct uproc *p, uint64_t ip,
+			struct usym_frame *frames, int max)
+{
 	struct usym_frame tmp[USYMS_INLINE_MAX];
 	struct ucache_entry *e;
-	struct uproc *p;
 	struct umap *m;
 	struct ufile *f;
 	uint64_t addr;
 	int n;
 
-	if (!us || !frames || max < 1)
-		return -EINVAL;
-	p = usyms_proc_find(us, pid);
 	m = p ? uproc_map_find(p, ip) : NULL;
 	if (!m) {
 		frames[0] = (struct usym_frame){ .offset = ip };
@@ -1775,6 +1847,11 @@ void usyms_free(struct usyms *us)
 		}
 	}
 	free(us->procs);
+	for (p = us->retired; p; p = pnext) {
+		pnext = p->next;
+		uproc_free(p);
+	}
+	free(us->keyed);
 	for (i = 0; i < us->files_cap; i++) {
 		for (f = us->files[i]; f; f = fnext) {
 			fnext = f->next;

@@ -159,6 +159,19 @@ int usyms_lookup(struct usyms *us, uint32_t pid, uint64_t ip,
 		 struct usym_frame *frames, int max);
 
 /*
+ * usyms_proc_key - a key for the image a process runs now (non-zero; 0
+ * without memory). Stacks are named at the end of a run, and by then the
+ * pid may have exec'd or been reused: usyms_key_lookup() with the key names
+ * addresses with the mappings of that image, kept for it when they change.
+ * The same image gives the same key.
+ */
+uint32_t usyms_proc_key(struct usyms *us, uint32_t pid);
+
+/* usyms_key_lookup - usyms_lookup() in the process image that key names */
+int usyms_key_lookup(struct usyms *us, uint32_t key, uint64_t ip,
+		     struct usym_frame *frames, int max);
+
+/*
  * usyms_regs_mask_x86_64 - registers to request in attr.sample_regs_user
  * for usyms_unwind(): the general registers, ip and sp (PERF_REG_X86_*).
  */

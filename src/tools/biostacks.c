@@ -269,7 +269,7 @@ static int biostacks_fold_one(uint32_t pid, uint64_t key, const uint64_t *ips, u
 	struct biostacks_params *p = fc->ctx->params;
 	struct biostacks_state *st = fc->ctx->state;
 	const struct bs_hist *h = v[0] ? &st->h[v[0] - 1] : NULL;
-	const char *root = iotap_comm(fc->ctx, pid);
+	const char *root = stack_comm(fc->ctx, pid, ips, nr);
 
 	if (!h)
 		return 0;

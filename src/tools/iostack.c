@@ -129,18 +129,20 @@ static uint64_t iostack_weight(const struct iostack_params *p, const uint64_t *v
 }
 
 /* iostack_who - the process column: comm, or comm [pid] with -P */
-static void iostack_who(struct iotap_ctx *ctx, uint32_t pid, char *buf, size_t len)
+static void iostack_who(struct iotap_ctx *ctx, uint32_t pid, const char *comm, char *buf,
+			size_t len)
 {
 	struct iostack_params *p = ctx->params;
 
 	if (p->per_pid)
-		snprintf(buf, len, "%s [%" PRIu32 "]", iotap_comm(ctx, pid), pid);
+		snprintf(buf, len, "%s [%" PRIu32 "]", comm, pid);
 	else
-		snprintf(buf, len, "%s", iotap_comm(ctx, pid));
+		snprintf(buf, len, "%s", comm);
 }
 
 /* iostack_label - the disk line before a stack's frames, the process after them */
-static int iostack_label(void *arg, uint32_t pid, uint64_t key, bool after, FILE *out)
+static int iostack_label(void *arg, uint32_t pid, const char *comm, uint64_t key, bool after,
+			 FILE *out)
 {
 	struct iotap_ctx *ctx = arg;
 	char who[64];
@@ -149,7 +151,7 @@ static int iostack_label(void *arg, uint32_t pid, uint64_t key, bool after, FILE
 		fprintf(out, "disk %s\n", iotap_disk_name(ctx, (uint32_t)key));
 		return 0;
 	}
-	iostack_who(ctx, pid, who, sizeof(who));
+	iostack_who(ctx, pid, comm, who, sizeof(who));
 	fprintf(out, "    %s\n", who);
 	return 0;
 }
@@ -215,7 +217,7 @@ static int iostack_fold_one(uint32_t pid, uint64_t key, const uint64_t *ips, uin
 	char who[64];
 	const char *roots[2] = { iotap_disk_name(fc->ctx, (uint32_t)key), who };
 
-	iostack_who(fc->ctx, pid, who, sizeof(who));
+	iostack_who(fc->ctx, pid, stack_comm(fc->ctx, pid, ips, nr), who, sizeof(who));
 	return stack_fold_add(fc->ctx, fc->fold, roots, 2, pid, ips, nr,
 			      iostack_weight(fc->ctx->params, v));
 }

@@ -59,6 +59,16 @@ grep "^$D;stacky_dwarf;" "$LIVE_TMP/dn.out" | grep -q "outer_fn;middle_fn" &&
 	fail "frame pointers walked a binary built without them: $(grep stacky "$LIVE_TMP/dn.out")"
 echo "ok: --call-graph dwarf: $CHAIN without frame pointers (biostacks $N, iostack $((N * 4096)) bytes)"
 
+# exec: stacks taken before a process execs are named with the image it had then.
+tracer_start "$LIVE_TMP/ex.out" biostacks -d "$D" -f
+"$FP" "$DEV" $N 4096 exec "$IOTAP_PROGS/dio" read "$DEV" 100 4096 >/dev/null
+tracer_stop
+[ "$(folded_sum "$LIVE_TMP/ex.out" "^stacky_fp;.*$CHAIN.*(_sys_pread64|;vfs_read;)")" = $N ] ||
+	fail "biostacks across an exec: not $N under stacky_fp;...;$CHAIN: $(cat "$LIVE_TMP/ex.out")"
+[ "$(folded_sum "$LIVE_TMP/ex.out" "^dio;")" = 100 ] ||
+	fail "biostacks across an exec: not 100 for dio after it: $(cat "$LIVE_TMP/ex.out")"
+echo "ok: across an exec: $N under stacky_fp's $CHAIN, then 100 under dio, same pid"
+
 # Text: bpftrace's @usecs[stack] layout; iostack's disk/frames/comm [pid]/R: W: entries.
 tracer_start "$LIVE_TMP/bt.out" biostacks -d "$D"
 "$FP" "$DEV" $N

@@ -2,12 +2,13 @@
 /*
  * stacky.c - direct reads through three nested functions, for the stack tests
  *
- * Usage: stacky DEV COUNT [SIZE [wait]]
+ * Usage: stacky DEV COUNT [SIZE [wait | exec CMD [ARG...]]]
  * Reads COUNT blocks of SIZE bytes (default 4096) with O_DIRECT, each through
  * outer_fn -> middle_fn -> inner_fn -> the pread64 system call. Built twice:
  * with frame pointers (stacky_fp) and without (stacky_dwarf, which only a DWARF
  * unwinder walks). With "wait" it reads a line from stdin first, so that a
  * tracer can start after the process (its mappings then come from /proc).
+ * With "exec CMD ARG..." it execs CMD after the reads, in the same process.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -84,7 +85,7 @@ int main(int argc, char **argv)
 	int fd, ret = 1;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: stacky DEV COUNT [SIZE [wait]]\n");
+		fprintf(stderr, "usage: stacky DEV COUNT [SIZE [wait | exec CMD [ARG...]]]\n");
 		return 2;
 	}
 	count = strtoull(argv[2], NULL, 0);
@@ -112,6 +113,12 @@ int main(int argc, char **argv)
 		}
 	}
 	ret = 0;
+	/* exec: the same pid goes on as another program (stacks named after an exec). */
+	if (argc > 5 && !strcmp(argv[4], "exec")) {
+		execv(argv[5], argv + 5);
+		perror(argv[5]);
+		ret = 1;
+	}
 out_free:
 	free(buf);
 	close(fd);

@@ -44,8 +44,9 @@ static void sample_init(struct perf_sample *smp)
 /* test_from_sample - markers dropped, kernel then the user marker, callers minus 1 */
 static void test_from_sample(void **state)
 {
-	const uint64_t both[] = { K1, K2, PERF_CONTEXT_USER, U1, U2 - 1, U3 - 1 };
-	const uint64_t user[] = { PERF_CONTEXT_USER, U1, U2 - 1, U3 - 1 };
+	/* After the user marker, the process image's key: 0 without a user symbolizer. */
+	const uint64_t both[] = { K1, K2, PERF_CONTEXT_USER, 0, U1, U2 - 1, U3 - 1 };
+	const uint64_t user[] = { PERF_CONTEXT_USER, 0, U1, U2 - 1, U3 - 1 };
 	struct perf_sample smp;
 	struct session s;
 	uint64_t ips[16];
@@ -54,13 +55,13 @@ static void test_from_sample(void **state)
 	ctx_init(&s, 127);
 	sample_init(&smp);
 	n = stack_from_sample(&s.ctx, &smp, STACK_KERNEL | STACK_USER, ips, 16);
-	assert_int_equal(n, 6);
+	assert_int_equal(n, 7);
 	assert_memory_equal(ips, both, sizeof(both));
 	n = stack_from_sample(&s.ctx, &smp, STACK_KERNEL, ips, 16);
 	assert_int_equal(n, 2);
 	assert_memory_equal(ips, both, 2 * sizeof(ips[0]));
 	n = stack_from_sample(&s.ctx, &smp, STACK_USER, ips, 16);
-	assert_int_equal(n, 4);
+	assert_int_equal(n, 5);
 	assert_memory_equal(ips, user, sizeof(user));
 }
 
@@ -73,10 +74,11 @@ static void test_max_stack(void **state)
 
 	ctx_init(&s, 3);
 	sample_init(&smp);
-	assert_int_equal(stack_from_sample(&s.ctx, &smp, STACK_KERNEL | STACK_USER, ips, 16), 4);
-	assert_true(ips[2] == PERF_CONTEXT_USER && ips[3] == U1);
+	assert_int_equal(stack_from_sample(&s.ctx, &smp, STACK_KERNEL | STACK_USER, ips, 16), 5);
+	assert_true(ips[2] == PERF_CONTEXT_USER && ips[4] == U1);
+	/* Room for 4 ips: 2 frames, the marker and the key. */
 	ctx_init(&s, 127);
-	assert_int_equal(stack_from_sample(&s.ctx, &smp, STACK_KERNEL | STACK_USER, ips, 3), 2);
+	assert_int_equal(stack_from_sample(&s.ctx, &smp, STACK_KERNEL | STACK_USER, ips, 4), 2);
 	smp.nr_ips = 0;
 	assert_int_equal(stack_from_sample(&s.ctx, &smp, STACK_KERNEL | STACK_USER, ips, 16), 0);
 }
@@ -119,7 +121,7 @@ static void copy_init(struct perf_sample *smp)
 /* test_fp_copy - frame pointers walked within the copy; what a recorder stores of it */
 static void test_fp_copy(void **state)
 {
-	const uint64_t folded[] = { K1, K2, PERF_CONTEXT_USER, U1, U2 - 1, U3 - 1, 0x404000 - 1 };
+	const uint64_t folded[] = { K1, K2, PERF_CONTEXT_USER, 0, U1, U2 - 1, U3 - 1, 0x404000 - 1 };
 	const uint64_t stored[] = { PERF_CONTEXT_KERNEL, K1, K2, PERF_CONTEXT_USER, U1, U2, U3,
 				    0x404000 };
 	struct perf_sample smp;
@@ -128,7 +130,7 @@ static void test_fp_copy(void **state)
 
 	ctx_init(&s, 127);
 	copy_init(&smp);
-	assert_int_equal(stack_from_sample(&s.ctx, &smp, STACK_KERNEL | STACK_USER, ips, 16), 7);
+	assert_int_equal(stack_from_sample(&s.ctx, &smp, STACK_KERNEL | STACK_USER, ips, 16), 8);
 	assert_memory_equal(ips, folded, sizeof(folded));
 	/* The recorder keeps the kernel's markers and return addresses, as perf callchains have them. */
 	assert_int_equal(stacks_record_chain(&s, &smp, ips, 16), 8);
@@ -137,7 +139,7 @@ static void test_fp_copy(void **state)
 	smp.ips = stored;
 	smp.nr_ips = 8;
 	smp.regs = NULL;
-	assert_int_equal(stack_from_sample(&s.ctx, &smp, STACK_KERNEL | STACK_USER, ips, 16), 7);
+	assert_int_equal(stack_from_sample(&s.ctx, &smp, STACK_KERNEL | STACK_USER, ips, 16), 8);
 	assert_memory_equal(ips, folded, sizeof(folded));
 	/* --max-stack 3: two kernel frames and one user frame. */
 	ctx_init(&s, 3);
@@ -159,14 +161,14 @@ static void test_fp_copy(void **state)
 /* test_text_unknown - without symbols frames print as the addresses sampled */
 static void test_text_unknown(void **state)
 {
-	const uint64_t st[] = { K1, PERF_CONTEXT_USER, U1, U2 - 1 };
+	const uint64_t st[] = { K1, PERF_CONTEXT_USER, 0, U1, U2 - 1 };
 	struct session s;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	ctx_init(&s, 127);
-	assert_int_equal(stack_text(&s.ctx, 42, st, 4, f), 0);
+	assert_int_equal(stack_text(&s.ctx, 42, st, 5, f), 0);
 	fclose(f);
 	assert_string_equal(buf, "    0xffffffff81000100\n    0x401000\n    0x402000\n");
 	free(buf);
@@ -175,7 +177,7 @@ static void test_text_unknown(void **state)
 /* test_fold_roots - roots come first and stacks that name alike merge */
 static void test_fold_roots(void **state)
 {
-	const uint64_t st[] = { K1, PERF_CONTEXT_USER, U1 };
+	const uint64_t st[] = { K1, PERF_CONTEXT_USER, 0, U1 };
 	const char *roots[] = { "sda", "dd" };
 	struct fold *fold = fold_alloc();
 	struct session s;
@@ -185,8 +187,8 @@ static void test_fold_roots(void **state)
 
 	ctx_init(&s, 127);
 	assert_non_null(fold);
-	assert_int_equal(stack_fold_add(&s.ctx, fold, roots, 2, 42, st, 3, 4096), 0);
-	assert_int_equal(stack_fold_add(&s.ctx, fold, roots, 2, 43, st, 3, 8192), 0);
+	assert_int_equal(stack_fold_add(&s.ctx, fold, roots, 2, 42, st, 4, 4096), 0);
+	assert_int_equal(stack_fold_add(&s.ctx, fold, roots, 2, 43, st, 4, 8192), 0);
 	assert_int_equal(fold_write(fold, f, false), 0);
 	fclose(f);
 	assert_string_equal(buf, "sda;dd;[unknown];[unknown] 12288\n");

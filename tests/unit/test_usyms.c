@@ -433,6 +433,56 @@ static void test_proc_life(void **state)
 	usyms_free(us);
 }
 
+/* key_module - the module a key's image maps ip to, NULL if none */
+static const char *key_module(struct usyms *us, uint32_t key, uint64_t ip)
+{
+	struct usym_frame frames[4];
+	int n = usyms_key_lookup(us, key, ip, frames, 4);
+
+	assert_true(n >= 1);
+	return frames[n - 1].module;
+}
+
+/* test_proc_keys - a key keeps naming its image after exec, pid reuse and fork over it */
+static void test_proc_keys(void **state)
+{
+	struct usyms *us = usyms_alloc(NULL);
+	uint32_t k1, k2, k3, k4;
+
+	(void)state;
+	assert_non_null(us);
+	assert_int_equal(usyms_map_add(us, 30, 0x10000, 0x1000, 0, "/nonexistent/before", NULL, 0), 0);
+	k1 = usyms_proc_key(us, 30);
+	assert_true(k1 != 0);
+	assert_int_equal(usyms_proc_key(us, 30), k1);	/* same image, same key */
+	/* exec: the pid names the new image, the key the old one */
+	assert_int_equal(usyms_proc_exec(us, 30), 0);
+	assert_int_equal(usyms_map_add(us, 30, 0x10000, 0x1000, 0, "/nonexistent/after", NULL, 0), 0);
+	assert_string_equal(lookup_module(us, 30, 0x10010, NULL), "after");
+	assert_string_equal(key_module(us, k1, 0x10010), "before");
+	k2 = usyms_proc_key(us, 30);
+	assert_true(k2 != 0 && k2 != k1);
+	assert_string_equal(key_module(us, k2, 0x10010), "after");
+	/* exit, then the pid is reused by a new mapping */
+	usyms_proc_exit(us, 30);
+	assert_int_equal(usyms_map_add(us, 30, 0x10000, 0x1000, 0, "/nonexistent/reuse", NULL, 0), 0);
+	assert_string_equal(key_module(us, k2, 0x10010), "after");
+	k3 = usyms_proc_key(us, 30);
+	assert_string_equal(key_module(us, k3, 0x10010), "reuse");
+	/* a fork into the pid replaces its image too */
+	assert_int_equal(usyms_map_add(us, 31, 0x20000, 0x1000, 0, "/nonexistent/parent", NULL, 0), 0);
+	assert_int_equal(usyms_proc_fork(us, 31, 30), 0);
+	assert_string_equal(key_module(us, k3, 0x10010), "reuse");
+	k4 = usyms_proc_key(us, 30);
+	assert_string_equal(key_module(us, k4, 0x20010), "parent");
+	assert_null(key_module(us, k4, 0x10010));
+	/* an image nobody took a key for is simply replaced; unknown keys name nothing */
+	assert_int_equal(usyms_proc_exec(us, 31), 0);
+	assert_null(key_module(us, 0, 0x20010));
+	assert_null(key_module(us, 12345, 0x20010));
+	usyms_free(us);
+}
+
 #if defined(__x86_64__)
 /* The sample usyms_unwind() gets, as perf would give it. */
 static struct {
@@ -596,6 +646,7 @@ int main(void)
 		cmocka_unit_test(test_offline),
 		cmocka_unit_test(test_maps_overlap),
 		cmocka_unit_test(test_proc_life),
+		cmocka_unit_test(test_proc_keys),
 		cmocka_unit_test(test_unwind),
 	};
 
