@@ -22,9 +22,6 @@
 #include "stacks.h"
 
 #define NSEC_PER_SEC 1000000000ull
-/* Room for any perf record: its size is a u16. */
-#define RECORD_MAX 65536
-
 /* Processes per COMM chunk: 1.3 MB, well under the container's chunk limit. */
 #define COMM_PER_CHUNK 65536
 /* Bytes read from /proc/kallsyms per call; whatever the kernel gives is streamed as is. */
@@ -47,8 +44,7 @@ static const struct opt record_opts[] = {
 struct recorder {
 	struct rec_writer *w;
 	uint64_t records, samples;
-	uint64_t *chain;		/* STACK_IPS_MAX: a sample's walked callchain */
-	uint8_t *rewrite;		/* RECORD_MAX: a sample rewritten with it */
+	uint8_t *rewrite;		/* PERF_RECORD_MAX: a sample with its callchain id */
 	struct stackmap *stacks;	/* distinct callchains written so far: their id + 1 */
 	int werr;			/* the first write error */
 };
@@ -546,8 +542,8 @@ static int record_put_stack(struct recorder *rc, const uint64_t *chain, uint32_t
 	struct perf_event_header *h = (void *)rc->rewrite;
 	uint64_t *v, *body = (uint64_t *)(h + 1);
 
-	if (nr > (RECORD_MAX - 1 - REC_STACK_FIXED) / 8)
-		nr = (RECORD_MAX - 1 - REC_STACK_FIXED) / 8;
+	if (nr > (PERF_RECORD_MAX - 1 - REC_STACK_FIXED) / 8)
+		nr = (PERF_RECORD_MAX - 1 - REC_STACK_FIXED) / 8;
 	if (stackmap_count(rc->stacks) >= REC_STACKS_MAX)
 		stackmap_clear(rc->stacks);
 	v = stackmap_get(rc->stacks, 0, 0, chain, nr);
@@ -569,9 +565,10 @@ static int record_put_stack(struct recorder *rc, const uint64_t *chain, uint32_t
 }
 
 /*
- * record_rewrite - a sample as the file keeps it: its callchain (with the
- * copied user stack walked into it, stacks_record_chain()) named by the id
- * of a REC_RECORD_STACK; any other record as it is. NULL with *err 0: a
+ * record_rewrite - a sample as the file keeps it: its callchain (a copied
+ * user stack walked into it first, stacks_walk_record(): DWARF copies come
+ * here, frame-pointer ones were walked as they left the ring) named by the
+ * id of a REC_RECORD_STACK; any other record as it is. NULL with *err 0: a
  * sample that does not parse, dropped.
  */
 static const struct perf_event_header *record_rewrite(struct session *s, struct recorder *rc,
@@ -579,7 +576,7 @@ static const struct perf_event_header *record_rewrite(struct session *s, struct 
 {
 	const struct iotap_event *ev;
 	struct perf_sample smp;
-	uint64_t id;
+	uint64_t type, regs_mask, id;
 	int n;
 
 	*err = 0;
@@ -588,19 +585,21 @@ static const struct perf_event_header *record_rewrite(struct session *s, struct 
 	ev = s->src->find(s, perf_record_id(rec));
 	if (!ev || !(ev->sample_type & PERF_SAMPLE_CALLCHAIN))
 		return rec;
-	if (perf_sample_parse(rec, ev->sample_type, ev->regs_mask, &smp))
-		return NULL;
-	if (ev->sample_type & PERF_SAMPLE_STACK_USER) {
-		smp.nr_ips = stacks_record_chain(s, &smp, rc->chain, STACK_IPS_MAX);
-		smp.ips = rc->chain;
+	type = ev->sample_type;
+	regs_mask = ev->regs_mask;
+	if (type & PERF_SAMPLE_STACK_USER) {
+		rec = stacks_walk_record(s, rec, type, regs_mask);
+		type = stacks_walked_type(type);
+		regs_mask = 0;
 	}
+	if (!rec || perf_sample_parse(rec, type, regs_mask, &smp))
+		return NULL;
 	*err = record_put_stack(rc, smp.ips, (uint32_t)smp.nr_ips, &id);
 	if (*err)
 		return NULL;
 	smp.ips = &id;
 	smp.nr_ips = 1;
-	n = perf_sample_write(&smp, stacks_walked_type(ev->sample_type), rec->misc, rc->rewrite,
-			      RECORD_MAX);
+	n = perf_sample_write(&smp, type, rec->misc, rc->rewrite, PERF_RECORD_MAX);
 	return n < 0 ? NULL : (const void *)rc->rewrite;
 }
 
@@ -816,10 +815,9 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 	if (!ret)
 		ret = record_select(&s, p, &tools);
 	if (!ret && p->callchains) {
-		rc.chain = calloc(STACK_IPS_MAX, sizeof(*rc.chain));
-		rc.rewrite = malloc(RECORD_MAX);
+		rc.rewrite = malloc(PERF_RECORD_MAX);
 		rc.stacks = stackmap_alloc();
-		if (!rc.chain || !rc.rewrite || !rc.stacks)
+		if (!rc.rewrite || !rc.stacks)
 			ret = -ENOMEM;
 	}
 	/* What needs no tracing yet goes first, so the rings do not wait on it. */
@@ -877,7 +875,6 @@ out_session:
 	session_release(&s);
 	sigaction(SIGCHLD, &old_sa, NULL);
 	rec_writer_free(rc.w);
-	free(rc.chain);
 	free(rc.rewrite);
 	stackmap_free(rc.stacks);
 	if (!started)

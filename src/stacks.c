@@ -36,13 +36,10 @@ struct symbolizer {
 	/* The name each process image had when its key was handed out (stack_proc_key()). */
 	char (*key_comm)[16];
 	size_t nr_key_comm, cap_key_comm;
-	/* Live fp walks before the merge (stacks_compact()): one sample's scratch. */
-	uint64_t *cchain;		/* STACK_IPS_MAX */
-	uint8_t *crec;			/* STACKS_REC_MAX */
+	/* Live, user stacks: one sample's scratch for stacks_walk_record(). */
+	uint64_t *walk_chain;		/* STACK_IPS_MAX */
+	uint8_t *walk_rec;		/* PERF_RECORD_MAX */
 };
-
-/* Room for any perf record: its size is a u16. */
-#define STACKS_REC_MAX 65536
 
 /* One named frame; strings live as long as the symbolizer. */
 struct stack_frame {
@@ -269,34 +266,38 @@ static const struct perf_event_header *stacks_compact(void *arg,
 						      const struct perf_event_header *rec)
 {
 	struct session *s = arg;
-	struct symbolizer *sy = s->sym;
 	const struct evsel *sel = evlist_find_id(s->el, perf_record_id(rec));
+	const struct perf_event_header *walked;
+
+	if (!sel || !(sel->sample_type & PERF_SAMPLE_STACK_USER))
+		return rec;
+	walked = stacks_walk_record(s, rec, sel->sample_type, sel->regs_mask);
+	return walked ? walked : rec;
+}
+
+/* stacks_walk_record - see stacks.h */
+const struct perf_event_header *stacks_walk_record(struct session *s,
+						   const struct perf_event_header *rec,
+						   uint64_t sample_type, uint64_t regs_mask)
+{
+	struct symbolizer *sy = s->sym;
 	struct perf_sample smp;
 	int n;
 
-	if (!sel || !(sel->sample_type & PERF_SAMPLE_STACK_USER) ||
-	    perf_sample_parse(rec, sel->sample_type, sel->regs_mask, &smp))
-		return rec;
-	smp.nr_ips = stacks_record_chain(s, &smp, sy->cchain, STACK_IPS_MAX);
-	smp.ips = sy->cchain;
-	n = perf_sample_write(&smp, stacks_walked_type(sel->sample_type), rec->misc, sy->crec,
-			      STACKS_REC_MAX);
-	return n > 0 ? (const void *)sy->crec : rec;
+	if (!sy || !sy->walk_rec || perf_sample_parse(rec, sample_type, regs_mask, &smp))
+		return NULL;
+	smp.nr_ips = stacks_record_chain(s, &smp, sy->walk_chain, STACK_IPS_MAX);
+	smp.ips = sy->walk_chain;
+	n = perf_sample_write(&smp, stacks_walked_type(sample_type), rec->misc, sy->walk_rec,
+			      PERF_RECORD_MAX);
+	return n > 0 ? (const void *)sy->walk_rec : NULL;
 }
 
 /* stacks_session_compact - see stacks.h */
 int stacks_session_compact(struct session *s)
 {
-	struct symbolizer *sy = s->sym;
-
-	if (!sy || !s->el)
+	if (!s->sym || !s->sym->walk_rec || !s->el)
 		return -EINVAL;
-	if (!sy->cchain) {
-		sy->cchain = calloc(STACK_IPS_MAX, sizeof(*sy->cchain));
-		sy->crec = malloc(STACKS_REC_MAX);
-		if (!sy->cchain || !sy->crec)
-			return -ENOMEM;
-	}
 	evlist_set_compact(s->el, stacks_compact, s);
 	return 0;
 }
@@ -694,6 +695,12 @@ int stacks_session_want(struct session *s, bool user)
 	sy->us = usyms_alloc(s->opts.symfs);
 	if (!sy->us)
 		return -errno;
+	if (s->live) {
+		sy->walk_chain = calloc(STACK_IPS_MAX, sizeof(*sy->walk_chain));
+		sy->walk_rec = malloc(PERF_RECORD_MAX);
+		if (!sy->walk_chain || !sy->walk_rec)
+			return -ENOMEM;
+	}
 	/* Live: MMAP2 side-band with build-ids for processes that start or exec while tracing. */
 	s->opts.track_mmap = true;
 	/* Samples carry a copy of the user stack, and a process's first unwind is slow: room for bursts. */
@@ -806,8 +813,8 @@ void stacks_session_free(struct session *s)
 		return;
 	stacks_session_join(s);
 	free(s->sym->key_comm);
-	free(s->sym->cchain);
-	free(s->sym->crec);
+	free(s->sym->walk_chain);
+	free(s->sym->walk_rec);
 	ksyms_free(s->sym->ks);
 	usyms_free(s->sym->us);
 	free(s->sym);

@@ -118,6 +118,16 @@ static inline uint64_t stacks_walked_type(uint64_t sample_type)
 }
 
 /*
+ * stacks_walk_record - live: a sample carrying a copy of the user stack,
+ * laid out for sample_type and regs_mask, rewritten with the copy walked
+ * into its callchain (stacks_record_chain(), stacks_walked_type() layout);
+ * valid until the next call. NULL when it does not parse.
+ */
+const struct perf_event_header *stacks_walk_record(struct session *s,
+						   const struct perf_event_header *rec,
+						   uint64_t sample_type, uint64_t regs_mask);
+
+/*
  * stacks_session_compact - live, --call-graph fp: walk user stack copies as
  * samples leave their rings (before the merge copies them), so that events
  * with copies are delivered in the stacks_walked_type() layout.

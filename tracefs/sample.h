@@ -10,6 +10,9 @@
 #define IOTAP_SAMPLE_BASE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | \
 			   PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW)
 
+/* Room for any perf record: its size is a u16. */
+#define PERF_RECORD_MAX 65536
+
 /* One decoded PERF_RECORD_SAMPLE; pointers point into the record. */
 struct perf_sample {
 	uint64_t id;
