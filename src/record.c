@@ -859,9 +859,7 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 	if (ret && !rc.werr)
 		log_msg(LOG_ERR, "recording stopped: %s", strerror(-ret));
 	status = record_reap(&child);
-	if (s.malformed)
-		log_msg(LOG_WARN, "%llu samples did not decode and were left out",
-			(unsigned long long)s.malformed);
+	session_warn_malformed(&s);
 	/* What was written stays readable even after an error: a reader sees it as cut short. */
 	if (!rc.werr && !record_put_stat(&rc, mono_now()))
 		rc_fail(&rc, rec_writer_close(rc.w));

@@ -191,13 +191,15 @@ struct iotap_event *iotap_event_use(struct iotap_ctx *ctx, const char *sys, cons
 	if (s->live) {
 		/* User stacks are walked here, over a copy (stacks.h), by tools and recorders alike. */
 		bool ucopy = flags & IOTAP_EV_USTACK;
+		/* Frame pointers need nothing but the sample: walked before the merge (stacks.h). */
+		bool walk_early = ucopy && s->opts.call_graph == STACK_CG_FP;
 		uint64_t st = 0;
 
 		if (flags & (IOTAP_EV_KSTACK | IOTAP_EV_USTACK))
 			st |= PERF_SAMPLE_CALLCHAIN;
 		if (ucopy)
 			st |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-		if (ucopy && s->opts.call_graph == STACK_CG_FP) {
+		if (walk_early) {
 			int ret = stacks_session_compact(s);
 
 			if (ret) {
@@ -216,8 +218,7 @@ struct iotap_event *iotap_event_use(struct iotap_ctx *ctx, const char *sys, cons
 		ev->sel->priv = ev;
 		ev->sample_type = ev->sel->sample_type;
 		ev->regs_mask = ev->sel->regs_mask;
-		/* Frame pointers need nothing but the sample: walked before the merge (stacks.h). */
-		if (ucopy && s->opts.call_graph == STACK_CG_FP) {
+		if (walk_early) {
 			ev->sample_type = stacks_walked_type(ev->sel->sample_type);
 			ev->regs_mask = 0;
 		}
@@ -541,6 +542,14 @@ uint64_t session_lost_total(const struct session *s)
 	return lost;
 }
 
+/* session_warn_malformed - say how many samples did not decode, if any */
+void session_warn_malformed(const struct session *s)
+{
+	if (s->malformed)
+		log_msg(LOG_WARN, "%llu samples did not decode and were left out",
+			(unsigned long long)s->malformed);
+}
+
 /* session_report_lost - say how many events were lost since the last report */
 static void session_report_lost(struct session *s)
 {
@@ -592,11 +601,10 @@ static int session_report(struct session *s, bool final)
 	if (fflush(s->ctx.out) && !ret)
 		ret = -errno;
 	session_report_lost(s);
-	if (final && s->malformed)
-		log_msg(LOG_WARN, "%llu samples did not decode and were left out",
-			(unsigned long long)s->malformed);
-	if (final)
+	if (final) {
+		session_warn_malformed(s);
 		session_report_engine(s);
+	}
 	return ret;
 }
 

@@ -92,6 +92,7 @@ void session_signals_install(void);
 int session_dispatch(struct session *s, const struct perf_event_header *rec);
 void session_comm_cache(struct session *s, uint32_t pid, const char *comm);
 uint64_t session_lost_total(const struct session *s);
+void session_warn_malformed(const struct session *s);
 uint64_t mono_now(void);
 
 extern const struct source_ops source_live;
