@@ -80,6 +80,10 @@ struct tool {
 	int (*init)(struct iotap_ctx *ctx);
 	int (*report)(struct iotap_ctx *ctx);
 	void (*fini)(struct iotap_ctx *ctx);
+	/* Optional: once events flow, before the first is delivered. */
+	int (*start)(struct iotap_ctx *ctx);
+	/* Optional: every record, in time order, instead of the events' handlers (the recorder). */
+	int (*on_record)(struct iotap_ctx *ctx, const struct perf_event_header *rec);
 };
 
 /* What a tool sees of the session. */
@@ -105,8 +109,17 @@ typedef int (*iotap_handler_fn)(struct iotap_ctx *ctx, const struct perf_sample 
 struct iotap_event *iotap_event_use(struct iotap_ctx *ctx, const char *sys, const char *name,
 				    unsigned int flags, iotap_handler_fn fn, void *arg);
 bool iotap_event_available(struct iotap_ctx *ctx, const char *sys, const char *name);
-int iotap_probe_create(struct iotap_ctx *ctx, bool uprobe, bool ret, const char *name,
-		       const char *target, uint64_t offset, const char *args, const char **sys);
+/* A probe a tool asks for: where, and what it fetches. */
+struct probe_spec {
+	bool uprobe, ret;
+	const char *name;		/* the event's name */
+	const char *path;		/* uprobe: the binary */
+	const char *symbol;		/* kprobe target, or the function in path */
+	uint64_t offset;		/* from symbol */
+	const char *args;		/* fetchargs, or NULL */
+};
+
+int iotap_probe_create(struct iotap_ctx *ctx, const struct probe_spec *p, const char **sys);
 void iotap_stop(struct iotap_ctx *ctx);
 struct tep_event *iotap_event_format(struct iotap_event *ev);
 int iotap_event_filter(struct iotap_event *ev, const char *fmt, ...)
@@ -124,7 +137,7 @@ int iotap_strftime(struct iotap_ctx *ctx, uint64_t mono_ns, const char *fmt, cha
 uint64_t iotap_wall_ns(struct iotap_ctx *ctx, uint64_t mono_ns);
 void iotap_interval_header(struct iotap_ctx *ctx, bool timestamp);
 uint64_t iotap_start_time(struct iotap_ctx *ctx);
-bool iotap_is_live(struct iotap_ctx *ctx);
+int iotap_loadavg(struct iotap_ctx *ctx, char *buf, size_t len);
 
 void iotap_err(struct iotap_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void iotap_warn(struct iotap_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -20,6 +20,7 @@
 #include "record.h"
 #include "recording.h"
 #include "stacks.h"
+#include "usyms.h"
 
 #define NSEC_PER_SEC 1000000000ull
 /* Processes per COMM chunk: 1.3 MB, well under the container's chunk limit. */
@@ -40,13 +41,11 @@ static const struct opt record_opts[] = {
 	OPT_END
 };
 
-/* What a recording is being written with. */
-struct recorder {
-	struct rec_writer *w;
-	uint64_t records, samples;
-	uint8_t *rewrite;		/* PERF_RECORD_MAX: a sample with its callchain id */
-	struct stackmap *stacks;	/* distinct callchains written so far: their id + 1 */
-	int werr;			/* the first write error */
+/* Growing byte buffer for one section. */
+struct secbuf {
+	uint8_t *p;
+	size_t len, cap;
+	int err;
 };
 
 /* The traced command: stopped before exec until tracing runs. */
@@ -56,11 +55,23 @@ struct record_child {
 	int err;			/* errno of a failed exec comes back here */
 };
 
-/* Growing byte buffer for one section. */
-struct secbuf {
-	uint8_t *p;
-	size_t len, cap;
-	int err;
+/*
+ * What a recording is being written with: the params of the recorder, a
+ * consumer of the session's run loop like any tool (record_consumer).
+ */
+struct recorder {
+	const struct record_params *p;
+	char **command;
+	record_progress_fn progress;
+	void *progress_arg;
+	struct record_child child;
+	struct secbuf tools;		/* the names of the tools recorded for */
+	struct rec_writer *w;
+	uint64_t records, samples;
+	uint8_t *rewrite;		/* PERF_RECORD_MAX: a sample with its callchain id */
+	struct stackmap *stacks;	/* distinct callchains written so far: their id + 1 */
+	int werr;			/* the first write error */
+	bool started;			/* the records began: the file stays */
 };
 
 /* sb_put - append n bytes; a failure sticks and is reported at the end */
@@ -145,7 +156,7 @@ static int sb_flush(struct recorder *rc, struct secbuf *b, uint32_t type)
 	return rc_fail(rc, ret);
 }
 
-/* record_ignore - the handler of recorded events: the sink takes every record first */
+/* record_ignore - the handler of recorded events: on_record takes every record instead */
 static int record_ignore(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
 {
 	return 0;
@@ -372,29 +383,30 @@ static const struct fmt_event *record_fmt_text(const struct session *s, const ch
 /* record_put_events - one EVNT per event: sample layout, perf ids per CPU, format text */
 static int record_put_events(struct recorder *rc, const struct session *s)
 {
-	int nr_cpus = evlist_nr_cpus(s->el);
 	struct secbuf b = { 0 };
 	int ret = 0;
 
 	for (size_t i = 0; i < s->nr_ev && !ret; i++) {
 		const struct iotap_event *ev = s->ev[i];
 		const struct fmt_event *fe = record_fmt_text(s, ev->sys, ev->name);
+		const uint64_t *sids;
+		size_t nr_ids;
 
-		if (!fe)
+		if (!fe || s->src->event_ids(s, ev, &sids, &nr_ids))
 			return -ENOENT;
 		/* Callchains go by id (record_rewrite()): a flag that version 1 has no room for. */
-		bool ids = ev->sel->sample_type & PERF_SAMPLE_CALLCHAIN;
+		bool ids = ev->sample_type & PERF_SAMPLE_CALLCHAIN;
 
 		sb_u32(&b, ids ? REC_EVNT_VERSION_FLAGS : REC_SEC_VERSION);
-		sb_u32(&b, nr_cpus);
-		sb_u64(&b, stacks_walked_type(ev->sel->sample_type));
+		sb_u32(&b, (uint32_t)nr_ids);
+		sb_u64(&b, stacks_walked_type(ev->sample_type));
 		sb_u64(&b, 0);			/* no user registers are stored */
 		sb_u32(&b, strlen(ev->sys));
 		sb_u32(&b, strlen(ev->name));
 		sb_u32(&b, fe->len);
 		sb_u32(&b, ids ? REC_EVNT_CHAIN_IDS : 0);
-		for (int c = 0; c < nr_cpus; c++)
-			sb_u64(&b, ev->sel->ids[c]);
+		for (size_t c = 0; c < nr_ids; c++)
+			sb_u64(&b, sids[c]);
 		sb_put(&b, ev->sys, strlen(ev->sys));
 		sb_put(&b, ev->name, strlen(ev->name));
 		sb_put(&b, fe->text, fe->len);
@@ -422,7 +434,7 @@ static int record_put_meta(struct recorder *rc, const struct session *s,
 	sb_meta(&b, "release", "%s", u.release);
 	sb_meta(&b, "kversion", "%s", u.version);
 	sb_meta(&b, "machine", "%s", u.machine);
-	sb_meta(&b, "cpus", "%d", evlist_nr_cpus(s->el));
+	sb_meta(&b, "cpus", "%d", s->src->nr_cpus(s));
 	sb_meta(&b, "page_size", "%d", s->fs.page_size);
 	sb_meta(&b, "long_size", "%d", s->fs.long_size);
 	sb_meta(&b, "byte_order", "%s", __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? "little" : "big");
@@ -502,12 +514,104 @@ static int record_put_comms(struct recorder *rc)
 	return ret;
 }
 
+struct maps_buf {
+	uint8_t *buf;
+	size_t len, cap;
+	uint32_t count, pid;
+};
+
+/* maps_put - append one mapping to the MAPS section being built */
+static int maps_put(void *arg, const struct usyms_map *map)
+{
+	struct maps_buf *sn = arg;
+	size_t plen = strlen(map->path), need = REC_MAPS_FIXED + map->build_id_len + plen;
+	uint16_t pl = (uint16_t)plen;
+	uint8_t *e;
+
+	if (plen > 4095)
+		return 0;
+	/* One section is one chunk: what does not fit is left to the MMAP2 records. */
+	if (sn->len + need > REC_CHUNK_MAX)
+		return -E2BIG;
+	if (sn->len + need > sn->cap) {
+		size_t cap = sn->cap * 2;
+		uint8_t *b;
+
+		while (cap < sn->len + need)
+			cap *= 2;
+		b = realloc(sn->buf, cap);
+		if (!b)
+			return -ENOMEM;
+		sn->buf = b;
+		sn->cap = cap;
+	}
+	e = sn->buf + sn->len;
+	memset(e, 0, REC_MAPS_FIXED);
+	memcpy(e, &sn->pid, 4);
+	memcpy(e + 4, &pl, 2);
+	e[6] = map->build_id_len;
+	memcpy(e + 8, &map->start, 8);
+	memcpy(e + 16, &map->len, 8);
+	memcpy(e + 24, &map->pgoff, 8);
+	memcpy(e + REC_MAPS_FIXED, map->build_id, map->build_id_len);
+	memcpy(e + REC_MAPS_FIXED + map->build_id_len, map->path, plen);
+	sn->len += need;
+	sn->count++;
+	return 0;
+}
+
+/* maps_encode - the MAPS section of every running process (recording.h) */
+static int maps_encode(void **buf, size_t *len)
+{
+	struct maps_buf sn = { .cap = 1 << 16 };
+	uint32_t ver = REC_SEC_VERSION;
+	struct dirent *de;
+	int ret = 0;
+	DIR *d;
+
+	sn.buf = malloc(sn.cap);
+	if (!sn.buf)
+		return -ENOMEM;
+	sn.len = 8;
+	d = opendir("/proc");
+	if (!d) {
+		ret = -errno;
+		goto out_free;
+	}
+	while (!ret && (de = readdir(d))) {
+		char *end;
+		unsigned long pid = strtoul(de->d_name, &end, 10);
+
+		if (*end || !pid || pid > UINT32_MAX)
+			continue;
+		sn.pid = (uint32_t)pid;
+		ret = usyms_maps_foreach(sn.pid, maps_put, &sn);
+		if (ret == -E2BIG)
+			break;
+		if (ret != -ENOMEM)
+			ret = 0;	/* the process is gone, or a file is unreadable */
+	}
+	if (ret == -E2BIG)
+		ret = 0;
+	closedir(d);
+	if (ret)
+		goto out_free;
+	memcpy(sn.buf, &ver, 4);
+	memcpy(sn.buf + 4, &sn.count, 4);
+	*buf = sn.buf;
+	*len = sn.len;
+	return 0;
+out_free:
+	free(sn.buf);
+	return ret;
+}
+
 /* record_put_maps - -g: every process's executable mappings now; MMAP2 records follow changes */
 static int record_put_maps(struct recorder *rc)
 {
-	size_t len;
-	void *buf;
-	int ret = stacks_maps_snapshot(&buf, &len);
+	size_t len = 0;
+	void *buf = NULL;
+	int ret = maps_encode(&buf, &len);
 
 	if (ret) {
 		log_msg(LOG_WARN, "cannot read the processes' mappings: %s; their user frames may stay unknown",
@@ -582,7 +686,7 @@ static const struct perf_event_header *record_rewrite(struct session *s, struct 
 	*err = 0;
 	if (rec->type != PERF_RECORD_SAMPLE || !rc->stacks)
 		return rec;
-	ev = s->src->find(s, perf_record_id(rec));
+	ev = session_event_find(s, perf_record_id(rec));
 	if (!ev || !(ev->sample_type & PERF_SAMPLE_CALLCHAIN))
 		return rec;
 	type = ev->sample_type;
@@ -603,10 +707,11 @@ static const struct perf_event_header *record_rewrite(struct session *s, struct 
 	return n < 0 ? NULL : (const void *)rc->rewrite;
 }
 
-/* record_sink - every record the merge emits, in time order, goes to the file */
-static int record_sink(struct session *s, const struct perf_event_header *rec)
+/* record_on_record - every record the session delivers, in time order, goes to the file */
+static int record_on_record(struct iotap_ctx *ctx, const struct perf_event_header *rec)
 {
-	struct recorder *rc = s->sink_arg;
+	struct recorder *rc = ctx->params;
+	struct session *s = ctx->sess;
 	int ret;
 
 	if (rec->type == PERF_RECORD_SAMPLE) {
@@ -722,8 +827,7 @@ static int record_reap(struct record_child *c)
 }
 
 /* record_progress - tell the caller how far recording got */
-static void record_progress(struct session *s, struct recorder *rc, record_progress_fn fn,
-			    void *arg, bool final, int cmd_status)
+static void record_progress(struct session *s, struct recorder *rc, bool final, int cmd_status)
 {
 	struct record_progress pr = {
 		.elapsed_ns = mono_now() - s->t_start,
@@ -734,37 +838,81 @@ static void record_progress(struct session *s, struct recorder *rc, record_progr
 		.cmd_status = cmd_status,
 	};
 
-	if (fn)
-		fn(arg, &pr);
+	if (rc->progress)
+		rc->progress(rc->progress_arg, &pr);
 }
 
-/* record_loop - drain the rings into the file until stopped, the command exits or -D passes */
-static int record_loop(struct session *s, struct recorder *rc, const struct record_params *p,
-		       record_progress_fn fn, void *arg)
+/* record_init - the events, and what needs no tracing yet: it goes first, so rings do not wait */
+static int record_init(struct iotap_ctx *ctx)
 {
-	uint64_t end = p->duration ? s->t_start + p->duration * NSEC_PER_SEC : UINT64_MAX;
-	uint64_t tick = s->t_start + NSEC_PER_SEC;
+	struct recorder *rc = ctx->params;
+	struct session *s = ctx->sess;
+	int ret = record_select(s, rc->p, &rc->tools);
+
+	if (!ret && rc->p->callchains) {
+		rc->rewrite = malloc(PERF_RECORD_MAX);
+		rc->stacks = stackmap_alloc();
+		if (!rc->rewrite || !rc->stacks)
+			ret = -ENOMEM;
+	}
+	if (!ret)
+		ret = record_put_fmth(rc, s);
+	if (!ret)
+		ret = record_put_disks(rc, s);
+	if (!ret && rc->p->callchains)
+		ret = record_put_kallsyms(rc);
+	if (!ret && rc->command)
+		ret = record_spawn(rc->command, &rc->child);
+	return ret;
+}
+
+/* record_start - events flow: what names them, then the command may run */
+static int record_start(struct iotap_ctx *ctx)
+{
+	static const uint32_t prefix[2] = { REC_SEC_VERSION, 0 };
+	struct recorder *rc = ctx->params;
+	struct session *s = ctx->sess;
+	int ret = record_put_events(rc, s);
+
+	if (!ret)
+		ret = record_put_meta(rc, s, rc->p, (char *)rc->tools.p, rc->command, rc->child.pid);
+	if (!ret)
+		ret = record_put_comms(rc);
+	if (!ret && rc->p->callchains)
+		ret = record_put_maps(rc);
+	if (!ret)
+		ret = rc_fail(rc, rec_writer_stream(rc->w, REC_SEC_EVTS, prefix, sizeof(prefix)));
+	if (!ret && rc->command) {
+		ret = record_release(&rc->child);
+		if (ret)
+			log_msg(LOG_ERR, "cannot run '%s': %s", rc->command[0], strerror(-ret));
+	}
+	rc->started = !ret;
+	return ret;
+}
+
+/* record_report - a chunk a second: the file grows as events come, a crash loses a second at most */
+static int record_report(struct iotap_ctx *ctx)
+{
+	struct recorder *rc = ctx->params;
 	int ret;
 
-	for (;;) {
-		uint64_t deadline = tick < end ? tick : end;
-
-		ret = s->src->run(s, deadline);
-		if (ret <= 0)
-			return ret;
-		if (deadline == end) {
-			/* Stop the kernel and write what is left. */
-			session_stop = 1;
-			return s->src->run(s, UINT64_MAX);
-		}
-		/* A chunk a second: the file grows as events come, and a crash loses a second at most. */
-		ret = rc_fail(rc, rec_writer_flush(rc->w));
-		if (ret)
-			return ret;
-		record_progress(s, rc, fn, arg, false, 0);
-		tick += NSEC_PER_SEC;
-	}
+	if (ctx->final)
+		return 0;
+	ret = rc_fail(rc, rec_writer_flush(rc->w));
+	if (!ret)
+		record_progress(ctx->sess, rc, false, 0);
+	return ret;
 }
+
+/* The recorder as a consumer of the session's run loop. */
+static const struct tool record_consumer = {
+	.name = "record",
+	.init = record_init,
+	.start = record_start,
+	.report = record_report,
+	.on_record = record_on_record,
+};
 
 /* record_unlink - remove a recording that never started, if it is a file we made */
 static void record_unlink(const char *path)
@@ -779,12 +927,12 @@ static void record_unlink(const char *path)
 int record_run(const struct record_params *p, const struct session_opts *so_in, char **command,
 	       record_progress_fn progress, void *arg)
 {
-	struct record_child child = { .pid = -1, .go = -1, .err = -1 };
-	struct recorder rc = { 0 };
+	struct recorder rc = {
+		.p = p, .command = command, .progress = progress, .progress_arg = arg,
+		.child = { .pid = -1, .go = -1, .err = -1 },
+	};
 	struct session_opts so = *so_in;
-	struct secbuf tools = { 0 };
 	struct sigaction sa, old_sa;
-	bool started = false;
 	struct session s;
 	int ret, status = 0;
 
@@ -795,6 +943,7 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 	so.input = NULL;
 	so.input_buf = NULL;
 	so.track_mmap = p->callchains;
+	so.walk_only = true;
 	rc.w = rec_writer_create(p->output, p->force);
 	if (!rc.w) {
 		ret = -errno;
@@ -811,63 +960,21 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGCHLD, &sa, &old_sa);
 
-	ret = session_init(&s, NULL, NULL, &so);
+	ret = session_init(&s, &record_consumer, &rc, &so);
 	if (!ret)
-		ret = record_select(&s, p, &tools);
-	if (!ret && p->callchains) {
-		rc.rewrite = malloc(PERF_RECORD_MAX);
-		rc.stacks = stackmap_alloc();
-		if (!rc.rewrite || !rc.stacks)
-			ret = -ENOMEM;
+		ret = session_run(&s, NSEC_PER_SEC, 0, p->duration * NSEC_PER_SEC);
+	if (rc.started) {
+		if (ret && !rc.werr)
+			log_msg(LOG_ERR, "recording stopped: %s", strerror(-ret));
+		status = record_reap(&rc.child);
+		/* What was written stays readable even after an error: a reader sees it as cut short. */
+		if (!rc.werr && !record_put_stat(&rc, mono_now()))
+			rc_fail(&rc, rec_writer_close(rc.w));
+		if (!ret)
+			ret = rc.werr;
+		record_progress(&s, &rc, true, status);
 	}
-	/* What needs no tracing yet goes first, so the rings do not wait on it. */
-	if (!ret)
-		ret = record_put_fmth(&rc, &s);
-	if (!ret)
-		ret = record_put_disks(&rc, &s);
-	if (!ret && p->callchains)
-		ret = record_put_kallsyms(&rc);
-	if (!ret && command)
-		ret = record_spawn(command, &child);
-	if (ret)
-		goto out_session;
-	s.sink = record_sink;
-	s.sink_arg = &rc;
-	ret = s.src->run(&s, 0);
-	if (!ret)
-		ret = record_put_events(&rc, &s);
-	if (!ret)
-		ret = record_put_meta(&rc, &s, p, (char *)tools.p, command, child.pid);
-	if (!ret)
-		ret = record_put_comms(&rc);
-	if (!ret && p->callchains)
-		ret = record_put_maps(&rc);
-	if (!ret) {
-		static const uint32_t prefix[2] = { REC_SEC_VERSION, 0 };
-
-		ret = rc_fail(&rc, rec_writer_stream(rc.w, REC_SEC_EVTS, prefix, sizeof(prefix)));
-	}
-	if (!ret && command) {
-		ret = record_release(&child);
-		if (ret)
-			log_msg(LOG_ERR, "cannot run '%s': %s", command[0], strerror(-ret));
-	}
-	if (ret)
-		goto out_session;
-	started = true;
-	ret = record_loop(&s, &rc, p, progress, arg);
-	if (ret && !rc.werr)
-		log_msg(LOG_ERR, "recording stopped: %s", strerror(-ret));
-	status = record_reap(&child);
-	session_warn_malformed(&s);
-	/* What was written stays readable even after an error: a reader sees it as cut short. */
-	if (!rc.werr && !record_put_stat(&rc, mono_now()))
-		rc_fail(&rc, rec_writer_close(rc.w));
-	if (!ret)
-		ret = rc.werr;
-	record_progress(&s, &rc, progress, arg, true, status);
-out_session:
-	record_reap(&child);
+	record_reap(&rc.child);
 	if (rc.werr)
 		log_msg(LOG_ERR, "cannot write '%s': %s", p->output, rec_strerror(rc.werr));
 	session_release(&s);
@@ -875,9 +982,9 @@ out_session:
 	rec_writer_free(rc.w);
 	free(rc.rewrite);
 	stackmap_free(rc.stacks);
-	if (!started)
+	if (!rc.started)
 		record_unlink(p->output);
-	free(tools.p);
+	free(rc.tools.p);
 	return ret;
 }
 

@@ -9,9 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ksyms.h"
 #include "log.h"
 #include "opt.h"
 #include "recording.h"
+#include "stacks.h"
+#include "usyms.h"
 
 /* Largest kallsyms text accepted: real ones are 5 to 20 MiB. */
 #define KSYM_MAX (64u << 20)
@@ -124,6 +127,12 @@ struct file_src {
 	char *ksym;
 	size_t ksym_len, ksym_cap;
 	bool ksym_started;
+	/* The kernel symbols are parsed by a thread while the records replay. */
+	pthread_t ks_thread;
+	bool ks_parsing;
+	struct ksyms *ks;
+	int ks_errno;
+	bool info;			/* recording_info(): count samples, deliver none */
 	/* The chunk of records being replayed, and the next record in it. */
 	const uint8_t *chunk;
 	size_t len, pos;
@@ -1096,6 +1105,16 @@ static int file_chain(struct session *s, struct perf_sample *smp)
 	return 0;
 }
 
+/* file_info_count - for --info: count the samples of each recorded event */
+static int file_info_count(struct file_src *f, const struct perf_event_header *rec)
+{
+	struct rec_ev *re;
+
+	if (rec->type == PERF_RECORD_SAMPLE && (re = file_lookup(f, perf_record_id(rec))))
+		re->count++;
+	return 0;
+}
+
 /* file_run - replay the records up to deadline, in recorded time; 1 at the deadline, 0 at the end */
 static int file_run(struct session *s, uint64_t deadline)
 {
@@ -1104,8 +1123,6 @@ static int file_run(struct session *s, uint64_t deadline)
 	uint64_t t;
 	int ret;
 
-	if (deadline == 0)
-		return file_bind(s, f);
 	while (!session_stop) {
 		ret = file_peek(f, &h);
 		if (ret < 0)
@@ -1135,7 +1152,7 @@ static int file_run(struct session *s, uint64_t deadline)
 		f->records++;
 		if (h->type == PERF_RECORD_LOST || h->type == PERF_RECORD_LOST_SAMPLES)
 			file_count_lost(f, h);
-		ret = session_dispatch(s, h);
+		ret = f->info ? file_info_count(f, h) : session_dispatch(s, h);
 		if (ret)
 			return ret;
 	}
@@ -1163,6 +1180,152 @@ static int file_lost(const struct session *s, int i, int *cpu, uint64_t *lost)
 	return 0;
 }
 
+/* maps_decode - one MAPS section into the user symbolizer; -EINVAL when damaged */
+static int maps_decode(const uint8_t *p, size_t len, struct usyms *us)
+{
+	uint32_t count;
+	size_t off = 8;
+
+	if (len < 8)
+		return -EINVAL;
+	if (rd32(p) != REC_SEC_VERSION)
+		return 0;
+	count = rd32(p + 4);
+	for (uint32_t k = 0; k < count; k++) {
+		uint64_t start, mlen, pgoff;
+		uint16_t plen;
+		uint32_t pid;
+		char path[4096];
+		uint8_t blen;
+
+		if (len - off < REC_MAPS_FIXED)
+			return -EINVAL;
+		pid = rd32(p + off);
+		memcpy(&plen, p + off + 4, 2);
+		blen = p[off + 6];
+		start = rd64(p + off + 8);
+		mlen = rd64(p + off + 16);
+		pgoff = rd64(p + off + 24);
+		off += REC_MAPS_FIXED;
+		if (blen > USYMS_BUILD_ID_MAX || plen >= sizeof(path) || len - off < blen + plen)
+			return -EINVAL;
+		memcpy(path, p + off + blen, plen);
+		path[plen] = 0;
+		usyms_map_add(us, pid, start, mlen, pgoff, path, p + off, blen);
+		off += blen + plen;
+	}
+	return 0;
+}
+
+/* file_event_available - whether sys:name was recorded */
+static bool file_event_available(struct session *s, const char *sys, const char *name)
+{
+	return fmt_set_find(&s->fs, sys, name) != NULL;
+}
+
+/* file_event_attach - the recorded format of ev; its layout comes with start (file_bind) */
+static int file_event_attach(struct session *s, struct iotap_event *ev)
+{
+	ev->tep = fmt_set_find(&s->fs, ev->sys, ev->name);
+	if (!ev->tep) {
+		log_msg(LOG_ERR, "the recording has no %s:%s events", ev->sys, ev->name);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* file_probe_create - a recording names the recorder's group: find the probe by name in any */
+static int file_probe_create(struct session *s, const struct probe_spec *p, const char **sys)
+{
+	for (size_t i = 0; i < s->fs.nr; i++) {
+		if (!strncmp(s->fs.ev[i].sys, "iotap_", 6) && !strcmp(s->fs.ev[i].name, p->name)) {
+			*sys = s->fs.ev[i].sys;
+			return 0;
+		}
+	}
+	log_msg(LOG_ERR, "the recording has no probe named %s", p->name);
+	return -ENOENT;
+}
+
+/* file_start - give the tool's events the recorded sample layout */
+static int file_start(struct session *s)
+{
+	return file_bind(s, s->src_priv);
+}
+
+/* file_nr_cpus - the recorder's CPUs */
+static int file_nr_cpus(const struct session *s)
+{
+	return ((const struct file_src *)s->src_priv)->meta.nr_cpus;
+}
+
+/* file_ksyms_main - the parsing thread: ksyms_parse() touches nothing but its text */
+static void *file_ksyms_main(void *arg)
+{
+	struct file_src *f = arg;
+
+	f->ks = ksyms_parse(f->ksym, f->ksym_len);
+	f->ks_errno = f->ks ? 0 : errno;
+	return NULL;
+}
+
+/* file_ksyms_prefetch - parse the recorded kernel symbols meanwhile, if there are any */
+static void file_ksyms_prefetch(struct session *s)
+{
+	struct file_src *f = s->src_priv;
+
+	/* Without the thread (or the text) file_ksyms_load() parses, or says why not. */
+	if (f->ksym && !f->ks_parsing && !f->ks &&
+	    !pthread_create(&f->ks_thread, NULL, file_ksyms_main, f))
+		f->ks_parsing = true;
+}
+
+/* file_ksyms_join - wait for the parsing thread, if it runs */
+static void file_ksyms_join(struct file_src *f)
+{
+	if (!f->ks_parsing)
+		return;
+	pthread_join(f->ks_thread, NULL);
+	f->ks_parsing = false;
+	errno = f->ks_errno;
+}
+
+/* file_ksyms_load - the recorded kernel symbols (-g); the caller owns them */
+static struct ksyms *file_ksyms_load(struct session *s)
+{
+	struct file_src *f = s->src_priv;
+	struct ksyms *ks;
+
+	if (f->ks_parsing) {
+		file_ksyms_join(f);
+	} else if (!f->ks) {
+		if (!f->ksym) {
+			log_msg(LOG_WARN, "the recording has no kernel symbols (record with -g): kernel frames print as addresses");
+			return NULL;
+		}
+		f->ks = ksyms_parse(f->ksym, f->ksym_len);
+	}
+	if (!f->ks)
+		log_msg(LOG_WARN, "cannot parse the recorded kernel symbols: %s", strerror(errno));
+	ks = f->ks;
+	f->ks = NULL;
+	return ks;
+}
+
+/* file_maps_load - the mappings the recording's MAPS sections hold (-g) */
+static int file_maps_load(struct session *s, struct usyms *us)
+{
+	const struct file_src *f = s->src_priv;
+	int ret = 0;
+
+	for (size_t k = 0; k < f->nr_blobs && !ret; k++)
+		if (f->blobs[k].type == REC_SEC_MAPS)
+			ret = maps_decode(f->blobs[k].data, f->blobs[k].len, us);
+	if (ret)
+		log_msg(LOG_WARN, "the recorded process mappings are damaged: some user frames stay unknown");
+	return ret;
+}
+
 /* file_close - warn if the end was never written, then free everything */
 static void file_close(struct session *s)
 {
@@ -1170,6 +1333,8 @@ static void file_close(struct session *s)
 
 	if (!f)
 		return;
+	file_ksyms_join(f);
+	ksyms_free(f->ks);
 	if (f->cut && f->at_end)
 		log_msg(LOG_WARN, "'%s' was cut short at byte %" PRIu64 " (the recording was interrupted): "
 			"the report covers the events before that point", f->path, f->cut_at);
@@ -1192,23 +1357,22 @@ static void file_close(struct session *s)
 }
 
 const struct source_ops source_file = {
+	.name = "recording",
 	.open = file_open,
+	.event_available = file_event_available,
+	.event_attach = file_event_attach,
+	.probe_create = file_probe_create,
+	.start = file_start,
 	.run = file_run,
 	.find = file_find,
 	.chain = file_chain,
 	.lost = file_lost,
+	.nr_cpus = file_nr_cpus,
+	.ksyms_prefetch = file_ksyms_prefetch,
+	.ksyms_load = file_ksyms_load,
+	.maps_load = file_maps_load,
 	.close = file_close,
 };
-
-/* file_info_count - the --info sink: count samples per recorded event */
-static int file_info_count(struct session *s, const struct perf_event_header *rec)
-{
-	struct rec_ev *re;
-
-	if (rec->type == PERF_RECORD_SAMPLE && (re = file_lookup(s->src_priv, perf_record_id(rec))))
-		re->count++;
-	return 0;
-}
 
 /* recording_info - read the whole recording and describe it */
 int recording_info(struct session *s, struct recording_info *info)
@@ -1216,11 +1380,11 @@ int recording_info(struct session *s, struct recording_info *info)
 	struct file_src *f = s->src_priv;
 	int ret;
 
-	if (s->live || !f)
+	if (s->src != &source_file || !f)
 		return -EINVAL;
-	s->sink = file_info_count;
+	f->info = true;
 	ret = file_run(s, UINT64_MAX);
-	s->sink = NULL;
+	f->info = false;
 	if (ret < 0)
 		return ret;
 	f->info_ev = calloc(f->nr_evs ? f->nr_evs : 1, sizeof(*f->info_ev));
@@ -1252,18 +1416,8 @@ int recording_info(struct session *s, struct recording_info *info)
 	info->nr_ev = f->nr_evs;
 	info->cut_short = f->cut;
 	info->cut_at = f->cut_at;
+	info->kallsyms = f->ksym != NULL;
 	return 0;
-}
-
-/* recording_kallsyms - the recorded /proc/kallsyms text (-g), NULL when there is none */
-const char *recording_kallsyms(const struct session *s, size_t *len)
-{
-	const struct file_src *f = s->live ? NULL : s->src_priv;
-
-	if (!f || !f->ksym)
-		return NULL;
-	*len = f->ksym_len;
-	return f->ksym;
 }
 
 #define RP(f) offsetof(struct report_params, f)
@@ -1294,17 +1448,3 @@ const struct tool cmd_report = {
 	.common = report_common_opts,
 	.params_size = sizeof(struct report_params),
 };
-
-/* recording_maps - the i-th recorded MAPS section (-g), NULL past the last */
-const void *recording_maps(const struct session *s, size_t i, size_t *len)
-{
-	const struct file_src *f = s->live ? NULL : s->src_priv;
-
-	for (size_t k = 0; f && k < f->nr_blobs; k++) {
-		if (f->blobs[k].type == REC_SEC_MAPS && i-- == 0) {
-			*len = f->blobs[k].len;
-			return f->blobs[k].data;
-		}
-	}
-	return NULL;
-}

@@ -58,6 +58,13 @@
 /* STAT: u32 version, u32 zero, u64 end time, u64 records, u64 samples. */
 #define REC_STAT_SIZE 32
 
+/*
+ * MAPS (-g): the initial process mappings. u32 version, u32 count, then
+ * count entries of u32 pid, u16 path length, u8 build-id length, u8 0, u64
+ * start, u64 len, u64 pgoff, the build-id bytes and the path bytes (no NUL).
+ */
+#define REC_MAPS_FIXED 32
+
 /* One recorded event as --info shows it. */
 struct recording_event {
 	const char *sys, *name;
@@ -80,6 +87,7 @@ struct recording_info {
 	size_t nr_ev;
 	bool cut_short;
 	uint64_t cut_at;		/* file offset of the chunk that could not be read */
+	bool kallsyms;			/* it holds /proc/kallsyms (-g) */
 };
 
 /* The parameters of 'iotap report' itself; the tool after it has its own. */
@@ -90,7 +98,5 @@ struct report_params {
 extern const struct tool cmd_report;
 
 int recording_info(struct session *s, struct recording_info *info);
-const char *recording_kallsyms(const struct session *s, size_t *len);
-const void *recording_maps(const struct session *s, size_t i, size_t *len);
 
 #endif

@@ -55,14 +55,10 @@ uint64_t mono_now(void)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-/* session_wall_offset - realtime minus monotonic, for printing wall-clock times */
-static int64_t session_wall_offset(void)
+/* session_aborted - whether a second SIGINT asked to skip the final report */
+bool session_aborted(void)
 {
-	struct timespec rt, mo;
-
-	clock_gettime(CLOCK_REALTIME, &rt);
-	clock_gettime(CLOCK_MONOTONIC, &mo);
-	return (int64_t)(rt.tv_sec - mo.tv_sec) * 1000000000ll + (rt.tv_nsec - mo.tv_nsec);
+	return session_abort;
 }
 
 /* session_init - prepare a session for tool; live unless opts->input names a recording */
@@ -75,8 +71,7 @@ int session_init(struct session *s, const struct tool *tool, void *params,
 	s->ctx.params = params;
 	s->ctx.out = stdout;
 	s->ctx.sess = s;
-	s->live = !opts->input && !opts->input_buf;
-	s->src = s->live ? &source_live : &source_file;
+	s->src = opts->input || opts->input_buf ? &source_file : &source_live;
 	if (tool && tool->state_size) {
 		s->ctx.state = calloc(1, tool->state_size);
 		if (!s->ctx.state)
@@ -90,14 +85,8 @@ void session_release(struct session *s)
 {
 	if (s->ctx.tool && s->ctx.tool->fini && s->ctx.state)
 		s->ctx.tool->fini(&s->ctx);
-	/* A thread may still be reading the source's kallsyms text. */
-	stacks_session_join(s);
 	if (s->src)
 		s->src->close(s);
-	evlist_free(s->el);
-	s->el = NULL;
-	dynevent_set_free(s->dyn);
-	s->dyn = NULL;
 	for (size_t i = 0; i < s->nr_ev; i++) {
 		free(s->ev[i]->sys);
 		free(s->ev[i]->name);
@@ -125,14 +114,12 @@ static struct iotap_event *session_find_event(struct session *s, const char *sys
 	return NULL;
 }
 
-/* iotap_event_available - whether sys:name can be traced (live) or was recorded */
+/* iotap_event_available - whether the source can deliver sys:name */
 bool iotap_event_available(struct iotap_ctx *ctx, const char *sys, const char *name)
 {
 	struct session *s = ctx->sess;
 
-	if (s->live)
-		return tfs_event_exists(sys, name);
-	return fmt_set_find(&s->fs, sys, name) != NULL;
+	return s->src->event_available(s, sys, name);
 }
 
 /* iotap_event_use - subscribe fn to sys:name; NULL with errno (ENOENT: no such event) */
@@ -141,9 +128,10 @@ struct iotap_event *iotap_event_use(struct iotap_ctx *ctx, const char *sys, cons
 {
 	struct session *s = ctx->sess;
 	struct iotap_event *ev = session_find_event(s, sys, name), **arr;
+	int ret;
 
 	if (ev) {
-		if (ev->nr_h == 4 || (s->live && (flags & ~ev->flags))) {
+		if (ev->nr_h == 4 || (ev->layout_fixed && (flags & ~ev->flags))) {
 			errno = EBUSY;
 			return NULL;
 		}
@@ -169,59 +157,17 @@ struct iotap_event *iotap_event_use(struct iotap_ctx *ctx, const char *sys, cons
 		errno = ENOMEM;
 		goto out_free;
 	}
-	ev->tep = s->live ? fmt_set_add_live(&s->fs, sys, name) : fmt_set_find(&s->fs, sys, name);
-	if (!ev->tep) {
-		if (s->live && errno == ENOENT)
-			iotap_err(ctx, "this kernel has no %s:%s tracepoint", sys, name);
-		else if (!s->live)
-			iotap_err(ctx, "the recording has no %s:%s events", sys, name);
-		else
-			iotap_err(ctx, "cannot load the format of %s:%s: %s", sys, name, strerror(errno));
-		errno = ENOENT;
-		goto out_free;
-	}
 	if (flags & (IOTAP_EV_KSTACK | IOTAP_EV_USTACK)) {
-		int ret = stacks_session_want(s, flags & IOTAP_EV_USTACK);
-
+		ret = stacks_session_want(s, flags & IOTAP_EV_USTACK);
 		if (ret) {
 			errno = -ret;
 			goto out_free;
 		}
 	}
-	if (s->live) {
-		/* User stacks are walked here, over a copy (stacks.h), by tools and recorders alike. */
-		bool ucopy = flags & IOTAP_EV_USTACK;
-		/* Frame pointers need nothing but the sample: walked before the merge (stacks.h). */
-		bool walk_early = ucopy && s->opts.call_graph == STACK_CG_FP;
-		uint64_t st = 0;
-
-		if (flags & (IOTAP_EV_KSTACK | IOTAP_EV_USTACK))
-			st |= PERF_SAMPLE_CALLCHAIN;
-		if (ucopy)
-			st |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-		if (walk_early) {
-			int ret = stacks_session_compact(s);
-
-			if (ret) {
-				errno = -ret;
-				goto out_free;
-			}
-		}
-		ev->sel = evlist_add(s->el, sys, name, ev->tep->id, st);
-		if (!ev->sel)
-			goto out_free;
-		ev->sel->user_callchain = (flags & IOTAP_EV_USTACK) && !ucopy;
-		if (ucopy) {
-			ev->sel->regs_mask = stack_regs_mask(s->opts.call_graph);
-			ev->sel->stack_size = stack_copy_size(s->opts.call_graph);
-		}
-		ev->sel->priv = ev;
-		ev->sample_type = ev->sel->sample_type;
-		ev->regs_mask = ev->sel->regs_mask;
-		if (walk_early) {
-			ev->sample_type = stacks_walked_type(ev->sel->sample_type);
-			ev->regs_mask = 0;
-		}
+	ret = s->src->event_attach(s, ev);
+	if (ret) {
+		errno = -ret;
+		goto out_free;
 	}
 	s->ev[s->nr_ev++] = ev;
 	return ev;
@@ -232,36 +178,16 @@ out_free:
 	return NULL;
 }
 
-/* iotap_probe_create - a kprobe/uprobe in this run's group, removed at exit; *sys gets the group */
-int iotap_probe_create(struct iotap_ctx *ctx, bool uprobe, bool ret, const char *name,
-		       const char *target, uint64_t offset, const char *args, const char **sys)
+/* iotap_probe_create - a kprobe/uprobe for this run, removed at exit; *sys gets its group */
+int iotap_probe_create(struct iotap_ctx *ctx, const struct probe_spec *p, const char **sys)
 {
 	struct session *s = ctx->sess;
-	enum dynevent_kind kind = uprobe ? (ret ? DYNEVENT_URETPROBE : DYNEVENT_UPROBE) :
-		(ret ? DYNEVENT_KRETPROBE : DYNEVENT_KPROBE);
-	int err;
 
-	if (!s->live) {
-		/* A recording names the recorder's group: find the event by name in any of ours. */
-		for (size_t i = 0; i < s->fs.nr; i++) {
-			if (!strncmp(s->fs.ev[i].sys, "iotap_", 6) && !strcmp(s->fs.ev[i].name, name)) {
-				*sys = s->fs.ev[i].sys;
-				return 0;
-			}
-		}
-		iotap_err(ctx, "the recording has no probe named %s", name);
-		return -ENOENT;
+	if (!s->src->probe_create) {
+		iotap_err(ctx, "this source cannot make probes");
+		return -ENOTSUP;
 	}
-	err = dynevent_create(s->dyn, kind, name, target, offset, args);
-	if (err) {
-		iotap_err(ctx, "cannot create %s %s at %s: %s%s", uprobe ? "uprobe" : "kprobe", name,
-			  target, strerror(-err),
-			  !uprobe && !tfs_file_exists("kprobe_events") ?
-			  " (this kernel has no kprobe_events)" : "");
-		return err;
-	}
-	*sys = dynevent_group();
-	return 0;
+	return s->src->probe_create(s, p, sys);
 }
 
 /* iotap_stop - end the run after the current record, as a signal would */
@@ -276,19 +202,20 @@ struct tep_event *iotap_event_format(struct iotap_event *ev)
 	return ev->tep;
 }
 
-/* iotap_event_filter - AND a tracepoint filter (kernel side, live only) */
+/* iotap_event_filter - AND a tracepoint filter (kernel side, where the source has one) */
 int iotap_event_filter(struct iotap_event *ev, const char *fmt, ...)
 {
+	struct session *s = ev->sess;
 	char buf[256];
 	va_list ap;
 
-	/* Tools check every filtered field in user space too, so a recording needs none. */
-	if (!ev->sel)
+	/* Tools check every filtered field in user space too, so a source may have none. */
+	if (!s->src->event_filter)
 		return 0;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	return evsel_filter_add(ev->sel, buf);
+	return s->src->event_filter(s, ev, buf);
 }
 
 /* session_comm_cache - remember pid's name (comm need not be NUL-terminated) */
@@ -313,27 +240,24 @@ void session_comm_cache(struct session *s, uint32_t pid, const char *comm)
 	snprintf(s->comms[s->nr_comms++].comm, 16, "%.15s", comm);
 }
 
-/* iotap_comm - a process name: from COMM records, or /proc when live; "?" if unknown */
-const char *iotap_comm(struct iotap_ctx *ctx, uint32_t pid)
+/* session_comm_cached - a name COMM records (or an earlier lookup) gave pid, or NULL */
+const char *session_comm_cached(const struct session *s, uint32_t pid)
 {
-	struct session *s = ctx->sess;
-	char path[64], buf[32] = "";
-	FILE *f;
-
 	for (size_t i = 0; i < s->nr_comms; i++)
 		if (s->comms[i].pid == pid)
 			return s->comms[i].comm;
-	if (!s->live)
-		return "?";
-	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return "?";
-	if (fgets(buf, sizeof(buf), f))
-		buf[strcspn(buf, "\n")] = 0;
-	fclose(f);
-	session_comm_cache(s, pid, buf);
-	return iotap_comm(ctx, pid);
+	return NULL;
+}
+
+/* iotap_comm - a process name: from COMM records, else the source's; "?" if unknown */
+const char *iotap_comm(struct iotap_ctx *ctx, uint32_t pid)
+{
+	struct session *s = ctx->sess;
+	const char *comm = session_comm_cached(s, pid);
+
+	if (!comm && s->src->comm)
+		comm = s->src->comm(s, pid);
+	return comm ? comm : "?";
 }
 
 /* iotap_disk_resolve - a disk name ("sda", "/dev/sda", "8:0") to its kernel dev_t */
@@ -371,17 +295,14 @@ const char *iotap_disk_sched(struct iotap_ctx *ctx, uint32_t dev)
 	return d ? d->sched : "";
 }
 
-/* iotap_pid_check - a PID option must name a running process when tracing live */
+/* iotap_pid_check - a PID option must name a process the source can see running */
 int iotap_pid_check(struct iotap_ctx *ctx, int pid)
 {
-	char path[64];
+	struct session *s = ctx->sess;
 
 	if (pid <= 0)
 		return -EINVAL;
-	if (!ctx->sess->live)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d", pid);
-	return access(path, F_OK) ? -ESRCH : 0;
+	return s->src->pid_check ? s->src->pid_check(s, pid) : 0;
 }
 
 /* iotap_now - stream time (CLOCK_MONOTONIC ns) of the report being printed */
@@ -396,10 +317,12 @@ uint64_t iotap_start_time(struct iotap_ctx *ctx)
 	return ctx->sess->t_start;
 }
 
-/* iotap_is_live - whether events come from the running kernel */
-bool iotap_is_live(struct iotap_ctx *ctx)
+/* iotap_loadavg - the load averages text where events come from; -ENODATA when unknown */
+int iotap_loadavg(struct iotap_ctx *ctx, char *buf, size_t len)
 {
-	return ctx->sess->live;
+	struct session *s = ctx->sess;
+
+	return s->src->loadavg ? s->src->loadavg(s, buf, len) : -ENODATA;
 }
 
 /* iotap_strftime - format a stream time as local wall-clock time */
@@ -479,8 +402,8 @@ int session_dispatch(struct session *s, const struct perf_event_header *rec)
 	struct perf_sample smp;
 	int ret;
 
-	if (s->sink)
-		return s->sink(s, rec);
+	if (s->ctx.tool && s->ctx.tool->on_record)
+		return s->ctx.tool->on_record(&s->ctx, rec);
 	if (s->sym && rec->type != PERF_RECORD_SAMPLE)
 		stacks_session_record(s, rec);
 	if (rec->type == PERF_RECORD_COMM) {
@@ -511,7 +434,7 @@ int session_dispatch(struct session *s, const struct perf_event_header *rec)
 	}
 	if (rec->type != PERF_RECORD_SAMPLE)
 		return 0;
-	ev = s->src->find(s, perf_record_id(rec));
+	ev = session_event_find(s, perf_record_id(rec));
 	if (!ev) {
 		s->dropped++;
 		return 0;
@@ -529,6 +452,12 @@ int session_dispatch(struct session *s, const struct perf_event_header *rec)
 			return ret;
 	}
 	return 0;
+}
+
+/* session_event_find - the event a sample id belongs to, NULL when none is in use */
+struct iotap_event *session_event_find(struct session *s, uint64_t id)
+{
+	return s->src->find(s, id);
 }
 
 /* session_lost_total - events the kernel dropped so far, all CPUs */
@@ -573,23 +502,6 @@ static void session_report_lost(struct session *s)
 	s->lost_reported = lost;
 }
 
-/* session_report_engine - with --verbose, what the rings delivered */
-static void session_report_engine(struct session *s)
-{
-	uint64_t records = 0;
-
-	if (!s->opts.verbose || !s->el)
-		return;
-	for (int c = 0; c < evlist_nr_cpus(s->el); c++)
-		records += evlist_ring_stats(s->el, c)->records;
-	log_msg(LOG_INFO, "rings: %llu records, %llu lost, %llu sorted in late, %llu with an unknown id or malformed",
-		(unsigned long long)records, (unsigned long long)session_lost_total(s),
-		(unsigned long long)evlist_late(s->el), (unsigned long long)s->dropped);
-	for (size_t i = 0; i < s->nr_ev; i++)
-		log_msg(LOG_INFO, "  %s:%s: %llu samples", s->ev[i]->sys, s->ev[i]->name,
-			(unsigned long long)s->ev[i]->count);
-}
-
 /* session_report - one interval's (or the final) output */
 static int session_report(struct session *s, bool final)
 {
@@ -603,7 +515,8 @@ static int session_report(struct session *s, bool final)
 	session_report_lost(s);
 	if (final) {
 		session_warn_malformed(s);
-		session_report_engine(s);
+		if (s->opts.verbose && s->src->report_stats)
+			s->src->report_stats(s);
 	}
 	return ret;
 }
@@ -626,14 +539,16 @@ int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_
 		iotap_err(&s->ctx, "no event to trace");
 		return -EINVAL;
 	}
-	ret = s->src->run(s, 0);
+	ret = s->src->start(s);
 	if (ret < 0)
 		return ret;
-	if (s->live && tool->banner && s->ctx.data_out) {
-		log_msg(LOG_INFO, "%s", tool->banner);
-	} else if (s->live && tool->banner) {
-		fprintf(s->ctx.out, "%s\n", tool->banner);
-		fflush(s->ctx.out);
+	stacks_session_started(s);
+	if (tool->banner && s->src->announce)
+		s->src->announce(s, tool->banner);
+	if (tool->start) {
+		ret = tool->start(&s->ctx);
+		if (ret)
+			return ret;
 	}
 	if (duration_ns)
 		end = s->t_start + duration_ns;
@@ -646,7 +561,8 @@ int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_
 			return ret;
 		if (session_abort)
 			return 0;
-		s->now = ret == 1 ? deadline : (s->live ? mono_now() : s->now);
+		if (ret == 1)
+			s->now = deadline;
 		if (ret == 0 || deadline == end) {
 			/* Stopped, end of recording, or duration reached: the last report. */
 			return session_report(s, true);
@@ -659,136 +575,3 @@ int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_
 		next += interval_ns;
 	}
 }
-
-/* live_open - find tracefs, clear dead runs' leftovers, read formats, list the disks */
-static int live_open(struct session *s)
-{
-	const char *dir;
-	int ret;
-
-	ret = tfs_dir_get(&dir);
-	if (ret) {
-		log_msg(LOG_ERR, "cannot find or mount tracefs at /sys/kernel/tracing: %s%s",
-			strerror(-ret), ret == -EPERM ? " (run as root)" : "");
-		return ret;
-	}
-	ret = dynevent_remove_stale();
-	if (ret > 0)
-		log_msg(LOG_INFO, "removed %d dynamic events left by a killed iotap", ret);
-	ret = fmt_set_init_live(&s->fs);
-	if (ret) {
-		log_msg(LOG_ERR, "cannot read %s/events/header_page: %s", dir, strerror(-ret));
-		return ret;
-	}
-	s->el = evlist_alloc();
-	s->dyn = dynevent_set_alloc();
-	if (!s->el || !s->dyn)
-		return -ENOMEM;
-	ret = disk_table_scan(&s->disks, "/sys/class/block");
-	if (ret)
-		log_msg(LOG_WARN, "cannot list block devices: %s", strerror(-ret));
-	s->wall_offset = session_wall_offset();
-	return 0;
-}
-
-/* live_deliver - records come out of the merge here, in time order */
-static int live_deliver(void *arg, const struct perf_event_header *rec)
-{
-	return session_dispatch(arg, rec);
-}
-
-/* live_start - open the events and enable them (the run(0) call) */
-static int live_start(struct session *s)
-{
-	struct evlist_opts eo = {
-		.mmap_pages = s->opts.mmap_pages,
-		.max_stack = s->opts.max_stack,
-		.track_comm = true,
-		.track_mmap = s->opts.track_mmap,
-		.build_id = s->opts.track_mmap,
-	};
-	int ret = evlist_open(s->el, &eo, s->err, sizeof(s->err));
-
-	if (ret) {
-		log_msg(LOG_ERR, "%s", s->err);
-		return ret;
-	}
-	s->t_start = mono_now();
-	s->now = s->t_start;
-	ret = evlist_enable(s->el);
-	if (ret)
-		log_msg(LOG_ERR, "cannot enable the events: %s", strerror(-ret));
-	else
-		stacks_session_started(s);
-	return ret;
-}
-
-/* live_run - poll and drain the rings until deadline or a stop signal */
-static int live_run(struct session *s, uint64_t deadline)
-{
-	int ret;
-
-	if (deadline == 0)
-		return live_start(s);
-	while (!session_stop) {
-		uint64_t now = mono_now();
-		int timeout;
-
-		if (now >= deadline) {
-			ret = evlist_read_round(s->el, live_deliver, s);
-			if (!ret)
-				ret = evlist_flush(s->el, deadline, live_deliver, s);
-			return ret ? ret : 1;
-		}
-		/* Drain on a timer too, so an idle CPU's ring does not hold events back. */
-		timeout = (deadline - now) / 1000000 >= DRAIN_MS ? DRAIN_MS :
-			(int)((deadline - now) / 1000000) + 1;
-		ret = evlist_poll(s->el, timeout);
-		if (ret < 0 && ret != -EINTR)
-			return ret;
-		ret = evlist_read_round(s->el, live_deliver, s);
-		if (ret)
-			return ret;
-	}
-	if (session_abort)
-		return 0;
-	/* Stop the kernel writing, then take everything that is left. */
-	evlist_disable(s->el);
-	ret = evlist_read_round(s->el, live_deliver, s);
-	if (!ret)
-		ret = evlist_flush(s->el, UINT64_MAX, live_deliver, s);
-	return ret;
-}
-
-/* live_find - the event a sample id belongs to */
-static struct iotap_event *live_find(struct session *s, uint64_t id)
-{
-	struct evsel *sel = evlist_find_id(s->el, id);
-
-	return sel ? sel->priv : NULL;
-}
-
-/* live_lost - what ring i lost so far */
-static int live_lost(const struct session *s, int i, int *cpu, uint64_t *lost)
-{
-	if (!s->el || i >= evlist_nr_cpus(s->el))
-		return -ENOENT;
-	*cpu = evlist_cpus(s->el)[i];
-	*lost = evlist_ring_stats(s->el, i)->lost;
-	return 0;
-}
-
-/* live_close - stop the events; session_release closes them before the dynamic events go */
-static void live_close(struct session *s)
-{
-	if (s->el)
-		evlist_disable(s->el);
-}
-
-const struct source_ops source_live = {
-	.open = live_open,
-	.run = live_run,
-	.find = live_find,
-	.lost = live_lost,
-	.close = live_close,
-};

@@ -8,7 +8,7 @@
 
 #include "iotap.h"
 #include "disk.h"
-#include "../tracefs/evlist.h"
+#include "source.h"
 #include "../tracefs/tfs.h"
 
 /* Options every tool accepts (the common part of the option table). */
@@ -20,6 +20,7 @@ struct session_opts {
 	uint64_t max_stack;
 	bool verbose;
 	bool track_mmap;		/* live: MMAP2 side-band, for user symbols */
+	bool walk_only;			/* the consumer names no frames (a recorder) */
 	int call_graph;			/* enum stack_call_graph: how user stacks are walked */
 	const char *symfs;		/* where a recording's binaries are looked up */
 };
@@ -28,10 +29,12 @@ struct session_opts {
 struct iotap_event {
 	char *sys, *name;
 	struct tep_event *tep;
-	struct evsel *sel;		/* live */
+	void *backend;			/* the source's handle (live: its backend's) */
+	unsigned int be;		/* live: which backend reads it */
 	uint64_t sample_type;
 	uint64_t regs_mask;
 	bool chain_ids;			/* a recording's: the callchain is an id (source_ops.chain) */
+	bool layout_fixed;		/* opened with these flags: a later user cannot add stacks */
 	unsigned int flags;		/* IOTAP_EV_* */
 	struct {
 		iotap_handler_fn fn;
@@ -44,25 +47,12 @@ struct iotap_event {
 
 struct session;
 
-/* Where records come from: the kernel now, or a recording. */
-struct source_ops {
-	int (*open)(struct session *s);
-	int (*run)(struct session *s, uint64_t deadline);	/* 1: deadline, 0: ended */
-	struct iotap_event *(*find)(struct session *s, uint64_t id);
-	/* The callchain a sample of a chain_ids event names; -EINVAL: none */
-	int (*chain)(struct session *s, struct perf_sample *smp);
-	int (*lost)(const struct session *s, int i, int *cpu, uint64_t *lost);	/* -ENOENT past the last CPU */
-	void (*close)(struct session *s);
-};
-
 struct session {
 	struct iotap_ctx ctx;
 	struct session_opts opts;
 	const struct source_ops *src;
 	void *src_priv;
 	struct fmt_set fs;
-	struct evlist *el;
-	struct dynevent_set *dyn;
 	struct iotap_event **ev;
 	size_t nr_ev;
 	struct disk_table disks;
@@ -75,11 +65,6 @@ struct session {
 	uint64_t lost_reported;
 	uint64_t dropped;		/* samples of no known event, or malformed */
 	uint64_t malformed;		/* of which malformed */
-	bool live;
-	char err[256];
-	/* A recording consumer gets every record instead of the dispatch. */
-	int (*sink)(struct session *s, const struct perf_event_header *rec);
-	void *sink_arg;
 };
 
 extern volatile int session_stop;
@@ -91,11 +76,11 @@ void session_release(struct session *s);
 void session_signals_install(void);
 int session_dispatch(struct session *s, const struct perf_event_header *rec);
 void session_comm_cache(struct session *s, uint32_t pid, const char *comm);
+const char *session_comm_cached(const struct session *s, uint32_t pid);
+struct iotap_event *session_event_find(struct session *s, uint64_t id);
+bool session_aborted(void);
 uint64_t session_lost_total(const struct session *s);
 void session_warn_malformed(const struct session *s);
 uint64_t mono_now(void);
-
-extern const struct source_ops source_live;
-extern const struct source_ops source_file;
 
 #endif

@@ -3,13 +3,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ksyms.h"
 #include "log.h"
-#include "recording.h"
 #include "session.h"
 #include "stacks.h"
 #include "usyms.h"
@@ -27,16 +25,10 @@ struct symbolizer {
 	struct ksyms *ks;		/* NULL: kernel frames print as addresses */
 	bool ks_tried;			/* loaded when first needed: a recorder never is */
 	struct usyms *us;		/* NULL: no tool asked for user stacks */
-	/* A recording's kernel symbols are parsed by a thread while the records replay. */
-	pthread_t ks_thread;
-	bool ks_parsing;
-	const char *ks_text;
-	size_t ks_len;
-	int ks_errno;
 	/* The name each process image had when its key was handed out (stack_proc_key()). */
 	char (*key_comm)[16];
 	size_t nr_key_comm, cap_key_comm;
-	/* Live, user stacks: one sample's scratch for stacks_walk_record(). */
+	/* User stacks: one sample's scratch for stacks_walk_record(). */
 	uint64_t *walk_chain;		/* STACK_IPS_MAX */
 	uint8_t *walk_rec;		/* PERF_RECORD_MAX */
 };
@@ -252,29 +244,6 @@ int stacks_record_chain(const struct session *sess, const struct perf_sample *s,
 	return (int)n + r;
 }
 
-static void stacks_ksyms_load(struct session *s, struct symbolizer *sy);
-
-/*
- * stacks_compact - live, --call-graph fp: a sample with a copy of the user
- * stack is walked on its way out of the ring and rewritten with the frames
- * in its callchain, so that the merge copies and sorts some 200 bytes
- * instead of 4 KiB (an evlist_compact_fn). The walk needs nothing but the
- * sample, so its order does not matter. A sample that does not parse goes
- * on as it is, and the dispatch counts it malformed.
- */
-static const struct perf_event_header *stacks_compact(void *arg,
-						      const struct perf_event_header *rec)
-{
-	struct session *s = arg;
-	const struct evsel *sel = evlist_find_id(s->el, perf_record_id(rec));
-	const struct perf_event_header *walked;
-
-	if (!sel || !(sel->sample_type & PERF_SAMPLE_STACK_USER))
-		return rec;
-	walked = stacks_walk_record(s, rec, sel->sample_type, sel->regs_mask);
-	return walked ? walked : rec;
-}
-
 /* stacks_walk_record - see stacks.h */
 const struct perf_event_header *stacks_walk_record(struct session *s,
 						   const struct perf_event_header *rec,
@@ -293,13 +262,10 @@ const struct perf_event_header *stacks_walk_record(struct session *s,
 	return n > 0 ? (const void *)sy->walk_rec : NULL;
 }
 
-/* stacks_session_compact - see stacks.h */
-int stacks_session_compact(struct session *s)
+/* stacks_can_walk - see stacks.h */
+bool stacks_can_walk(const struct session *s)
 {
-	if (!s->sym || !s->sym->walk_rec || !s->el)
-		return -EINVAL;
-	evlist_set_compact(s->el, stacks_compact, s);
-	return 0;
+	return s->sym && s->sym->walk_rec;
 }
 
 /* stack_walk - name the frames of a folded stack, innermost first, and hand each to fn */
@@ -314,7 +280,7 @@ static int stack_walk(struct session *s, uint32_t pid, const uint64_t *ips, uint
 
 	if (sy && !sy->ks_tried) {
 		sy->ks_tried = true;
-		stacks_ksyms_load(s, sy);
+		sy->ks = s->src->ksyms_load ? s->src->ksyms_load(s) : NULL;
 	}
 
 	for (uint32_t i = 0; i < nr && !ret; i++) {
@@ -574,176 +540,46 @@ void stack_lines_free(struct stack_line *lines, size_t nr)
 	free(lines);
 }
 
-/* stacks_maps_load - a recording's initial mappings into the user symbolizer */
-static int stacks_maps_load(struct session *s, struct usyms *us)
-{
-	const uint8_t *p;
-	size_t len;
-
-	for (size_t i = 0; (p = recording_maps(s, i, &len)); i++) {
-		uint32_t count, ver;
-		size_t off = 8;
-
-		if (len < 8)
-			return -EINVAL;
-		memcpy(&ver, p, 4);
-		memcpy(&count, p + 4, 4);
-		if (ver != REC_SEC_VERSION)
-			continue;
-		for (uint32_t k = 0; k < count; k++) {
-			uint64_t start, mlen, pgoff;
-			uint16_t plen;
-			uint32_t pid;
-			char path[4096];
-			uint8_t blen;
-
-			if (len - off < STACKS_MAPS_FIXED)
-				return -EINVAL;
-			memcpy(&pid, p + off, 4);
-			memcpy(&plen, p + off + 4, 2);
-			blen = p[off + 6];
-			memcpy(&start, p + off + 8, 8);
-			memcpy(&mlen, p + off + 16, 8);
-			memcpy(&pgoff, p + off + 24, 8);
-			off += STACKS_MAPS_FIXED;
-			if (blen > USYMS_BUILD_ID_MAX || plen >= sizeof(path) || len - off < blen + plen)
-				return -EINVAL;
-			memcpy(path, p + off + blen, plen);
-			path[plen] = 0;
-			usyms_map_add(us, pid, start, mlen, pgoff, path, p + off, blen);
-			off += blen + plen;
-		}
-	}
-	return 0;
-}
-
-/* stacks_ksyms_load - kernel symbols: /proc/kallsyms live, the recorded copy otherwise */
-static void stacks_ksyms_load(struct session *s, struct symbolizer *sy)
-{
-	const char *text;
-	size_t len;
-
-	if (s->live) {
-		sy->ks = ksyms_load(NULL);
-		if (!sy->ks || !ksyms_count(sy->ks))
-			log_msg(LOG_WARN, "no kernel symbols in /proc/kallsyms (%s): kernel frames print as addresses",
-				sy->ks ? "addresses hidden by kernel.kptr_restrict" : strerror(errno));
-		return;
-	}
-	if (sy->ks_parsing) {
-		stacks_session_join(s);
-	} else {
-		text = recording_kallsyms(s, &len);
-		if (!text) {
-			log_msg(LOG_WARN, "the recording has no kernel symbols (record with -g): kernel frames print as addresses");
-			return;
-		}
-		sy->ks = ksyms_parse(text, len);
-	}
-	if (!sy->ks)
-		log_msg(LOG_WARN, "cannot parse the recorded kernel symbols: %s", strerror(errno));
-}
-
-/* stacks_session_join - see stacks.h */
-void stacks_session_join(struct session *s)
-{
-	struct symbolizer *sy = s->sym;
-
-	if (!sy || !sy->ks_parsing)
-		return;
-	pthread_join(sy->ks_thread, NULL);
-	sy->ks_parsing = false;
-	errno = sy->ks_errno;
-}
-
-/* stacks_ksyms_main - the parsing thread: ksyms_parse() touches nothing but its text */
-static void *stacks_ksyms_main(void *arg)
-{
-	struct symbolizer *sy = arg;
-
-	sy->ks = ksyms_parse(sy->ks_text, sy->ks_len);
-	sy->ks_errno = sy->ks ? 0 : errno;
-	return NULL;
-}
-
-/* stacks_ksyms_start - a recording: parse its kernel symbols meanwhile, if it has them */
-static void stacks_ksyms_start(struct session *s, struct symbolizer *sy)
-{
-	sy->ks_text = recording_kallsyms(s, &sy->ks_len);
-	/* Without the thread (or the text) the first stack_walk() parses, or says why not. */
-	if (sy->ks_text && !pthread_create(&sy->ks_thread, NULL, stacks_ksyms_main, sy))
-		sy->ks_parsing = true;
-}
-
 /* stacks_session_want - a tool takes stacks: make the symbolizer (user: also for user frames) */
 int stacks_session_want(struct session *s, bool user)
 {
 	struct symbolizer *sy = s->sym;
 	uint64_t pages;
-	int ret;
 
 	if (!sy) {
 		sy = calloc(1, sizeof(*sy));
 		if (!sy)
 			return -ENOMEM;
 		s->sym = sy;
-		if (!s->live)
-			stacks_ksyms_start(s, sy);
+		if (s->src->ksyms_prefetch)
+			s->src->ksyms_prefetch(s);
 	}
 	if (!user || sy->us)
 		return 0;
 	sy->us = usyms_alloc(s->opts.symfs);
 	if (!sy->us)
 		return -errno;
-	if (s->live) {
-		sy->walk_chain = calloc(STACK_IPS_MAX, sizeof(*sy->walk_chain));
-		sy->walk_rec = malloc(PERF_RECORD_MAX);
-		if (!sy->walk_chain || !sy->walk_rec)
-			return -ENOMEM;
-	}
+	sy->walk_chain = calloc(STACK_IPS_MAX, sizeof(*sy->walk_chain));
+	sy->walk_rec = malloc(PERF_RECORD_MAX);
+	if (!sy->walk_chain || !sy->walk_rec)
+		return -ENOMEM;
 	/* Live: MMAP2 side-band with build-ids for processes that start or exec while tracing. */
 	s->opts.track_mmap = true;
 	/* Samples carry a copy of the user stack, and a process's first unwind is slow: room for bursts. */
 	pages = s->opts.call_graph == STACK_CG_DWARF ? STACKS_DWARF_PAGES : STACKS_FP_PAGES;
 	if (s->opts.mmap_pages < pages)
 		s->opts.mmap_pages = pages;
-	if (!s->live) {
-		ret = stacks_maps_load(s, sy->us);
-		if (ret)
-			log_msg(LOG_WARN, "the recorded process mappings are damaged: some user frames stay unknown");
-	}
 	return 0;
 }
 
-/* stacks_session_started - live: learn the mappings of every process already running */
+/* stacks_session_started - events flow: the mappings of the processes already running */
 void stacks_session_started(struct session *s)
 {
-	struct dirent *de;
-	DIR *d;
-
-	/*
-	 * A recorder (its sink takes every record) stores the mappings itself,
-	 * and needs them here only to unwind DWARF as it records.
-	 */
-	if (!s->sym || !s->sym->us || !s->live ||
-	    (s->sink && s->opts.call_graph != STACK_CG_DWARF))
+	/* A recorder stores the mappings itself, and needs them only to unwind DWARF as it records. */
+	if (!s->sym || !s->sym->us || !s->src->maps_load ||
+	    (s->opts.walk_only && s->opts.call_graph != STACK_CG_DWARF))
 		return;
-	/* After enabling, so a process that maps or execs meanwhile is in the side-band too. */
-	d = opendir("/proc");
-	if (!d) {
-		log_msg(LOG_WARN, "cannot list /proc: %s: user frames of running processes stay unknown",
-			strerror(errno));
-		return;
-	}
-	while ((de = readdir(d))) {
-		char *end;
-		unsigned long pid = strtoul(de->d_name, &end, 10);
-
-		if (*end || !pid || pid > UINT32_MAX)
-			continue;
-		usyms_maps_read(s->sym->us, (uint32_t)pid);
-	}
-	closedir(d);
+	s->src->maps_load(s, s->sym->us);
 }
 
 /* The PERF_RECORD_MMAP2 body (the build-id variant of the union). */
@@ -811,7 +647,6 @@ void stacks_session_free(struct session *s)
 {
 	if (!s->sym)
 		return;
-	stacks_session_join(s);
 	free(s->sym->key_comm);
 	free(s->sym->walk_chain);
 	free(s->sym->walk_rec);
@@ -819,96 +654,4 @@ void stacks_session_free(struct session *s)
 	usyms_free(s->sym->us);
 	free(s->sym);
 	s->sym = NULL;
-}
-
-struct snapshot {
-	uint8_t *buf;
-	size_t len, cap;
-	uint32_t count, pid;
-};
-
-/* snapshot_put - append one mapping to the MAPS section being built */
-static int snapshot_put(void *arg, const struct usyms_map *map)
-{
-	struct snapshot *sn = arg;
-	size_t plen = strlen(map->path), need = STACKS_MAPS_FIXED + map->build_id_len + plen;
-	uint16_t pl = (uint16_t)plen;
-	uint8_t *e;
-
-	if (plen > 4095)
-		return 0;
-	/* One section is one chunk: what does not fit is left to the MMAP2 records. */
-	if (sn->len + need > REC_CHUNK_MAX)
-		return -E2BIG;
-	if (sn->len + need > sn->cap) {
-		size_t cap = sn->cap * 2;
-		uint8_t *b;
-
-		while (cap < sn->len + need)
-			cap *= 2;
-		b = realloc(sn->buf, cap);
-		if (!b)
-			return -ENOMEM;
-		sn->buf = b;
-		sn->cap = cap;
-	}
-	e = sn->buf + sn->len;
-	memset(e, 0, STACKS_MAPS_FIXED);
-	memcpy(e, &sn->pid, 4);
-	memcpy(e + 4, &pl, 2);
-	e[6] = map->build_id_len;
-	memcpy(e + 8, &map->start, 8);
-	memcpy(e + 16, &map->len, 8);
-	memcpy(e + 24, &map->pgoff, 8);
-	memcpy(e + STACKS_MAPS_FIXED, map->build_id, map->build_id_len);
-	memcpy(e + STACKS_MAPS_FIXED + map->build_id_len, map->path, plen);
-	sn->len += need;
-	sn->count++;
-	return 0;
-}
-
-/* stacks_maps_snapshot - the MAPS section of every running process, for 'iotap record -g' */
-int stacks_maps_snapshot(void **buf, size_t *len)
-{
-	struct snapshot sn = { .cap = 1 << 16 };
-	uint32_t ver = REC_SEC_VERSION;
-	struct dirent *de;
-	int ret = 0;
-	DIR *d;
-
-	sn.buf = malloc(sn.cap);
-	if (!sn.buf)
-		return -ENOMEM;
-	sn.len = 8;
-	d = opendir("/proc");
-	if (!d) {
-		ret = -errno;
-		goto out_free;
-	}
-	while (!ret && (de = readdir(d))) {
-		char *end;
-		unsigned long pid = strtoul(de->d_name, &end, 10);
-
-		if (*end || !pid || pid > UINT32_MAX)
-			continue;
-		sn.pid = (uint32_t)pid;
-		ret = usyms_maps_foreach(sn.pid, snapshot_put, &sn);
-		if (ret == -E2BIG)
-			break;
-		if (ret != -ENOMEM)
-			ret = 0;	/* the process is gone, or a file is unreadable */
-	}
-	if (ret == -E2BIG)
-		ret = 0;
-	closedir(d);
-	if (ret)
-		goto out_free;
-	memcpy(sn.buf, &ver, 4);
-	memcpy(sn.buf + 4, &sn.count, 4);
-	*buf = sn.buf;
-	*len = sn.len;
-	return 0;
-out_free:
-	free(sn.buf);
-	return ret;
 }

@@ -98,8 +98,6 @@ int stacks_session_want(struct session *s, bool user);
 void stacks_session_started(struct session *s);
 void stacks_session_record(struct session *s, const struct perf_event_header *rec);
 void stacks_session_free(struct session *s);
-/* Wait for the thread parsing a recording's kallsyms (it reads the source's copy). */
-void stacks_session_join(struct session *s);
 
 /*
  * stacks_record_chain - for a recorder: a sample's callchain (the kernel's
@@ -127,21 +125,7 @@ const struct perf_event_header *stacks_walk_record(struct session *s,
 						   const struct perf_event_header *rec,
 						   uint64_t sample_type, uint64_t regs_mask);
 
-/*
- * stacks_session_compact - live, --call-graph fp: walk user stack copies as
- * samples leave their rings (before the merge copies them), so that events
- * with copies are delivered in the stacks_walked_type() layout.
- */
-int stacks_session_compact(struct session *s);
-
-/*
- * The initial process mappings a recording stores (REC_SEC_MAPS): u32
- * version, u32 count, then count entries of u32 pid, u16 path length, u8
- * build-id length, u8 0, u64 start, u64 len, u64 pgoff, the build-id bytes
- * and the path bytes (no NUL).
- */
-#define STACKS_MAPS_FIXED 32
-
-int stacks_maps_snapshot(void **buf, size_t *len);
+/* stacks_can_walk - whether stacks_walk_record() has its scratch (a tool took user stacks) */
+bool stacks_can_walk(const struct session *s);
 
 #endif
