@@ -9,7 +9,7 @@
 #include "live.h"
 #include "log.h"
 #include "session.h"
-#include "stacks.h"
+#include "symbolizer.h"
 #include "../tracefs/evlist.h"
 
 struct live_perf {
@@ -56,7 +56,7 @@ static const struct perf_event_header *perf_compact(void *arg, const struct perf
 
 	if (!sel || !(sel->sample_type & PERF_SAMPLE_STACK_USER))
 		return rec;
-	walked = stacks_walk_record(p->s, rec, sel->sample_type, sel->regs_mask);
+	walked = symbolizer_walk_record(p->s->sym, rec, sel->sample_type, sel->regs_mask);
 	return walked ? walked : rec;
 }
 
@@ -65,9 +65,9 @@ static int perf_attach(void *priv, struct iotap_event *ev)
 {
 	struct live_perf *p = priv;
 	struct session *s = p->s;
-	/* User stacks are walked here, over a copy (stacks.h), by tools and recorders alike. */
+	/* User stacks are walked here, over a copy (symbolizer.h), by tools and recorders alike. */
 	bool ucopy = ev->flags & IOTAP_EV_USTACK;
-	/* Frame pointers need nothing but the sample: walked before the merge (stacks.h). */
+	/* Frame pointers need nothing but the sample: walked before the merge (perf_compact()). */
 	bool walk_early = ucopy && s->opts.call_graph == STACK_CG_FP;
 	uint64_t st = 0;
 	struct evsel *sel;
@@ -77,7 +77,7 @@ static int perf_attach(void *priv, struct iotap_event *ev)
 	if (ucopy)
 		st |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	if (walk_early) {
-		if (!stacks_can_walk(s))
+		if (!symbolizer_can_walk(s->sym))
 			return -EINVAL;
 		evlist_set_compact(p->el, perf_compact, p);
 	}
@@ -94,7 +94,7 @@ static int perf_attach(void *priv, struct iotap_event *ev)
 	ev->sample_type = sel->sample_type;
 	ev->regs_mask = sel->regs_mask;
 	if (walk_early) {
-		ev->sample_type = stacks_walked_type(sel->sample_type);
+		ev->sample_type = symbolizer_walked_type(sel->sample_type);
 		ev->regs_mask = 0;
 	}
 	return 0;

@@ -19,7 +19,8 @@
 #include "opt.h"
 #include "record.h"
 #include "recording.h"
-#include "stacks.h"
+#include "stackmap.h"
+#include "symbolizer.h"
 #include "usyms.h"
 
 #define NSEC_PER_SEC 1000000000ull
@@ -399,7 +400,7 @@ static int record_put_events(struct recorder *rc, const struct session *s)
 
 		sb_u32(&b, ids ? REC_EVNT_VERSION_FLAGS : REC_SEC_VERSION);
 		sb_u32(&b, (uint32_t)nr_ids);
-		sb_u64(&b, stacks_walked_type(ev->sample_type));
+		sb_u64(&b, symbolizer_walked_type(ev->sample_type));
 		sb_u64(&b, 0);			/* no user registers are stored */
 		sb_u32(&b, strlen(ev->sys));
 		sb_u32(&b, strlen(ev->name));
@@ -670,7 +671,7 @@ static int record_put_stack(struct recorder *rc, const uint64_t *chain, uint32_t
 
 /*
  * record_rewrite - a sample as the file keeps it: its callchain (a copied
- * user stack walked into it first, stacks_walk_record(): DWARF copies come
+ * user stack walked into it first, symbolizer_walk_record(): DWARF copies come
  * here, frame-pointer ones were walked as they left the ring) named by the
  * id of a REC_RECORD_STACK; any other record as it is. NULL with *err 0: a
  * sample that does not parse, dropped.
@@ -692,8 +693,8 @@ static const struct perf_event_header *record_rewrite(struct session *s, struct 
 	type = ev->sample_type;
 	regs_mask = ev->regs_mask;
 	if (type & PERF_SAMPLE_STACK_USER) {
-		rec = stacks_walk_record(s, rec, type, regs_mask);
-		type = stacks_walked_type(type);
+		rec = symbolizer_walk_record(s->sym, rec, type, regs_mask);
+		type = symbolizer_walked_type(type);
 		regs_mask = 0;
 	}
 	if (!rec || perf_sample_parse(rec, type, regs_mask, &smp))
@@ -723,7 +724,7 @@ static int record_on_record(struct iotap_ctx *ctx, const struct perf_event_heade
 		}
 	} else if (s->sym && s->opts.call_graph == STACK_CG_DWARF) {
 		/* The mappings DWARF unwinding needs, kept as a live tool keeps them. */
-		stacks_session_record(s, rec);
+		symbolizer_record(s->sym, rec);
 	}
 	ret = rc_fail(rc, rec_writer_stream(rc->w, REC_SEC_EVTS, rec, rec->size));
 	if (ret)

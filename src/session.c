@@ -11,10 +11,12 @@
 
 #include "log.h"
 #include "session.h"
-#include "stacks.h"
+#include "symbolizer.h"
 #include "../parsers/block.h"
 
-#define DRAIN_MS 100
+/* Ring pages per CPU at least, when samples carry user stack copies. */
+#define SESSION_DWARF_PAGES 1024
+#define SESSION_FP_PAGES 512
 
 volatile int session_stop;
 static volatile int session_abort;
@@ -97,11 +99,66 @@ void session_release(struct session *s)
 	s->nr_ev = 0;
 	free(s->comms);
 	s->comms = NULL;
-	stacks_session_free(s);
+	symbolizer_free(s->sym);
+	s->sym = NULL;
 	disk_table_release(&s->disks);
 	fmt_set_release(&s->fs);
 	free(s->ctx.state);
 	s->ctx.state = NULL;
+}
+
+/* session_ksyms_load - the symbolizer's kernel symbols come from the source */
+static struct ksyms *session_ksyms_load(void *arg)
+{
+	struct session *s = arg;
+
+	return s->src->ksyms_load ? s->src->ksyms_load(s) : NULL;
+}
+
+/* session_stacks_want - a tool takes stacks: make the symbolizer (user: also for user frames) */
+static int session_stacks_want(struct session *s, bool user)
+{
+	struct symbolizer_opts so = {
+		.call_graph = s->opts.call_graph,
+		.max_stack = s->opts.max_stack,
+		.symfs = s->opts.symfs,
+		.ksyms_load = session_ksyms_load,
+		.ksyms_arg = s,
+	};
+	uint64_t pages;
+	int ret;
+
+	if (!s->sym) {
+		s->sym = symbolizer_alloc(&so);
+		if (!s->sym)
+			return -ENOMEM;
+		if (s->src->ksyms_prefetch)
+			s->src->ksyms_prefetch(s);
+	}
+	if (!user || symbolizer_usyms(s->sym))
+		return 0;
+	ret = symbolizer_want_user(s->sym);
+	if (ret)
+		return ret;
+	/* Live: MMAP2 side-band with build-ids for processes that start or exec while tracing. */
+	s->opts.track_mmap = true;
+	/* Samples carry a copy of the user stack, and a process's first unwind is slow: room for bursts. */
+	pages = s->opts.call_graph == STACK_CG_DWARF ? SESSION_DWARF_PAGES : SESSION_FP_PAGES;
+	if (s->opts.mmap_pages < pages)
+		s->opts.mmap_pages = pages;
+	return 0;
+}
+
+/* session_stacks_started - events flow: the mappings of the processes already running */
+static void session_stacks_started(struct session *s)
+{
+	struct usyms *us = symbolizer_usyms(s->sym);
+
+	/* A recorder stores the mappings itself, and needs them only to unwind DWARF as it records. */
+	if (!us || !s->src->maps_load ||
+	    (s->opts.walk_only && s->opts.call_graph != STACK_CG_DWARF))
+		return;
+	s->src->maps_load(s, us);
 }
 
 /* session_find_event - an event already in use, or NULL */
@@ -158,7 +215,7 @@ struct iotap_event *iotap_event_use(struct iotap_ctx *ctx, const char *sys, cons
 		goto out_free;
 	}
 	if (flags & (IOTAP_EV_KSTACK | IOTAP_EV_USTACK)) {
-		ret = stacks_session_want(s, flags & IOTAP_EV_USTACK);
+		ret = session_stacks_want(s, flags & IOTAP_EV_USTACK);
 		if (ret) {
 			errno = -ret;
 			goto out_free;
@@ -405,7 +462,7 @@ int session_dispatch(struct session *s, const struct perf_event_header *rec)
 	if (s->ctx.tool && s->ctx.tool->on_record)
 		return s->ctx.tool->on_record(&s->ctx, rec);
 	if (s->sym && rec->type != PERF_RECORD_SAMPLE)
-		stacks_session_record(s, rec);
+		symbolizer_record(s->sym, rec);
 	if (rec->type == PERF_RECORD_COMM) {
 		const struct perf_record_comm { uint32_t pid, tid; char comm[16]; } *c =
 			(const void *)(rec + 1);
@@ -542,7 +599,7 @@ int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_
 	ret = s->src->start(s);
 	if (ret < 0)
 		return ret;
-	stacks_session_started(s);
+	session_stacks_started(s);
 	if (tool->banner && s->src->announce)
 		s->src->announce(s, tool->banner);
 	if (tool->start) {
