@@ -179,6 +179,33 @@ bool iotap_event_available(struct iotap_ctx *ctx, const char *sys, const char *n
 	return s->src->event_available(s, sys, name);
 }
 
+/*
+ * session_undeclared - whether the tool uses sys:name (with flags) without declaring
+ * it in its events table, which is what `iotap record` records and the man page lists.
+ * Its own probes are not in the table: they are made from the command line.
+ */
+static bool session_undeclared(struct session *s, const char *sys, const char *name,
+			       unsigned int flags)
+{
+	const struct tool *t = s->ctx.tool;
+
+	if (!t || !t->events || (s->probe_sys && !strcmp(sys, s->probe_sys)))
+		return false;
+	for (const struct tool_event *e = t->events; e->sys; e++) {
+		if (strcmp(e->sys, sys) || strcmp(e->name, name))
+			continue;
+		if ((flags & (IOTAP_EV_KSTACK | IOTAP_EV_USTACK)) && !(e->flags & TOOL_EV_STACK)) {
+			log_msg(LOG_ERR, "%s takes stacks on %s:%s, which its events table does not declare",
+				t->name, sys, name);
+			return true;
+		}
+		return false;
+	}
+	log_msg(LOG_ERR, "%s uses %s:%s, which its events table does not declare", t->name, sys,
+		name);
+	return true;
+}
+
 /* iotap_event_use - subscribe fn to sys:name; NULL with errno (ENOENT: no such event) */
 struct iotap_event *iotap_event_use(struct iotap_ctx *ctx, const char *sys, const char *name,
 				    unsigned int flags, iotap_handler_fn fn, void *arg)
@@ -187,6 +214,10 @@ struct iotap_event *iotap_event_use(struct iotap_ctx *ctx, const char *sys, cons
 	struct iotap_event *ev = session_find_event(s, sys, name), **arr;
 	int ret;
 
+	if (session_undeclared(s, sys, name, flags)) {
+		errno = EINVAL;
+		return NULL;
+	}
 	if (ev) {
 		if (ev->nr_h == 4 || (ev->layout_fixed && (flags & ~ev->flags))) {
 			errno = EBUSY;
@@ -239,12 +270,16 @@ out_free:
 int iotap_probe_create(struct iotap_ctx *ctx, const struct probe_spec *p, const char **sys)
 {
 	struct session *s = ctx->sess;
+	int ret;
 
 	if (!s->src->probe_create) {
 		iotap_err(ctx, "this source cannot make probes");
 		return -ENOTSUP;
 	}
-	return s->src->probe_create(s, p, sys);
+	ret = s->src->probe_create(s, p, sys);
+	if (!ret)
+		s->probe_sys = *sys;
+	return ret;
 }
 
 /* iotap_stop - end the run after the current record, as a signal would */

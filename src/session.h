@@ -65,6 +65,7 @@ struct session {
 	uint64_t lost_reported;
 	uint64_t dropped;		/* samples of no known event, or malformed */
 	uint64_t malformed;		/* of which malformed */
+	const char *probe_sys;		/* the group of the probes this run made */
 };
 
 extern volatile int session_stop;
