@@ -9,7 +9,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "../blktrack.h"
+#include "blktrack.h"
 
 #define BIOTOP_ROWS 20
 

@@ -7,7 +7,7 @@
 
 #include <event-parse.h>
 
-#include "../iotap.h"
+#include "iotap.h"
 
 struct probe_params {
 	int pid;

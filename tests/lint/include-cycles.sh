@@ -1,12 +1,12 @@
 #!/bin/bash
 # include-cycles.sh - fail when project modules include each other in a cycle.
-# A module is a .c file and its .h (src/session.c + src/session.h = src/session); an
+# A module is a .c file and its .h (src/core/session.c + .h = src/core/session); an
 # '#include "x.h"' is an edge to x's module, found beside the including file first, then
-# in the -I folders of Makefile.am. tsort reports any cycle in that graph.
+# in the -I folders of Makefile.am (IOTAP_INCLUDES). tsort reports any cycle in that graph.
 set -uo pipefail
 SRC=$(cd "${IOTAP_SRCDIR:-$(dirname "$0")/../..}" && pwd)
 cd "$SRC" || exit 1
-DIRS="src parsers tracefs"
+DIRS="src tracefs parsers src/core src/sources src/recording src/symbols src/output src/cli"
 edges=$(mktemp /tmp/iotap-includes.XXXXXX)
 trap 'rm -f "$edges" "$edges.err"' EXIT
 nodes=0
@@ -27,7 +27,7 @@ while IFS= read -r f; do
 		to=${to%.*}
 		[ "$to" = "$from" ] || echo "$from $to" >>"$edges"
 	done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
-done < <(find $DIRS -name '*.[ch]' | sort)
+done < <(find src tracefs parsers -name '*.[ch]' | sort)
 if ! tsort "$edges" >/dev/null 2>"$edges.err"; then
 	echo "FAIL: include cycle between modules:"
 	grep -v '^tsort: -: input contains a loop:$' "$edges.err" | sed 's/^tsort: /  /'
