@@ -13,13 +13,18 @@
 
 #define OPT_LONG_BASE 256
 
+#define OPT_STR_(x) #x
+#define OPT_XSTR(x) OPT_STR_(x)
+
 /* Options kept in struct session_opts, each written once and shared by the tables below. */
 #define OPT_INPUT { 'i', "input", OPT_STR, offsetof(struct session_opts, input), "FILE", \
 	"read events from a recording made by 'iotap record' instead of tracing live" }
 #define OPT_MMAP_PAGES { 0, "mmap-pages", OPT_UINT, offsetof(struct session_opts, mmap_pages), \
-	"PAGES", "ring buffer size per CPU in pages, a power of two (default 128)", NULL, 1, 1u << 20 }
+	"PAGES", "ring buffer size per CPU in pages, a power of two (default " \
+	OPT_XSTR(SESSION_MMAP_PAGES_DEFAULT) ")", NULL, 1, 1u << 20 }
 #define OPT_MAX_STACK { 0, "max-stack", OPT_UINT, offsetof(struct session_opts, max_stack), "N", \
-	"deepest callchain to sample, for tools that take stacks (default 127)", NULL, 1, 1024 }
+	"deepest callchain to sample, for tools that take stacks (default " \
+	OPT_XSTR(SESSION_MAX_STACK_DEFAULT) ")", NULL, 1, 1024 }
 #define OPT_VERBOSE { 0, "verbose", OPT_FLAG, offsetof(struct session_opts, verbose), NULL, \
 	"also report requests that could not be paired (flushes, in flight at start)" }
 #define OPT_CALL_GRAPH { 0, "call-graph", OPT_CHOICE, offsetof(struct session_opts, call_graph), \
