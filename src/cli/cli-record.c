@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cmds.h"
 #include "record.h"
 
 struct cli_record {

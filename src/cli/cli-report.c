@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmds.h"
 #include "recording.h"
 
 /* cli_info_print - what, where and when was recorded, and whether anything is missing */

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "iotap.h"
 #include "log.h"
+#include "cmds.h"
 #include "opt.h"
 #include "record.h"
 #include "recording.h"

@@ -95,7 +95,6 @@ struct report_params {
 	bool info;
 };
 
-extern const struct tool cmd_report;
 
 int recording_info(struct session *s, struct recording_info *info);
 
