@@ -3,12 +3,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "fmtcheck.h"
 #include "ksyms.h"
 #include "log.h"
 #include "recording.h"
@@ -19,10 +19,6 @@
 #define KSYM_MAX (64u << 20)
 /* Distinct CPUs whose lost counts are kept; more only happens in a damaged file. */
 #define LOST_CPUS_MAX 4096
-/* Chunks decompressed ahead of the replay: one being replayed, the others ready. */
-/* Inflating threads at most (see prefetch_workers()), and chunks in flight. */
-#define PREFETCH_WORKERS 3
-#define PREFETCH_SLOTS 8
 
 /* One recorded event. */
 struct rec_ev {
@@ -76,42 +72,9 @@ struct rec_meta {
 	bool have_t_start;
 };
 
-/* One chunk of records, inflated by a worker for the replay. */
-struct chunk_slot {
-	uint8_t *data;
-	size_t len, cap;
-	uint32_t type;
-	uint64_t seq;			/* the chunk's place in the file */
-	bool ready;			/* inflated (or failed: err) */
-	int err;
-	uint64_t offset;		/* of the chunk in the file */
-};
-
-/*
- * Chunks after the first records are read and inflated by worker threads,
- * a few ahead of the replay: chunks are independent, so workers inflate
- * them side by side while the replay consumes them in file order.
- * Decompression then costs the replay nothing when other CPUs are free.
- * Workers take the reader in turn (under the lock) to read the next
- * compressed chunk, then inflate it outside the lock into the slot of its
- * sequence number, which nobody else touches until it is ready.
- */
-struct prefetch {
-	pthread_t thread[PREFETCH_WORKERS];
-	int nr_workers;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct chunk_slot slot[PREFETCH_SLOTS];
-	uint64_t head, tail;		/* chunks taken from the reader, chunks given back */
-	bool holding;			/* the replay is using slot[tail] */
-	int end;			/* 0: more to come; 1: END; else the reader's error */
-	uint64_t end_at;		/* file offset of that error */
-	bool stop;
-};
-
 struct file_src {
 	struct rec_reader *r;
-	struct prefetch pf;
+	struct rec_prefetch *pf;		/* the chunks after the first, read ahead */
 	const char *path;
 	struct rec_meta meta;
 	struct rec_blob *blobs;
@@ -307,129 +270,6 @@ static int blob_keep(struct file_src *f, uint32_t type, const uint8_t *data, siz
 	return 0;
 }
 
-/* name_ok - a subsystem or event name: printable, no ':' or '/' */
-static bool name_ok(const uint8_t *p, size_t len)
-{
-	if (!len || len > 64)
-		return false;
-	for (size_t i = 0; i < len; i++)
-		if (p[i] <= ' ' || p[i] >= 0x7f || p[i] == ':' || p[i] == '/')
-			return false;
-	return true;
-}
-
-/* ident_char - a letter, digit or underscore */
-static bool ident_char(char c)
-{
-	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-/* ident_len - length of the C identifier at p (at most n bytes) */
-static size_t ident_len(const char *p, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n && ident_char(p[i]) && (i || p[i] < '0' || p[i] > '9'))
-		i++;
-	return i;
-}
-
-/* fmt_has_field - whether a "field:TYPE NAME[...];" line of the text declares name */
-static bool fmt_has_field(const char *text, size_t len, const char *name, size_t nlen)
-{
-	for (const char *p = text, *end = text + len; (p = memmem(p, end - p, "field:", 6)); p += 6) {
-		const char *semi = memchr(p, ';', end - p), *q;
-
-		if (!semi)
-			return false;
-		q = semi;
-		if (q > p && q[-1] == ']')
-			while (q > p && *q != '[')
-				q--;
-		if (q - p >= (ptrdiff_t)nlen && !memcmp(q - nlen, name, nlen) &&
-		    (q - nlen == p || !ident_char(q[-(ptrdiff_t)nlen - 1])))
-			return true;
-	}
-	return false;
-}
-
-/* skip_lit - p past the literal lit, or NULL when it is not there */
-static const char *skip_lit(const char *p, const char *end, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	return end - p >= (ptrdiff_t)n && !memcmp(p, lit, n) ? p + n : NULL;
-}
-
-/* skip_num - p past a decimal number of at most 9 digits, or NULL */
-static const char *skip_num(const char *p, const char *end)
-{
-	const char *q = p;
-
-	while (q < end && q - p < 10 && *q >= '0' && *q <= '9')
-		q++;
-	return q > p && q - p < 10 ? q : NULL;
-}
-
-/* field_line_ok - "\tfield:DECL;\toffset:N;\tsize:N;\tsigned:0|1;", as the kernel writes it */
-static bool field_line_ok(const char *p, const char *end)
-{
-	const char *semi;
-
-	if (!(p = skip_lit(p, end, "\tfield:")))
-		return false;
-	semi = memchr(p, ';', end - p);
-	if (!semi || semi == p || memchr(p, '\t', semi - p))
-		return false;
-	p = skip_lit(semi, end, ";\toffset:");
-	p = p ? skip_num(p, end) : NULL;
-	p = p ? skip_lit(p, end, ";\tsize:") : NULL;
-	p = p ? skip_num(p, end) : NULL;
-	p = p ? skip_lit(p, end, ";\tsigned:") : NULL;
-	return p && end - p == 2 && (*p == '0' || *p == '1') && p[1] == ';';
-}
-
-/*
- * fmt_text_ok - a format text laid out as the kernel writes them, in printable
- * ASCII, whose print format names only declared fields. libtraceevent 1.7
- * dereferences NULL on some texts that are not (a size that is no number, a
- * control character in a declaration, a REC->field that does not exist); the
- * kernel never writes those, but a file can hold anything.
- */
-static bool fmt_text_ok(const char *text, size_t len)
-{
-	const char *p = text, *end = text + len, *nl, *pf = NULL;
-	int line = 0;
-
-	/* Printable ASCII, tabs and line ends: libtraceevent's tokenizer knows nothing else. */
-	for (size_t i = 0; i < len; i++)
-		if ((text[i] < ' ' || text[i] > '~') && text[i] != '\t' && text[i] != '\n')
-			return false;
-
-	for (; p < end && !pf; p = nl + 1, line++) {
-		nl = memchr(p, '\n', end - p);
-		if (!nl)
-			return false;
-		if (line == 0 ? !skip_lit(p, nl, "name: ") :
-		    line == 1 ? !skip_lit(p, nl, "ID: ") || skip_num(p + 4, nl) != nl :
-		    line == 2 ? nl - p != 7 || !skip_lit(p, nl, "format:") :
-		    skip_lit(p, nl, "print fmt: ") ? !(pf = p) : nl != p && !field_line_ok(p, nl))
-			return false;
-	}
-	if (!pf)
-		return false;
-	for (p = pf; (p = memmem(p, end - p, "REC->", 5)); ) {
-		size_t n;
-
-		p += 5;
-		n = ident_len(p, end - p);
-		if (!n || !fmt_has_field(text, pf - text, p, n))
-			return false;
-		p += n;
-	}
-	return true;
-}
-
 /* evnt_add - one EVNT section: its format into the fmt_set, its ids into the map */
 static int evnt_add(struct session *s, struct file_src *f, const uint8_t *p, size_t len)
 {
@@ -456,7 +296,7 @@ static int evnt_add(struct session *s, struct file_src *f, const uint8_t *p, siz
 	if (nr_ids > 65536 || need != len)
 		return file_bad(f, "EVNT lengths do not add up to its %zu bytes", len);
 	q = p + REC_EVNT_FIXED + nr_ids * 8;
-	if (!name_ok(q, sl) || !name_ok(q + sl, nl))
+	if (!fmt_name_ok(q, sl) || !fmt_name_ok(q + sl, nl))
 		return file_bad(f, "EVNT names an event with an invalid name");
 	memcpy(sys, q, sl);
 	sys[sl] = 0;
@@ -676,189 +516,6 @@ static int file_section(struct session *s, struct file_src *f, uint32_t type, co
 	}
 }
 
-/* slot_reserve - room for n bytes (and the one inflating needs spare) in a slot */
-static int slot_reserve(struct chunk_slot *sl, size_t n)
-{
-	uint8_t *p;
-
-	if (n + 1 <= sl->cap)
-		return 0;
-	p = realloc(sl->data, n + 1);
-	if (!p)
-		return -ENOMEM;
-	sl->data = p;
-	sl->cap = n + 1;
-	return 0;
-}
-
-/* prefetch_main - a worker: take the next chunk from the reader, inflate it into its slot */
-static void *prefetch_main(void *arg)
-{
-	struct file_src *f = arg;
-	struct prefetch *pf = &f->pf;
-	struct rec_inflater *z = rec_inflater_new();
-	struct rec_packed c;
-	struct chunk_slot *sl;
-	uint8_t *copy = NULL;
-	size_t copy_cap = 0;
-	int ret;
-
-	pthread_mutex_lock(&pf->lock);
-	for (;;) {
-		while (pf->head - pf->tail >= PREFETCH_SLOTS && !pf->stop && !pf->end)
-			pthread_cond_wait(&pf->cond, &pf->lock);
-		if (pf->stop || pf->end)
-			break;
-		ret = z ? rec_reader_next_packed(f->r, &c) : -ENOMEM;
-		if (ret <= 0) {
-			pf->end = ret ? ret : 1;
-			pf->end_at = rec_reader_offset(f->r);
-			pthread_cond_broadcast(&pf->cond);
-			break;
-		}
-		/* The payload lasts until the reader's next call: keep a copy. */
-		if (c.len > copy_cap) {
-			uint8_t *p = realloc(copy, c.len);
-
-			if (!p) {
-				pf->end = -ENOMEM;
-				pthread_cond_broadcast(&pf->cond);
-				break;
-			}
-			copy = p;
-			copy_cap = c.len;
-		}
-		memcpy(copy, c.payload, c.len);
-		c.payload = copy;
-		sl = &pf->slot[pf->head % PREFETCH_SLOTS];
-		sl->seq = pf->head++;
-		sl->ready = false;
-		pthread_mutex_unlock(&pf->lock);
-
-		ret = slot_reserve(sl, c.raw_len);
-		if (!ret)
-			ret = rec_inflate(z, &c, sl->data);
-		sl->type = c.type;
-		sl->len = c.raw_len;
-		sl->offset = c.offset;
-
-		pthread_mutex_lock(&pf->lock);
-		sl->err = ret;
-		sl->ready = true;
-		pthread_cond_broadcast(&pf->cond);
-	}
-	pthread_mutex_unlock(&pf->lock);
-	free(copy);
-	rec_inflater_free(z);
-	return NULL;
-}
-
-/*
- * prefetch_workers - how many threads inflate: one per CPU we may use, up
- * to PREFETCH_WORKERS (on two CPUs, two workers and the replay beat one
- * worker by a quarter: inflating is the larger half of a report's work)
- */
-static int prefetch_workers(void)
-{
-	cpu_set_t set;
-	int cpus;
-
-	/* The affinity mask, not /sys: a report reads nothing of the machine it runs on. */
-	cpus = sched_getaffinity(0, sizeof(set), &set) ? 1 : CPU_COUNT(&set);
-	return cpus < 1 ? 1 : cpus < PREFETCH_WORKERS ? cpus : PREFETCH_WORKERS;
-}
-
-/* prefetch_start - take the first chunk of records, then read ahead in worker threads */
-static int prefetch_start(struct file_src *f, const void *data, size_t len)
-{
-	struct prefetch *pf = &f->pf;
-	struct chunk_slot *sl = &pf->slot[0];
-	int ret = slot_reserve(sl, len), want = prefetch_workers();
-
-	if (ret)
-		return ret;
-	memcpy(sl->data, data, len);
-	sl->len = len;
-	sl->type = REC_SEC_EVTS;
-	sl->seq = 0;
-	sl->ready = true;
-	pf->head = 1;
-	pf->holding = true;
-	f->chunk = sl->data;
-	f->len = len;
-	if (pthread_mutex_init(&pf->lock, NULL))
-		return -ENOMEM;
-	if (pthread_cond_init(&pf->cond, NULL)) {
-		pthread_mutex_destroy(&pf->lock);
-		return -ENOMEM;
-	}
-	for (int i = 0; i < want; i++) {
-		ret = -pthread_create(&pf->thread[i], NULL, prefetch_main, f);
-		if (ret)
-			break;
-		pf->nr_workers++;
-	}
-	if (!pf->nr_workers) {
-		pthread_cond_destroy(&pf->cond);
-		pthread_mutex_destroy(&pf->lock);
-		return ret;
-	}
-	return 0;
-}
-
-/* prefetch_stop - end the workers and free the slots; safe when none ran */
-static void prefetch_stop(struct prefetch *pf)
-{
-	if (pf->nr_workers) {
-		pthread_mutex_lock(&pf->lock);
-		pf->stop = true;
-		pthread_cond_broadcast(&pf->cond);
-		pthread_mutex_unlock(&pf->lock);
-		for (int i = 0; i < pf->nr_workers; i++)
-			pthread_join(pf->thread[i], NULL);
-		pthread_cond_destroy(&pf->cond);
-		pthread_mutex_destroy(&pf->lock);
-		pf->nr_workers = 0;
-	}
-	for (int i = 0; i < PREFETCH_SLOTS; i++)
-		free(pf->slot[i].data);
-	memset(pf->slot, 0, sizeof(pf->slot));
-}
-
-/*
- * prefetch_next - give back the slot in use and wait for the next chunk in
- * file order; 1, or the end: 0 at END, else the error (at *end_at)
- */
-static int prefetch_next(struct prefetch *pf, struct chunk_slot **out, uint64_t *end_at)
-{
-	struct chunk_slot *sl;
-	int ret;
-
-	pthread_mutex_lock(&pf->lock);
-	if (pf->holding)
-		pf->tail++;
-	pf->holding = false;
-	pthread_cond_broadcast(&pf->cond);
-	sl = &pf->slot[pf->tail % PREFETCH_SLOTS];
-	while (!(pf->head > pf->tail && sl->ready && sl->seq == pf->tail) &&
-	       !(pf->end && pf->head == pf->tail))
-		pthread_cond_wait(&pf->cond, &pf->lock);
-	if (pf->head > pf->tail && sl->err) {
-		/* Damaged in the middle: cut there, as a reader that stopped at it would. */
-		ret = sl->err;
-		*end_at = sl->offset;
-	} else if (pf->head > pf->tail) {
-		*out = sl;
-		pf->holding = true;
-		ret = 1;
-	} else {
-		ret = pf->end == 1 ? 0 : pf->end;
-		*end_at = pf->end_at;
-	}
-	pthread_mutex_unlock(&pf->lock);
-	return ret;
-}
-
 /* file_open - read everything before the records: formats, events, disks, names */
 static int file_open(struct session *s)
 {
@@ -896,9 +553,10 @@ static int file_open(struct session *s)
 			if (ret < 0)
 				return ret;
 			f->pos = ret;
-			ret = prefetch_start(f, data, len);
-			if (ret)
+			f->pf = rec_prefetch_start(f->r, REC_SEC_EVTS, data, len, &f->chunk, &ret);
+			if (!f->pf)
 				return ret;
+			f->len = len;
 			break;
 		}
 		ret = file_section(s, f, type, data, len);
@@ -954,12 +612,14 @@ static int file_bind(struct session *s, struct file_src *f)
 /* file_next_chunk - the next chunk of records; 1, 0 at the end (or the cut), or an error */
 static int file_next_chunk(struct file_src *f)
 {
-	struct chunk_slot *sl = NULL;
+	const uint8_t *data;
 	uint64_t at = 0;
+	uint32_t type;
+	size_t len;
 	int ret;
 
-	while (!f->ended && f->pf.nr_workers) {
-		ret = prefetch_next(&f->pf, &sl, &at);
+	while (!f->ended && f->pf) {
+		ret = rec_prefetch_next(f->pf, &type, &data, &len, &at);
 		if (ret == -REC_ETRUNC) {
 			f->cut = true;
 			f->cut_at = at;
@@ -969,14 +629,14 @@ static int file_next_chunk(struct file_src *f)
 			return file_rec_error(f, ret);
 		if (ret == 0)
 			break;
-		if (sl->type == REC_SEC_EVTS) {
-			f->chunk = sl->data;
-			f->len = sl->len;
+		if (type == REC_SEC_EVTS) {
+			f->chunk = data;
+			f->len = len;
 			f->pos = 0;
 			return 1;
 		}
-		if (sl->type == REC_SEC_STAT) {
-			ret = stat_parse(f, sl->data, sl->len);
+		if (type == REC_SEC_STAT) {
+			ret = stat_parse(f, data, len);
 			if (ret)
 				return ret;
 		}
@@ -1337,7 +997,7 @@ static void file_close(struct session *s)
 	if (f->cut && f->at_end)
 		log_msg(LOG_WARN, "'%s' was cut short at byte %" PRIu64 " (the recording was interrupted): "
 			"the report covers the events before that point", f->path, f->cut_at);
-	prefetch_stop(&f->pf);
+	rec_prefetch_free(f->pf);
 	rec_reader_free(f->r);
 	for (size_t i = 0; i < f->nr_blobs; i++)
 		free(f->blobs[i].data);
