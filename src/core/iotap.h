@@ -119,6 +119,7 @@ struct probe_spec {
 	const char *args;		/* fetchargs, or NULL */
 };
 
+bool iotap_probe_available(struct iotap_ctx *ctx, const struct probe_spec *p);
 int iotap_probe_create(struct iotap_ctx *ctx, const struct probe_spec *p, const char **sys);
 void iotap_stop(struct iotap_ctx *ctx);
 struct tep_event *iotap_event_format(struct iotap_event *ev);

@@ -266,6 +266,14 @@ out_free:
 	return NULL;
 }
 
+/* iotap_probe_available - whether iotap_probe_create can make p, without saying why not */
+bool iotap_probe_available(struct iotap_ctx *ctx, const struct probe_spec *p)
+{
+	struct session *s = ctx->sess;
+
+	return s->src->probe_available && s->src->probe_available(s, p);
+}
+
 /* iotap_probe_create - a kprobe/uprobe for this run, removed at exit; *sys gets its group */
 int iotap_probe_create(struct iotap_ctx *ctx, const struct probe_spec *p, const char **sys)
 {

@@ -42,6 +42,8 @@ struct source_ops {
 	/* AND a tracepoint filter clause; tools check in user space too, so may be NULL. */
 	int (*event_filter)(struct session *s, struct iotap_event *ev, const char *clause);
 	/* A kprobe/uprobe for this run; *sys gets its group. Logs why not. */
+	/* Whether probe_create can make p: the kernel has the probe kind, or a recording has it */
+	bool (*probe_available)(struct session *s, const struct probe_spec *p);
 	int (*probe_create)(struct session *s, const struct probe_spec *p, const char **sys);
 	/* Begin delivering (after every event is attached); sets t_start and now. */
 	int (*start)(struct session *s);

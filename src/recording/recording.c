@@ -893,15 +893,27 @@ static int file_event_attach(struct session *s, struct iotap_event *ev)
 	return 0;
 }
 
+/* file_probe_recorded - the recorder's group that holds a probe called name, or NULL */
+static const char *file_probe_recorded(struct session *s, const char *name)
+{
+	for (size_t i = 0; i < s->fs.nr; i++)
+		if (!strncmp(s->fs.ev[i].sys, "iotap_", 6) && !strcmp(s->fs.ev[i].name, name))
+			return s->fs.ev[i].sys;
+	return NULL;
+}
+
+/* file_probe_available - whether the recording has the probe */
+static bool file_probe_available(struct session *s, const struct probe_spec *p)
+{
+	return file_probe_recorded(s, p->name) != NULL;
+}
+
 /* file_probe_create - a recording names the recorder's group: find the probe by name in any */
 static int file_probe_create(struct session *s, const struct probe_spec *p, const char **sys)
 {
-	for (size_t i = 0; i < s->fs.nr; i++) {
-		if (!strncmp(s->fs.ev[i].sys, "iotap_", 6) && !strcmp(s->fs.ev[i].name, p->name)) {
-			*sys = s->fs.ev[i].sys;
-			return 0;
-		}
-	}
+	*sys = file_probe_recorded(s, p->name);
+	if (*sys)
+		return 0;
 	log_msg(LOG_ERR, "the recording has no probe named %s", p->name);
 	return -ENOENT;
 }
@@ -1020,6 +1032,7 @@ const struct source_ops source_file = {
 	.open = file_open,
 	.event_available = file_event_available,
 	.event_attach = file_event_attach,
+	.probe_available = file_probe_available,
 	.probe_create = file_probe_create,
 	.start = file_start,
 	.run = file_run,

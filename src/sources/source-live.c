@@ -158,6 +158,12 @@ static int live_event_filter(struct session *s, struct iotap_event *ev, const ch
 	return be->ops->filter ? be->ops->filter(be->priv, ev, clause) : 0;
 }
 
+/* live_probe_available - whether this kernel has the probe's kind */
+static bool live_probe_available(struct session *s, const struct probe_spec *p)
+{
+	return tfs_file_exists(p->uprobe ? "uprobe_events" : "kprobe_events");
+}
+
 /* live_probe_create - a kprobe/uprobe in this run's group, removed at exit */
 static int live_probe_create(struct session *s, const struct probe_spec *p, const char **sys)
 {
@@ -469,6 +475,7 @@ const struct source_ops source_live = {
 	.event_available = live_event_available,
 	.event_attach = live_event_attach,
 	.event_filter = live_event_filter,
+	.probe_available = live_probe_available,
 	.probe_create = live_probe_create,
 	.start = live_start,
 	.run = live_run,

@@ -62,10 +62,35 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-/* load - every block event's format of a kernel */
+/* load_sys - every event format of one subsystem of a kernel */
+static void load_sys(struct fmt_set *fs, const char *kernel, const char *sys)
+{
+	char path[1024], *text;
+	struct dirent *de;
+	size_t len;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/formats/%s/events/%s", TEST_DATA, kernel, sys);
+	d = opendir(path);
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/formats/%s/events/%s/%s/format", TEST_DATA,
+			 kernel, sys, de->d_name);
+		text = slurp(path, &len);
+		if (!text)
+			continue;
+		assert_non_null(fmt_set_add(fs, sys, de->d_name, text, len));
+		free(text);
+	}
+	closedir(d);
+}
+
+/* load - every event format captured from a kernel, by subsystem */
 static void load(struct fmt_set *fs, const char *kernel)
 {
-	char path[512], *text;
+	char path[1024], *text;
 	struct dirent *de;
 	size_t len;
 	DIR *d;
@@ -75,20 +100,12 @@ static void load(struct fmt_set *fs, const char *kernel)
 	assert_non_null(text);
 	assert_int_equal(fmt_set_init(fs, text, len, 8, 4096), 0);
 	free(text);
-	snprintf(path, sizeof(path), "%s/formats/%s/events/block", TEST_DATA, kernel);
+	snprintf(path, sizeof(path), "%s/formats/%s/events", TEST_DATA, kernel);
 	d = opendir(path);
 	assert_non_null(d);
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/formats/%s/events/block/%s/format", TEST_DATA,
-			 kernel, de->d_name);
-		text = slurp(path, &len);
-		if (!text)
-			continue;
-		assert_non_null(fmt_set_add(fs, "block", de->d_name, text, len));
-		free(text);
-	}
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.' && de->d_type == DT_DIR)
+			load_sys(fs, kernel, de->d_name);
 	closedir(d);
 }
 
