@@ -186,7 +186,8 @@ int main(int argc, char **argv)
 		return cli_stdout_check(0);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		puts("iotap " PACKAGE_VERSION);
+		puts("iotap " PACKAGE_VERSION " (libtraceevent " IOTAP_TRACEEVENT_VERSION
+		     ", libtracefs " IOTAP_TRACEFS_VERSION ")");
 		return cli_stdout_check(0);
 	}
 	if (!strcmp(argv[1], "list")) {
