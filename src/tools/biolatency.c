@@ -6,10 +6,11 @@
 
 #include "../blktrack.h"
 #include "../hist.h"
+#include "../prom.h"
 
 struct biolatency_params {
 	bool timestamp, queued, msecs, disks, flags, extension, json, percentiles;
-	const char *disk;
+	const char *disk, *prom;
 	int pid;
 };
 
@@ -17,6 +18,7 @@ struct biolatency_state {
 	struct blktrack *bt;
 	struct hist_set hs;
 	uint64_t ext_total, ext_count;
+	struct prom *prom;
 };
 
 #define P(f) offsetof(struct biolatency_params, f)
@@ -34,6 +36,9 @@ static const struct opt biolatency_opts[] = {
 	{ 'p', "pid", OPT_PID, P(pid), "PID", "trace I/O submitted by this process only" },
 	{ 0, "percentiles", OPT_FLAG, P(percentiles), NULL,
 	  "print p50, p90, p99, p99.9 and max under each histogram" },
+	{ 0, "prom", OPT_STR, P(prom), "FILE",
+	  "each interval, also write the histograms as Prometheus metrics (node_exporter textfile "
+	  "format, cumulative, in seconds) to FILE.tmp and rename it over FILE" },
 	OPT_END
 };
 
@@ -87,6 +92,10 @@ static int biolatency_init(struct iotap_ctx *ctx)
 		iotap_err(ctx, "can only use -D or -F");
 		return -EINVAL;
 	}
+	if (p->prom && !(st->prom = prom_alloc(p->prom))) {
+		iotap_err(ctx, "cannot write %s.tmp: %s", p->prom, strerror(errno));
+		return -EINVAL;
+	}
 	ret = blktrack_cfg_select(&cfg, ctx, p->disk, p->pid);
 	if (ret)
 		return ret;
@@ -106,6 +115,25 @@ static int biolatency_print_one(struct iotap_ctx *ctx, struct hist *h, const cha
 		fprintf(ctx->out, "\n%s = %s\n", section, key);
 	hist_print_log2(h, ctx->out, label);
 	return p->percentiles ? hist_print_percentiles(h, ctx->out, label) : 0;
+}
+
+/* biolatency_prom - add the interval to the Prometheus series and rewrite the file */
+static int biolatency_prom(struct iotap_ctx *ctx)
+{
+	struct biolatency_params *p = ctx->params;
+	struct biolatency_state *st = ctx->state;
+	/* Up to 2^27 us or 2^17 ms, about 134 s, as buckets; slower only in +Inf. */
+	int ret = prom_hist_set_add(st->prom, "iotap_biolatency_seconds", p->queued ?
+				    "Block I/O latency from creation to completion (biolatency -Q)" :
+				    "Block I/O latency from issue to the device until completion",
+				    p->disks ? "disk" : p->flags ? "flags" : NULL, &st->hs,
+				    p->msecs ? 1e-3 : 1e-6, p->msecs ? 17 : 27);
+
+	if (!ret)
+		ret = prom_write(st->prom);
+	if (ret)
+		iotap_err(ctx, "cannot write %s: %s", p->prom, strerror(-ret));
+	return ret;
 }
 
 /* biolatency_report - print and reset the histograms, BCC's layout */
@@ -129,6 +157,8 @@ static int biolatency_report(struct iotap_ctx *ctx)
 		fprintf(ctx->out, "\navg = %llu %s, total: %llu %s, count: %llu\n\n",
 			(unsigned long long)(st->ext_total / st->ext_count), label,
 			(unsigned long long)st->ext_total, label, (unsigned long long)st->ext_count);
+	if (!ret && st->prom)
+		ret = biolatency_prom(ctx);
 	if (ctx->final)
 		blktrack_warn_stats(st->bt, ctx);
 	hist_set_reset(&st->hs);
@@ -143,6 +173,7 @@ static void biolatency_fini(struct iotap_ctx *ctx)
 
 	blktrack_free(st->bt);
 	hist_set_release(&st->hs);
+	prom_free(st->prom);
 }
 
 const struct tool tool_biolatency = {
@@ -160,7 +191,9 @@ const struct tool tool_biolatency = {
 		"iotap biolatency -mT 1 10\n  Print a millisecond histogram with a timestamp every second, ten times.\n"
 		"iotap biolatency -D -Q\n  One histogram per disk, including time queued in the OS.\n"
 		"iotap biolatency -F -d sda --percentiles\n  One histogram per I/O flag set on sda, with percentiles.\n"
-		"iotap biolatency -i trace.iotap -D\n  The same report from a recording.\n",
+		"iotap biolatency -i trace.iotap -D\n  The same report from a recording.\n"
+		"iotap biolatency -D --prom /var/lib/node_exporter/biolatency.prom 15\n"
+		"  Every 15 seconds, per-disk latency histograms for node_exporter's textfile collector.\n",
 	.banner = "Tracing block device I/O... Hit Ctrl-C to end.",
 	.args = TOOL_ARGS_INTERVAL,
 	.opts = biolatency_opts,
