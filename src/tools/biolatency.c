@@ -5,12 +5,13 @@
 #include <string.h>
 
 #include "../blktrack.h"
+#include "../heatmap.h"
 #include "../hist.h"
 #include "../prom.h"
 
 struct biolatency_params {
 	bool timestamp, queued, msecs, disks, flags, extension, json, percentiles;
-	const char *disk, *prom;
+	const char *disk, *prom, *heatmap;
 	int pid;
 };
 
@@ -19,6 +20,7 @@ struct biolatency_state {
 	struct hist_set hs;
 	uint64_t ext_total, ext_count;
 	struct prom *prom;
+	struct heatmap *hm;
 };
 
 #define P(f) offsetof(struct biolatency_params, f)
@@ -39,6 +41,9 @@ static const struct opt biolatency_opts[] = {
 	{ 0, "prom", OPT_STR, P(prom), "FILE",
 	  "each interval, also write the histograms as Prometheus metrics (node_exporter textfile "
 	  "format, cumulative, in seconds) to FILE.tmp and rename it over FILE" },
+	{ 0, "heatmap", OPT_STR, P(heatmap), "FILE",
+	  "at the end, write an SVG latency heat map to FILE: a column per interval (1 s without "
+	  "one), a row per log2 latency bucket, colour by count, the count in each cell's hover text" },
 	OPT_END
 };
 
@@ -71,9 +76,54 @@ static int biolatency_on_done(void *arg, const struct blk_io *io)
 	h = hist_set_get(&st->hs, key);
 	if (!h || hist_add(h, delta))
 		return -ENOMEM;
+	if (st->hm && heatmap_add(st->hm, io->t_done > iotap_start_time(ctx) ?
+				  io->t_done - iotap_start_time(ctx) : 0, hist_log2_slot(delta)))
+		return -ENOMEM;
 	st->ext_total += delta;
 	st->ext_count++;
 	return 0;
+}
+
+/* biolatency_heatmap_open - check FILE can be written now, not after tracing */
+static int biolatency_heatmap_open(struct iotap_ctx *ctx)
+{
+	struct biolatency_params *p = ctx->params;
+	struct biolatency_state *st = ctx->state;
+	FILE *f = fopen(p->heatmap, "we");
+
+	if (!f) {
+		iotap_err(ctx, "cannot write %s: %s", p->heatmap, strerror(errno));
+		return -EINVAL;
+	}
+	fclose(f);
+	st->hm = heatmap_alloc(ctx->interval_ns ? ctx->interval_ns : 1000000000ull);
+	return st->hm ? 0 : -ENOMEM;
+}
+
+/* biolatency_heatmap_write - the heat map of the whole run */
+static int biolatency_heatmap_write(struct iotap_ctx *ctx)
+{
+	struct biolatency_params *p = ctx->params;
+	struct biolatency_state *st = ctx->state;
+	struct heatmap_opts ho = {
+		.title = p->queued ? "Block I/O latency heat map (biolatency -Q: queued + device time)" :
+			 "Block I/O latency heat map (biolatency: device time)",
+		.subtitle = p->disk,
+		.unit = p->msecs ? "msecs" : "usecs",
+	};
+	FILE *f = fopen(p->heatmap, "we");
+	int ret;
+
+	if (!f) {
+		iotap_err(ctx, "cannot write %s: %s", p->heatmap, strerror(errno));
+		return -errno;
+	}
+	ret = heatmap_write_svg(st->hm, f, &ho);
+	if (fclose(f) && !ret)
+		ret = -errno;
+	if (ret)
+		iotap_err(ctx, "cannot write %s: %s", p->heatmap, strerror(-ret));
+	return ret;
 }
 
 /* biolatency_init - check options and subscribe to the request events */
@@ -95,6 +145,11 @@ static int biolatency_init(struct iotap_ctx *ctx)
 	if (p->prom && !(st->prom = prom_alloc(p->prom))) {
 		iotap_err(ctx, "cannot write %s.tmp: %s", p->prom, strerror(errno));
 		return -EINVAL;
+	}
+	if (p->heatmap) {
+		ret = biolatency_heatmap_open(ctx);
+		if (ret)
+			return ret;
 	}
 	ret = blktrack_cfg_select(&cfg, ctx, p->disk, p->pid);
 	if (ret)
@@ -159,6 +214,8 @@ static int biolatency_report(struct iotap_ctx *ctx)
 			(unsigned long long)st->ext_total, label, (unsigned long long)st->ext_count);
 	if (!ret && st->prom)
 		ret = biolatency_prom(ctx);
+	if (!ret && st->hm && ctx->final)
+		ret = biolatency_heatmap_write(ctx);
 	if (ctx->final)
 		blktrack_warn_stats(st->bt, ctx);
 	hist_set_reset(&st->hs);
@@ -174,6 +231,7 @@ static void biolatency_fini(struct iotap_ctx *ctx)
 	blktrack_free(st->bt);
 	hist_set_release(&st->hs);
 	prom_free(st->prom);
+	heatmap_free(st->hm);
 }
 
 const struct tool tool_biolatency = {
@@ -193,7 +251,9 @@ const struct tool tool_biolatency = {
 		"iotap biolatency -F -d sda --percentiles\n  One histogram per I/O flag set on sda, with percentiles.\n"
 		"iotap biolatency -i trace.iotap -D\n  The same report from a recording.\n"
 		"iotap biolatency -D --prom /var/lib/node_exporter/biolatency.prom 15\n"
-		"  Every 15 seconds, per-disk latency histograms for node_exporter's textfile collector.\n",
+		"  Every 15 seconds, per-disk latency histograms for node_exporter's textfile collector.\n"
+		"iotap biolatency -d sda --heatmap lat.svg 0.5 120\n"
+		"  Trace sda for a minute, then draw a heat map of half-second columns.\n",
 	.banner = "Tracing block device I/O... Hit Ctrl-C to end.",
 	.args = TOOL_ARGS_INTERVAL,
 	.opts = biolatency_opts,
