@@ -126,6 +126,25 @@ rows=$(awk -v d="$D" '$2 ~ /^we"ird/ && $6 == d { n += $7 } END { print n + 0 }'
 [ "$bytes" = $((250 * 4096)) ] || fail "biotop: bytes_total $bytes"
 echo "ok: biotop --prom: 250 requests, $bytes bytes, as in the rows"
 
+# seeksize and biopattern: the same requests in their histograms and counters.
+tracer_start "$LIVE_TMP/k.out" seeksize -d "$D" --prom "$LIVE_TMP/seek.prom"
+t1=$TRACER_PID
+tracer_start "$LIVE_TMP/p.out" biopattern -d "$D" --prom "$LIVE_TMP/pat.prom" 10
+dio read "$DEV" 333 4096 >/dev/null
+tracer_stop
+TRACER_PID=$t1 tracer_stop
+promcheck "$LIVE_TMP/seek.prom" "$LIVE_TMP/pat.prom"
+sed 's/^Process Name = /comm = /' "$LIVE_TMP/k.out" >"$LIVE_TMP/k.txt"
+# The disk's first request has no previous position: seeksize counts the other 332.
+[ "$(metric "$LIVE_TMP/seek.prom" 'iotap_seeksize_bytes_count{comm="dio"}')" = 332 ] &&
+	[ "$(hist_total "$LIVE_TMP/k.txt" dio)" = 332 ] || fail "seeksize: prom and text do not both count 332"
+pat=$(awk '$1 ~ /^iotap_biopattern_requests_total/ { n += $2 } END { print n + 0 }' "$LIVE_TMP/pat.prom")
+rows=$(awk -v d="$D" '$1 == d { n += $4 } END { print n + 0 }' "$LIVE_TMP/p.out")
+[ "$pat" = 333 ] && [ "$rows" = 333 ] || fail "biopattern: prom $pat, text $rows, expected 333"
+[ "$(metric "$LIVE_TMP/pat.prom" "iotap_biopattern_bytes_total{disk=\"$D\"}")" = $((333 * 4096)) ] ||
+	fail "biopattern: bytes_total"
+echo "ok: seeksize (332 seeks) and biopattern (333 requests) --prom count as the text"
+
 # A path that cannot be written: one error line before tracing, usage status.
 rc=0
 "$IOTAP" biolatency --prom /nonexistent/x.prom 1 1 >/dev/null 2>"$LIVE_TMP/err" || rc=$?
