@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "completion.h"
 #include "iotap.h"
 #include "log.h"
 #include "cmds.h"
@@ -79,7 +80,7 @@ static void cli_usage(FILE *out)
 {
 	fputs("usage: iotap TOOL [options] [args]\n"
 	      "       iotap record -o FILE [options] [-- command] | iotap report -i FILE TOOL [options]\n"
-	      "       iotap help TOOL | iotap list | iotap --version\n\n"
+	      "       iotap help TOOL | iotap list | iotap completion bash | iotap --version\n\n"
 	      "Block I/O tracing without BPF: tracepoints through perf_event_open, analysis in user space.\n\n"
 	      "tools:\n", out);
 	for (const struct tool *const *t = iotap_tools; *t; t++)
@@ -161,6 +162,20 @@ int cli_run_tool(const struct tool *tool, int argc, char **argv, const char *inp
 	return cli_stdout_check(ret ? EXIT_TRACE : 0);
 }
 
+/* cli_completion - the bash completion script for every tool and command */
+static int cli_completion(void)
+{
+	const struct tool *specs[64];
+	size_t n = 0;
+
+	for (const struct tool *const *t = iotap_tools; *t && n < 60; t++)
+		specs[n++] = *t;
+	for (size_t i = 0; i < sizeof(cli_cmds) / sizeof(cli_cmds[0]); i++)
+		specs[n++] = cli_cmds[i].spec;
+	specs[n] = NULL;
+	return cli_stdout_check(completion_bash_write(stdout, specs) ? EXIT_TRACE : 0);
+}
+
 /* main - iotap TOOL ..., or a tool name as argv[0] */
 int main(int argc, char **argv)
 {
@@ -188,7 +203,8 @@ int main(int argc, char **argv)
 		return cli_stdout_check(0);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		puts("iotap " PACKAGE_VERSION);
+		puts("iotap " PACKAGE_VERSION " (libtraceevent " IOTAP_TRACEEVENT_VERSION
+		     ", libtracefs " IOTAP_TRACEFS_VERSION ")");
 		return cli_stdout_check(0);
 	}
 	if (!strcmp(argv[1], "list")) {
@@ -196,6 +212,8 @@ int main(int argc, char **argv)
 			printf("%s\n", (*t)->name);
 		return cli_stdout_check(0);
 	}
+	if (!strcmp(argv[1], "completion") && argc == 3 && !strcmp(argv[2], "bash"))
+		return cli_completion();
 	if (!strcmp(argv[1], "man") && argc == 3 && (tool = cli_spec_find(argv[2]))) {
 		opt_man(tool, stdout);
 		return cli_stdout_check(0);

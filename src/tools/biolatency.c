@@ -5,11 +5,13 @@
 #include <string.h>
 
 #include "blktrack.h"
+#include "heatmap.h"
 #include "hist.h"
+#include "prom.h"
 
 struct biolatency_params {
 	bool timestamp, queued, msecs, disks, flags, extension, json, percentiles;
-	const char *disk;
+	const char *disk, *prom, *heatmap;
 	int pid;
 };
 
@@ -17,6 +19,8 @@ struct biolatency_state {
 	struct blktrack *bt;
 	struct hist_set hs;
 	uint64_t ext_total, ext_count;
+	struct prom *prom;
+	struct heatmap *hm;
 };
 
 #define P(f) offsetof(struct biolatency_params, f)
@@ -34,6 +38,12 @@ static const struct opt biolatency_opts[] = {
 	{ 'p', "pid", OPT_PID, P(pid), "PID", "trace I/O submitted by this process only" },
 	{ 0, "percentiles", OPT_FLAG, P(percentiles), NULL,
 	  "print p50, p90, p99, p99.9 and max under each histogram" },
+	{ 0, "prom", OPT_STR, P(prom), "FILE",
+	  "each interval, also write the histograms as Prometheus metrics (node_exporter textfile "
+	  "format, cumulative, in seconds) to FILE.tmp and rename it over FILE" },
+	{ 0, "heatmap", OPT_STR, P(heatmap), "FILE",
+	  "at the end, write an SVG latency heat map to FILE: a column per interval (1 s without "
+	  "one), a row per log2 latency bucket, colour by count, the count in each cell's hover text" },
 	OPT_END
 };
 
@@ -66,9 +76,54 @@ static int biolatency_on_done(void *arg, const struct blk_io *io)
 	h = hist_set_get(&st->hs, key);
 	if (!h || hist_add(h, delta))
 		return -ENOMEM;
+	if (st->hm && heatmap_add(st->hm, io->t_done > iotap_start_time(ctx) ?
+				  io->t_done - iotap_start_time(ctx) : 0, hist_log2_slot(delta)))
+		return -ENOMEM;
 	st->ext_total += delta;
 	st->ext_count++;
 	return 0;
+}
+
+/* biolatency_heatmap_open - check FILE can be written now, not after tracing */
+static int biolatency_heatmap_open(struct iotap_ctx *ctx)
+{
+	struct biolatency_params *p = ctx->params;
+	struct biolatency_state *st = ctx->state;
+	FILE *f = fopen(p->heatmap, "we");
+
+	if (!f) {
+		iotap_err(ctx, "cannot write %s: %s", p->heatmap, strerror(errno));
+		return -EINVAL;
+	}
+	fclose(f);
+	st->hm = heatmap_alloc(ctx->interval_ns ? ctx->interval_ns : 1000000000ull);
+	return st->hm ? 0 : -ENOMEM;
+}
+
+/* biolatency_heatmap_write - the heat map of the whole run */
+static int biolatency_heatmap_write(struct iotap_ctx *ctx)
+{
+	struct biolatency_params *p = ctx->params;
+	struct biolatency_state *st = ctx->state;
+	struct heatmap_opts ho = {
+		.title = p->queued ? "Block I/O latency heat map (biolatency -Q: queued + device time)" :
+			 "Block I/O latency heat map (biolatency: device time)",
+		.subtitle = p->disk,
+		.unit = p->msecs ? "msecs" : "usecs",
+	};
+	FILE *f = fopen(p->heatmap, "we");
+	int ret;
+
+	if (!f) {
+		iotap_err(ctx, "cannot write %s: %s", p->heatmap, strerror(errno));
+		return -errno;
+	}
+	ret = heatmap_write_svg(st->hm, f, &ho);
+	if (fclose(f) && !ret)
+		ret = -errno;
+	if (ret)
+		iotap_err(ctx, "cannot write %s: %s", p->heatmap, strerror(-ret));
+	return ret;
 }
 
 /* biolatency_init - check options and subscribe to the request events */
@@ -86,6 +141,15 @@ static int biolatency_init(struct iotap_ctx *ctx)
 	if (p->disks && p->flags) {
 		iotap_err(ctx, "can only use -D or -F");
 		return -EINVAL;
+	}
+	if (p->prom && !(st->prom = prom_alloc(p->prom))) {
+		iotap_err(ctx, "cannot write %s.tmp: %s", p->prom, strerror(errno));
+		return -EINVAL;
+	}
+	if (p->heatmap) {
+		ret = biolatency_heatmap_open(ctx);
+		if (ret)
+			return ret;
 	}
 	ret = blktrack_cfg_select(&cfg, ctx, p->disk, p->pid);
 	if (ret)
@@ -106,6 +170,25 @@ static int biolatency_print_one(struct iotap_ctx *ctx, struct hist *h, const cha
 		fprintf(ctx->out, "\n%s = %s\n", section, key);
 	hist_print_log2(h, ctx->out, label);
 	return p->percentiles ? hist_print_percentiles(h, ctx->out, label) : 0;
+}
+
+/* biolatency_prom - add the interval to the Prometheus series and rewrite the file */
+static int biolatency_prom(struct iotap_ctx *ctx)
+{
+	struct biolatency_params *p = ctx->params;
+	struct biolatency_state *st = ctx->state;
+	/* Up to 2^27 us or 2^17 ms, about 134 s, as buckets; slower only in +Inf. */
+	int ret = prom_hist_set_add(st->prom, "iotap_biolatency_seconds", p->queued ?
+				    "Block I/O latency from creation to completion (biolatency -Q)" :
+				    "Block I/O latency from issue to the device until completion",
+				    p->disks ? "disk" : p->flags ? "flags" : NULL, &st->hs,
+				    p->msecs ? 1e-3 : 1e-6, p->msecs ? 17 : 27);
+
+	if (!ret)
+		ret = prom_write(st->prom);
+	if (ret)
+		iotap_err(ctx, "cannot write %s: %s", p->prom, strerror(-ret));
+	return ret;
 }
 
 /* biolatency_report - print and reset the histograms, BCC's layout */
@@ -129,6 +212,10 @@ static int biolatency_report(struct iotap_ctx *ctx)
 		fprintf(ctx->out, "\navg = %llu %s, total: %llu %s, count: %llu\n\n",
 			(unsigned long long)(st->ext_total / st->ext_count), label,
 			(unsigned long long)st->ext_total, label, (unsigned long long)st->ext_count);
+	if (!ret && st->prom)
+		ret = biolatency_prom(ctx);
+	if (!ret && st->hm && ctx->final)
+		ret = biolatency_heatmap_write(ctx);
 	if (ctx->final)
 		blktrack_warn_stats(st->bt, ctx);
 	hist_set_reset(&st->hs);
@@ -143,6 +230,8 @@ static void biolatency_fini(struct iotap_ctx *ctx)
 
 	blktrack_free(st->bt);
 	hist_set_release(&st->hs);
+	prom_free(st->prom);
+	heatmap_free(st->hm);
 }
 
 const struct tool tool_biolatency = {
@@ -160,7 +249,11 @@ const struct tool tool_biolatency = {
 		"iotap biolatency -mT 1 10\n  Print a millisecond histogram with a timestamp every second, ten times.\n"
 		"iotap biolatency -D -Q\n  One histogram per disk, including time queued in the OS.\n"
 		"iotap biolatency -F -d sda --percentiles\n  One histogram per I/O flag set on sda, with percentiles.\n"
-		"iotap biolatency -i trace.iotap -D\n  The same report from a recording.\n",
+		"iotap biolatency -i trace.iotap -D\n  The same report from a recording.\n"
+		"iotap biolatency -D --prom /var/lib/node_exporter/biolatency.prom 15\n"
+		"  Every 15 seconds, per-disk latency histograms for node_exporter's textfile collector.\n"
+		"iotap biolatency -d sda --heatmap lat.svg 0.5 120\n"
+		"  Trace sda for a minute, then draw a heat map of half-second columns.\n",
 	.banner = "Tracing block device I/O... Hit Ctrl-C to end.",
 	.args = TOOL_ARGS_INTERVAL,
 	.opts = biolatency_opts,

@@ -3,12 +3,14 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "blktrack.h"
+#include "prom.h"
 
 struct biopattern_params {
 	bool timestamp;
-	const char *disk;
+	const char *disk, *prom;
 };
 
 struct biopattern_disk {
@@ -22,12 +24,17 @@ struct biopattern_state {
 	struct biopattern_disk *d;	/* in order of first completion */
 	size_t nr;
 	bool header_done;
+	struct prom *prom;
 };
 
 #define P(f) offsetof(struct biopattern_params, f)
 static const struct opt biopattern_opts[] = {
 	{ 'T', "timestamp", OPT_FLAG, P(timestamp), NULL, "include timestamp on output" },
 	{ 'd', "disk", OPT_DISK, P(disk), "DISK", "trace this disk only" },
+	{ 0, "prom", OPT_STR, P(prom), "FILE",
+	  "each interval, also write per-disk counters of random and sequential requests and of "
+	  "bytes as Prometheus metrics (node_exporter textfile format) to FILE.tmp and rename it "
+	  "over FILE" },
 	OPT_END
 };
 
@@ -85,9 +92,38 @@ static int biopattern_init(struct iotap_ctx *ctx)
 		.on_done = biopattern_on_done,
 		.arg = ctx,
 	};
-	int ret = blktrack_cfg_select(&cfg, ctx, p->disk, 0);
+	int ret;
 
+	if (p->prom && !(st->prom = prom_alloc(p->prom))) {
+		iotap_err(ctx, "cannot write %s.tmp: %s", p->prom, strerror(errno));
+		return -EINVAL;
+	}
+	ret = blktrack_cfg_select(&cfg, ctx, p->disk, 0);
 	return ret ? ret : blktrack_create(&st->bt, ctx, &cfg);
+}
+
+/* biopattern_prom - a disk's interval into the cumulative counters */
+static int biopattern_prom(struct iotap_ctx *ctx, const struct biopattern_disk *d)
+{
+	struct biopattern_state *st = ctx->state;
+	const char *help = "Block I/O requests completed, random or sequential";
+	char rnd[128] = "", seq[128] = "", disk[128] = "";
+	const char *name = iotap_disk_name(ctx, d->dev);
+	int ret;
+
+	if (prom_label(rnd, sizeof(rnd), "disk", name) ||
+	    prom_label(rnd, sizeof(rnd), "pattern", "random") ||
+	    prom_label(seq, sizeof(seq), "disk", name) ||
+	    prom_label(seq, sizeof(seq), "pattern", "sequential") ||
+	    prom_label(disk, sizeof(disk), "disk", name))
+		return -ENOSPC;
+	ret = prom_counter_add(st->prom, "iotap_biopattern_requests_total", help, rnd, d->rnd);
+	if (!ret)
+		ret = prom_counter_add(st->prom, "iotap_biopattern_requests_total", help, seq, d->seq);
+	if (!ret)
+		ret = prom_counter_add(st->prom, "iotap_biopattern_bytes_total",
+				       "Bytes of completed block I/O", disk, d->bytes);
+	return ret;
 }
 
 /* biopattern_report - one line per disk that completed I/O this interval, then reset */
@@ -112,6 +148,14 @@ static int biopattern_report(struct iotap_ctx *ctx)
 
 		if (!total)
 			continue;
+		if (st->prom) {
+			int ret = biopattern_prom(ctx, d);
+
+			if (ret) {
+				iotap_err(ctx, "cannot write %s: %s", p->prom, strerror(-ret));
+				return ret;
+			}
+		}
 		if (p->timestamp)
 			fprintf(ctx->out, "%-9s ", ts);
 		fprintf(ctx->out, "%-7s %5llu %5llu %8llu %10llu\n", iotap_disk_name(ctx, d->dev),
@@ -119,6 +163,14 @@ static int biopattern_report(struct iotap_ctx *ctx)
 			(unsigned long long)(d->seq * 100 / total), (unsigned long long)total,
 			(unsigned long long)(d->bytes / 1024));
 		d->rnd = d->seq = d->bytes = 0;
+	}
+	if (st->prom) {
+		int ret = prom_write(st->prom);
+
+		if (ret) {
+			iotap_err(ctx, "cannot write %s: %s", p->prom, strerror(-ret));
+			return ret;
+		}
 	}
 	if (ctx->final)
 		blktrack_warn_stats(st->bt, ctx);
@@ -133,6 +185,7 @@ static void biopattern_fini(struct iotap_ctx *ctx)
 	blktrack_free(st->bt);
 	blk_lastpos_release(&st->pos);
 	free(st->d);
+	prom_free(st->prom);
 }
 
 const struct tool tool_biopattern = {

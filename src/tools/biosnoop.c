@@ -6,10 +6,11 @@
 
 #include "blktrack.h"
 #include "hist.h"
+#include "timeline.h"
 
 struct biosnoop_params {
 	bool queued, pattern, timestamp, json;
-	const char *disk, *comm;
+	const char *disk, *comm, *timeline;
 	int pid;
 	uint64_t min_ms;
 };
@@ -19,6 +20,7 @@ struct biosnoop_state {
 	struct blk_lastpos pos;
 	uint64_t first_us;		/* completion of the first line: TIME(s) counts from it */
 	bool header_done;
+	struct timeline *tl;
 };
 
 #define P(f) offsetof(struct biosnoop_params, f)
@@ -35,6 +37,10 @@ static const struct opt biosnoop_opts[] = {
 	{ 't', "timestamp", OPT_FLAG, P(timestamp), NULL,
 	  "print wall-clock time (HH:MM:SS.mmm) instead of seconds since the first I/O" },
 	{ 'j', "json", OPT_FLAG, P(json), NULL, "json output: one object per I/O and line" },
+	{ 0, "timeline", OPT_STR, P(timeline), "FILE",
+	  "at the end, also write the I/O shown as a Trace Event Format timeline (JSON for "
+	  "ui.perfetto.dev and chrome://tracing) to FILE: a track per disk and per process, each "
+	  "request split into queued and device time, flushes and errors marked" },
 	OPT_END
 };
 
@@ -112,6 +118,7 @@ static int biosnoop_print(struct iotap_ctx *ctx, const struct blk_io *io, const 
 {
 	struct biosnoop_params *p = ctx->params;
 	uint64_t lat = io->t_done - io->t_issue, que = 0;
+	struct biosnoop_state *st = ctx->state;
 	const char *disk = iotap_disk_name(ctx, io->dev);
 	char t[32], sector[24] = "-";
 	FILE *out = ctx->out;
@@ -124,6 +131,18 @@ static int biosnoop_print(struct iotap_ctx *ctx, const struct blk_io *io, const 
 		que = io->t_issue - io->t_start;
 	if (io->nr_sector)
 		snprintf(sector, sizeof(sector), "%llu", (unsigned long long)io->sector);
+	if (st->tl) {
+		struct timeline_req tr = {
+			.dev = io->dev, .disk = disk, .pid = io->pid, .comm = io->comm,
+			.t_start = io->t_start, .t_issue = io->t_issue, .t_done = io->t_done,
+			.sector = io->sector, .bytes = io->bytes, .rwbs = io->rwbs,
+			.error = io->error, .flush = io->op == BLOCK_OP_FLUSH,
+		};
+		int ret = timeline_add(st->tl, &tr);
+
+		if (ret)
+			return ret;
+	}
 	biosnoop_header(ctx);
 	biosnoop_time(ctx, io, t, sizeof(t));
 	if (p->json) {
@@ -193,9 +212,41 @@ static int biosnoop_init(struct iotap_ctx *ctx)
 		.on_nodata = biosnoop_on_nodata,
 		.arg = ctx,
 	};
-	int ret = blktrack_cfg_select(&cfg, ctx, p->disk, p->pid);
+	int ret;
 
+	if (p->timeline) {
+		FILE *f = fopen(p->timeline, "we");
+
+		if (!f) {
+			iotap_err(ctx, "cannot write %s: %s", p->timeline, strerror(errno));
+			return -EINVAL;
+		}
+		fclose(f);
+		if (!(st->tl = timeline_alloc()))
+			return -ENOMEM;
+	}
+	ret = blktrack_cfg_select(&cfg, ctx, p->disk, p->pid);
 	return ret ? ret : blktrack_create(&st->bt, ctx, &cfg);
+}
+
+/* biosnoop_timeline_write - every request shown, as one Trace Event file */
+static int biosnoop_timeline_write(struct iotap_ctx *ctx)
+{
+	struct biosnoop_params *p = ctx->params;
+	struct biosnoop_state *st = ctx->state;
+	FILE *f = fopen(p->timeline, "we");
+	int ret;
+
+	if (!f) {
+		iotap_err(ctx, "cannot write %s: %s", p->timeline, strerror(errno));
+		return -errno;
+	}
+	ret = timeline_write_json(st->tl, f);
+	if (fclose(f) && !ret)
+		ret = -errno;
+	if (ret)
+		iotap_err(ctx, "cannot write %s: %s", p->timeline, strerror(-ret));
+	return ret;
 }
 
 /* biosnoop_report - the lines went out as requests completed; say what was not paired */
@@ -205,6 +256,8 @@ static int biosnoop_report(struct iotap_ctx *ctx)
 
 	biosnoop_header(ctx);
 	blktrack_warn_stats(st->bt, ctx);
+	if (st->tl && ctx->final && biosnoop_timeline_write(ctx))
+		return -EIO;
 	return ferror(ctx->out) ? -EIO : 0;
 }
 
@@ -215,6 +268,7 @@ static void biosnoop_fini(struct iotap_ctx *ctx)
 
 	blktrack_free(st->bt);
 	blk_lastpos_release(&st->pos);
+	timeline_free(st->tl);
 }
 
 const struct tool tool_biosnoop = {
@@ -237,7 +291,9 @@ const struct tool tool_biosnoop = {
 		"iotap biosnoop -Q -d sda\n  Only sda, with the time queued in the OS.\n"
 		"iotap biosnoop -P -c postgres\n  The I/O of postgres, marked sequential or random.\n"
 		"iotap biosnoop -m 10 -t\n  I/O slower than 10 ms, with wall-clock times.\n"
-		"iotap biosnoop -j 10\n  Ten seconds of I/O as JSON, one object per line.\n",
+		"iotap biosnoop -j 10\n  Ten seconds of I/O as JSON, one object per line.\n"
+		"iotap biosnoop -Q --timeline io.json 10\n"
+		"  Ten seconds of I/O, also as a timeline to open in ui.perfetto.dev.\n",
 	.banner = "Tracing block device I/O... Hit Ctrl-C to end.",
 	.args = TOOL_ARGS_DURATION,
 	.opts = biosnoop_opts,

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "blktrack.h"
+#include "prom.h"
 
 #define BIOTOP_ROWS 20
 
@@ -22,6 +23,7 @@ struct biotop_params {
 	uint64_t maxrows;
 	int pid;
 	int sort;
+	const char *prom;
 };
 
 /* One line: the I/O of a process, in one direction, on one disk, this interval. */
@@ -38,6 +40,7 @@ struct biotop_state {
 	void *tree;			/* rows by (pid, comm, direction, disk) */
 	struct biotop_row **rows;
 	size_t nr, cap;
+	struct prom *prom;
 };
 
 #define P(f) offsetof(struct biotop_params, f)
@@ -49,6 +52,9 @@ static const struct opt biotop_opts[] = {
 	{ 's', "sort", OPT_CHOICE, P(sort), "SORT",
 	  "sort by bytes (the default, BCC's order), by I/O + bytes + microseconds (all, libbpf-tools' default), by I/O or by total latency",
 	  biotop_sorts },
+	{ 0, "prom", OPT_STR, P(prom), "FILE",
+	  "each interval, also write every row as Prometheus counters (requests, bytes, latency "
+	  "seconds; labels pid, comm, disk, dir) to FILE.tmp and rename it over FILE" },
 	OPT_END
 };
 
@@ -130,8 +136,13 @@ static int biotop_init(struct iotap_ctx *ctx)
 		.on_done = biotop_on_done,
 		.arg = ctx,
 	};
-	int ret = blktrack_cfg_select(&cfg, ctx, NULL, p->pid);
+	int ret;
 
+	if (p->prom && !(st->prom = prom_alloc(p->prom))) {
+		iotap_err(ctx, "cannot write %s.tmp: %s", p->prom, strerror(errno));
+		return -EINVAL;
+	}
+	ret = blktrack_cfg_select(&cfg, ctx, NULL, p->pid);
 	return ret ? ret : blktrack_create(&st->bt, ctx, &cfg);
 }
 
@@ -197,6 +208,44 @@ static uint64_t biotop_sort_key(const struct biotop_row *r, int sort)
 	}
 }
 
+/* biotop_prom - every row of the interval into the cumulative counters, then the file */
+static int biotop_prom(struct iotap_ctx *ctx)
+{
+	struct biotop_params *p = ctx->params;
+	struct biotop_state *st = ctx->state;
+	char labels[512], pid[16];
+	int ret = 0;
+
+	for (size_t i = 0; i < st->nr && !ret; i++) {
+		const struct biotop_row *r = st->rows[i];
+
+		labels[0] = 0;
+		snprintf(pid, sizeof(pid), "%u", r->pid);
+		if (prom_label(labels, sizeof(labels), "pid", pid) ||
+		    prom_label(labels, sizeof(labels), "comm", r->comm) ||
+		    prom_label(labels, sizeof(labels), "disk", iotap_disk_name(ctx, r->dev)) ||
+		    prom_label(labels, sizeof(labels), "dir", r->write ? "write" : "read"))
+			ret = -ENOSPC;
+		if (!ret)
+			ret = prom_counter_add(st->prom, "iotap_biotop_requests_total",
+					       "Block I/O requests completed, by submitting process",
+					       labels, r->io);
+		if (!ret)
+			ret = prom_counter_add(st->prom, "iotap_biotop_bytes_total",
+					       "Bytes of completed block I/O, by submitting process",
+					       labels, r->bytes);
+		if (!ret)
+			ret = prom_counter_add(st->prom, "iotap_biotop_latency_seconds_total",
+					       "Total block I/O latency from issue to completion",
+					       labels, r->ns / 1e9);
+	}
+	if (!ret)
+		ret = prom_write(st->prom);
+	if (ret)
+		iotap_err(ctx, "cannot write %s: %s", p->prom, strerror(-ret));
+	return ret;
+}
+
 /* biotop_report - the screen of one interval, BCC's layout, then reset */
 static int biotop_report(struct iotap_ctx *ctx)
 {
@@ -229,6 +278,8 @@ static int biotop_report(struct iotap_ctx *ctx)
 			    (unsigned long long)r->io, (unsigned long long)(r->bytes / 1024),
 			    r->ns / 1e6 / r->io);
 	}
+	if (st->prom && biotop_prom(ctx))
+		return -EIO;
 	if (ctx->final)
 		blktrack_warn_stats(st->bt, ctx);
 	tdestroy(st->tree, free);
@@ -245,6 +296,7 @@ static void biotop_fini(struct iotap_ctx *ctx)
 	blktrack_free(st->bt);
 	tdestroy(st->tree, free);
 	free(st->rows);
+	prom_free(st->prom);
 }
 
 const struct tool tool_biotop = {

@@ -6,16 +6,19 @@
 
 #include "blktrack.h"
 #include "hist.h"
+#include "prom.h"
 
 struct bitesize_params {
 	bool timestamp;
 	const char *comm;
 	const char *disk;
+	const char *prom;
 };
 
 struct bitesize_state {
 	struct blktrack *bt;
 	struct hist_set hs;
+	struct prom *prom;
 };
 
 #define P(f) offsetof(struct bitesize_params, f)
@@ -24,6 +27,9 @@ static const struct opt bitesize_opts[] = {
 	{ 'c', "comm", OPT_STR, P(comm), "COMM",
 	  "trace I/O submitted by processes of this name only (the first 15 characters)" },
 	{ 'd', "disk", OPT_DISK, P(disk), "DISK", "trace this disk only" },
+	{ 0, "prom", OPT_STR, P(prom), "FILE",
+	  "each interval, also write the histograms as Prometheus metrics (node_exporter textfile "
+	  "format, cumulative, in bytes, label comm) to FILE.tmp and rename it over FILE" },
 	OPT_END
 };
 
@@ -61,8 +67,13 @@ static int bitesize_init(struct iotap_ctx *ctx)
 		.on_issue = bitesize_on_issue,
 		.arg = ctx,
 	};
-	int ret = blktrack_cfg_select(&cfg, ctx, p->disk, 0);
+	int ret;
 
+	if (p->prom && !(st->prom = prom_alloc(p->prom))) {
+		iotap_err(ctx, "cannot write %s.tmp: %s", p->prom, strerror(errno));
+		return -EINVAL;
+	}
+	ret = blktrack_cfg_select(&cfg, ctx, p->disk, 0);
 	return ret ? ret : blktrack_create(&st->bt, ctx, &cfg);
 }
 
@@ -75,6 +86,16 @@ static int bitesize_report(struct iotap_ctx *ctx)
 
 	iotap_interval_header(ctx, p->timestamp);
 	ret = hist_set_print_log2(&st->hs, ctx->out, "Process Name", "Kbytes");
+	if (!ret && st->prom) {
+		/* Kbytes slots as bytes: buckets up to 2^17 KiB, 128 MiB. */
+		ret = prom_hist_set_add(st->prom, "iotap_bitesize_bytes",
+					"Block I/O request size at issue, by submitting process",
+					"comm", &st->hs, 1024, 17);
+		if (!ret)
+			ret = prom_write(st->prom);
+		if (ret)
+			iotap_err(ctx, "cannot write %s: %s", p->prom, strerror(-ret));
+	}
 	if (ctx->final)
 		blktrack_warn_stats(st->bt, ctx);
 	hist_set_reset(&st->hs);
@@ -88,6 +109,7 @@ static void bitesize_fini(struct iotap_ctx *ctx)
 
 	blktrack_free(st->bt);
 	hist_set_release(&st->hs);
+	prom_free(st->prom);
 }
 
 const struct tool tool_bitesize = {

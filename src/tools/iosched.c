@@ -2,18 +2,21 @@
 /* iosched.c - time requests wait in the I/O scheduler, per scheduler, the book's iosched */
 #include <errno.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "blktrack.h"
 #include "hist.h"
+#include "prom.h"
 
 struct iosched_params {
 	bool timestamp, msecs;
-	const char *disk;
+	const char *disk, *prom;
 };
 
 struct iosched_state {
 	struct blktrack *bt;
 	struct hist_set hs;
+	struct prom *prom;
 };
 
 #define P(f) offsetof(struct iosched_params, f)
@@ -21,6 +24,9 @@ static const struct opt iosched_opts[] = {
 	{ 'T', "timestamp", OPT_FLAG, P(timestamp), NULL, "include timestamp on output" },
 	{ 'm', "milliseconds", OPT_FLAG, P(msecs), NULL, "millisecond histogram" },
 	{ 'd', "disk", OPT_DISK, P(disk), "DISK", "trace this disk only" },
+	{ 0, "prom", OPT_STR, P(prom), "FILE",
+	  "each interval, also write the histograms as Prometheus metrics (node_exporter textfile "
+	  "format, cumulative, in seconds, label sched) to FILE.tmp and rename it over FILE" },
 	OPT_END
 };
 
@@ -62,8 +68,13 @@ static int iosched_init(struct iotap_ctx *ctx)
 		.on_issue = iosched_on_issue,
 		.arg = ctx,
 	};
-	int ret = blktrack_cfg_select(&cfg, ctx, p->disk, 0);
+	int ret;
 
+	if (p->prom && !(st->prom = prom_alloc(p->prom))) {
+		iotap_err(ctx, "cannot write %s.tmp: %s", p->prom, strerror(errno));
+		return -EINVAL;
+	}
+	ret = blktrack_cfg_select(&cfg, ctx, p->disk, 0);
 	return ret ? ret : blktrack_create(&st->bt, ctx, &cfg);
 }
 
@@ -76,6 +87,15 @@ static int iosched_report(struct iotap_ctx *ctx)
 
 	iotap_interval_header(ctx, p->timestamp);
 	ret = hist_set_print_log2(&st->hs, ctx->out, "sched", p->msecs ? "msecs" : "usecs");
+	if (!ret && st->prom) {
+		ret = prom_hist_set_add(st->prom, "iotap_iosched_seconds",
+					"Time requests waited in the I/O scheduler, by scheduler",
+					"sched", &st->hs, p->msecs ? 1e-3 : 1e-6, p->msecs ? 17 : 27);
+		if (!ret)
+			ret = prom_write(st->prom);
+		if (ret)
+			iotap_err(ctx, "cannot write %s: %s", p->prom, strerror(-ret));
+	}
 	if (ctx->final)
 		blktrack_warn_stats(st->bt, ctx);
 	hist_set_reset(&st->hs);
@@ -89,6 +109,7 @@ static void iosched_fini(struct iotap_ctx *ctx)
 
 	blktrack_free(st->bt);
 	hist_set_release(&st->hs);
+	prom_free(st->prom);
 }
 
 const struct tool tool_iosched = {

@@ -8,7 +8,7 @@
 
 #include "opt.h"
 #include "stacks.h"
-#include "../../parsers/block.h"
+#include "block.h"
 
 enum iostack_io { IOSTACK_RW, IOSTACK_R, IOSTACK_W };
 

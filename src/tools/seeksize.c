@@ -2,13 +2,15 @@
 /* seeksize.c - requested seek distance histograms per process, the book's seeksize */
 #include <errno.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "blktrack.h"
 #include "hist.h"
+#include "prom.h"
 
 struct seeksize_params {
 	bool timestamp;
-	const char *disk;
+	const char *disk, *prom;
 	int pid;
 };
 
@@ -16,6 +18,7 @@ struct seeksize_state {
 	struct blktrack *bt;
 	struct blk_lastpos pos;
 	struct hist_set hs;
+	struct prom *prom;
 };
 
 #define P(f) offsetof(struct seeksize_params, f)
@@ -23,6 +26,9 @@ static const struct opt seeksize_opts[] = {
 	{ 'T', "timestamp", OPT_FLAG, P(timestamp), NULL, "include timestamp on output" },
 	{ 'd', "disk", OPT_DISK, P(disk), "DISK", "trace this disk only" },
 	{ 'p', "pid", OPT_PID, P(pid), "PID", "show the seeks of I/O submitted by this process only" },
+	{ 0, "prom", OPT_STR, P(prom), "FILE",
+	  "each interval, also write the histograms as Prometheus metrics (node_exporter textfile "
+	  "format, cumulative, in bytes, label comm) to FILE.tmp and rename it over FILE" },
 	OPT_END
 };
 
@@ -67,8 +73,13 @@ static int seeksize_init(struct iotap_ctx *ctx)
 		.on_issue = seeksize_on_issue,
 		.arg = ctx,
 	};
-	int ret = blktrack_cfg_select(&cfg, ctx, p->disk, p->pid);
+	int ret;
 
+	if (p->prom && !(st->prom = prom_alloc(p->prom))) {
+		iotap_err(ctx, "cannot write %s.tmp: %s", p->prom, strerror(errno));
+		return -EINVAL;
+	}
+	ret = blktrack_cfg_select(&cfg, ctx, p->disk, p->pid);
 	return ret ? ret : blktrack_create(&st->bt, ctx, &cfg);
 }
 
@@ -81,6 +92,16 @@ static int seeksize_report(struct iotap_ctx *ctx)
 
 	iotap_interval_header(ctx, p->timestamp);
 	ret = hist_set_print_log2(&st->hs, ctx->out, "Process Name", "sectors");
+	if (!ret && st->prom) {
+		/* 512-byte sectors as bytes: buckets up to 2^40 sectors, 512 TiB. */
+		ret = prom_hist_set_add(st->prom, "iotap_seeksize_bytes",
+					"Distance from the disk's last request, by submitting process",
+					"comm", &st->hs, 512, 40);
+		if (!ret)
+			ret = prom_write(st->prom);
+		if (ret)
+			iotap_err(ctx, "cannot write %s: %s", p->prom, strerror(-ret));
+	}
 	if (ctx->final)
 		blktrack_warn_stats(st->bt, ctx);
 	hist_set_reset(&st->hs);
@@ -95,6 +116,7 @@ static void seeksize_fini(struct iotap_ctx *ctx)
 	blktrack_free(st->bt);
 	blk_lastpos_release(&st->pos);
 	hist_set_release(&st->hs);
+	prom_free(st->prom);
 }
 
 const struct tool tool_seeksize = {

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_HEATMAP_H
+#define IOTAP_HEATMAP_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/*
+ * A latency heat map: time columns col_ns wide, rows that are log2 slots as
+ * hist.h numbers them (slot i holds [2^(i-1), 2^i - 1] units, 0 and 1 in slot
+ * 1), each cell the number of requests that completed in that column with a
+ * latency in that row.
+ */
+struct heatmap;
+
+/* An empty map of col_ns-wide columns; NULL with errno (EINVAL: col_ns 0, ENOMEM). */
+struct heatmap *heatmap_alloc(uint64_t col_ns);
+
+/* Release hm; hm may be NULL. */
+void heatmap_free(struct heatmap *hm);
+
+/*
+ * Count one request completed t_ns after the start of tracing, in log2 slot
+ * (1..64). Returns 0, -EINVAL (slot out of range) or -ENOMEM.
+ */
+int heatmap_add(struct heatmap *hm, uint64_t t_ns, unsigned int slot);
+
+/* Requests counted so far. */
+uint64_t heatmap_total(const struct heatmap *hm);
+
+struct heatmap_opts {
+	const char *title;	/* NULL: "Latency Heat Map" */
+	const char *subtitle;	/* NULL: none */
+	const char *unit;	/* the slots' unit, "usecs" or "msecs"; NULL: "usecs" */
+};
+
+/*
+ * Write the map as an SVG: a column per interval (empty ones too), a row per
+ * log2 slot from the lowest to the highest used, cells coloured by count on a
+ * log scale, each non-empty cell with a <title> hover text ending in
+ * "count N", a title, a colour legend and labelled axes. Writes
+ * a frame with "no I/O" when nothing was counted. opts may be NULL.
+ * Returns 0 or -EIO when f reports an error.
+ */
+int heatmap_write_svg(const struct heatmap *hm, FILE *f, const struct heatmap_opts *opts);
+
+#endif

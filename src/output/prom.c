@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* prom.c - Prometheus textfile-collector output, cumulative since start */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "prom.h"
+
+enum prom_kind { PROM_COUNTER, PROM_HIST };
+
+/* One series: a metric with one set of labels. */
+struct prom_series {
+	char *metric, *help, *labels;
+	enum prom_kind kind;
+	unsigned int top;
+	double unit;
+	double value;			/* counters; histograms: the sum */
+	uint64_t count;
+	uint64_t slot[HIST_LOG2_SLOTS];
+};
+
+struct prom {
+	char *path, *tmp;
+	struct prom_series *s;
+	size_t nr, cap;
+};
+
+/* prom_alloc - see prom.h */
+struct prom *prom_alloc(const char *path)
+{
+	struct prom *p;
+	FILE *f;
+	int err;
+
+	if (!path || !*path) {
+		errno = EINVAL;
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	if (!(p->path = strdup(path)) || asprintf(&p->tmp, "%s.tmp", path) < 0) {
+		p->tmp = NULL;
+		prom_free(p);
+		errno = ENOMEM;
+		return NULL;
+	}
+	f = fopen(p->tmp, "we");
+	if (!f) {
+		err = errno;
+		prom_free(p);
+		errno = err;
+		return NULL;
+	}
+	fclose(f);
+	unlink(p->tmp);
+	return p;
+}
+
+/* prom_free - see prom.h */
+void prom_free(struct prom *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->nr; i++) {
+		free(p->s[i].metric);
+		free(p->s[i].help);
+		free(p->s[i].labels);
+	}
+	free(p->s);
+	free(p->path);
+	free(p->tmp);
+	free(p);
+}
+
+/* prom_utf8_len - length of the valid UTF-8 sequence at s, 0 when invalid */
+static size_t prom_utf8_len(const unsigned char *s)
+{
+	size_t n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	/* Overlong three-byte forms, surrogates, and code points above U+10FFFF. */
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) ||
+	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
+		return 0;
+	return n;
+}
+
+/* prom_label - see prom.h */
+int prom_label(char *buf, size_t len, const char *name, const char *value)
+{
+	size_t n = strlen(buf), start = n;
+	const unsigned char *v = (const unsigned char *)value;
+
+#define PROM_PUT(c) do { if (n + 1 >= len) goto nospc; buf[n++] = (c); } while (0)
+	if (n)
+		PROM_PUT(',');
+	for (const char *c = name; *c; c++)
+		PROM_PUT(*c);
+	PROM_PUT('=');
+	PROM_PUT('"');
+	while (*v) {
+		size_t u = prom_utf8_len(v);
+
+		if (*v == '\\' || *v == '"') {
+			PROM_PUT('\\');
+			PROM_PUT(*v);
+		} else if (*v == '\n') {
+			PROM_PUT('\\');
+			PROM_PUT('n');
+		} else if (!u) {
+			PROM_PUT('?');
+			u = 1;
+		} else {
+			for (size_t i = 0; i < u; i++)
+				PROM_PUT(v[i]);
+		}
+		v += u;
+	}
+	PROM_PUT('"');
+	buf[n] = 0;
+	return 0;
+#undef PROM_PUT
+nospc:
+	buf[start] = 0;
+	return -ENOSPC;
+}
+
+/* prom_name_valid - [a-zA-Z_:][a-zA-Z0-9_:]* */
+static bool prom_name_valid(const char *s)
+{
+	if (!s || !*s || (*s >= '0' && *s <= '9'))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == ':'))
+			return false;
+	return true;
+}
+
+/* prom_series_get - the series metric{labels}, created empty the first time */
+static struct prom_series *prom_series_get(struct prom *p, enum prom_kind kind, const char *metric,
+					   const char *help, const char *labels)
+{
+	struct prom_series *s;
+
+	labels = labels ? labels : "";
+	for (size_t i = 0; i < p->nr; i++)
+		if (!strcmp(p->s[i].metric, metric) && !strcmp(p->s[i].labels, labels))
+			return p->s[i].kind == kind ? &p->s[i] : NULL;
+	if (p->nr == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 16;
+		struct prom_series *ns = realloc(p->s, cap * sizeof(*ns));
+
+		if (!ns)
+			return NULL;
+		p->s = ns;
+		p->cap = cap;
+	}
+	s = &p->s[p->nr];
+	memset(s, 0, sizeof(*s));
+	s->kind = kind;
+	s->metric = strdup(metric);
+	s->help = strdup(help ? help : metric);
+	s->labels = strdup(labels);
+	if (!s->metric || !s->help || !s->labels) {
+		free(s->metric);
+		free(s->help);
+		free(s->labels);
+		return NULL;
+	}
+	p->nr++;
+	return s;
+}
+
+/* prom_hist_add - see prom.h */
+int prom_hist_add(struct prom *p, const char *metric, const char *help, const char *labels,
+		  const struct hist *h, double unit, unsigned int top)
+{
+	struct prom_series *s;
+
+	if (!prom_name_valid(metric) || !top || top >= HIST_LOG2_SLOTS)
+		return -EINVAL;
+	s = prom_series_get(p, PROM_HIST, metric, help, labels);
+	if (!s)
+		return -ENOMEM;
+	if (!s->top) {
+		s->top = top;
+		s->unit = unit;
+	}
+	for (int i = 0; i < HIST_LOG2_SLOTS; i++)
+		s->slot[i] += h->slot[i];
+	s->count += h->count;
+	s->value += h->sum * unit;
+	return 0;
+}
+
+/* prom_hist_set_add - see prom.h */
+int prom_hist_set_add(struct prom *p, const char *metric, const char *help, const char *label,
+		      const struct hist_set *hs, double unit, unsigned int top)
+{
+	char labels[512];
+	int ret = 0;
+
+	for (size_t i = 0; i < hs->nr && !ret; i++) {
+		labels[0] = 0;
+		if (label && hs->keys[i][0] && prom_label(labels, sizeof(labels), label, hs->keys[i]))
+			return -ENOSPC;
+		ret = prom_hist_add(p, metric, help, labels, &hs->h[i], unit, top);
+	}
+	return ret;
+}
+
+/* prom_counter_add - see prom.h */
+int prom_counter_add(struct prom *p, const char *metric, const char *help, const char *labels,
+		     double v)
+{
+	struct prom_series *s;
+
+	if (!prom_name_valid(metric))
+		return -EINVAL;
+	s = prom_series_get(p, PROM_COUNTER, metric, help, labels);
+	if (!s)
+		return -ENOMEM;
+	s->value += v;
+	return 0;
+}
+
+/* prom_cmp - by metric, then labels: one family's series together */
+static int prom_cmp(const void *a, const void *b)
+{
+	const struct prom_series *x = a, *y = b;
+	int c = strcmp(x->metric, y->metric);
+
+	return c ? c : strcmp(x->labels, y->labels);
+}
+
+/* prom_help - the HELP text, escaped (\\ and \n) */
+static void prom_help(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", f);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+/* prom_series_write - one series: a counter line, or buckets, sum and count */
+static void prom_series_write(FILE *f, const struct prom_series *s)
+{
+	const char *sep = *s->labels ? "," : "";
+	uint64_t cum = 0;
+
+	if (s->kind == PROM_COUNTER) {
+		fprintf(f, "%s%s%s%s %.15g\n", s->metric, *s->labels ? "{" : "", s->labels,
+			*s->labels ? "}" : "", s->value);
+		return;
+	}
+	for (unsigned int i = 0; i <= s->top; i++) {
+		cum += s->slot[i];
+		if (i)
+			fprintf(f, "%s_bucket{%s%sle=\"%.9g\"} %llu\n", s->metric, s->labels, sep,
+				(double)(1ull << i) * s->unit, (unsigned long long)cum);
+	}
+	fprintf(f, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", s->metric, s->labels, sep,
+		(unsigned long long)s->count);
+	fprintf(f, "%s_sum%s%s%s %.15g\n", s->metric, *s->labels ? "{" : "", s->labels,
+		*s->labels ? "}" : "", s->value);
+	fprintf(f, "%s_count%s%s%s %llu\n", s->metric, *s->labels ? "{" : "", s->labels,
+		*s->labels ? "}" : "", (unsigned long long)s->count);
+}
+
+/* prom_write - see prom.h */
+int prom_write(struct prom *p)
+{
+	FILE *f;
+	int ret = 0;
+
+	if (p->nr)
+		qsort(p->s, p->nr, sizeof(*p->s), prom_cmp);
+	f = fopen(p->tmp, "we");
+	if (!f)
+		return -errno;
+	for (size_t i = 0; i < p->nr; i++) {
+		const struct prom_series *s = &p->s[i];
+
+		if (!i || strcmp(s->metric, p->s[i - 1].metric)) {
+			fprintf(f, "# HELP %s ", s->metric);
+			prom_help(f, s->help);
+			fprintf(f, "\n# TYPE %s %s\n", s->metric,
+				s->kind == PROM_HIST ? "histogram" : "counter");
+		}
+		prom_series_write(f, s);
+	}
+	if (ferror(f))
+		ret = -EIO;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	if (!ret && rename(p->tmp, p->path))
+		ret = -errno;
+	if (ret)
+		unlink(p->tmp);
+	return ret;
+}

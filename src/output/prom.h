@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_PROM_H
+#define IOTAP_PROM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hist.h"
+
+/*
+ * Prometheus metrics in node_exporter's textfile-collector format. Series are
+ * cumulative since prom_alloc (Prometheus counters and histograms never go
+ * down), however often the tool resets its own per-interval histograms.
+ * prom_write writes every series to PATH.tmp and renames it over PATH, so a
+ * scrape never reads half a file.
+ */
+struct prom;
+
+/*
+ * A writer for path; checks that PATH.tmp can be created, so a bad path fails
+ * before tracing. NULL with errno (EINVAL: empty path, ENOMEM, or the error
+ * creating PATH.tmp). The caller frees with prom_free.
+ */
+struct prom *prom_alloc(const char *path);
+
+/* Release p; p may be NULL. PATH stays as last written. */
+void prom_free(struct prom *p);
+
+/*
+ * Append name="value" to the label list in buf (len bytes, NUL-terminated,
+ * may start empty), with a comma when buf is not empty. The value is escaped
+ * as the exposition format asks (\\, \" and \n); bytes that are not valid
+ * UTF-8 become '?'. Returns 0, or -ENOSPC when buf is too small (buf is then
+ * unchanged).
+ */
+int prom_label(char *buf, size_t len, const char *name, const char *value);
+
+/*
+ * Add an interval's log2 histogram h (BCC slots: slot i counts values below
+ * 2^i units) to the series metric{labels}. unit is the size of h's unit in the
+ * metric's base unit (1e-6 for microseconds as seconds, 1024 for Kbytes as
+ * bytes); buckets run le=2^1..2^top units, then +Inf. The family's help and
+ * top come from its first series. Returns 0, -EINVAL (bad metric name, top
+ * outside 1..64) or -ENOMEM.
+ */
+int prom_hist_add(struct prom *p, const char *metric, const char *help, const char *labels,
+		  const struct hist *h, double unit, unsigned int top);
+
+/*
+ * prom_hist_add for every histogram of hs, labelled label="key"; keys that
+ * are empty (no -D or -F) give a series without labels. 0 or as prom_hist_add.
+ */
+int prom_hist_set_add(struct prom *p, const char *metric, const char *help, const char *label,
+		      const struct hist_set *hs, double unit, unsigned int top);
+
+/* Add v to the counter metric{labels} (metric should end in _total). As prom_hist_add. */
+int prom_counter_add(struct prom *p, const char *metric, const char *help, const char *labels,
+		     double v);
+
+/* Write every series to PATH.tmp, sorted, and rename it over PATH. 0 or -errno. */
+int prom_write(struct prom *p);
+
+#endif

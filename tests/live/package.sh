@@ -1,0 +1,64 @@
+#!/bin/bash
+# The Debian package: built from the distributed files (so the source tree is
+# never configured or touched), lintian-clean of errors, installable by apt,
+# and working from an unpacked root: tool links, man pages, completion, --version.
+. "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" = 0 ] || skip "the package test needs root (apt-get -s, dpkg-buildpackage as CI runs it)"
+for t in dpkg-buildpackage dh lintian man; do
+	command -v $t >/dev/null || skip "no $t: run scripts/deps.sh test (debhelper, dpkg-dev, lintian, man-db)"
+done
+build=$(dirname "$IOTAP")
+version=$("$IOTAP" --version | sed -n 's/^iotap \([^ ]*\) .*/\1/p')
+[ -n "$version" ] || fail "iotap --version printed no version"
+src=$LIVE_TMP/iotap-$version
+
+make -s -C "$build" distdir distdir="$src" >/dev/null || fail "make distdir failed"
+deb_version=$(cd "$src" && dpkg-parsechangelog -SVersion)
+[ "${deb_version%-*}" = "$version" ] || fail "debian/changelog is at $deb_version, configure.ac at $version"
+# Not make check's MAKEFLAGS: its TESTS=... would reach the package's own test run.
+(cd "$src" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES \
+	DEB_BUILD_OPTIONS="parallel=2 ${DEB_BUILD_OPTIONS:-}" dpkg-buildpackage -us -uc -b) >"$LIVE_TMP/build.log" 2>&1 ||
+	{ tail -30 "$LIVE_TMP/build.log" >&2; fail "dpkg-buildpackage failed"; }
+deb=$LIVE_TMP/iotap_${deb_version}_amd64.deb
+[ -f "$deb" ] || fail "no $deb after the build"
+
+# Errors fail; accepted warnings are listed in the README.
+lintian "$deb" >"$LIVE_TMP/lintian.out" 2>&1 || true
+cat "$LIVE_TMP/lintian.out" >&2
+grep -q '^E:' "$LIVE_TMP/lintian.out" && fail "lintian reports errors"
+
+# apt resolves the library dependencies (simulated: the machine keeps its state).
+depends=$(dpkg-deb -f "$deb" Depends)
+for lib in libtraceevent libtracefs libdw1 libelf1; do
+	case "$depends" in *$lib*) ;; *) fail "Depends lacks $lib: $depends" ;; esac
+done
+apt-get -s install "$deb" >"$LIVE_TMP/apt.out" 2>&1 || { cat "$LIVE_TMP/apt.out" >&2; fail "apt-get cannot install $deb"; }
+grep -q '^Inst iotap ' "$LIVE_TMP/apt.out" || grep -q 'iotap is already the newest' "$LIVE_TMP/apt.out" ||
+	{ cat "$LIVE_TMP/apt.out" >&2; fail "apt-get would not install iotap"; }
+
+root=$LIVE_TMP/root
+dpkg -x "$deb" "$root"
+for t in biolatency biosnoop biotop bitesize biopattern biostacks; do
+	[ "$(readlink "$root/usr/sbin/$t")" = ../bin/iotap ] || fail "/usr/sbin/$t is not a link to ../bin/iotap"
+done
+"$root/usr/sbin/biolatency" --help >"$LIVE_TMP/help" || fail "biolatency --help failed"
+head -1 "$LIVE_TMP/help" | grep -q '^usage: iotap biolatency ' || fail "biolatency --help: $(head -1 "$LIVE_TMP/help")"
+want="iotap $version (libtraceevent $(pkg-config --modversion libtraceevent), libtracefs $(pkg-config --modversion libtracefs))"
+[ "$("$root/usr/bin/iotap" --version)" = "$want" ] || fail "--version: $("$root/usr/bin/iotap" --version), want $want"
+
+man=$(MANPATH=$root/usr/share/man man -w iotap-biolatency) || fail "man -w iotap-biolatency found nothing"
+[ "$man" = "$root/usr/share/man/man8/iotap-biolatency.8.gz" ] || fail "man -w iotap-biolatency: $man"
+MANPATH=$root/usr/share/man man -w biolatency >/dev/null || fail "man -w biolatency found nothing"
+MANWIDTH=200 MANPATH=$root/usr/share/man man iotap-biolatency 2>/dev/null | grep -q -- '--percentiles' ||
+	fail "the installed man page lacks --percentiles"
+
+# The completion comes from the option tables: a biolatency option, a choice list, a tool name.
+complete_words() {
+	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _iotap; echo "${COMPREPLY[*]}"' \
+		_ "$root/usr/share/bash-completion/completions/$1" "${@:2}"
+}
+[ "$(complete_words biolatency biolatency --perc)" = --percentiles ] || fail "no completion of biolatency --perc"
+[ "$(complete_words iotap iotap biotop -s a)" = all ] || fail "no completion of biotop -s a"
+[ "$(complete_words iotap iotap report -i x.rec bios)" = "biosnoop biostacks" ] || fail "no completion of report ... bios"
+echo "package: $(basename "$deb") builds, installs and runs; lintian: $(grep -c '^W:' "$LIVE_TMP/lintian.out") warnings, 0 errors"

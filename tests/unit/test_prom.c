@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_prom.c - label escaping, cumulative buckets, atomic rewrite of the textfile */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "prom.h"
+
+/* slurp - a whole file as a string */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = calloc(1, 1 << 16);
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, (1 << 16) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+/* tmp_path - a fresh file name in a private directory */
+static void tmp_path(char *dir, char *path, size_t len)
+{
+	strcpy(dir, "/tmp/test_prom.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, len, "%s/iotap.prom", dir);
+}
+
+static void test_label_escape(void **unused)
+{
+	char buf[128] = "";
+
+	assert_int_equal(prom_label(buf, sizeof(buf), "disk", "sda"), 0);
+	assert_string_equal(buf, "disk=\"sda\"");
+	assert_int_equal(prom_label(buf, sizeof(buf), "comm", "a\"b\\c\nd"), 0);
+	assert_string_equal(buf, "disk=\"sda\",comm=\"a\\\"b\\\\c\\nd\"");
+	/* Valid UTF-8 is kept; each byte of a bad or truncated sequence becomes ?. */
+	buf[0] = 0;
+	assert_int_equal(prom_label(buf, sizeof(buf), "comm", "\xc3\xa9t\xe9\xff\xe2\x82"), 0);
+	assert_string_equal(buf, "comm=\"\xc3\xa9t????\"");
+}
+
+static void test_label_nospace(void **unused)
+{
+	char buf[16] = "a=\"b\"";
+
+	assert_int_equal(prom_label(buf, sizeof(buf), "comm", "0123456789"), -ENOSPC);
+	assert_string_equal(buf, "a=\"b\"");
+	assert_int_equal(prom_label(buf, sizeof(buf), "c", "d"), 0);
+	assert_string_equal(buf, "a=\"b\",c=\"d\"");
+}
+
+static void test_hist_cumulative(void **unused)
+{
+	char dir[64], path[128], tmp[160], *text;
+	struct hist h = { 0 };
+	struct prom *p;
+
+	tmp_path(dir, path, sizeof(path));
+	p = prom_alloc(path);
+	assert_non_null(p);
+	/* 0 and 1 us in slot 1 (< 2 us), 3 in slot 2, 100 in slot 7 (< 128 us). */
+	hist_add(&h, 0);
+	hist_add(&h, 1);
+	hist_add(&h, 3);
+	hist_add(&h, 100);
+	assert_int_equal(prom_hist_add(p, "t_seconds", "help \\ with\nnewline", "disk=\"sda\"", &h,
+				       1e-6, 8), 0);
+	assert_int_equal(prom_write(p), 0);
+	text = slurp(path);
+	assert_string_equal(text,
+		"# HELP t_seconds help \\\\ with\\nnewline\n"
+		"# TYPE t_seconds histogram\n"
+		"t_seconds_bucket{disk=\"sda\",le=\"2e-06\"} 2\n"
+		"t_seconds_bucket{disk=\"sda\",le=\"4e-06\"} 3\n"
+		"t_seconds_bucket{disk=\"sda\",le=\"8e-06\"} 3\n"
+		"t_seconds_bucket{disk=\"sda\",le=\"1.6e-05\"} 3\n"
+		"t_seconds_bucket{disk=\"sda\",le=\"3.2e-05\"} 3\n"
+		"t_seconds_bucket{disk=\"sda\",le=\"6.4e-05\"} 3\n"
+		"t_seconds_bucket{disk=\"sda\",le=\"0.000128\"} 4\n"
+		"t_seconds_bucket{disk=\"sda\",le=\"0.000256\"} 4\n"
+		"t_seconds_bucket{disk=\"sda\",le=\"+Inf\"} 4\n"
+		"t_seconds_sum{disk=\"sda\"} 0.000104\n"
+		"t_seconds_count{disk=\"sda\"} 4\n");
+	free(text);
+	/* A second interval adds up; a value past the top bucket is only in +Inf. */
+	hist_reset(&h);
+	hist_add(&h, 1000);
+	assert_int_equal(prom_hist_add(p, "t_seconds", NULL, "disk=\"sda\"", &h, 1e-6, 8), 0);
+	assert_int_equal(prom_write(p), 0);
+	text = slurp(path);
+	assert_non_null(strstr(text, "le=\"0.000256\"} 4\nt_seconds_bucket{disk=\"sda\",le=\"+Inf\"} 5\n"));
+	assert_non_null(strstr(text, "t_seconds_count{disk=\"sda\"} 5\n"));
+	free(text);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	assert_int_equal(access(tmp, F_OK), -1);
+	prom_free(p);
+	hist_release(&h);
+	unlink(path);
+	rmdir(dir);
+}
+
+static void test_families(void **unused)
+{
+	char dir[64], path[128], *text;
+	struct prom *p;
+
+	tmp_path(dir, path, sizeof(path));
+	p = prom_alloc(path);
+	assert_non_null(p);
+	assert_int_equal(prom_counter_add(p, "b_total", "B", "x=\"2\"", 2), 0);
+	assert_int_equal(prom_counter_add(p, "a_total", "A", "", 1.5), 0);
+	assert_int_equal(prom_counter_add(p, "b_total", "B", "x=\"1\"", 1), 0);
+	assert_int_equal(prom_counter_add(p, "b_total", "B", "x=\"2\"", 3), 0);
+	assert_int_equal(prom_counter_add(p, "bad name", "B", "", 3), -EINVAL);
+	assert_int_equal(prom_write(p), 0);
+	text = slurp(path);
+	assert_string_equal(text,
+		"# HELP a_total A\n# TYPE a_total counter\na_total 1.5\n"
+		"# HELP b_total B\n# TYPE b_total counter\nb_total{x=\"1\"} 1\nb_total{x=\"2\"} 5\n");
+	free(text);
+	prom_free(p);
+	unlink(path);
+	rmdir(dir);
+}
+
+static void test_bad_path(void **unused)
+{
+	assert_null(prom_alloc("/nonexistent-dir/x.prom"));
+	assert_int_equal(errno, ENOENT);
+	assert_null(prom_alloc(""));
+	assert_int_equal(errno, EINVAL);
+	prom_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_label_escape),
+		cmocka_unit_test(test_label_nospace),
+		cmocka_unit_test(test_hist_cumulative),
+		cmocka_unit_test(test_families),
+		cmocka_unit_test(test_bad_path),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
