@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cursor.h"
 #include "fmtcheck.h"
 #include "ksyms.h"
 #include "log.h"
@@ -111,22 +112,13 @@ struct file_src {
 	struct recording_event *info_ev;
 };
 
-/* rd32 - a u32 of the file */
-static uint32_t rd32(const uint8_t *p)
+/* sec_version - the u32 a section begins with, its version; 0 when it is too short */
+static uint32_t sec_version(const void *p, size_t len)
 {
+	struct cursor c = cursor_make(p, len);
 	uint32_t v;
 
-	memcpy(&v, p, 4);
-	return v;
-}
-
-/* rd64 - a u64 of the file */
-static uint64_t rd64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
+	return cursor_u32(&c, &v) ? 0 : v;
 }
 
 /* file_bad - say what is wrong with the recording; returns the code for it */
@@ -173,8 +165,8 @@ static int meta_parse(struct file_src *f, const uint8_t *data, size_t len)
 
 	if (m->text)
 		return file_bad(f, "two META sections");
-	if (len < 4 || rd32(data) != REC_SEC_VERSION)
-		return file_bad(f, "META version %u is not supported", len < 4 ? 0 : rd32(data));
+	if (len < 4 || sec_version(data, len) != REC_SEC_VERSION)
+		return file_bad(f, "META version %u is not supported", sec_version(data, len));
 	m->text = malloc(len - 4 + 1);
 	if (!m->text)
 		return -ENOMEM;
@@ -273,29 +265,26 @@ static int blob_keep(struct file_src *f, uint32_t type, const uint8_t *data, siz
 /* evnt_add - one EVNT section: its format into the fmt_set, its ids into the map */
 static int evnt_add(struct session *s, struct file_src *f, const uint8_t *p, size_t len)
 {
-	uint64_t sample_type, regs_mask, nr_ids, sl, nl, fl, need;
+	uint32_t ver = 0, nr_ids = 0, sl = 0, nl = 0, fl = 0, flags = 0;
+	uint64_t sample_type = 0, regs_mask = 0, need;
+	struct cursor c = cursor_make(p, len);
 	char sys[65], name[65];
 	struct rec_ev *ev;
 	struct rec_id *ids;
-	const uint8_t *q;
-	uint32_t flags;
+	const uint8_t *q, *id_at;
 
-	if (len < REC_EVNT_FIXED ||
-	    (rd32(p) != REC_SEC_VERSION && rd32(p) != REC_EVNT_VERSION_FLAGS))
-		return file_bad(f, "EVNT section of %zu bytes, version %u", len, len < 4 ? 0 : rd32(p));
-	flags = rd32(p + 36);
-	if ((rd32(p) == REC_SEC_VERSION && flags) || (flags & ~REC_EVNT_CHAIN_IDS))
+	/* The fixed part: version, ids, layout, three lengths, flags (recording.h). */
+	if (len < REC_EVNT_FIXED || cursor_u32(&c, &ver) || cursor_u32(&c, &nr_ids) ||
+	    cursor_u64(&c, &sample_type) || cursor_u64(&c, &regs_mask) || cursor_u32(&c, &sl) ||
+	    cursor_u32(&c, &nl) || cursor_u32(&c, &fl) || cursor_u32(&c, &flags) ||
+	    (ver != REC_SEC_VERSION && ver != REC_EVNT_VERSION_FLAGS))
+		return file_bad(f, "EVNT section of %zu bytes, version %u", len, sec_version(p, len));
+	if ((ver == REC_SEC_VERSION && flags) || (flags & ~REC_EVNT_CHAIN_IDS))
 		return file_bad(f, "EVNT section with unknown flags %#x", flags);
-	nr_ids = rd32(p + 4);
-	sample_type = rd64(p + 8);
-	regs_mask = rd64(p + 16);
-	sl = rd32(p + 24);
-	nl = rd32(p + 28);
-	fl = rd32(p + 32);
-	need = REC_EVNT_FIXED + nr_ids * 8 + sl + nl + fl;
-	if (nr_ids > 65536 || need != len)
+	need = REC_EVNT_FIXED + (uint64_t)nr_ids * 8 + sl + nl + fl;
+	if (nr_ids > 65536 || need != len || !(id_at = cursor_take(&c, (uint64_t)nr_ids * 8)))
 		return file_bad(f, "EVNT lengths do not add up to its %zu bytes", len);
-	q = p + REC_EVNT_FIXED + nr_ids * 8;
+	q = cursor_take(&c, (uint64_t)sl + nl + fl);
 	if (!fmt_name_ok(q, sl) || !fmt_name_ok(q + sl, nl))
 		return file_bad(f, "EVNT names an event with an invalid name");
 	memcpy(sys, q, sl);
@@ -328,10 +317,9 @@ static int evnt_add(struct session *s, struct file_src *f, const uint8_t *p, siz
 	if (!ids)
 		return -ENOMEM;
 	f->ids = ids;
-	for (uint64_t i = 0; i < nr_ids; i++) {
-		f->ids[f->nr_ids].id = rd64(p + REC_EVNT_FIXED + i * 8);
+	for (struct cursor ic = cursor_make(id_at, (size_t)nr_ids * 8);
+	     !cursor_u64(&ic, &f->ids[f->nr_ids].id); )
 		f->ids[f->nr_ids++].idx = f->nr_evs;
-	}
 	ev = &f->evs[f->nr_evs++];
 	memset(ev, 0, sizeof(*ev));
 	ev->sys = s->fs.ev[s->fs.nr - 1].sys;
@@ -345,23 +333,24 @@ static int evnt_add(struct session *s, struct file_src *f, const uint8_t *p, siz
 /* disk_parse - the block device table */
 static int disk_parse(struct session *s, struct file_src *f, const uint8_t *p, size_t len)
 {
-	uint32_t n;
+	struct cursor c = cursor_make(p, len);
+	uint32_t ver = 0, n = 0;
 
-	if (len < 8 || rd32(p) != REC_SEC_VERSION)
-		return file_bad(f, "DISK section of %zu bytes, version %u", len, len < 4 ? 0 : rd32(p));
-	n = rd32(p + 4);
-	if ((len - 8) / REC_DISK_ENTRY < n)
+	if (cursor_u32(&c, &ver) || cursor_u32(&c, &n) || ver != REC_SEC_VERSION)
+		return file_bad(f, "DISK section of %zu bytes, version %u", len, sec_version(p, len));
+	if (cursor_left(&c) / REC_DISK_ENTRY < n)
 		return file_bad(f, "DISK says %u devices in %zu bytes", n, len);
 	for (uint32_t i = 0; i < n; i++) {
-		const uint8_t *e = p + 8 + (size_t)i * REC_DISK_ENTRY;
 		char name[32], sched[32];
+		uint32_t dev;
 		int ret;
 
-		memcpy(name, e + 4, 31);
+		/* u32 dev, then the name and the scheduler, 32 bytes each with their NUL. */
+		if (cursor_u32(&c, &dev) || cursor_copy(&c, name, 32) || cursor_copy(&c, sched, 32))
+			return -EINVAL;
 		name[31] = 0;
-		memcpy(sched, e + 36, 31);
 		sched[31] = 0;
-		ret = disk_table_add(&s->disks, rd32(e), name, sched);
+		ret = disk_table_add(&s->disks, dev, name, sched);
 		if (ret)
 			return ret;
 	}
@@ -371,17 +360,21 @@ static int disk_parse(struct session *s, struct file_src *f, const uint8_t *p, s
 /* comm_parse - process names as they were when recording began */
 static int comm_parse(struct session *s, struct file_src *f, const uint8_t *p, size_t len)
 {
-	uint32_t n;
+	struct cursor c = cursor_make(p, len);
+	uint32_t ver = 0, n = 0;
 
-	if (len < 8 || rd32(p) != REC_SEC_VERSION)
-		return file_bad(f, "COMM section of %zu bytes, version %u", len, len < 4 ? 0 : rd32(p));
-	n = rd32(p + 4);
-	if ((len - 8) / REC_COMM_ENTRY < n)
+	if (cursor_u32(&c, &ver) || cursor_u32(&c, &n) || ver != REC_SEC_VERSION)
+		return file_bad(f, "COMM section of %zu bytes, version %u", len, sec_version(p, len));
+	if (cursor_left(&c) / REC_COMM_ENTRY < n)
 		return file_bad(f, "COMM says %u processes in %zu bytes", n, len);
 	for (uint32_t i = 0; i < n; i++) {
-		const uint8_t *e = p + 8 + (size_t)i * REC_COMM_ENTRY;
+		const char *comm;
+		uint32_t pid;
 
-		session_comm_cache(s, rd32(e), (const char *)e + 4);
+		/* u32 pid, then 16 bytes of name (NUL-padded, perhaps not NUL-terminated). */
+		if (cursor_u32(&c, &pid) || !(comm = cursor_take(&c, 16)))
+			return -EINVAL;
+		session_comm_cache(s, pid, comm);
 	}
 	return 0;
 }
@@ -389,8 +382,8 @@ static int comm_parse(struct session *s, struct file_src *f, const uint8_t *p, s
 /* stream_open - check the prefix of a streamed section; returns its length */
 static int stream_open(struct file_src *f, const char *what, const uint8_t *p, size_t len)
 {
-	if (len < REC_STREAM_PREFIX || rd32(p) != REC_SEC_VERSION)
-		return file_bad(f, "%s stream version %u is not supported", what, len < 4 ? 0 : rd32(p));
+	if (len < REC_STREAM_PREFIX || sec_version(p, len) != REC_SEC_VERSION)
+		return file_bad(f, "%s stream version %u is not supported", what, sec_version(p, len));
 	return REC_STREAM_PREFIX;
 }
 
@@ -432,9 +425,13 @@ static int ksym_append(struct file_src *f, const uint8_t *p, size_t len)
 /* stat_parse - the end time the recorder wrote when it stopped */
 static int stat_parse(struct file_src *f, const uint8_t *p, size_t len)
 {
-	if (len < REC_STAT_SIZE || rd32(p) != REC_SEC_VERSION)
-		return file_bad(f, "STAT section of %zu bytes, version %u", len, len < 4 ? 0 : rd32(p));
-	f->t_end = rd64(p + 8);
+	struct cursor c = cursor_make(p, len);
+	uint32_t ver = 0, zero;
+
+	/* u32 version, u32 zero, u64 end time, u64 records, u64 samples (recording.h). */
+	if (len < REC_STAT_SIZE || cursor_u32(&c, &ver) || ver != REC_SEC_VERSION ||
+	    cursor_u32(&c, &zero) || cursor_u64(&c, &f->t_end))
+		return file_bad(f, "STAT section of %zu bytes, version %u", len, sec_version(p, len));
 	f->have_t_end = true;
 	return 0;
 }
@@ -462,7 +459,7 @@ static int file_build(struct session *s, struct file_src *f)
 			return file_bad(f, "two FMTH sections");
 		hp = &f->blobs[i];
 	}
-	if (!hp || hp->len < 4 || rd32(hp->data) != REC_SEC_VERSION)
+	if (!hp || hp->len < 4 || sec_version(hp->data, hp->len) != REC_SEC_VERSION)
 		return file_bad(f, "no FMTH section of a known version");
 	ret = fmt_set_init(&s->fs, (const char *)hp->data + 4, hp->len - 4, f->meta.long_size,
 			   f->meta.page_size);
@@ -675,15 +672,16 @@ static int file_peek(struct file_src *f, const struct perf_event_header **out)
 /* file_count_lost - a LOST or LOST_SAMPLES record, counted for its CPU */
 static void file_count_lost(struct file_src *f, const struct perf_event_header *h)
 {
+	struct cursor c = cursor_make(h + 1, h->size - sizeof(*h));
 	struct perf_sample_id sid;
-	uint64_t n;
+	uint64_t id, n;
 	size_t i;
 
 	/* LOST: id and count; LOST_SAMPLES: count; then the sample_id trailer. */
 	if (perf_sample_id_parse(h, &sid) ||
-	    h->size < sizeof(*h) + (h->type == PERF_RECORD_LOST ? 16 : 8) + sizeof(uint64_t) * 4)
+	    h->size < sizeof(*h) + (h->type == PERF_RECORD_LOST ? 16 : 8) + sizeof(uint64_t) * 4 ||
+	    (h->type == PERF_RECORD_LOST && cursor_u64(&c, &id)) || cursor_u64(&c, &n))
 		return;
-	n = rd64((const uint8_t *)(h + 1) + (h->type == PERF_RECORD_LOST ? 8 : 0));
 	for (i = 0; i < f->nr_lost && f->lost[i].cpu != (int)sid.cpu; i++)
 		;
 	if (i == f->nr_lost) {
@@ -705,14 +703,13 @@ static void file_count_lost(struct file_src *f, const struct perf_event_header *
 static int stack_add(struct file_src *f, const struct perf_event_header *h)
 {
 	struct rec_stacks *t = &f->stacks;
-	const uint8_t *body = (const uint8_t *)(h + 1);
+	struct cursor c = cursor_make(h + 1, h->size < sizeof(*h) ? 0 : h->size - sizeof(*h));
+	const void *chain;
 	uint64_t id, nr;
 
-	if (h->size < REC_STACK_FIXED)
+	if (h->size < REC_STACK_FIXED || cursor_u64(&c, &id) || cursor_u64(&c, &nr))
 		return file_bad(f, "a stack record of %u bytes", h->size);
-	id = rd64(body);
-	nr = rd64(body + 8);
-	if (nr != (h->size - REC_STACK_FIXED) / 8u)
+	if (nr != (h->size - REC_STACK_FIXED) / 8u || !(chain = cursor_take(&c, nr * 8)))
 		return file_bad(f, "a stack record of %u bytes says %" PRIu64 " entries", h->size, nr);
 	if (id == 0) {
 		t->len = 0;
@@ -741,7 +738,7 @@ static int stack_add(struct file_src *f, const struct perf_event_header *h)
 		t->ips = ips;
 		t->cap = cap;
 	}
-	memcpy(t->ips + t->len, body + 16, nr * 8);
+	memcpy(t->ips + t->len, chain, nr * 8);
 	t->st[t->nr].at = t->len;
 	t->st[t->nr++].nr = (uint32_t)nr;
 	t->len += nr;
@@ -842,36 +839,31 @@ static int file_lost(const struct session *s, int i, int *cpu, uint64_t *lost)
 /* maps_decode - one MAPS section into the user symbolizer; -EINVAL when damaged */
 static int maps_decode(const uint8_t *p, size_t len, struct usyms *us)
 {
-	uint32_t count;
-	size_t off = 8;
+	struct cursor c = cursor_make(p, len);
+	uint32_t ver, count;
 
-	if (len < 8)
+	if (cursor_u32(&c, &ver) || cursor_u32(&c, &count))
 		return -EINVAL;
-	if (rd32(p) != REC_SEC_VERSION)
+	if (ver != REC_SEC_VERSION)
 		return 0;
-	count = rd32(p + 4);
 	for (uint32_t k = 0; k < count; k++) {
 		uint64_t start, mlen, pgoff;
+		const uint8_t *bid;
 		uint16_t plen;
 		uint32_t pid;
 		char path[4096];
 		uint8_t blen;
 
-		if (len - off < REC_MAPS_FIXED)
+		/* u32 pid, u16 path length, u8 build-id length, u8 0, u64 start, len, pgoff. */
+		if (cursor_u32(&c, &pid) || cursor_u16(&c, &plen) || cursor_u8(&c, &blen) ||
+		    !cursor_take(&c, 1) || cursor_u64(&c, &start) || cursor_u64(&c, &mlen) ||
+		    cursor_u64(&c, &pgoff))
 			return -EINVAL;
-		pid = rd32(p + off);
-		memcpy(&plen, p + off + 4, 2);
-		blen = p[off + 6];
-		start = rd64(p + off + 8);
-		mlen = rd64(p + off + 16);
-		pgoff = rd64(p + off + 24);
-		off += REC_MAPS_FIXED;
-		if (blen > USYMS_BUILD_ID_MAX || plen >= sizeof(path) || len - off < blen + plen)
+		if (blen > USYMS_BUILD_ID_MAX || plen >= sizeof(path) || !(bid = cursor_take(&c, blen)) ||
+		    cursor_copy(&c, path, plen))
 			return -EINVAL;
-		memcpy(path, p + off + blen, plen);
 		path[plen] = 0;
-		usyms_map_add(us, pid, start, mlen, pgoff, path, p + off, blen);
-		off += blen + plen;
+		usyms_map_add(us, pid, start, mlen, pgoff, path, bid, blen);
 	}
 	return 0;
 }
