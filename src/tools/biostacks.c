@@ -256,24 +256,18 @@ out_free:
 	return ret;
 }
 
-struct bs_fold_ctx {
-	struct iotap_ctx *ctx;
-	struct fold *fold;
-};
-
 /* biostacks_fold_one - one stack into the fold, under its process name */
-static int biostacks_fold_one(uint32_t pid, uint64_t key, const uint64_t *ips, uint32_t nr,
-			      const uint64_t *v, void *arg)
+static int biostacks_fold_one(struct iotap_ctx *ctx, struct fold *fold, uint32_t pid,
+			      uint64_t key, const uint64_t *ips, uint32_t nr, const uint64_t *v)
 {
-	struct bs_fold_ctx *fc = arg;
-	struct biostacks_params *p = fc->ctx->params;
-	struct biostacks_state *st = fc->ctx->state;
+	struct biostacks_params *p = ctx->params;
+	struct biostacks_state *st = ctx->state;
 	const struct bs_hist *h = v[0] ? &st->h[v[0] - 1] : NULL;
-	const char *root = stack_comm(fc->ctx, pid, ips, nr);
+	const char *root = stack_comm(ctx, pid, ips, nr);
 
 	if (!h)
 		return 0;
-	return stack_fold_add(fc->ctx, fc->fold, &root, 1, pid, ips, nr,
+	return stack_fold_add(ctx, fold, &root, 1, pid, ips, nr,
 			      p->weight == BS_WEIGHT_LATENCY ? h->sum : h->count);
 }
 
@@ -282,21 +276,13 @@ static int biostacks_flame(struct iotap_ctx *ctx)
 {
 	struct biostacks_params *p = ctx->params;
 	struct biostacks_state *st = ctx->state;
-	struct bs_fold_ctx fc = { .ctx = ctx, .fold = fold_alloc() };
 	struct flame_opts fo = {
 		.title = "Block I/O by initialization stack",
 		.units = p->weight == BS_WEIGHT_COUNT ? "I/Os" : p->msecs ? "ms" : "us",
 		.reverse = p->reverse,
 	};
-	int ret;
 
-	if (!fc.fold)
-		return -ENOMEM;
-	ret = stackmap_for_each(st->map, biostacks_fold_one, &fc);
-	if (!ret)
-		ret = stack_fold_write(ctx, fc.fold, p->folded, p->svg, &fo);
-	fold_free(fc.fold);
-	return ret;
+	return stack_flame(ctx, st->map, biostacks_fold_one, p->folded, p->svg, &fo);
 }
 
 /* biostacks_report - the histograms, or folded stacks; the flame graph on the side */
