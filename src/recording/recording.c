@@ -12,6 +12,7 @@
 #include "fmtcheck.h"
 #include "ksyms.h"
 #include "log.h"
+#include "recformat.h"
 #include "recording.h"
 #include "stacks.h"
 #include "usyms.h"
@@ -330,53 +331,16 @@ static int evnt_add(struct session *s, struct file_src *f, const uint8_t *p, siz
 	return 0;
 }
 
-/* disk_parse - the block device table */
-static int disk_parse(struct session *s, struct file_src *f, const uint8_t *p, size_t len)
+/* comm_cache - a recorded process name into the session */
+static void comm_cache(void *arg, uint32_t pid, const char *comm)
 {
-	struct cursor c = cursor_make(p, len);
-	uint32_t ver = 0, n = 0;
-
-	if (cursor_u32(&c, &ver) || cursor_u32(&c, &n) || ver != REC_SEC_VERSION)
-		return file_bad(f, "DISK section of %zu bytes, version %u", len, sec_version(p, len));
-	if (cursor_left(&c) / REC_DISK_ENTRY < n)
-		return file_bad(f, "DISK says %u devices in %zu bytes", n, len);
-	for (uint32_t i = 0; i < n; i++) {
-		char name[32], sched[32];
-		uint32_t dev;
-		int ret;
-
-		/* u32 dev, then the name and the scheduler, 32 bytes each with their NUL. */
-		if (cursor_u32(&c, &dev) || cursor_copy(&c, name, 32) || cursor_copy(&c, sched, 32))
-			return -EINVAL;
-		name[31] = 0;
-		sched[31] = 0;
-		ret = disk_table_add(&s->disks, dev, name, sched);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	session_comm_cache(arg, pid, comm);
 }
 
-/* comm_parse - process names as they were when recording began */
-static int comm_parse(struct session *s, struct file_src *f, const uint8_t *p, size_t len)
+/* section_bad - a decoder's complaint as the one error line; other errors as they are */
+static int section_bad(const struct file_src *f, int ret, const char *why)
 {
-	struct cursor c = cursor_make(p, len);
-	uint32_t ver = 0, n = 0;
-
-	if (cursor_u32(&c, &ver) || cursor_u32(&c, &n) || ver != REC_SEC_VERSION)
-		return file_bad(f, "COMM section of %zu bytes, version %u", len, sec_version(p, len));
-	if (cursor_left(&c) / REC_COMM_ENTRY < n)
-		return file_bad(f, "COMM says %u processes in %zu bytes", n, len);
-	for (uint32_t i = 0; i < n; i++) {
-		const char *comm;
-		uint32_t pid;
-
-		/* u32 pid, then 16 bytes of name (NUL-padded, perhaps not NUL-terminated). */
-		if (cursor_u32(&c, &pid) || !(comm = cursor_take(&c, 16)))
-			return -EINVAL;
-		session_comm_cache(s, pid, comm);
-	}
-	return 0;
+	return ret == -EINVAL && why[0] ? file_bad(f, "%s", why) : ret;
 }
 
 /* stream_open - check the prefix of a streamed section; returns its length */
@@ -425,13 +389,11 @@ static int ksym_append(struct file_src *f, const uint8_t *p, size_t len)
 /* stat_parse - the end time the recorder wrote when it stopped */
 static int stat_parse(struct file_src *f, const uint8_t *p, size_t len)
 {
-	struct cursor c = cursor_make(p, len);
-	uint32_t ver = 0, zero;
+	char why[128] = "";
+	int ret = recfmt_stat_decode(p, len, &f->t_end, why, sizeof(why));
 
-	/* u32 version, u32 zero, u64 end time, u64 records, u64 samples (recording.h). */
-	if (len < REC_STAT_SIZE || cursor_u32(&c, &ver) || ver != REC_SEC_VERSION ||
-	    cursor_u32(&c, &zero) || cursor_u64(&c, &f->t_end))
-		return file_bad(f, "STAT section of %zu bytes, version %u", len, sec_version(p, len));
+	if (ret)
+		return section_bad(f, ret, why);
 	f->have_t_end = true;
 	return 0;
 }
@@ -493,6 +455,9 @@ static int file_build(struct session *s, struct file_src *f)
 static int file_section(struct session *s, struct file_src *f, uint32_t type, const uint8_t *p,
 			size_t len)
 {
+	char why[128] = "";
+	int ret;
+
 	switch (type) {
 	case REC_SEC_META:
 		return meta_parse(f, p, len);
@@ -501,9 +466,11 @@ static int file_section(struct session *s, struct file_src *f, uint32_t type, co
 	case REC_SEC_MAPS:
 		return blob_keep(f, type, p, len);
 	case REC_SEC_DISK:
-		return disk_parse(s, f, p, len);
+		ret = recfmt_disk_decode(p, len, &s->disks, why, sizeof(why));
+		return section_bad(f, ret, why);
 	case REC_SEC_COMM:
-		return comm_parse(s, f, p, len);
+		ret = recfmt_comm_decode(p, len, comm_cache, s, why, sizeof(why));
+		return section_bad(f, ret, why);
 	case REC_SEC_KSYM:
 		return ksym_append(f, p, len);
 	case REC_SEC_STAT:
@@ -836,36 +803,11 @@ static int file_lost(const struct session *s, int i, int *cpu, uint64_t *lost)
 	return 0;
 }
 
-/* maps_decode - one MAPS section into the user symbolizer; -EINVAL when damaged */
-static int maps_decode(const uint8_t *p, size_t len, struct usyms *us)
+/* maps_add - a recorded mapping into the user symbolizer */
+static void maps_add(void *arg, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		     const char *path, const uint8_t *build_id, uint8_t build_id_len)
 {
-	struct cursor c = cursor_make(p, len);
-	uint32_t ver, count;
-
-	if (cursor_u32(&c, &ver) || cursor_u32(&c, &count))
-		return -EINVAL;
-	if (ver != REC_SEC_VERSION)
-		return 0;
-	for (uint32_t k = 0; k < count; k++) {
-		uint64_t start, mlen, pgoff;
-		const uint8_t *bid;
-		uint16_t plen;
-		uint32_t pid;
-		char path[4096];
-		uint8_t blen;
-
-		/* u32 pid, u16 path length, u8 build-id length, u8 0, u64 start, len, pgoff. */
-		if (cursor_u32(&c, &pid) || cursor_u16(&c, &plen) || cursor_u8(&c, &blen) ||
-		    !cursor_take(&c, 1) || cursor_u64(&c, &start) || cursor_u64(&c, &mlen) ||
-		    cursor_u64(&c, &pgoff))
-			return -EINVAL;
-		if (blen > USYMS_BUILD_ID_MAX || plen >= sizeof(path) || !(bid = cursor_take(&c, blen)) ||
-		    cursor_copy(&c, path, plen))
-			return -EINVAL;
-		path[plen] = 0;
-		usyms_map_add(us, pid, start, mlen, pgoff, path, bid, blen);
-	}
-	return 0;
+	usyms_map_add(arg, pid, start, len, pgoff, path, build_id, build_id_len);
 }
 
 /* file_event_available - whether sys:name was recorded */
@@ -971,7 +913,7 @@ static int file_maps_load(struct session *s, struct usyms *us)
 
 	for (size_t k = 0; k < f->nr_blobs && !ret; k++)
 		if (f->blobs[k].type == REC_SEC_MAPS)
-			ret = maps_decode(f->blobs[k].data, f->blobs[k].len, us);
+			ret = recfmt_maps_decode(f->blobs[k].data, f->blobs[k].len, maps_add, us);
 	if (ret)
 		log_msg(LOG_WARN, "the recorded process mappings are damaged: some user frames stay unknown");
 	return ret;
