@@ -8,9 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cursor.h"
 #include "fmtcheck.h"
 #include "ksyms.h"
 #include "log.h"
+#include "recformat.h"
 #include "recording.h"
 #include "stacks.h"
 #include "usyms.h"
@@ -111,22 +113,13 @@ struct file_src {
 	struct recording_event *info_ev;
 };
 
-/* rd32 - a u32 of the file */
-static uint32_t rd32(const uint8_t *p)
+/* sec_version - the u32 a section begins with, its version; 0 when it is too short */
+static uint32_t sec_version(const void *p, size_t len)
 {
+	struct cursor c = cursor_make(p, len);
 	uint32_t v;
 
-	memcpy(&v, p, 4);
-	return v;
-}
-
-/* rd64 - a u64 of the file */
-static uint64_t rd64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
+	return cursor_u32(&c, &v) ? 0 : v;
 }
 
 /* file_bad - say what is wrong with the recording; returns the code for it */
@@ -173,8 +166,8 @@ static int meta_parse(struct file_src *f, const uint8_t *data, size_t len)
 
 	if (m->text)
 		return file_bad(f, "two META sections");
-	if (len < 4 || rd32(data) != REC_SEC_VERSION)
-		return file_bad(f, "META version %u is not supported", len < 4 ? 0 : rd32(data));
+	if (len < 4 || sec_version(data, len) != REC_SEC_VERSION)
+		return file_bad(f, "META version %u is not supported", sec_version(data, len));
 	m->text = malloc(len - 4 + 1);
 	if (!m->text)
 		return -ENOMEM;
@@ -270,52 +263,45 @@ static int blob_keep(struct file_src *f, uint32_t type, const uint8_t *data, siz
 	return 0;
 }
 
+/* comm_cache - a recorded process name into the session */
+static void comm_cache(void *arg, uint32_t pid, const char *comm)
+{
+	session_comm_cache(arg, pid, comm);
+}
+
+/* section_bad - a decoder's complaint as the one error line; other errors as they are */
+static int section_bad(const struct file_src *f, int ret, const char *why)
+{
+	return ret == -EINVAL && why[0] ? file_bad(f, "%s", why) : ret;
+}
+
 /* evnt_add - one EVNT section: its format into the fmt_set, its ids into the map */
 static int evnt_add(struct session *s, struct file_src *f, const uint8_t *p, size_t len)
 {
-	uint64_t sample_type, regs_mask, nr_ids, sl, nl, fl, need;
-	char sys[65], name[65];
+	struct recfmt_evnt e;
 	struct rec_ev *ev;
 	struct rec_id *ids;
-	const uint8_t *q;
-	uint32_t flags;
+	char why[128] = "";
+	int ret = recfmt_evnt_decode(p, len, &e, why, sizeof(why));
+	const char *sys = e.sys, *name = e.name;
+	uint64_t sample_type = e.sample_type;
 
-	if (len < REC_EVNT_FIXED ||
-	    (rd32(p) != REC_SEC_VERSION && rd32(p) != REC_EVNT_VERSION_FLAGS))
-		return file_bad(f, "EVNT section of %zu bytes, version %u", len, len < 4 ? 0 : rd32(p));
-	flags = rd32(p + 36);
-	if ((rd32(p) == REC_SEC_VERSION && flags) || (flags & ~REC_EVNT_CHAIN_IDS))
-		return file_bad(f, "EVNT section with unknown flags %#x", flags);
-	nr_ids = rd32(p + 4);
-	sample_type = rd64(p + 8);
-	regs_mask = rd64(p + 16);
-	sl = rd32(p + 24);
-	nl = rd32(p + 28);
-	fl = rd32(p + 32);
-	need = REC_EVNT_FIXED + nr_ids * 8 + sl + nl + fl;
-	if (nr_ids > 65536 || need != len)
-		return file_bad(f, "EVNT lengths do not add up to its %zu bytes", len);
-	q = p + REC_EVNT_FIXED + nr_ids * 8;
-	if (!fmt_name_ok(q, sl) || !fmt_name_ok(q + sl, nl))
-		return file_bad(f, "EVNT names an event with an invalid name");
-	memcpy(sys, q, sl);
-	sys[sl] = 0;
-	memcpy(name, q + sl, nl);
-	name[nl] = 0;
+	if (ret)
+		return section_bad(f, ret, why);
 	if ((sample_type & IOTAP_SAMPLE_BASE) != IOTAP_SAMPLE_BASE ||
 	    (sample_type & ~(IOTAP_SAMPLE_BASE | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
 			     PERF_SAMPLE_STACK_USER)))
 		return file_bad(f, "%s:%s has sample_type %#" PRIx64 ", which iotap cannot decode",
 				sys, name, sample_type);
-	if ((flags & REC_EVNT_CHAIN_IDS) &&
+	if (e.chain_ids &&
 	    (!(sample_type & PERF_SAMPLE_CALLCHAIN) ||
 	     (sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER))))
 		return file_bad(f, "%s:%s has callchain ids without a callchain", sys, name);
 	if (fmt_set_find(&s->fs, sys, name))
 		return file_bad(f, "%s:%s is recorded twice", sys, name);
-	if (!fmt_text_ok((const char *)q + sl + nl, fl))
+	if (!fmt_text_ok(e.fmt, e.fmt_len))
 		return file_bad(f, "the format text of %s:%s is not one the kernel writes", sys, name);
-	if (!fmt_set_add(&s->fs, sys, name, (const char *)q + sl + nl, fl)) {
+	if (!fmt_set_add(&s->fs, sys, name, e.fmt, e.fmt_len)) {
 		if (errno == ENOMEM)
 			return -ENOMEM;
 		return file_bad(f, "the format of %s:%s cannot be parsed", sys, name);
@@ -324,12 +310,12 @@ static int evnt_add(struct session *s, struct file_src *f, const uint8_t *p, siz
 	if (!ev)
 		return -ENOMEM;
 	f->evs = ev;
-	ids = realloc(f->ids, (f->nr_ids + nr_ids + 1) * sizeof(*ids));
+	ids = realloc(f->ids, (f->nr_ids + e.nr_ids + 1) * sizeof(*ids));
 	if (!ids)
 		return -ENOMEM;
 	f->ids = ids;
-	for (uint64_t i = 0; i < nr_ids; i++) {
-		f->ids[f->nr_ids].id = rd64(p + REC_EVNT_FIXED + i * 8);
+	for (size_t i = 0; i < e.nr_ids; i++) {
+		f->ids[f->nr_ids].id = recfmt_evnt_id(&e, i);
 		f->ids[f->nr_ids++].idx = f->nr_evs;
 	}
 	ev = &f->evs[f->nr_evs++];
@@ -337,60 +323,16 @@ static int evnt_add(struct session *s, struct file_src *f, const uint8_t *p, siz
 	ev->sys = s->fs.ev[s->fs.nr - 1].sys;
 	ev->name = s->fs.ev[s->fs.nr - 1].name;
 	ev->sample_type = sample_type;
-	ev->regs_mask = sample_type & PERF_SAMPLE_REGS_USER ? regs_mask : 0;
-	ev->chain_ids = flags & REC_EVNT_CHAIN_IDS;
-	return 0;
-}
-
-/* disk_parse - the block device table */
-static int disk_parse(struct session *s, struct file_src *f, const uint8_t *p, size_t len)
-{
-	uint32_t n;
-
-	if (len < 8 || rd32(p) != REC_SEC_VERSION)
-		return file_bad(f, "DISK section of %zu bytes, version %u", len, len < 4 ? 0 : rd32(p));
-	n = rd32(p + 4);
-	if ((len - 8) / REC_DISK_ENTRY < n)
-		return file_bad(f, "DISK says %u devices in %zu bytes", n, len);
-	for (uint32_t i = 0; i < n; i++) {
-		const uint8_t *e = p + 8 + (size_t)i * REC_DISK_ENTRY;
-		char name[32], sched[32];
-		int ret;
-
-		memcpy(name, e + 4, 31);
-		name[31] = 0;
-		memcpy(sched, e + 36, 31);
-		sched[31] = 0;
-		ret = disk_table_add(&s->disks, rd32(e), name, sched);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/* comm_parse - process names as they were when recording began */
-static int comm_parse(struct session *s, struct file_src *f, const uint8_t *p, size_t len)
-{
-	uint32_t n;
-
-	if (len < 8 || rd32(p) != REC_SEC_VERSION)
-		return file_bad(f, "COMM section of %zu bytes, version %u", len, len < 4 ? 0 : rd32(p));
-	n = rd32(p + 4);
-	if ((len - 8) / REC_COMM_ENTRY < n)
-		return file_bad(f, "COMM says %u processes in %zu bytes", n, len);
-	for (uint32_t i = 0; i < n; i++) {
-		const uint8_t *e = p + 8 + (size_t)i * REC_COMM_ENTRY;
-
-		session_comm_cache(s, rd32(e), (const char *)e + 4);
-	}
+	ev->regs_mask = sample_type & PERF_SAMPLE_REGS_USER ? e.regs_mask : 0;
+	ev->chain_ids = e.chain_ids;
 	return 0;
 }
 
 /* stream_open - check the prefix of a streamed section; returns its length */
 static int stream_open(struct file_src *f, const char *what, const uint8_t *p, size_t len)
 {
-	if (len < REC_STREAM_PREFIX || rd32(p) != REC_SEC_VERSION)
-		return file_bad(f, "%s stream version %u is not supported", what, len < 4 ? 0 : rd32(p));
+	if (len < REC_STREAM_PREFIX || sec_version(p, len) != REC_SEC_VERSION)
+		return file_bad(f, "%s stream version %u is not supported", what, sec_version(p, len));
 	return REC_STREAM_PREFIX;
 }
 
@@ -432,9 +374,11 @@ static int ksym_append(struct file_src *f, const uint8_t *p, size_t len)
 /* stat_parse - the end time the recorder wrote when it stopped */
 static int stat_parse(struct file_src *f, const uint8_t *p, size_t len)
 {
-	if (len < REC_STAT_SIZE || rd32(p) != REC_SEC_VERSION)
-		return file_bad(f, "STAT section of %zu bytes, version %u", len, len < 4 ? 0 : rd32(p));
-	f->t_end = rd64(p + 8);
+	char why[128] = "";
+	int ret = recfmt_stat_decode(p, len, &f->t_end, why, sizeof(why));
+
+	if (ret)
+		return section_bad(f, ret, why);
 	f->have_t_end = true;
 	return 0;
 }
@@ -462,7 +406,7 @@ static int file_build(struct session *s, struct file_src *f)
 			return file_bad(f, "two FMTH sections");
 		hp = &f->blobs[i];
 	}
-	if (!hp || hp->len < 4 || rd32(hp->data) != REC_SEC_VERSION)
+	if (!hp || hp->len < 4 || sec_version(hp->data, hp->len) != REC_SEC_VERSION)
 		return file_bad(f, "no FMTH section of a known version");
 	ret = fmt_set_init(&s->fs, (const char *)hp->data + 4, hp->len - 4, f->meta.long_size,
 			   f->meta.page_size);
@@ -496,6 +440,9 @@ static int file_build(struct session *s, struct file_src *f)
 static int file_section(struct session *s, struct file_src *f, uint32_t type, const uint8_t *p,
 			size_t len)
 {
+	char why[128] = "";
+	int ret;
+
 	switch (type) {
 	case REC_SEC_META:
 		return meta_parse(f, p, len);
@@ -504,9 +451,11 @@ static int file_section(struct session *s, struct file_src *f, uint32_t type, co
 	case REC_SEC_MAPS:
 		return blob_keep(f, type, p, len);
 	case REC_SEC_DISK:
-		return disk_parse(s, f, p, len);
+		ret = recfmt_disk_decode(p, len, &s->disks, why, sizeof(why));
+		return section_bad(f, ret, why);
 	case REC_SEC_COMM:
-		return comm_parse(s, f, p, len);
+		ret = recfmt_comm_decode(p, len, comm_cache, s, why, sizeof(why));
+		return section_bad(f, ret, why);
 	case REC_SEC_KSYM:
 		return ksym_append(f, p, len);
 	case REC_SEC_STAT:
@@ -675,15 +624,16 @@ static int file_peek(struct file_src *f, const struct perf_event_header **out)
 /* file_count_lost - a LOST or LOST_SAMPLES record, counted for its CPU */
 static void file_count_lost(struct file_src *f, const struct perf_event_header *h)
 {
+	struct cursor c = cursor_make(h + 1, h->size - sizeof(*h));
 	struct perf_sample_id sid;
-	uint64_t n;
+	uint64_t id, n;
 	size_t i;
 
 	/* LOST: id and count; LOST_SAMPLES: count; then the sample_id trailer. */
 	if (perf_sample_id_parse(h, &sid) ||
-	    h->size < sizeof(*h) + (h->type == PERF_RECORD_LOST ? 16 : 8) + sizeof(uint64_t) * 4)
+	    h->size < sizeof(*h) + (h->type == PERF_RECORD_LOST ? 16 : 8) + sizeof(uint64_t) * 4 ||
+	    (h->type == PERF_RECORD_LOST && cursor_u64(&c, &id)) || cursor_u64(&c, &n))
 		return;
-	n = rd64((const uint8_t *)(h + 1) + (h->type == PERF_RECORD_LOST ? 8 : 0));
 	for (i = 0; i < f->nr_lost && f->lost[i].cpu != (int)sid.cpu; i++)
 		;
 	if (i == f->nr_lost) {
@@ -705,14 +655,13 @@ static void file_count_lost(struct file_src *f, const struct perf_event_header *
 static int stack_add(struct file_src *f, const struct perf_event_header *h)
 {
 	struct rec_stacks *t = &f->stacks;
-	const uint8_t *body = (const uint8_t *)(h + 1);
+	struct cursor c = cursor_make(h + 1, h->size < sizeof(*h) ? 0 : h->size - sizeof(*h));
+	const void *chain;
 	uint64_t id, nr;
 
-	if (h->size < REC_STACK_FIXED)
+	if (h->size < REC_STACK_FIXED || cursor_u64(&c, &id) || cursor_u64(&c, &nr))
 		return file_bad(f, "a stack record of %u bytes", h->size);
-	id = rd64(body);
-	nr = rd64(body + 8);
-	if (nr != (h->size - REC_STACK_FIXED) / 8u)
+	if (nr != (h->size - REC_STACK_FIXED) / 8u || !(chain = cursor_take(&c, nr * 8)))
 		return file_bad(f, "a stack record of %u bytes says %" PRIu64 " entries", h->size, nr);
 	if (id == 0) {
 		t->len = 0;
@@ -741,7 +690,7 @@ static int stack_add(struct file_src *f, const struct perf_event_header *h)
 		t->ips = ips;
 		t->cap = cap;
 	}
-	memcpy(t->ips + t->len, body + 16, nr * 8);
+	memcpy(t->ips + t->len, chain, nr * 8);
 	t->st[t->nr].at = t->len;
 	t->st[t->nr++].nr = (uint32_t)nr;
 	t->len += nr;
@@ -839,41 +788,11 @@ static int file_lost(const struct session *s, int i, int *cpu, uint64_t *lost)
 	return 0;
 }
 
-/* maps_decode - one MAPS section into the user symbolizer; -EINVAL when damaged */
-static int maps_decode(const uint8_t *p, size_t len, struct usyms *us)
+/* maps_add - a recorded mapping into the user symbolizer */
+static void maps_add(void *arg, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		     const char *path, const uint8_t *build_id, uint8_t build_id_len)
 {
-	uint32_t count;
-	size_t off = 8;
-
-	if (len < 8)
-		return -EINVAL;
-	if (rd32(p) != REC_SEC_VERSION)
-		return 0;
-	count = rd32(p + 4);
-	for (uint32_t k = 0; k < count; k++) {
-		uint64_t start, mlen, pgoff;
-		uint16_t plen;
-		uint32_t pid;
-		char path[4096];
-		uint8_t blen;
-
-		if (len - off < REC_MAPS_FIXED)
-			return -EINVAL;
-		pid = rd32(p + off);
-		memcpy(&plen, p + off + 4, 2);
-		blen = p[off + 6];
-		start = rd64(p + off + 8);
-		mlen = rd64(p + off + 16);
-		pgoff = rd64(p + off + 24);
-		off += REC_MAPS_FIXED;
-		if (blen > USYMS_BUILD_ID_MAX || plen >= sizeof(path) || len - off < blen + plen)
-			return -EINVAL;
-		memcpy(path, p + off + blen, plen);
-		path[plen] = 0;
-		usyms_map_add(us, pid, start, mlen, pgoff, path, p + off, blen);
-		off += blen + plen;
-	}
-	return 0;
+	usyms_map_add(arg, pid, start, len, pgoff, path, build_id, build_id_len);
 }
 
 /* file_event_available - whether sys:name was recorded */
@@ -991,7 +910,7 @@ static int file_maps_load(struct session *s, struct usyms *us)
 
 	for (size_t k = 0; k < f->nr_blobs && !ret; k++)
 		if (f->blobs[k].type == REC_SEC_MAPS)
-			ret = maps_decode(f->blobs[k].data, f->blobs[k].len, us);
+			ret = recfmt_maps_decode(f->blobs[k].data, f->blobs[k].len, maps_add, us);
 	if (ret)
 		log_msg(LOG_WARN, "the recorded process mappings are damaged: some user frames stay unknown");
 	return ret;
