@@ -121,6 +121,19 @@ static void heatmap_seconds(char *buf, size_t len, uint64_t ns)
 	snprintf(buf, len, "%.9g", ns / 1e9);
 }
 
+/* heatmap_tick - a time axis tick and label at the start of column c */
+static void heatmap_tick(FILE *f, const struct heatmap *hm, size_t c, unsigned int cw,
+			 unsigned int rows)
+{
+	char a[32];
+
+	heatmap_seconds(a, sizeof(a), c * hm->col_ns);
+	fprintf(f, "<line x1=\"%zu\" y1=\"%u\" x2=\"%zu\" y2=\"%u\" stroke=\"#999\"/>\n"
+		"<text x=\"%zu\" y=\"%u\" text-anchor=\"middle\">%s</text>\n",
+		HM_LEFT + c * cw, HM_TOP + rows * HM_ROW_H, HM_LEFT + c * cw,
+		HM_TOP + rows * HM_ROW_H + 5, HM_LEFT + c * cw, HM_TOP + rows * HM_ROW_H + 19, a);
+}
+
 /* heatmap_write_svg - see heatmap.h */
 int heatmap_write_svg(const struct heatmap *hm, FILE *f, const struct heatmap_opts *opts)
 {
@@ -129,9 +142,8 @@ int heatmap_write_svg(const struct heatmap *hm, FILE *f, const struct heatmap_op
 	unsigned int lo = HM_SLOTS, hi = 0, rows, step;
 	uint64_t max = 0;
 	size_t cols = hm->nr ? hm->nr : 1;
-	/* Columns from 360 px in all (a few wide ones) to 2 px each (long runs). */
-	unsigned int cw = cols >= 500 ? 2 : cols >= 100 ? 1000 / cols : cols >= 25 ? 10 :
-			  cols >= 9 ? 40 : 360 / cols;
+	/* About 600 px of grid, columns 2 to 60 px wide: longer runs make wider maps. */
+	unsigned int cw = cols >= 300 ? 2 : cols >= 100 ? 600 / 100 : 600 / cols > 60 ? 60 : 600 / cols;
 	unsigned int width, height, gw;
 	char colour[16], a[32], b[32];
 
@@ -148,7 +160,8 @@ int heatmap_write_svg(const struct heatmap *hm, FILE *f, const struct heatmap_op
 		lo = hi = 1;
 	rows = hi - lo + 1;
 	gw = cols * cw;
-	width = HM_LEFT + (gw > 360 ? gw : 360) + HM_RIGHT;
+	/* Room for the title under a narrow grid. */
+	width = HM_LEFT + (gw > 480 ? gw : 480) + HM_RIGHT;
 	height = HM_TOP + rows * HM_ROW_H + HM_BOTTOM;
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\" "
@@ -205,15 +218,12 @@ int heatmap_write_svg(const struct heatmap *hm, FILE *f, const struct heatmap_op
 		HM_TOP - 6, unit);
 	fprintf(f, "<text x=\"16\" y=\"%u\" text-anchor=\"middle\" transform=\"rotate(-90 16 %u)\">"
 		"latency</text>\n", HM_TOP + rows * HM_ROW_H / 2, HM_TOP + rows * HM_ROW_H / 2);
-	/* X axis: a tick about every 80 px. */
+	/* X axis: a tick about every 80 px, and at the end unless one is close to it. */
 	step = (80 + cw - 1) / cw;
-	for (size_t c = 0; c <= cols; c = c + step > cols && c < cols ? cols : c + step) {
-		heatmap_seconds(a, sizeof(a), c * hm->col_ns);
-		fprintf(f, "<line x1=\"%zu\" y1=\"%u\" x2=\"%zu\" y2=\"%u\" stroke=\"#999\"/>\n"
-			"<text x=\"%zu\" y=\"%u\" text-anchor=\"middle\">%s</text>\n",
-			HM_LEFT + c * cw, HM_TOP + rows * HM_ROW_H, HM_LEFT + c * cw,
-			HM_TOP + rows * HM_ROW_H + 5, HM_LEFT + c * cw, HM_TOP + rows * HM_ROW_H + 19, a);
-	}
+	for (size_t c = 0; c <= cols; c += step)
+		heatmap_tick(f, hm, c, cw, rows);
+	if (cols % step && cols % step >= step / 2)
+		heatmap_tick(f, hm, cols, cw, rows);
 	fprintf(f, "<text x=\"%u\" y=\"%u\" text-anchor=\"middle\">time since tracing began (s)</text>\n",
 		HM_LEFT + gw / 2, HM_TOP + rows * HM_ROW_H + 40);
 	/* Legend: the two ends of the colour scale. */
