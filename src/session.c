@@ -13,8 +13,11 @@
 #include "session.h"
 #include "stacks.h"
 #include "../parsers/block.h"
+#include "../tracefs/ftrace.h"
 
 #define DRAIN_MS 100
+
+const char *const session_source_names[] = { "auto", "ftrace", "perf", NULL };
 
 volatile int session_stop;
 static volatile int session_abort;
@@ -207,9 +210,17 @@ struct iotap_event *iotap_event_use(struct iotap_ctx *ctx, const char *sys, cons
 				goto out_free;
 			}
 		}
+		if (st && s->opts.source == SOURCE_FTRACE) {
+			iotap_err(ctx, "--source ftrace cannot take the callchains %s:%s needs; use auto or perf",
+				  sys, name);
+			errno = EINVAL;
+			goto out_free;
+		}
 		ev->sel = evlist_add(s->el, sys, name, ev->tep->id, st);
 		if (!ev->sel)
 			goto out_free;
+		/* ftrace's buffer loses nothing perf sampling drops, and costs less; it has no callchains. */
+		ev->sel->ftrace = !st && s->opts.source != SOURCE_PERF;
 		ev->sel->user_callchain = (flags & IOTAP_EV_USTACK) && !ucopy;
 		if (ucopy) {
 			ev->sel->regs_mask = stack_regs_mask(s->opts.call_graph);
@@ -581,7 +592,8 @@ static void session_report_engine(struct session *s)
 	if (!s->opts.verbose || !s->el)
 		return;
 	for (int c = 0; c < evlist_nr_cpus(s->el); c++)
-		records += evlist_ring_stats(s->el, c)->records;
+		records += evlist_ring_stats(s->el, c)->records +
+			evlist_ring_stats(s->el, c)->ftrace_records;
 	log_msg(LOG_INFO, "rings: %llu records, %llu lost, %llu sorted in late, %llu with an unknown id or malformed",
 		(unsigned long long)records, (unsigned long long)session_lost_total(s),
 		(unsigned long long)evlist_late(s->el), (unsigned long long)s->dropped);
@@ -672,6 +684,10 @@ static int live_open(struct session *s)
 			strerror(-ret), ret == -EPERM ? " (run as root)" : "");
 		return ret;
 	}
+	/* The instances first: their enabled events would keep the dynamic events busy. */
+	ret = ftrace_instance_remove_stale();
+	if (ret > 0)
+		log_msg(LOG_INFO, "removed %d tracefs instances left by a killed iotap", ret);
 	ret = dynevent_remove_stale();
 	if (ret > 0)
 		log_msg(LOG_INFO, "removed %d dynamic events left by a killed iotap", ret);
@@ -706,6 +722,7 @@ static int live_start(struct session *s)
 		.track_comm = true,
 		.track_mmap = s->opts.track_mmap,
 		.build_id = s->opts.track_mmap,
+		.ftrace_kb = s->opts.mmap_pages * 4 * (size_t)getpagesize() / 1024,
 	};
 	int ret = evlist_open(s->el, &eo, s->err, sizeof(s->err));
 
@@ -774,7 +791,7 @@ static int live_lost(const struct session *s, int i, int *cpu, uint64_t *lost)
 	if (!s->el || i >= evlist_nr_cpus(s->el))
 		return -ENOENT;
 	*cpu = evlist_cpus(s->el)[i];
-	*lost = evlist_ring_stats(s->el, i)->lost;
+	*lost = evlist_ring_stats(s->el, i)->lost + evlist_ring_stats(s->el, i)->ftrace_lost;
 	return 0;
 }
 

@@ -22,7 +22,17 @@ struct session_opts {
 	bool track_mmap;		/* live: MMAP2 side-band, for user symbols */
 	int call_graph;			/* enum stack_call_graph: how user stacks are walked */
 	const char *symfs;		/* where a recording's binaries are looked up */
+	int source;			/* enum session_source: where live events are read */
 };
+
+/* Where live events are read (--source). */
+enum session_source {
+	SOURCE_AUTO,			/* ftrace, unless the event takes callchains */
+	SOURCE_FTRACE,			/* the ftrace ring buffer of a private tracefs instance */
+	SOURCE_PERF,			/* perf_event_open rings */
+};
+
+extern const char *const session_source_names[];
 
 /* One event a session delivers, with the handlers subscribed to it. */
 struct iotap_event {

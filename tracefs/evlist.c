@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "evlist.h"
+#include "ftrace.h"
 #include "merge.h"
 #include "sample.h"
 
@@ -38,6 +39,9 @@ struct evlist {
 	int nr_cpus;
 	struct ring *rings;
 	struct pollfd *pfd;
+	int nr_pfd;
+	struct ftrace_ring *ftrace;	/* the events of sel->ftrace, or NULL */
+	bool disabled;			/* reads now flush the ftrace buffers to their end */
 	struct idmap_ent *ids;
 	size_t nr_ids;
 	struct merge *merge;
@@ -125,6 +129,8 @@ void evlist_free(struct evlist *el)
 		return;
 	for (size_t i = 0; i < el->nr; i++)
 		evsel_free(el->sel[i], el->nr_cpus);
+	/* Removes the tracefs instance: before the events' formats can go. */
+	ftrace_ring_free(el->ftrace);
 	if (el->rings) {
 		for (int c = 0; c < el->nr_cpus; c++) {
 			struct ring *r = &el->rings[c];
@@ -327,13 +333,50 @@ static int evlist_open_track(struct evlist *el, int c, const struct evlist_opts 
 	attr.mmap2 = opts->track_mmap;
 	attr.build_id = opts->track_mmap && opts->build_id;
 	fd = sys_perf_event_open(&attr, el->cpus[c], -1);
-	if (fd < 0 || ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd)) {
+	if (fd < 0 || (r->base && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd))) {
 		snprintf(err, errlen, "side-band event on CPU %d: %s", el->cpus[c], strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -errno;
 	}
 	r->track_fd = fd;
+	/* Every tracepoint went to the ftrace buffer: the side-band has the ring to itself. */
+	if (!r->base) {
+		int ret = ring_map(r, fd, opts->mmap_pages);
+
+		if (ret) {
+			snprintf(err, errlen, "mmap of the side-band ring failed: %s", strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* evlist_open_ftrace - the events read from the ftrace buffer, in this run's tracefs instance */
+static int evlist_open_ftrace(struct evlist *el, const struct evlist_opts *opts, char *err,
+			      size_t errlen)
+{
+	int ret;
+
+	el->ftrace = ftrace_ring_alloc();
+	if (!el->ftrace)
+		return -ENOMEM;
+	for (size_t i = 0; i < el->nr; i++) {
+		struct evsel *sel = el->sel[i];
+
+		if (!sel->ftrace)
+			continue;
+		ret = ftrace_ring_add(el->ftrace, sel->sys, sel->name, sel->tp_id, sel->filter);
+		if (ret)
+			return ret;
+	}
+	ret = ftrace_ring_open(el->ftrace, el->cpus, el->nr_cpus, opts->ftrace_kb, err, errlen);
+	if (ret)
+		return ret;
+	for (int c = 0; c < el->nr_cpus; c++) {
+		el->pfd[el->nr_pfd].fd = ftrace_ring_fd(el->ftrace, c);
+		el->pfd[el->nr_pfd++].events = POLLIN;
+	}
 	return 0;
 }
 
@@ -341,9 +384,10 @@ static int evlist_open_track(struct evlist *el, int c, const struct evlist_opts 
 int evlist_open(struct evlist *el, const struct evlist_opts *opts, char *err, size_t errlen)
 {
 	size_t wakeup, k = 0;
+	bool any_ftrace = false;
 	int ret;
 
-	if (!el->nr || opts->mmap_pages == 0 || (opts->mmap_pages & (opts->mmap_pages - 1))) {
+	if ((!el->nr && !opts->track_comm) || opts->mmap_pages == 0 || (opts->mmap_pages & (opts->mmap_pages - 1))) {
 		snprintf(err, errlen, "ring size must be a power of two number of pages");
 		return -EINVAL;
 	}
@@ -355,7 +399,7 @@ int evlist_open(struct evlist *el, const struct evlist_opts *opts, char *err, si
 	el->nr_cpus = ret;
 	evlist_raise_nofile(el->nr * el->nr_cpus + el->nr_cpus);
 	el->rings = calloc(el->nr_cpus, sizeof(*el->rings));
-	el->pfd = calloc(el->nr_cpus, sizeof(*el->pfd));
+	el->pfd = calloc(2 * el->nr_cpus, sizeof(*el->pfd));
 	el->ids = calloc(el->nr * el->nr_cpus, sizeof(*el->ids));
 	if (!el->rings || !el->pfd || !el->ids)
 		return -ENOMEM;
@@ -376,22 +420,33 @@ int evlist_open(struct evlist *el, const struct evlist_opts *opts, char *err, si
 	wakeup = opts->mmap_pages * sysconf(_SC_PAGESIZE) / 4;
 	for (int c = 0; c < el->nr_cpus; c++) {
 		for (size_t i = 0; i < el->nr; i++) {
-			ret = evlist_open_one(el, el->sel[i], c, opts, wakeup, err, errlen);
-			if (ret)
-				return ret;
-			el->ids[k].id = el->sel[i]->ids[c];
-			el->ids[k++].sel = el->sel[i];
+			struct evsel *sel = el->sel[i];
+
+			if (sel->ftrace) {
+				sel->ids[c] = ftrace_sample_id(sel->tp_id);
+				any_ftrace = true;
+			} else {
+				ret = evlist_open_one(el, sel, c, opts, wakeup, err, errlen);
+				if (ret)
+					return ret;
+			}
+			el->ids[k].id = sel->ids[c];
+			el->ids[k++].sel = sel;
 		}
 		if (opts->track_comm || opts->track_mmap) {
 			ret = evlist_open_track(el, c, opts, wakeup, err, errlen);
 			if (ret)
 				return ret;
 		}
-		el->pfd[c].fd = el->rings[c].fd;
-		el->pfd[c].events = POLLIN;
+		if (el->rings[c].base) {
+			el->pfd[el->nr_pfd].fd = el->rings[c].fd;
+			el->pfd[el->nr_pfd++].events = POLLIN;
+		}
 	}
 	el->nr_ids = k;
 	qsort(el->ids, k, sizeof(*el->ids), evlist_id_cmp);
+	if (any_ftrace)
+		return evlist_open_ftrace(el, opts, err, errlen);
 	return 0;
 }
 
@@ -400,7 +455,7 @@ static int evlist_ioctl_all(struct evlist *el, unsigned long req)
 {
 	for (int c = 0; c < el->nr_cpus; c++) {
 		for (size_t i = 0; i < el->nr; i++)
-			if (ioctl(el->sel[i]->fds[c], req, 0))
+			if (el->sel[i]->fds[c] >= 0 && ioctl(el->sel[i]->fds[c], req, 0))
 				return -errno;
 		if (el->rings[c].track_fd >= 0 && ioctl(el->rings[c].track_fd, req, 0))
 			return -errno;
@@ -411,19 +466,32 @@ static int evlist_ioctl_all(struct evlist *el, unsigned long req)
 /* evlist_enable - start sampling */
 int evlist_enable(struct evlist *el)
 {
-	return evlist_ioctl_all(el, PERF_EVENT_IOC_ENABLE);
+	int ret = evlist_ioctl_all(el, PERF_EVENT_IOC_ENABLE);
+
+	if (!ret && el->ftrace)
+		ret = ftrace_ring_enable(el->ftrace);
+	return ret;
 }
 
 /* evlist_disable - stop sampling; what is in the rings can still be read */
 int evlist_disable(struct evlist *el)
 {
-	return evlist_ioctl_all(el, PERF_EVENT_IOC_DISABLE);
+	int ret = el->opened ? evlist_ioctl_all(el, PERF_EVENT_IOC_DISABLE) : 0;
+
+	if (el->ftrace) {
+		int r = ftrace_ring_disable(el->ftrace);
+
+		if (!ret)
+			ret = r;
+		el->disabled = true;
+	}
+	return ret;
 }
 
 /* evlist_poll - wait until a ring passes its watermark or timeout_ms passes */
 int evlist_poll(struct evlist *el, int timeout_ms)
 {
-	int ret = poll(el->pfd, el->nr_cpus, timeout_ms);
+	int ret = poll(el->pfd, el->nr_pfd, timeout_ms);
 
 	return ret < 0 ? -errno : ret;
 }
@@ -500,6 +568,12 @@ static int evlist_emit(void *arg, uint64_t time, const void *rec, size_t size)
 	return e->fn(e->arg, rec);
 }
 
+/* evlist_ftrace_push - an ftrace event, made a perf sample, joins the merge */
+static int evlist_ftrace_push(void *arg, uint64_t time, const struct perf_event_header *rec)
+{
+	return merge_push(arg, time, rec, rec->size);
+}
+
 /* evlist_read_round - drain every ring once, then emit what ordering now allows */
 int evlist_read_round(struct evlist *el, evlist_record_fn fn, void *arg)
 {
@@ -507,11 +581,30 @@ int evlist_read_round(struct evlist *el, evlist_record_fn fn, void *arg)
 	int ret;
 
 	for (int c = 0; c < el->nr_cpus; c++) {
+		if (!el->rings[c].base)
+			continue;
 		ret = ring_read(el, &el->rings[c], el->merge);
 		if (ret)
 			return ret;
 	}
+	if (el->ftrace) {
+		ret = ftrace_ring_read(el->ftrace, el->disabled, evlist_ftrace_push, el->merge);
+		if (ret)
+			return ret;
+	}
 	return merge_round_end(el->merge, evlist_emit, &e);
+}
+
+/* evlist_ftrace_stats - copy each CPU's ftrace counts into its ring statistics */
+static void evlist_ftrace_stats(struct evlist *el)
+{
+	ftrace_ring_stats_update(el->ftrace);
+	for (int c = 0; c < el->nr_cpus; c++) {
+		const struct ftrace_stats *st = ftrace_ring_stats(el->ftrace, c);
+
+		el->rings[c].st.ftrace_records = st->records;
+		el->rings[c].st.ftrace_lost = ftrace_stats_lost(st);
+	}
 }
 
 /* evlist_flush - emit every queued record not newer than limit */
@@ -519,6 +612,9 @@ int evlist_flush(struct evlist *el, uint64_t limit, evlist_record_fn fn, void *a
 {
 	struct emit_ctx e = { fn, arg };
 
+	/* At each report: the kernel's loss counters, beside the samples' own. */
+	if (el->ftrace)
+		evlist_ftrace_stats(el);
 	return merge_flush(el->merge, limit, evlist_emit, &e);
 }
 

@@ -15,6 +15,7 @@ struct evsel {
 	uint64_t regs_mask;	/* with PERF_SAMPLE_REGS_USER */
 	uint32_t stack_size;	/* with PERF_SAMPLE_STACK_USER */
 	bool user_callchain;	/* false: kernel frames only */
+	bool ftrace;		/* read from the ftrace ring buffer (ftrace.h), not perf */
 	char *filter;
 	int *fds;
 	uint64_t *ids;
@@ -28,12 +29,15 @@ struct evlist_opts {
 	bool track_comm;	/* COMM/FORK/EXIT side-band */
 	bool track_mmap;	/* MMAP2 side-band, for user symbols */
 	bool build_id;		/* MMAP2 carries the file's build-id (kernel 5.12+) */
+	size_t ftrace_kb;	/* ftrace buffer per CPU, KiB; 0: the kernel's default */
 };
 
 /* Per-CPU ring statistics, for the lost-event report. */
 struct ring_stats {
 	uint64_t records;
 	uint64_t lost;		/* PERF_RECORD_LOST + LOST_SAMPLES */
+	uint64_t ftrace_records;	/* events of that CPU's ftrace buffer */
+	uint64_t ftrace_lost;	/* overwritten or dropped there (ftrace_stats_lost) */
 };
 
 /* Every record read, in time order; returns non-zero to stop. */

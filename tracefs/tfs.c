@@ -56,6 +56,17 @@ int tfs_dir_get(const char **dir)
 	return 0;
 }
 
+/* tfs_libtracefs_sync - point libtracefs at the directory iotap found or mounted */
+int tfs_libtracefs_sync(void)
+{
+	const char *dir;
+	int ret = tfs_dir_get(&dir);
+
+	if (ret)
+		return ret;
+	return tracefs_set_tracing_dir((char *)dir) ? -EIO : 0;
+}
+
 /* tfs_path_of - absolute path of a file under tracefs */
 static int tfs_path_of(const char *rel, char *out, size_t size)
 {

@@ -11,6 +11,7 @@ struct tep_event;
 
 /* tracefs location: found, or mounted at /sys/kernel/tracing like perf does. */
 int tfs_dir_get(const char **dir);
+int tfs_libtracefs_sync(void);
 int tfs_file_read(const char *rel, char **buf, size_t *len);
 int tfs_file_append(const char *rel, const char *text);
 bool tfs_event_exists(const char *sys, const char *name);
