@@ -730,6 +730,7 @@ static void record_progress(struct session *s, struct recorder *rc, record_progr
 		.samples = rc->samples,
 		.bytes = rec_writer_bytes(rc->w),
 		.lost = session_lost_total(s),
+		.undelivered = session_undelivered_total(s),
 		.final = final,
 		.cmd_status = cmd_status,
 	};

@@ -28,6 +28,7 @@ struct rec_ev {
 	uint64_t sample_type;
 	uint64_t regs_mask;		/* with PERF_SAMPLE_REGS_USER */
 	uint64_t count;			/* samples seen, for --info */
+	uint64_t undelivered;		/* the last IOTAP_RECORD_UNDELIVERED's count, for --info */
 	bool chain_ids;			/* REC_EVNT_CHAIN_IDS */
 	struct iotap_event *ev;		/* the session's, when a tool uses it */
 };
@@ -1207,6 +1208,9 @@ static int file_info_count(struct session *s, const struct perf_event_header *re
 
 	if (rec->type == PERF_RECORD_SAMPLE && (re = file_lookup(s->src_priv, perf_record_id(rec))))
 		re->count++;
+	else if (rec->type == IOTAP_RECORD_UNDELIVERED && rec->size >= IOTAP_UNDELIVERED_SIZE &&
+		 (re = file_lookup(s->src_priv, perf_record_id(rec))))
+		memcpy(&re->undelivered, rec + 1, 8);
 	return 0;
 }
 
@@ -1231,6 +1235,7 @@ int recording_info(struct session *s, struct recording_info *info)
 		f->info_ev[i].name = f->evs[i].name;
 		f->info_ev[i].sample_type = f->evs[i].sample_type;
 		f->info_ev[i].count = f->evs[i].count;
+		f->info_ev[i].undelivered = f->evs[i].undelivered;
 	}
 	memset(info, 0, sizeof(*info));
 	info->path = f->path;

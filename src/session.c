@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* session.c - one tool run: events, the main loop, intervals, teardown */
 #include <errno.h>
+#include <fnmatch.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +137,42 @@ bool iotap_event_available(struct iotap_ctx *ctx, const char *sys, const char *n
 	if (s->live)
 		return tfs_event_exists(sys, name);
 	return fmt_set_find(&s->fs, sys, name) != NULL;
+}
+
+/*
+ * iotap_event_each - fn for every event sys:NAME whose NAME matches the glob
+ * pattern: the kernel's when live, the recording's otherwise. Return: how many
+ * matched (0: none), -errno (ENOENT: no such system), or fn's non-zero return.
+ */
+int iotap_event_each(struct iotap_ctx *ctx, const char *sys, const char *pattern,
+		     iotap_event_each_fn fn, void *arg)
+{
+	struct session *s = ctx->sess;
+	int n = 0, ret = 0;
+
+	if (s->live) {
+		char **names;
+
+		ret = tfs_event_names(sys, &names);
+		if (ret)
+			return ret;
+		for (size_t i = 0; names[i]; i++) {
+			if (!ret && !fnmatch(pattern, names[i], 0)) {
+				ret = fn(ctx, sys, names[i], arg);
+				n++;
+			}
+			free(names[i]);
+		}
+		free(names);
+		return ret ? ret : n;
+	}
+	for (size_t i = 0; i < s->fs.nr && !ret; i++) {
+		if (!strcmp(s->fs.ev[i].sys, sys) && !fnmatch(pattern, s->fs.ev[i].name, 0)) {
+			ret = fn(ctx, sys, s->fs.ev[i].name, arg);
+			n++;
+		}
+	}
+	return ret ? ret : n;
 }
 
 /* iotap_event_use - subscribe fn to sys:name; NULL with errno (ENOENT: no such event) */
@@ -490,6 +527,12 @@ int session_dispatch(struct session *s, const struct perf_event_header *rec)
 	struct perf_sample smp;
 	int ret;
 
+	/* Recorders too keep the count: they say it when they stop. */
+	if (rec->type == IOTAP_RECORD_UNDELIVERED) {
+		ev = s->src->find(s, perf_record_id(rec));
+		if (ev && rec->size >= IOTAP_UNDELIVERED_SIZE)
+			memcpy(&ev->undelivered, rec + 1, 8);
+	}
 	if (s->sink)
 		return s->sink(s, rec);
 	if (s->sym && rec->type != PERF_RECORD_SAMPLE)
@@ -553,6 +596,16 @@ uint64_t session_lost_total(const struct session *s)
 	return lost;
 }
 
+/* session_undelivered_total - events the kernel counted but never delivered, all events */
+uint64_t session_undelivered_total(const struct session *s)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < s->nr_ev; i++)
+		n += s->ev[i]->undelivered;
+	return n;
+}
+
 /* session_warn_malformed - say how many samples did not decode, if any */
 void session_warn_malformed(const struct session *s)
 {
@@ -584,6 +637,38 @@ static void session_report_lost(struct session *s)
 	s->lost_reported = lost;
 }
 
+/* session_report_undelivered - per event, samples the kernel counted but never delivered */
+static void session_report_undelivered(struct session *s)
+{
+	for (size_t i = 0; i < s->nr_ev; i++) {
+		struct iotap_event *ev = s->ev[i];
+
+		if (ev->undelivered <= ev->undelivered_reported)
+			continue;
+		log_msg(LOG_WARN, "%s:%s: %llu events counted by the kernel but not delivered (%llu in all)%s",
+			ev->sys, ev->name,
+			(unsigned long long)(ev->undelivered - ev->undelivered_reported),
+			(unsigned long long)ev->undelivered,
+			session_lost_total(s) ? "; the lost events are among them" :
+			": perf sampling dropped them without a lost record; --source ftrace does not");
+		ev->undelivered_reported = ev->undelivered;
+	}
+}
+
+/* session_report_sideband - lost side-band records, where no event shares their ring */
+static void session_report_sideband(struct session *s)
+{
+	uint64_t lost = 0;
+
+	if (!s->live || !s->el || evlist_nr_perf(s->el))
+		return;
+	for (int c = 0; c < evlist_nr_cpus(s->el); c++)
+		lost += evlist_ring_stats(s->el, c)->lost;
+	if (lost)
+		log_msg(LOG_WARN, "lost %llu side-band records (process names, mappings): some names may show as '?'; raise --mmap-pages",
+			(unsigned long long)lost);
+}
+
 /* session_report_engine - with --verbose, what the rings delivered */
 static void session_report_engine(struct session *s)
 {
@@ -613,7 +698,9 @@ static int session_report(struct session *s, bool final)
 	if (fflush(s->ctx.out) && !ret)
 		ret = -errno;
 	session_report_lost(s);
+	session_report_undelivered(s);
 	if (final) {
+		session_report_sideband(s);
 		session_warn_malformed(s);
 		session_report_engine(s);
 	}
@@ -791,7 +878,10 @@ static int live_lost(const struct session *s, int i, int *cpu, uint64_t *lost)
 	if (!s->el || i >= evlist_nr_cpus(s->el))
 		return -ENOENT;
 	*cpu = evlist_cpus(s->el)[i];
-	*lost = evlist_ring_stats(s->el, i)->lost + evlist_ring_stats(s->el, i)->ftrace_lost;
+	/* A perf ring with no tracepoint carries side-band only: its losses are no events. */
+	*lost = evlist_ring_stats(s->el, i)->ftrace_lost;
+	if (evlist_nr_perf(s->el))
+		*lost += evlist_ring_stats(s->el, i)->lost;
 	return 0;
 }
 

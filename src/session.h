@@ -49,6 +49,8 @@ struct iotap_event {
 	} h[4];
 	int nr_h;
 	uint64_t count;
+	uint64_t undelivered;		/* counted by the kernel, never delivered (perf) */
+	uint64_t undelivered_reported;
 	struct session *sess;
 };
 
@@ -102,6 +104,7 @@ void session_signals_install(void);
 int session_dispatch(struct session *s, const struct perf_event_header *rec);
 void session_comm_cache(struct session *s, uint32_t pid, const char *comm);
 uint64_t session_lost_total(const struct session *s);
+uint64_t session_undelivered_total(const struct session *s);
 void session_warn_malformed(const struct session *s);
 uint64_t mono_now(void);
 

@@ -483,8 +483,8 @@ int evlist_disable(struct evlist *el)
 
 		if (!ret)
 			ret = r;
-		el->disabled = true;
 	}
+	el->disabled = true;
 	return ret;
 }
 
@@ -541,6 +541,12 @@ static int ring_read(struct evlist *el, struct ring *r, struct merge *m)
 			r->st.lost += lost;
 		} else {
 			r->st.records++;
+			if (hdr->type == PERF_RECORD_SAMPLE) {
+				struct evsel *sel = evlist_find_id(el, perf_record_id(hdr));
+
+				if (sel)
+					sel->delivered++;
+			}
 		}
 		/* size stays the ring's: the record queued may be a smaller rewrite. */
 		if (hdr->type == PERF_RECORD_SAMPLE && el->compact)
@@ -595,26 +601,127 @@ int evlist_read_round(struct evlist *el, evlist_record_fn fn, void *arg)
 	return merge_round_end(el->merge, evlist_emit, &e);
 }
 
-/* evlist_ftrace_stats - copy each CPU's ftrace counts into its ring statistics */
-static void evlist_ftrace_stats(struct evlist *el)
+/*
+ * evlist_ftrace_stats - copy each CPU's ftrace counts into its ring statistics
+ *
+ * A CPU that lost events since the last call gets a PERF_RECORD_LOST_SAMPLES
+ * in the stream, as perf writes one, so that recordings carry ftrace's
+ * losses too.
+ */
+static int evlist_ftrace_stats(struct evlist *el, uint64_t time)
 {
 	ftrace_ring_stats_update(el->ftrace);
 	for (int c = 0; c < el->nr_cpus; c++) {
 		const struct ftrace_stats *st = ftrace_ring_stats(el->ftrace, c);
+		struct ring_stats *rs = &el->rings[c].st;
+		uint64_t lost = ftrace_stats_lost(st), rec[6];
+		struct perf_event_header *h = (void *)rec;
+		int ret;
 
-		el->rings[c].st.ftrace_records = st->records;
-		el->rings[c].st.ftrace_lost = ftrace_stats_lost(st);
+		rs->ftrace_records = st->records;
+		if (lost <= rs->ftrace_lost)
+			continue;
+		h->type = PERF_RECORD_LOST_SAMPLES;
+		h->misc = 0;
+		h->size = sizeof(rec);
+		rec[1] = lost - rs->ftrace_lost;
+		rec[2] = 0;		/* pid, tid */
+		rec[3] = time;
+		rec[4] = (uint32_t)el->cpus[c];
+		rec[5] = 0;		/* no one event: the buffer is shared */
+		rs->ftrace_lost = lost;
+		ret = merge_push(el->merge, time, rec, sizeof(rec));
+		if (ret)
+			return ret;
 	}
+	return 0;
+}
+
+/* evsel_count_read - the event's count in the kernel, summed over its CPUs' fds */
+int evsel_count_read(const struct evsel *sel, int nr_cpus, uint64_t *count)
+{
+	*count = 0;
+	for (int c = 0; c < nr_cpus; c++) {
+		uint64_t v;
+
+		if (sel->fds[c] < 0)
+			continue;
+		if (read(sel->fds[c], &v, sizeof(v)) != sizeof(v))
+			return errno ? -errno : -EIO;
+		*count += v;
+	}
+	return 0;
+}
+
+/*
+ * evlist_account - queue an undelivered record for each perf event whose
+ * kernel count outran its samples
+ *
+ * Exact once the events are disabled and the rings drained. Before that a
+ * sample may still be on its way, so the count read at the previous report
+ * is compared with the samples read since: it can only be too low, never
+ * report a gap that is not there; the end of the run makes it exact.
+ */
+static int evlist_account(struct evlist *el, uint64_t time)
+{
+	for (size_t i = 0; i < el->nr; i++) {
+		struct evsel *sel = el->sel[i];
+		uint64_t now, basis, gap, *v;
+		char rec[IOTAP_UNDELIVERED_SIZE];
+		struct perf_event_header *h = (void *)rec;
+		int ret;
+
+		if (sel->ftrace || !sel->fds)
+			continue;
+		ret = evsel_count_read(sel, el->nr_cpus, &now);
+		if (ret)
+			return ret;
+		basis = el->disabled ? now : sel->counted;
+		sel->counted = now;
+		gap = basis > sel->delivered ? basis - sel->delivered : 0;
+		if (gap <= sel->undelivered)
+			continue;
+		sel->undelivered = gap;
+		h->type = IOTAP_RECORD_UNDELIVERED;
+		h->misc = 0;
+		h->size = sizeof(rec);
+		v = (uint64_t *)(h + 1);
+		v[0] = gap;
+		v[1] = now;
+		v[2] = 0;		/* pid, tid */
+		v[3] = time;
+		v[4] = (uint32_t)el->cpus[0];
+		v[5] = sel->ids[0];
+		ret = merge_push(el->merge, time, rec, sizeof(rec));
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /* evlist_flush - emit every queued record not newer than limit */
 int evlist_flush(struct evlist *el, uint64_t limit, evlist_record_fn fn, void *arg)
 {
 	struct emit_ctx e = { fn, arg };
+	struct timespec ts;
+	uint64_t now;
+	int ret;
 
 	/* At each report: the kernel's loss counters, beside the samples' own. */
-	if (el->ftrace)
-		evlist_ftrace_stats(el);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	if (limit < now)
+		now = limit;
+	if (el->ftrace) {
+		ret = evlist_ftrace_stats(el, now);
+		if (ret)
+			return ret;
+	}
+	if (el->opened) {
+		ret = evlist_account(el, now);
+		if (ret)
+			return ret;
+	}
 	return merge_flush(el->merge, limit, evlist_emit, &e);
 }
 
@@ -655,6 +762,16 @@ const int *evlist_cpus(const struct evlist *el)
 const struct ring_stats *evlist_ring_stats(const struct evlist *el, int i)
 {
 	return &el->rings[i].st;
+}
+
+/* evlist_nr_perf - how many events perf samples (the others come from the ftrace buffer) */
+size_t evlist_nr_perf(const struct evlist *el)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < el->nr; i++)
+		n += !el->sel[i]->ftrace;
+	return n;
 }
 
 /* evlist_late - records that the merge had to emit out of order */

@@ -21,6 +21,9 @@ struct evsel {
 	uint64_t *ids;
 	size_t idx;
 	void *priv;		/* the owner's per-event state */
+	uint64_t delivered;	/* perf: samples read from the rings */
+	uint64_t counted;	/* perf: the fds' counts at the last report */
+	uint64_t undelivered;	/* perf: counted but never delivered, as last reported */
 };
 
 struct evlist_opts {
@@ -65,6 +68,7 @@ int evlist_disable(struct evlist *el);
 int evlist_poll(struct evlist *el, int timeout_ms);
 int evlist_read_round(struct evlist *el, evlist_record_fn fn, void *arg);
 int evlist_flush(struct evlist *el, uint64_t limit, evlist_record_fn fn, void *arg);
+int evsel_count_read(const struct evsel *sel, int nr_cpus, uint64_t *count);
 struct evsel *evlist_find_id(const struct evlist *el, uint64_t id);
 struct evsel *evlist_sel(const struct evlist *el, size_t i);
 size_t evlist_nr(const struct evlist *el);
@@ -72,6 +76,7 @@ int evlist_nr_cpus(const struct evlist *el);
 const int *evlist_cpus(const struct evlist *el);
 const struct ring_stats *evlist_ring_stats(const struct evlist *el, int i);
 uint64_t evlist_late(const struct evlist *el);
+size_t evlist_nr_perf(const struct evlist *el);
 int cpus_online(int **cpus);
 
 #endif

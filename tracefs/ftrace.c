@@ -514,11 +514,17 @@ const struct ftrace_stats *ftrace_ring_stats(const struct ftrace_ring *fr, int i
 	return i < fr->nr_cpus ? &fr->cpu[i].st : NULL;
 }
 
-/* ftrace_stats_lost - events one CPU's buffer lost: overwritten (headers or stats) and dropped */
+/* ftrace_stats_lost - events one CPU's buffer lost: overwritten or dropped */
 uint64_t ftrace_stats_lost(const struct ftrace_stats *st)
 {
-	/* The headers' counts come from the same overrun counter: count it once. */
-	return (st->overrun > st->missed ? st->overrun : st->missed) + st->dropped;
+	uint64_t counters = st->overrun + st->dropped;
+
+	/*
+	 * The counters are the kernel's totals. A sub-buffer flagged as following
+	 * lost events tells of the same losses (one each when the kernel had no
+	 * room to store how many): they only matter when the counters are unread.
+	 */
+	return counters > st->missed ? counters : st->missed;
 }
 
 /* ftrace_instance_remove_stale - remove iotap_<pid> instances whose run is dead; how many */
@@ -530,7 +536,8 @@ int ftrace_instance_remove_stale(void)
 	ret = tfs_libtracefs_sync();
 	if (ret)
 		return ret;
-	names = tracefs_instances("^" FTRACE_PREFIX "[0-9]+$");
+	/* A basic regular expression: no "+" */
+	names = tracefs_instances("^" FTRACE_PREFIX "[0-9][0-9]*$");
 	if (!names)
 		return 0;
 	for (size_t i = 0; names[i]; i++) {

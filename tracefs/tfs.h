@@ -16,6 +16,7 @@ int tfs_file_read(const char *rel, char **buf, size_t *len);
 int tfs_file_append(const char *rel, const char *text);
 bool tfs_event_exists(const char *sys, const char *name);
 bool tfs_file_exists(const char *rel);
+int tfs_event_names(const char *sys, char ***names);
 
 /*
  * The event formats a session uses: the kernel's own text for header_page
