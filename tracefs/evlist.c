@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "evlist.h"
-#include "ftrace.h"
 #include "merge.h"
 #include "sample.h"
 
@@ -39,13 +38,11 @@ struct evlist {
 	int nr_cpus;
 	struct ring *rings;
 	struct pollfd *pfd;
-	int nr_pfd;
-	struct ftrace_ring *ftrace;	/* the events of sel->ftrace, or NULL */
-	bool disabled;			/* reads now flush the ftrace buffers to their end */
 	struct idmap_ent *ids;
 	size_t nr_ids;
 	struct merge *merge;
 	bool opened;
+	bool disabled;
 	evlist_compact_fn compact;
 	void *compact_arg;
 };
@@ -129,8 +126,6 @@ void evlist_free(struct evlist *el)
 		return;
 	for (size_t i = 0; i < el->nr; i++)
 		evsel_free(el->sel[i], el->nr_cpus);
-	/* Removes the tracefs instance: before the events' formats can go. */
-	ftrace_ring_free(el->ftrace);
 	if (el->rings) {
 		for (int c = 0; c < el->nr_cpus; c++) {
 			struct ring *r = &el->rings[c];
@@ -340,7 +335,7 @@ static int evlist_open_track(struct evlist *el, int c, const struct evlist_opts 
 		return -errno;
 	}
 	r->track_fd = fd;
-	/* Every tracepoint went to the ftrace buffer: the side-band has the ring to itself. */
+	/* No tracepoint is read from perf (another backend has them): the side-band has the ring. */
 	if (!r->base) {
 		int ret = ring_map(r, fd, opts->mmap_pages);
 
@@ -352,39 +347,10 @@ static int evlist_open_track(struct evlist *el, int c, const struct evlist_opts 
 	return 0;
 }
 
-/* evlist_open_ftrace - the events read from the ftrace buffer, in this run's tracefs instance */
-static int evlist_open_ftrace(struct evlist *el, const struct evlist_opts *opts, char *err,
-			      size_t errlen)
-{
-	int ret;
-
-	el->ftrace = ftrace_ring_alloc();
-	if (!el->ftrace)
-		return -ENOMEM;
-	for (size_t i = 0; i < el->nr; i++) {
-		struct evsel *sel = el->sel[i];
-
-		if (!sel->ftrace)
-			continue;
-		ret = ftrace_ring_add(el->ftrace, sel->sys, sel->name, sel->tp_id, sel->filter);
-		if (ret)
-			return ret;
-	}
-	ret = ftrace_ring_open(el->ftrace, el->cpus, el->nr_cpus, opts->ftrace_kb, err, errlen);
-	if (ret)
-		return ret;
-	for (int c = 0; c < el->nr_cpus; c++) {
-		el->pfd[el->nr_pfd].fd = ftrace_ring_fd(el->ftrace, c);
-		el->pfd[el->nr_pfd++].events = POLLIN;
-	}
-	return 0;
-}
-
 /* evlist_open - open every event on every online CPU and map the rings */
 int evlist_open(struct evlist *el, const struct evlist_opts *opts, char *err, size_t errlen)
 {
 	size_t wakeup, k = 0;
-	bool any_ftrace = false;
 	int ret;
 
 	if ((!el->nr && !opts->track_comm) || opts->mmap_pages == 0 || (opts->mmap_pages & (opts->mmap_pages - 1))) {
@@ -399,7 +365,7 @@ int evlist_open(struct evlist *el, const struct evlist_opts *opts, char *err, si
 	el->nr_cpus = ret;
 	evlist_raise_nofile(el->nr * el->nr_cpus + el->nr_cpus);
 	el->rings = calloc(el->nr_cpus, sizeof(*el->rings));
-	el->pfd = calloc(2 * el->nr_cpus, sizeof(*el->pfd));
+	el->pfd = calloc(el->nr_cpus, sizeof(*el->pfd));
 	el->ids = calloc(el->nr * el->nr_cpus, sizeof(*el->ids));
 	if (!el->rings || !el->pfd || !el->ids)
 		return -ENOMEM;
@@ -420,33 +386,22 @@ int evlist_open(struct evlist *el, const struct evlist_opts *opts, char *err, si
 	wakeup = opts->mmap_pages * sysconf(_SC_PAGESIZE) / 4;
 	for (int c = 0; c < el->nr_cpus; c++) {
 		for (size_t i = 0; i < el->nr; i++) {
-			struct evsel *sel = el->sel[i];
-
-			if (sel->ftrace) {
-				sel->ids[c] = ftrace_sample_id(sel->tp_id);
-				any_ftrace = true;
-			} else {
-				ret = evlist_open_one(el, sel, c, opts, wakeup, err, errlen);
-				if (ret)
-					return ret;
-			}
-			el->ids[k].id = sel->ids[c];
-			el->ids[k++].sel = sel;
+			ret = evlist_open_one(el, el->sel[i], c, opts, wakeup, err, errlen);
+			if (ret)
+				return ret;
+			el->ids[k].id = el->sel[i]->ids[c];
+			el->ids[k++].sel = el->sel[i];
 		}
 		if (opts->track_comm || opts->track_mmap) {
 			ret = evlist_open_track(el, c, opts, wakeup, err, errlen);
 			if (ret)
 				return ret;
 		}
-		if (el->rings[c].base) {
-			el->pfd[el->nr_pfd].fd = el->rings[c].fd;
-			el->pfd[el->nr_pfd++].events = POLLIN;
-		}
+		el->pfd[c].fd = el->rings[c].fd;
+		el->pfd[c].events = POLLIN;
 	}
 	el->nr_ids = k;
 	qsort(el->ids, k, sizeof(*el->ids), evlist_id_cmp);
-	if (any_ftrace)
-		return evlist_open_ftrace(el, opts, err, errlen);
 	return 0;
 }
 
@@ -466,32 +421,21 @@ static int evlist_ioctl_all(struct evlist *el, unsigned long req)
 /* evlist_enable - start sampling */
 int evlist_enable(struct evlist *el)
 {
-	int ret = evlist_ioctl_all(el, PERF_EVENT_IOC_ENABLE);
-
-	if (!ret && el->ftrace)
-		ret = ftrace_ring_enable(el->ftrace);
-	return ret;
+	return evlist_ioctl_all(el, PERF_EVENT_IOC_ENABLE);
 }
 
 /* evlist_disable - stop sampling; what is in the rings can still be read */
 int evlist_disable(struct evlist *el)
 {
-	int ret = el->opened ? evlist_ioctl_all(el, PERF_EVENT_IOC_DISABLE) : 0;
-
-	if (el->ftrace) {
-		int r = ftrace_ring_disable(el->ftrace);
-
-		if (!ret)
-			ret = r;
-	}
+	/* From now on the counts are final: evlist_account() compares them as they are. */
 	el->disabled = true;
-	return ret;
+	return evlist_ioctl_all(el, PERF_EVENT_IOC_DISABLE);
 }
 
 /* evlist_poll - wait until a ring passes its watermark or timeout_ms passes */
 int evlist_poll(struct evlist *el, int timeout_ms)
 {
-	int ret = poll(el->pfd, el->nr_pfd, timeout_ms);
+	int ret = poll(el->pfd, el->nr_cpus, timeout_ms);
 
 	return ret < 0 ? -errno : ret;
 }
@@ -574,67 +518,35 @@ static int evlist_emit(void *arg, uint64_t time, const void *rec, size_t size)
 	return e->fn(e->arg, rec);
 }
 
-/* evlist_ftrace_push - an ftrace event, made a perf sample, joins the merge */
-static int evlist_ftrace_push(void *arg, uint64_t time, const struct perf_event_header *rec)
-{
-	return merge_push(arg, time, rec, rec->size);
-}
-
 /* evlist_read_round - drain every ring once, then emit what ordering now allows */
 int evlist_read_round(struct evlist *el, evlist_record_fn fn, void *arg)
 {
 	struct emit_ctx e = { fn, arg };
+	int ret = evlist_read(el, el->merge);
+
+	return ret ? ret : merge_round_end(el->merge, evlist_emit, &e);
+}
+
+/* evlist_read - every ring's complete records into m; whoever owns m ends the round */
+int evlist_read(struct evlist *el, struct merge *m)
+{
 	int ret;
 
 	for (int c = 0; c < el->nr_cpus; c++) {
-		if (!el->rings[c].base)
-			continue;
-		ret = ring_read(el, &el->rings[c], el->merge);
-		if (ret)
-			return ret;
-	}
-	if (el->ftrace) {
-		ret = ftrace_ring_read(el->ftrace, el->disabled, evlist_ftrace_push, el->merge);
-		if (ret)
-			return ret;
-	}
-	return merge_round_end(el->merge, evlist_emit, &e);
-}
-
-/*
- * evlist_ftrace_stats - copy each CPU's ftrace counts into its ring statistics
- *
- * A CPU that lost events since the last call gets a PERF_RECORD_LOST_SAMPLES
- * in the stream, as perf writes one, so that recordings carry ftrace's
- * losses too.
- */
-static int evlist_ftrace_stats(struct evlist *el, uint64_t time)
-{
-	ftrace_ring_stats_update(el->ftrace);
-	for (int c = 0; c < el->nr_cpus; c++) {
-		const struct ftrace_stats *st = ftrace_ring_stats(el->ftrace, c);
-		struct ring_stats *rs = &el->rings[c].st;
-		uint64_t lost = ftrace_stats_lost(st), rec[6];
-		struct perf_event_header *h = (void *)rec;
-		int ret;
-
-		rs->ftrace_records = st->records;
-		if (lost <= rs->ftrace_lost)
-			continue;
-		h->type = PERF_RECORD_LOST_SAMPLES;
-		h->misc = 0;
-		h->size = sizeof(rec);
-		rec[1] = lost - rs->ftrace_lost;
-		rec[2] = 0;		/* pid, tid */
-		rec[3] = time;
-		rec[4] = (uint32_t)el->cpus[c];
-		rec[5] = 0;		/* no one event: the buffer is shared */
-		rs->ftrace_lost = lost;
-		ret = merge_push(el->merge, time, rec, sizeof(rec));
+		ret = ring_read(el, &el->rings[c], m);
 		if (ret)
 			return ret;
 	}
 	return 0;
+}
+
+/* evlist_pollfds - the rings' descriptors, up to max into pfd; returns how many */
+int evlist_pollfds(const struct evlist *el, struct pollfd *pfd, int max)
+{
+	int n = el->nr_cpus < max ? el->nr_cpus : max;
+
+	memcpy(pfd, el->pfd, n * sizeof(*pfd));
+	return n;
 }
 
 /* evsel_count_read - the event's count in the kernel, summed over its CPUs' fds */
@@ -654,16 +566,18 @@ int evsel_count_read(const struct evsel *sel, int nr_cpus, uint64_t *count)
 }
 
 /*
- * evlist_account - queue an undelivered record for each perf event whose
- * kernel count outran its samples
+ * evlist_account - push an IOTAP_RECORD_UNDELIVERED stamped time into m for
+ * each event whose kernel count outran the samples read from its rings
  *
  * Exact once the events are disabled and the rings drained. Before that a
- * sample may still be on its way, so the count read at the previous report
- * is compared with the samples read since: it can only be too low, never
- * report a gap that is not there; the end of the run makes it exact.
+ * sample may still be on its way, so the count read at the previous call is
+ * compared with the samples read since: the gap can come out too low, never
+ * too high, and the end of the run makes it exact.
  */
-static int evlist_account(struct evlist *el, uint64_t time)
+int evlist_account(struct evlist *el, struct merge *m, uint64_t time)
 {
+	if (!el->opened)
+		return 0;
 	for (size_t i = 0; i < el->nr; i++) {
 		struct evsel *sel = el->sel[i];
 		uint64_t now, basis, gap, *v;
@@ -671,7 +585,7 @@ static int evlist_account(struct evlist *el, uint64_t time)
 		struct perf_event_header *h = (void *)rec;
 		int ret;
 
-		if (sel->ftrace || !sel->fds)
+		if (!sel->fds)
 			continue;
 		ret = evsel_count_read(sel, el->nr_cpus, &now);
 		if (ret)
@@ -692,7 +606,7 @@ static int evlist_account(struct evlist *el, uint64_t time)
 		v[3] = time;
 		v[4] = (uint32_t)el->cpus[0];
 		v[5] = sel->ids[0];
-		ret = merge_push(el->merge, time, rec, sizeof(rec));
+		ret = merge_push(m, time, rec, sizeof(rec));
 		if (ret)
 			return ret;
 	}
@@ -703,25 +617,7 @@ static int evlist_account(struct evlist *el, uint64_t time)
 int evlist_flush(struct evlist *el, uint64_t limit, evlist_record_fn fn, void *arg)
 {
 	struct emit_ctx e = { fn, arg };
-	struct timespec ts;
-	uint64_t now;
-	int ret;
 
-	/* At each report: the kernel's loss counters, beside the samples' own. */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = ts.tv_sec * 1000000000ull + ts.tv_nsec;
-	if (limit < now)
-		now = limit;
-	if (el->ftrace) {
-		ret = evlist_ftrace_stats(el, now);
-		if (ret)
-			return ret;
-	}
-	if (el->opened) {
-		ret = evlist_account(el, now);
-		if (ret)
-			return ret;
-	}
 	return merge_flush(el->merge, limit, evlist_emit, &e);
 }
 
@@ -762,16 +658,6 @@ const int *evlist_cpus(const struct evlist *el)
 const struct ring_stats *evlist_ring_stats(const struct evlist *el, int i)
 {
 	return &el->rings[i].st;
-}
-
-/* evlist_nr_perf - how many events perf samples (the others come from the ftrace buffer) */
-size_t evlist_nr_perf(const struct evlist *el)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < el->nr; i++)
-		n += !el->sel[i]->ftrace;
-	return n;
 }
 
 /* evlist_late - records that the merge had to emit out of order */

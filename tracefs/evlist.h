@@ -15,15 +15,14 @@ struct evsel {
 	uint64_t regs_mask;	/* with PERF_SAMPLE_REGS_USER */
 	uint32_t stack_size;	/* with PERF_SAMPLE_STACK_USER */
 	bool user_callchain;	/* false: kernel frames only */
-	bool ftrace;		/* read from the ftrace ring buffer (ftrace.h), not perf */
 	char *filter;
 	int *fds;
 	uint64_t *ids;
 	size_t idx;
 	void *priv;		/* the owner's per-event state */
-	uint64_t delivered;	/* perf: samples read from the rings */
-	uint64_t counted;	/* perf: the fds' counts at the last report */
-	uint64_t undelivered;	/* perf: counted but never delivered, as last reported */
+	uint64_t delivered;	/* samples read from the rings */
+	uint64_t counted;	/* the fds' counts at the last evlist_account() */
+	uint64_t undelivered;	/* counted but never delivered, as last accounted */
 };
 
 struct evlist_opts {
@@ -32,15 +31,12 @@ struct evlist_opts {
 	bool track_comm;	/* COMM/FORK/EXIT side-band */
 	bool track_mmap;	/* MMAP2 side-band, for user symbols */
 	bool build_id;		/* MMAP2 carries the file's build-id (kernel 5.12+) */
-	size_t ftrace_kb;	/* ftrace buffer per CPU, KiB; 0: the kernel's default */
 };
 
 /* Per-CPU ring statistics, for the lost-event report. */
 struct ring_stats {
 	uint64_t records;
 	uint64_t lost;		/* PERF_RECORD_LOST + LOST_SAMPLES */
-	uint64_t ftrace_records;	/* events of that CPU's ftrace buffer */
-	uint64_t ftrace_lost;	/* overwritten or dropped there (ftrace_stats_lost) */
 };
 
 /* Every record read, in time order; returns non-zero to stop. */
@@ -68,6 +64,12 @@ int evlist_disable(struct evlist *el);
 int evlist_poll(struct evlist *el, int timeout_ms);
 int evlist_read_round(struct evlist *el, evlist_record_fn fn, void *arg);
 int evlist_flush(struct evlist *el, uint64_t limit, evlist_record_fn fn, void *arg);
+/* For a reader that merges several kinds of ring: read into its merge, poll its set. */
+struct merge;
+struct pollfd;
+int evlist_read(struct evlist *el, struct merge *m);
+int evlist_pollfds(const struct evlist *el, struct pollfd *pfd, int max);
+int evlist_account(struct evlist *el, struct merge *m, uint64_t time);
 int evsel_count_read(const struct evsel *sel, int nr_cpus, uint64_t *count);
 struct evsel *evlist_find_id(const struct evlist *el, uint64_t id);
 struct evsel *evlist_sel(const struct evlist *el, size_t i);
@@ -76,7 +78,6 @@ int evlist_nr_cpus(const struct evlist *el);
 const int *evlist_cpus(const struct evlist *el);
 const struct ring_stats *evlist_ring_stats(const struct evlist *el, int i);
 uint64_t evlist_late(const struct evlist *el);
-size_t evlist_nr_perf(const struct evlist *el);
 int cpus_online(int **cpus);
 
 #endif

@@ -406,7 +406,8 @@ int ftrace_ring_open(struct ftrace_ring *fr, const int *cpus, int nr_cpus, size_
 /* ftrace_ring_enable - start recording in the instance */
 int ftrace_ring_enable(struct ftrace_ring *fr)
 {
-	return ftrace_write(fr, "tracing_on", "1");
+	/* Never the top instance's tracing_on: without an instance there is nothing to start. */
+	return fr->inst ? ftrace_write(fr, "tracing_on", "1") : -EINVAL;
 }
 
 /* ftrace_ring_disable - stop recording; what is in the buffers can still be read */

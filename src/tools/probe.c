@@ -8,8 +8,7 @@
 
 #include <event-parse.h>
 
-#include "../elfsym.h"
-#include "../iotap.h"
+#include "iotap.h"
 
 struct probe_params {
 	int pid;
@@ -107,6 +106,7 @@ static int probe_subscribe(struct iotap_ctx *ctx, const char *sys, const char *n
 	struct probe_params *p = ctx->params;
 	struct probe_state *st = ctx->state;
 	struct probe_event *pe;
+	char *f;
 	int err;
 
 	if (st->nr == PROBE_EVENTS_MAX) {
@@ -126,18 +126,15 @@ static int probe_subscribe(struct iotap_ctx *ctx, const char *sys, const char *n
 		err = iotap_event_filter(pe->ev, "%s", st->filter);
 		if (err)
 			return err;
-		if (!iotap_is_live(ctx)) {
-			char *f;
-
-			pe->filter = tep_filter_alloc(pe->fmt->tep);
-			if (!pe->filter || asprintf(&f, "%s/%s:%s", sys, name, st->filter) < 0)
-				return -ENOMEM;
-			err = tep_filter_add_filter_str(pe->filter, f);
-			free(f);
-			if (err < 0) {
-				iotap_err(ctx, "invalid filter '%s' for %s:%s", st->filter, sys, name);
-				return -EINVAL;
-			}
+		/* Checked here too: a recording holds what the kernel let through, or everything. */
+		pe->filter = tep_filter_alloc(pe->fmt->tep);
+		if (!pe->filter || asprintf(&f, "%s/%s:%s", sys, name, st->filter) < 0)
+			return -ENOMEM;
+		err = tep_filter_add_filter_str(pe->filter, f);
+		free(f);
+		if (err < 0) {
+			iotap_err(ctx, "invalid filter '%s' for %s:%s", st->filter, sys, name);
+			return -EINVAL;
 		}
 	}
 	if (p->pid)
@@ -160,8 +157,7 @@ static int probe_tracepoint(struct iotap_ctx *ctx, char *sys, char *filter)
 	st->filter = filter;
 	n = iotap_event_each(ctx, sys, name, probe_subscribe, NULL);
 	if (n == 0 || n == -ENOENT) {
-		iotap_err(ctx, "invalid probe '%s': %s has no event %s:%s", ctx->spec,
-			  iotap_is_live(ctx) ? "this kernel" : "the recording", sys, name);
+		iotap_err(ctx, "invalid probe '%s': no event %s:%s to trace", ctx->spec, sys, name);
 		return -EINVAL;
 	}
 	return n < 0 ? n : 0;
@@ -184,6 +180,7 @@ static int probe_init(struct iotap_ctx *ctx)
 	struct probe_params *p = ctx->params;
 	struct probe_state *st = ctx->state;
 	char *kind, *where, *args, *path = NULL, *symbol, *plus, name[128];
+	struct probe_spec spec;
 	const char *sys;
 	uint64_t offset = 0;
 	bool ret;
@@ -226,18 +223,11 @@ static int probe_init(struct iotap_ctx *ctx)
 		offset = strtoull(plus, NULL, 0);
 	}
 	probe_name(symbol, ret, name, sizeof(name));
-	if (path && iotap_is_live(ctx)) {
-		uint64_t base;
-
-		err = elf_symbol_file_offset(path, symbol, &base);
-		if (err) {
-			iotap_err(ctx, "no function '%s' in %s: %s", symbol, path, strerror(-err));
-			return -EINVAL;
-		}
-		offset += base;
-	}
-	err = iotap_probe_create(ctx, path != NULL, ret, name, path ? path : symbol,
-				 path ? offset : offset, args, &sys);
+	spec = (struct probe_spec){
+		.uprobe = path != NULL, .ret = ret, .name = name, .path = path,
+		.symbol = symbol, .offset = offset, .args = args,
+	};
+	err = iotap_probe_create(ctx, &spec, &sys);
 	if (err)
 		return err == -ENOENT || err == -EINVAL ? -EINVAL : err;
 	return probe_subscribe(ctx, sys, name, NULL);

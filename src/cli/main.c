@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* main.c - the iotap command: dispatch to a tool, by name or by argv[0] */
+#include "config.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "iotap.h"
+#include "log.h"
+#include "cmds.h"
+#include "opt.h"
+#include "record.h"
+#include "recording.h"
+#include "session.h"
+
+static const char *cli_prefix = "iotap";
+
+/* The commands besides the tools; their specs drive --help and the man pages as a tool's do. */
+static const struct {
+	const struct tool *spec;
+	int (*run)(int argc, char **argv);
+} cli_cmds[] = {
+	{ &cmd_record, cli_record },
+	{ &cmd_report, cli_report },
+};
+
+/* cli_cmd_find - the index of the command called name, or -1 */
+static int cli_cmd_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(cli_cmds) / sizeof(cli_cmds[0]); i++)
+		if (!strcmp(cli_cmds[i].spec->name, name))
+			return i;
+	return -1;
+}
+
+/* cli_spec_find - a tool or a command by name, for help and man */
+static const struct tool *cli_spec_find(const char *name)
+{
+	int c = cli_cmd_find(name);
+
+	return c >= 0 ? cli_cmds[c].spec : tool_find(name);
+}
+
+/* cli_set_prefix - messages from now on start with "iotap NAME:" */
+void cli_set_prefix(const char *name)
+{
+	static char prefix[64];
+
+	snprintf(prefix, sizeof(prefix), "iotap %s", name);
+	cli_prefix = prefix;
+}
+
+/* cli_error - one error line, prefixed like the core's */
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", cli_prefix);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* cli_log - core messages go to stderr, one line each, prefixed with the tool */
+static void cli_log(enum log_level level, const char *msg)
+{
+	fprintf(stderr, "%s: %s%s\n", cli_prefix,
+		level == LOG_WARN ? "warning: " : "", msg);
+}
+
+/* cli_usage - the top-level help */
+static void cli_usage(FILE *out)
+{
+	fputs("usage: iotap TOOL [options] [args]\n"
+	      "       iotap record -o FILE [options] [-- command] | iotap report -i FILE TOOL [options]\n"
+	      "       iotap help TOOL | iotap list | iotap --version\n\n"
+	      "Block I/O tracing without BPF: tracepoints through perf_event_open, analysis in user space.\n\n"
+	      "tools:\n", out);
+	for (const struct tool *const *t = iotap_tools; *t; t++)
+		fprintf(out, "  %-14s %s\n", (*t)->name, (*t)->summary);
+	fputs("\ncommands:\n", out);
+	for (size_t i = 0; i < sizeof(cli_cmds) / sizeof(cli_cmds[0]); i++)
+		fprintf(out, "  %-14s %s\n", cli_cmds[i].spec->name, cli_cmds[i].spec->summary);
+	fputs("\nEach tool also runs as its own name through a symlink (biolatency -> iotap).\n"
+	      "See iotap(8) and iotap-TOOL(8).\n", out);
+}
+
+/* cli_stdout_check - report a failed write to stdout (full disk, closed pipe) */
+int cli_stdout_check(int status)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		if (errno != EPIPE)
+			fprintf(stderr, "%s: write error on standard output: %s\n", cli_prefix,
+				strerror(errno));
+		return status ? status : EXIT_TRACE;
+	}
+	return status;
+}
+
+/* cli_parse - a tool's or command's options; -1 to go on, else the exit status (help, error) */
+int cli_parse(const struct tool *spec, int argc, char **argv, void *params,
+	      struct session_opts *so, struct cli_args *ca)
+{
+	char err[512] = "";
+	int ret;
+
+	cli_set_prefix(spec->name);
+	ret = opt_parse(spec, argc, argv, params, so, ca, err, sizeof(err));
+	if (ret) {
+		cli_error("%s", err[0] ? err : strerror(-ret));
+		return EXIT_USAGE;
+	}
+	if (ca->help) {
+		opt_help(spec, stdout);
+		return cli_stdout_check(0);
+	}
+	if (so->mmap_pages & (so->mmap_pages - 1)) {
+		cli_error("invalid --mmap-pages %llu: expected a power of two",
+			  (unsigned long long)so->mmap_pages);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* cli_run_tool - parse a tool's options and run it, over a recording when input is set */
+int cli_run_tool(const struct tool *tool, int argc, char **argv, const char *input)
+{
+	struct session_opts so = SESSION_OPTS_DEFAULT;
+	struct session sess;
+	struct cli_args ca;
+	void *params;
+	int ret;
+
+	so.input = input;
+	cli_set_prefix(tool->name);
+	params = calloc(1, tool->params_size ? tool->params_size : 1);
+	if (!params) {
+		cli_error("out of memory");
+		return EXIT_TRACE;
+	}
+	ret = cli_parse(tool, argc, argv, params, &so, &ca);
+	if (ret >= 0) {
+		free(params);
+		return ret;
+	}
+	session_signals_install();
+	ret = session_init(&sess, tool, params, &so);
+	sess.ctx.spec = ca.spec;
+	if (!ret)
+		ret = session_run(&sess, ca.interval_ns, ca.count, ca.duration_ns);
+	session_release(&sess);
+	free(params);
+	if (ret == -EINVAL || ret == -ENODEV || ret == -ESRCH)
+		return cli_stdout_check(EXIT_USAGE);
+	return cli_stdout_check(ret ? EXIT_TRACE : 0);
+}
+
+/* main - iotap TOOL ..., or a tool name as argv[0] */
+int main(int argc, char **argv)
+{
+	char *self = basename(argv[0]);
+	const struct tool *tool;
+
+	log_set(cli_log);
+	tool = tool_find(self);
+	if (tool)
+		return cli_run_tool(tool, argc, argv, NULL);
+	if (argc < 2) {
+		cli_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		if (argc > 2 && (tool = cli_spec_find(argv[2]))) {
+			opt_help(tool, stdout);
+			return cli_stdout_check(0);
+		}
+		if (argc > 2) {
+			fprintf(stderr, "iotap: unknown tool '%s'; see 'iotap list'\n", argv[2]);
+			return EXIT_USAGE;
+		}
+		cli_usage(stdout);
+		return cli_stdout_check(0);
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		puts("iotap " PACKAGE_VERSION);
+		return cli_stdout_check(0);
+	}
+	if (!strcmp(argv[1], "list")) {
+		for (const struct tool *const *t = iotap_tools; *t; t++)
+			printf("%s\n", (*t)->name);
+		return cli_stdout_check(0);
+	}
+	if (!strcmp(argv[1], "man") && argc == 3 && (tool = cli_spec_find(argv[2]))) {
+		opt_man(tool, stdout);
+		return cli_stdout_check(0);
+	}
+	tool = tool_find(argv[1]);
+	if (tool)
+		return cli_run_tool(tool, argc - 1, argv + 1, NULL);
+	if (cli_cmd_find(argv[1]) >= 0)
+		return cli_cmds[cli_cmd_find(argv[1])].run(argc - 1, argv + 1);
+	fprintf(stderr, "iotap: unknown tool or command '%s'; see 'iotap --help'\n", argv[1]);
+	return EXIT_USAGE;
+}

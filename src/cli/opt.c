@@ -1,0 +1,536 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* opt.c - one option table drives parsing, --help and the man page */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opt.h"
+
+#define OPT_LONG_BASE 256
+
+/* opt_common - the session options a tool or command takes */
+static const struct opt *opt_common(const struct tool *tool)
+{
+	return tool->common ? tool->common : common_opts;
+}
+
+/* opt_is_tool - a tool (an argv[0] alias too), not a command such as record */
+static bool opt_is_tool(const struct tool *tool)
+{
+	return tool->args != TOOL_ARGS_COMMAND && tool->args != TOOL_ARGS_TOOL;
+}
+
+/* opt_count - entries in a table */
+static size_t opt_count(const struct opt *o)
+{
+	size_t n = 0;
+
+	while (o && (o[n].short_name || o[n].long_name))
+		n++;
+	return n;
+}
+
+/* opt_seconds - a positive number of seconds ("1", "0.5") to ns */
+int opt_seconds(const char *s, uint64_t *ns)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0) || v > 1e9)
+		return -EINVAL;
+	*ns = (uint64_t)(v * 1e9);
+	return 0;
+}
+
+/* opt_uint - a decimal integer in [min, max] */
+static int opt_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || (max && v > max))
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+/* opt_name - "-d/--disk" as the user would type it, for messages */
+static void opt_name(const struct opt *o, char *buf, size_t len)
+{
+	if (o->short_name && o->long_name)
+		snprintf(buf, len, "-%c/--%s", o->short_name, o->long_name);
+	else if (o->short_name)
+		snprintf(buf, len, "-%c", o->short_name);
+	else
+		snprintf(buf, len, "--%s", o->long_name);
+}
+
+/* opt_choices - "a|b|c" */
+static void opt_choices(const struct opt *o, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; o->choices && o->choices[i] && n < len; i++)
+		n += snprintf(buf + n, len - n, "%s%s", i ? "|" : "", o->choices[i]);
+}
+
+/* opt_store - convert arg and store it in base per the entry's type */
+static int opt_store(const struct opt *o, const char *arg, void *base, char *err, size_t errlen)
+{
+	char *p = (char *)base + o->offset, name[64], choices[256];
+	uint64_t v;
+
+	opt_name(o, name, sizeof(name));
+	switch (o->type) {
+	case OPT_FLAG:
+		*(bool *)p = true;
+		return 0;
+	case OPT_UINT:
+		if (opt_uint(arg, o->min, o->max, &v)) {
+			if (o->max)
+				snprintf(err, errlen, "invalid %s '%s': expected an integer from %" PRIu64 " to %" PRIu64,
+					 name, arg, o->min, o->max);
+			else
+				snprintf(err, errlen, "invalid %s '%s': expected an integer >= %" PRIu64,
+					 name, arg, o->min);
+			return -EINVAL;
+		}
+		*(uint64_t *)p = v;
+		return 0;
+	case OPT_PID:
+		if (opt_uint(arg, 1, INT32_MAX, &v)) {
+			snprintf(err, errlen, "invalid %s '%s': expected a process ID", name, arg);
+			return -EINVAL;
+		}
+		*(int *)p = (int)v;
+		return 0;
+	case OPT_STR:
+	case OPT_DISK:
+		if (!*arg) {
+			snprintf(err, errlen, "%s needs a non-empty value", name);
+			return -EINVAL;
+		}
+		*(const char **)p = arg;
+		return 0;
+	case OPT_CHOICE:
+		for (int i = 0; o->choices[i]; i++) {
+			if (!strcmp(o->choices[i], arg)) {
+				*(int *)p = i;
+				return 0;
+			}
+		}
+		opt_choices(o, choices, sizeof(choices));
+		snprintf(err, errlen, "invalid %s '%s': expected one of %s", name, arg, choices);
+		return -EINVAL;
+	case OPT_LIST: {
+		char *copy = strdup(arg), *tok, *save = NULL;
+		int ret = 0;
+
+		if (!copy)
+			return -ENOMEM;
+		for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+			int i;
+
+			for (i = 0; o->choices[i] && strcmp(o->choices[i], tok); i++)
+				;
+			if (!o->choices[i]) {
+				opt_choices(o, choices, sizeof(choices));
+				snprintf(err, errlen, "invalid %s item '%s': expected a list of %s",
+					 name, tok, choices);
+				ret = -EINVAL;
+			}
+		}
+		free(copy);
+		if (!ret)
+			*(const char **)p = arg;
+		return ret;
+	}
+	}
+	return -EINVAL;
+}
+
+struct opt_ref {
+	const struct opt *o;
+	void *base;
+};
+
+/* An argument rewritten for getopt, and how it was given. */
+struct opt_alias_swap {
+	char *orig;
+	char *longer;
+};
+
+/* opt_alias_expand - spell single-dash aliases (-io, -io=r) as long options for getopt */
+static int opt_alias_expand(int argc, char **argv, const struct opt_ref *refs, size_t n,
+			    struct opt_alias_swap **swaps, size_t *nr)
+{
+	*swaps = NULL;
+	*nr = 0;
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		for (size_t k = 0; k < n; k++) {
+			const struct opt *o = refs[k].o;
+			size_t len = o->long_name ? strlen(o->long_name) : 0;
+			char *longer;
+
+			if (!o->dash_alias || !len || argv[i][0] != '-' ||
+			    strncmp(argv[i] + 1, o->long_name, len) ||
+			    (argv[i][1 + len] && argv[i][1 + len] != '='))
+				continue;
+			if (!*swaps && !(*swaps = calloc(argc, sizeof(**swaps))))
+				return -ENOMEM;
+			if (asprintf(&longer, "-%s", argv[i]) < 0)
+				return -ENOMEM;
+			(*swaps)[*nr].orig = argv[i];
+			(*swaps)[(*nr)++].longer = longer;
+			argv[i] = longer;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* opt_alias_restore - put the arguments back as given, wherever getopt moved them */
+static void opt_alias_restore(int argc, char **argv, struct opt_alias_swap *swaps, size_t nr)
+{
+	for (size_t k = 0; k < nr; k++) {
+		for (int i = 0; i < argc; i++)
+			if (argv[i] == swaps[k].longer)
+				argv[i] = swaps[k].orig;
+		free(swaps[k].longer);
+	}
+	free(swaps);
+}
+
+/* opt_parse - fill params and session options from argv; one message in err on failure */
+int opt_parse(const struct tool *tool, int argc, char **argv, void *params,
+	      struct session_opts *so, struct cli_args *ca, char *err, size_t errlen)
+{
+	const struct opt *common = opt_common(tool);
+	size_t nt = opt_count(tool->opts), nc = opt_count(common), n = nt + nc, k = 0;
+	struct option *lo = calloc(n + 2, sizeof(*lo));
+	struct opt_ref *refs = calloc(n, sizeof(*refs));
+	struct opt_alias_swap *swaps = NULL;
+	size_t nr_swaps = 0;
+	/* A command line or a tool's own options follow: stop at the first non-option. */
+	bool rest = tool->args == TOOL_ARGS_COMMAND || tool->args == TOOL_ARGS_TOOL;
+	char shortopts[256];
+	size_t sl = snprintf(shortopts, sizeof(shortopts), "%s:h", rest ? "+" : "");
+	int c, ret = 0, npos;
+
+	if (!lo || !refs) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct opt *o = i < nt ? &tool->opts[i] : &common[i - nt];
+
+		refs[i].o = o;
+		refs[i].base = i < nt ? params : (void *)so;
+		if (o->short_name && sl + 3 < sizeof(shortopts)) {
+			shortopts[sl++] = o->short_name;
+			if (o->type != OPT_FLAG)
+				shortopts[sl++] = ':';
+		}
+		if (o->long_name) {
+			lo[k].name = o->long_name;
+			lo[k].has_arg = o->type == OPT_FLAG ? no_argument : required_argument;
+			lo[k].val = OPT_LONG_BASE + i;
+			k++;
+		}
+	}
+	lo[k].name = "help";
+	lo[k].val = 'h';
+	shortopts[sl] = 0;
+	memset(ca, 0, sizeof(*ca));
+	ret = opt_alias_expand(argc, argv, refs, n, &swaps, &nr_swaps);
+	if (ret)
+		goto out_free;
+	/* 0, not 1: glibc then also resets its scanning state and the "+" mode. */
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, lo, NULL)) != -1) {
+		const struct opt *o = NULL;
+		void *base = NULL;
+
+		if (c == 'h') {
+			ca->help = true;
+			goto out_free;
+		}
+		if (c == '?' || c == ':') {
+			const char *what = optopt ? NULL : argv[optind - 1];
+			char shortname[3] = { '-', (char)optopt, 0 };
+
+			if (!what)
+				what = shortname;
+			snprintf(err, errlen, c == '?' ? "unknown option '%s'; see --help" :
+				 "option '%s' needs a value", what);
+			ret = -EINVAL;
+			goto out_free;
+		}
+		if (c >= OPT_LONG_BASE) {
+			o = refs[c - OPT_LONG_BASE].o;
+			base = refs[c - OPT_LONG_BASE].base;
+		} else {
+			for (size_t i = 0; i < n && !o; i++) {
+				if (refs[i].o->short_name == c) {
+					o = refs[i].o;
+					base = refs[i].base;
+				}
+			}
+		}
+		ret = opt_store(o, optarg, base, err, errlen);
+		if (ret)
+			goto out_free;
+	}
+	npos = argc - optind;
+	switch (tool->args) {
+	case TOOL_ARGS_NONE:
+		if (npos) {
+			snprintf(err, errlen, "unexpected argument '%s'", argv[optind]);
+			ret = -EINVAL;
+		}
+		break;
+	case TOOL_ARGS_INTERVAL:
+		if (npos > 2) {
+			snprintf(err, errlen, "unexpected argument '%s': expected [interval [count]]",
+				 argv[optind + 2]);
+			ret = -EINVAL;
+		} else if (npos >= 1 && opt_seconds(argv[optind], &ca->interval_ns)) {
+			snprintf(err, errlen, "invalid interval '%s': expected seconds > 0", argv[optind]);
+			ret = -EINVAL;
+		} else if (npos == 2 && opt_uint(argv[optind + 1], 1, 0, &ca->count)) {
+			snprintf(err, errlen, "invalid count '%s': expected an integer >= 1",
+				 argv[optind + 1]);
+			ret = -EINVAL;
+		} else if (npos == 0) {
+			ca->interval_ns = tool->default_interval * 1000000000ull;
+		}
+		break;
+	case TOOL_ARGS_SPEC:
+		if (npos != 1) {
+			snprintf(err, errlen, npos ? "unexpected argument '%s': expected one probe" :
+				 "missing the probe to trace%s", npos ? argv[optind + 1] : "");
+			ret = -EINVAL;
+		} else {
+			ca->spec = argv[optind];
+		}
+		break;
+	case TOOL_ARGS_COMMAND:
+	case TOOL_ARGS_TOOL:
+		ca->rest = argv + optind;
+		ca->nr_rest = npos;
+		break;
+	case TOOL_ARGS_DURATION:
+		if (npos > 1) {
+			snprintf(err, errlen, "unexpected argument '%s': expected [duration]",
+				 argv[optind + 1]);
+			ret = -EINVAL;
+		} else if (npos == 1 && opt_seconds(argv[optind], &ca->duration_ns)) {
+			snprintf(err, errlen, "invalid duration '%s': expected seconds > 0", argv[optind]);
+			ret = -EINVAL;
+		}
+		break;
+	}
+out_free:
+	opt_alias_restore(argc, argv, swaps, nr_swaps);
+	free(lo);
+	free(refs);
+	return ret;
+}
+
+/* opt_args_usage - the positional part of the synopsis */
+static const char *opt_args_usage(const struct tool *tool)
+{
+	switch (tool->args) {
+	case TOOL_ARGS_INTERVAL:
+		return " [interval [count]]";
+	case TOOL_ARGS_DURATION:
+		return " [duration]";
+	case TOOL_ARGS_SPEC:
+		return " PROBE";
+	case TOOL_ARGS_COMMAND:
+		return " [[--] command [arg...]]";
+	case TOOL_ARGS_TOOL:
+		return " [tool [tool options]]";
+	default:
+		return "";
+	}
+}
+
+/* opt_help_table - one help line per option, aligned */
+static void opt_help_table(const struct opt *opts, FILE *out)
+{
+	for (const struct opt *o = opts; o->short_name || o->long_name; o++) {
+		char left[64], choices[256] = "";
+		int n;
+
+		if (o->short_name && o->long_name)
+			n = snprintf(left, sizeof(left), "-%c, --%s", o->short_name, o->long_name);
+		else if (o->short_name)
+			n = snprintf(left, sizeof(left), "-%c", o->short_name);
+		else
+			n = snprintf(left, sizeof(left), "    --%s", o->long_name);
+		if (o->dash_alias)
+			n += snprintf(left + n, sizeof(left) - n, ", -%s", o->long_name);
+		if (o->arg)
+			snprintf(left + n, sizeof(left) - n, " %s", o->arg);
+		if (o->type == OPT_CHOICE || o->type == OPT_LIST)
+			opt_choices(o, choices, sizeof(choices));
+		fprintf(out, "  %-26s %s%s%s%s\n", left, o->help, *choices ? " (" : "", choices,
+			*choices ? ")" : "");
+	}
+}
+
+/* opt_help - the --help text */
+void opt_help(const struct tool *tool, FILE *out)
+{
+	fprintf(out, "usage: iotap %s [options]%s\n\n%s\n", tool->name, opt_args_usage(tool),
+		tool->summary);
+	if (tool->args == TOOL_ARGS_INTERVAL) {
+		fputs("\n  interval                   print and reset every interval seconds", out);
+		if (tool->default_interval)
+			fprintf(out, " (default: %u)", tool->default_interval);
+		fputs("\n  count                      stop after count intervals\n", out);
+	} else if (tool->args == TOOL_ARGS_DURATION)
+		fputs("\n  duration                   trace for this many seconds (default: until Ctrl-C)\n",
+		      out);
+	else if (tool->args == TOOL_ARGS_COMMAND)
+		fputs("\n  command                    run it, trace while it runs, stop when it exits\n", out);
+	else if (tool->args == TOOL_ARGS_TOOL)
+		fputs("\n  tool                       the tool to run (iotap list); its options follow it\n",
+		      out);
+	if (opt_count(tool->opts)) {
+		fputs("\noptions:\n", out);
+		opt_help_table(tool->opts, out);
+	}
+	fputs("\ncommon options:\n", out);
+	opt_help_table(opt_common(tool), out);
+	fputs("  -h, --help                 show this help\n", out);
+	fprintf(out, "\nSee iotap-%s(8) for details and examples.\n", tool->name);
+}
+
+/* man_text - write text with roff's special characters escaped */
+static void man_text(FILE *out, const char *s)
+{
+	bool bol = true;
+
+	for (; *s; s++) {
+		if (bol && (*s == '.' || *s == '\''))
+			fputs("\\&", out);
+		if (*s == '\\')
+			fputs("\\e", out);
+		else if (*s == '-')
+			fputs("\\-", out);
+		else
+			fputc(*s, out);
+		bol = *s == '\n';
+	}
+}
+
+/* opt_man_table - .TP entries for a table */
+static void opt_man_table(const struct opt *opts, FILE *out)
+{
+	for (const struct opt *o = opts; o->short_name || o->long_name; o++) {
+		char choices[256] = "";
+
+		fputs(".TP\n", out);
+		if (o->short_name)
+			fprintf(out, "\\fB\\-%c\\fR%s", o->short_name, o->long_name ? ", " : "");
+		if (o->long_name)
+			fprintf(out, "\\fB\\-\\-%s\\fR", o->long_name);
+		if (o->dash_alias)
+			fprintf(out, ", \\fB\\-%s\\fR", o->long_name);
+		if (o->arg)
+			fprintf(out, " \\fI%s\\fR", o->arg);
+		fputc('\n', out);
+		man_text(out, o->help);
+		if (o->type == OPT_CHOICE || o->type == OPT_LIST) {
+			opt_choices(o, choices, sizeof(choices));
+			fputs(" (", out);
+			man_text(out, choices);
+			fputc(')', out);
+		}
+		fputs(".\n", out);
+	}
+}
+
+/* opt_man - the man page, section 8, generated from the same table */
+void opt_man(const struct tool *tool, FILE *out)
+{
+	fprintf(out, ".TH IOTAP-%s 8 \"\" \"iotap " PACKAGE_VERSION "\" \"iotap manual\"\n", tool->name);
+	fprintf(out, ".SH NAME\niotap\\-%s \\- ", tool->name);
+	man_text(out, tool->summary);
+	fprintf(out, "\n.SH SYNOPSIS\n\\fBiotap %s\\fR [\\fIoptions\\fR]", tool->name);
+	man_text(out, opt_args_usage(tool));
+	if (opt_is_tool(tool)) {
+		fprintf(out, "\n.br\n\\fB%s\\fR [\\fIoptions\\fR]", tool->name);
+		man_text(out, opt_args_usage(tool));
+	}
+	fputs("\n.SH DESCRIPTION\n", out);
+	man_text(out, tool->description ? tool->description : tool->summary);
+	if (opt_is_tool(tool))
+		fputs("\n.PP\nThe same options work live and, with \\fB\\-i\\fR, over a recording made by \\fBiotap record\\fR(8).\n", out);
+	else
+		fputc('\n', out);
+	if (tool->args == TOOL_ARGS_INTERVAL) {
+		fputs(".SH ARGUMENTS\n.TP\n\\fIinterval\\fR\nPrint the output and reset it every \\fIinterval\\fR seconds (default: ", out);
+		if (tool->default_interval)
+			fprintf(out, "%u", tool->default_interval);
+		else
+			fputs("once, at Ctrl\\-C", out);
+		fputs(").\n.TP\n\\fIcount\\fR\nStop after \\fIcount\\fR intervals.\n", out);
+	} else if (tool->args == TOOL_ARGS_DURATION)
+		fputs(".SH ARGUMENTS\n.TP\n\\fIduration\\fR\nTrace for this many seconds (default: until Ctrl\\-C).\n", out);
+	else if (tool->args == TOOL_ARGS_COMMAND)
+		fputs(".SH ARGUMENTS\n.TP\n\\fIcommand\\fR [\\fIarg\\fR...]\nRun the command, trace while it runs and stop when it exits. Put \\fB\\-\\-\\fR before it when its arguments start with a dash.\n", out);
+	else if (tool->args == TOOL_ARGS_TOOL)
+		fputs(".SH ARGUMENTS\n.TP\n\\fItool\\fR [\\fItool options\\fR]\nThe tool to run over the recording, as listed by \\fBiotap list\\fR, followed by its own options and arguments (see \\fBiotap\\-\\fItool\\fR(8)).\n", out);
+	if (opt_count(tool->opts)) {
+		fputs(".SH OPTIONS\n", out);
+		opt_man_table(tool->opts, out);
+	}
+	fputs(".SH COMMON OPTIONS\n", out);
+	opt_man_table(opt_common(tool), out);
+	fputs(".TP\n\\fB\\-h\\fR, \\fB\\-\\-help\\fR\nShow a summary of the options.\n", out);
+	if (tool->events) {
+		fputs(".SH EVENTS\nTracepoints used, when the kernel has them:\n", out);
+		for (const struct tool_event *e = tool->events; e->sys; e++)
+			fprintf(out, ".br\n\\fB%s:%s\\fR%s%s\n", e->sys, e->name,
+				e->flags & TOOL_EV_OPTIONAL ? " (optional)" : "",
+				e->flags & TOOL_EV_STACK ? " (with callchains)" : "");
+	}
+	if (tool->examples) {
+		const char *p = tool->examples;
+
+		fputs(".SH EXAMPLES\n", out);
+		while (*p) {
+			const char *nl = strchr(p, '\n');
+			size_t len = nl ? (size_t)(nl - p) : strlen(p);
+			char line[512];
+
+			snprintf(line, sizeof(line), "%.*s", (int)len, p);
+			if (line[0] == ' ') {
+				man_text(out, line + 2);
+				fputc('\n', out);
+			} else if (line[0]) {
+				fputs(".TP\n\\fB", out);
+				man_text(out, line);
+				fputs("\\fR\n", out);
+			}
+			p += len + (nl ? 1 : 0);
+		}
+	}
+	fputs(".SH EXIT STATUS\n0 on success; 1 on a usage error (one line on stderr); 2 when tracing failed.\n", out);
+	fputs(".SH SEE ALSO\n\\fBiotap\\fR(8), \\fBiotap\\-record\\fR(8), \\fBiotap\\-recording\\fR(5), \\fBperf\\fR(1)\n", out);
+}

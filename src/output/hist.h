@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_HIST_H
+#define IOTAP_HIST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define HIST_LOG2_SLOTS 65
+#define HIST_FINE_SUB 64			/* sub-buckets per power of two: 1.6% error */
+#define HIST_FINE_SLOTS (HIST_FINE_SUB + 58 * HIST_FINE_SUB)
+
+/*
+ * A histogram as BCC prints it (slot i holds [2^(i-1), 2^i - 1], 0 and 1 in
+ * slot 1), plus exact count/sum/min/max and a fine log-linear copy that
+ * gives percentiles within 1.6%.
+ */
+struct hist {
+	uint64_t slot[HIST_LOG2_SLOTS];
+	uint64_t count, sum, min, max;
+	uint32_t *fine;			/* allocated on first add */
+};
+
+/* A linear histogram of step-wide buckets from 0 (BCC print_linear_hist). */
+struct lhist {
+	uint64_t step;
+	uint64_t nr;
+	uint64_t *slot;			/* nr buckets, the last one open-ended */
+	uint64_t count, sum, max;
+};
+
+/*
+ * A histogram as bpftrace's hist() prints it: buckets [0], [1], [2, 4), ...
+ * [2^63, 2^64), and only the rows from the lowest to the highest used one,
+ * with '@' bars 52 wide.
+ */
+#define HIST_BT_SLOTS 65
+#define HIST_BT_BAR 52
+
+struct hist_bt {
+	uint64_t slot[HIST_BT_SLOTS];
+	uint64_t count, sum;
+};
+
+/* Histograms by section name ("disk = sda", "flags = Read"), printed sorted. */
+struct hist_set {
+	char **keys;
+	struct hist *h;
+	size_t nr, cap;
+};
+
+unsigned int hist_log2_slot(uint64_t v);
+int hist_add(struct hist *h, uint64_t v);
+void hist_reset(struct hist *h);
+void hist_release(struct hist *h);
+uint64_t hist_percentile(const struct hist *h, double p);
+int hist_print_log2(const struct hist *h, FILE *out, const char *val_type);
+int hist_print_json(const struct hist *h, FILE *out, const char *val_type, const char *ts,
+		    const char *section, const char *section_val);
+int hist_print_percentiles(const struct hist *h, FILE *out, const char *unit);
+void hist_stars(char *buf, uint64_t val, uint64_t val_max, int width);
+void json_str(FILE *out, const char *s);
+
+int lhist_init(struct lhist *h, uint64_t step, uint64_t nr);
+void lhist_add(struct lhist *h, uint64_t v);
+void lhist_reset(struct lhist *h);
+void lhist_release(struct lhist *h);
+int lhist_print(const struct lhist *h, FILE *out, const char *val_type);
+
+struct hist *hist_set_get(struct hist_set *hs, const char *key);
+void hist_set_sort(struct hist_set *hs);
+int hist_set_print_log2(struct hist_set *hs, FILE *out, const char *section,
+			const char *val_type);
+void hist_set_reset(struct hist_set *hs);
+void hist_set_release(struct hist_set *hs);
+
+void hist_bt_add(struct hist_bt *h, uint64_t v);
+void hist_bt_merge(struct hist_bt *dst, const struct hist_bt *src);
+int hist_bt_print(const struct hist_bt *h, FILE *out);
+
+#endif

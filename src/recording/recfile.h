@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_RECFILE_H
+#define IOTAP_RECFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The recording container: a versioned file of typed sections, each stored
+ * as one or more zlib-compressed, CRC-checked chunks, closed by an END chunk.
+ * The container knows nothing of what the sections hold; the byte layout is
+ * described in iotap-recording(5).
+ */
+
+#define REC_VERSION_MAJOR 1
+#define REC_VERSION_MINOR 0
+
+/* Largest raw (uncompressed) chunk; readers refuse bigger before allocating. */
+#define REC_CHUNK_MAX (4u << 20)
+/* Chunk size rec_writer_stream() fills before it writes a chunk. */
+#define REC_STREAM_CHUNK (1u << 20)
+
+/*
+ * Section types are u32.  0 is END and 1..255 are kept for the container
+ * itself; callers use REC_TYPE_MIN and above.  REC_FOURCC() makes a type whose
+ * four bytes, as stored (little-endian), spell its name in a hex dump.
+ */
+#define REC_TYPE_END 0u
+#define REC_TYPE_MIN 256u
+#define REC_FOURCC(a, b, c, d)						\
+	((uint32_t)(uint8_t)(a) | (uint32_t)(uint8_t)(b) << 8 |	\
+	 (uint32_t)(uint8_t)(c) << 16 | (uint32_t)(uint8_t)(d) << 24)
+
+/*
+ * Errors of the format, returned negated like -errno.  They sit above the
+ * kernel's MAX_ERRNO (4095), so they never collide with an errno value;
+ * rec_strerror() describes them and every errno as well.
+ */
+enum rec_error {
+	REC_ENOTREC = 4096,	/* not an iotap recording (wrong magic, empty) */
+	REC_EVERSION,		/* major version newer than this reader */
+	REC_EBADHDR,		/* file header fails its CRC */
+	REC_ECORRUPT,		/* chunk CRC, length, zlib or END totals wrong */
+	REC_ETRUNC,		/* file ends before its END chunk */
+};
+
+/* One line for a code from this module: -REC_* or -errno (sign ignored). */
+const char *rec_strerror(int code);
+
+struct rec_writer;
+
+/*
+ * Create path (mode 0600) and write the file header.  Without force an
+ * existing path fails with EEXIST; with force it is truncated (and set to
+ * 0600 if it is a regular file).  NULL with errno on failure.
+ */
+struct rec_writer *rec_writer_create(const char *path, bool force);
+
+/*
+ * Write one whole section of len <= REC_CHUNK_MAX bytes as a single chunk
+ * (-EMSGSIZE if larger).  Data pending from rec_writer_stream() is written
+ * first, so chunks appear in the order of the calls.
+ */
+int rec_writer_put(struct rec_writer *w, uint32_t type, const void *data, size_t len);
+
+/*
+ * Append len bytes to a streamed section of the given type.  Bytes are
+ * buffered and written in chunks of REC_STREAM_CHUNK, so memory stays bounded.
+ * A call of at most REC_STREAM_CHUNK bytes is never split across two chunks,
+ * so records streamed one per call can be decoded chunk by chunk.  Changing
+ * type writes the pending chunk of the previous type first.
+ */
+int rec_writer_stream(struct rec_writer *w, uint32_t type, const void *data, size_t len);
+
+/* Write the pending streamed bytes, if any, as a (short) chunk. */
+int rec_writer_flush(struct rec_writer *w);
+
+/* Bytes written to the file so far (not counting buffered stream data). */
+uint64_t rec_writer_bytes(const struct rec_writer *w);
+
+/*
+ * Finish the file: flush, write the END chunk, close the descriptor.  The
+ * first error of any earlier call is returned here again; a second close
+ * returns the first one's result.  The writer must still be freed.
+ */
+int rec_writer_close(struct rec_writer *w);
+
+/*
+ * Release the writer; w may be NULL.  A writer freed without a successful
+ * close leaves a file without END, which readers report as truncated.
+ */
+void rec_writer_free(struct rec_writer *w);
+
+struct rec_reader;
+
+/*
+ * Open a recording and check its header.  NULL on failure, with the negative
+ * code in *err (if err is not NULL) and the positive one in errno.
+ */
+struct rec_reader *rec_reader_open(const char *path, int *err);
+
+/* The same over len bytes at buf, which must outlive the reader. */
+struct rec_reader *rec_reader_open_mem(const void *buf, size_t len, int *err);
+
+/*
+ * Next chunk: 1 with its type and raw bytes (valid until the next call or
+ * free), 0 at a valid END, or a negative code: -REC_ETRUNC if the file stops
+ * before END, -REC_ECORRUPT for a damaged chunk, -errno for I/O.  Errors and
+ * the END stick: later calls return the same value.  Container-reserved
+ * chunk types unknown to this reader are skipped; section types are all
+ * returned, and callers skip the ones they do not know.
+ */
+int rec_reader_next(struct rec_reader *r, uint32_t *type, const void **data, size_t *len);
+
+/* A chunk read and checked (CRCs, lengths) but not yet inflated. */
+struct rec_packed {
+	uint32_t type;
+	size_t raw_len;			/* its bytes once inflated */
+	const void *payload;		/* compressed; valid until the next call or free */
+	size_t len;
+	uint64_t offset;		/* in the file */
+};
+
+/*
+ * rec_reader_next() in two halves, so that chunks can be inflated in other
+ * threads: the next section chunk read and checked into *c (1), 0 at a
+ * valid END, or a negative code, sticky as rec_reader_next()'s. A packed
+ * chunk whose payload then fails to inflate is damaged: -REC_ECORRUPT.
+ */
+int rec_reader_next_packed(struct rec_reader *r, struct rec_packed *c);
+
+struct rec_inflater;
+
+/* A decompressor of packed chunks, one per thread; NULL with errno ENOMEM. */
+struct rec_inflater *rec_inflater_new(void);
+
+/*
+ * Inflate c into out, which has room for c->raw_len + 1 bytes: 0,
+ * -REC_ECORRUPT when the payload is not exactly raw_len bytes of data, or
+ * -ENOMEM.
+ */
+int rec_inflate(struct rec_inflater *z, const struct rec_packed *c, void *out);
+
+void rec_inflater_free(struct rec_inflater *z);
+
+/* File offset of the chunk last returned, or of the one that failed. */
+uint64_t rec_reader_offset(const struct rec_reader *r);
+
+/* Format version in the file header; minor may exceed REC_VERSION_MINOR. */
+void rec_reader_version(const struct rec_reader *r, uint16_t *major, uint16_t *minor);
+
+/* Release the reader and close its file; r may be NULL. */
+void rec_reader_free(struct rec_reader *r);
+
+/*
+ * The chunks after the first records, read and inflated ahead by worker
+ * threads (one per usable CPU, up to three) while the caller replays them
+ * in file order. rec_prefetch_start takes the first chunk (of type, its
+ * data copied; *first gets the copy) and the reader, which the workers use from
+ * then on; NULL with *err. rec_prefetch_next gives back the chunk handed
+ * out last and waits for the next: 1 with its type, data and length (valid
+ * until the next call), 0 at END, or the reader's error with the offset of
+ * the chunk at *end_at.
+ */
+struct rec_prefetch;
+
+struct rec_prefetch *rec_prefetch_start(struct rec_reader *r, uint32_t type, const void *data,
+					size_t len, const uint8_t **first, int *err);
+int rec_prefetch_next(struct rec_prefetch *pf, uint32_t *type, const uint8_t **data, size_t *len,
+		      uint64_t *end_at);
+/* End the workers and free the chunks; pf may be NULL. */
+void rec_prefetch_free(struct rec_prefetch *pf);
+
+#endif

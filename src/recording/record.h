@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_RECORD_H
+#define IOTAP_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "iotap.h"
+#include "session.h"
+
+/* What 'iotap record' was asked for (its option table fills it). */
+struct record_params {
+	const char *output;
+	bool force;
+	bool callchains;		/* -g: stacks for the events tools take them on */
+	uint64_t duration;		/* seconds; 0: until stopped or the command exits */
+	const char *tools;		/* comma-separated; NULL: every block tool */
+	bool all;			/* every tool, not only the block tools */
+};
+
+/* Progress so far, handed to the caller about once a second and at the end. */
+struct record_progress {
+	uint64_t elapsed_ns;
+	uint64_t samples;		/* events written */
+	uint64_t bytes;			/* file size so far */
+	uint64_t lost;
+	uint64_t undelivered;		/* counted by the kernel, never delivered (perf path) */
+	bool final;
+	int cmd_status;			/* with a command, at the end: its wait status */
+};
+
+typedef void (*record_progress_fn)(void *arg, const struct record_progress *p);
+
+
+int record_run(const struct record_params *p, const struct session_opts *so, char **command,
+	       record_progress_fn progress, void *arg);
+
+#endif

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_RECORDING_H
+#define IOTAP_RECORDING_H
+
+/*
+ * The session source that replays an iotap recording, and the summary
+ * behind 'iotap report --info'. The sections and their layouts are in
+ * recformat.h; the writing side is record.c.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "recfile.h"
+#include "recformat.h"
+#include "session.h"
+
+/* One recorded event as --info shows it. */
+struct recording_event {
+	const char *sys, *name;
+	uint64_t sample_type;
+	uint64_t count;			/* samples in the stream */
+	uint64_t undelivered;		/* counted by the kernel but not delivered */
+};
+
+/* What 'iotap report --info' prints; strings live as long as the session. */
+struct recording_info {
+	const char *path;
+	uint16_t major, minor;		/* container version */
+	const char *host, *sysname, *release, *kversion, *machine;
+	const char *iotap_version, *command;
+	int nr_cpus;
+	int command_pid;		/* 0: no command */
+	uint64_t t_start, t_end;	/* CLOCK_MONOTONIC ns of the recording machine */
+	int64_t wall_offset;
+	uint64_t records;		/* everything in the stream, side-band included */
+	const struct recording_event *ev;
+	size_t nr_ev;
+	bool cut_short;
+	uint64_t cut_at;		/* file offset of the chunk that could not be read */
+	bool kallsyms;			/* it holds /proc/kallsyms (-g) */
+};
+
+/* The parameters of 'iotap report' itself; the tool after it has its own. */
+struct report_params {
+	bool info;
+};
+
+
+int recording_info(struct session *s, struct recording_info *info);
+
+#endif
