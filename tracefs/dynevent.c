@@ -27,17 +27,6 @@ const char *dynevent_group(void)
 	return group;
 }
 
-/* dynevent_tracefs_sync - point libtracefs at the directory iotap found or mounted */
-static int dynevent_tracefs_sync(void)
-{
-	const char *dir;
-	int ret = tfs_dir_get(&dir);
-
-	if (ret)
-		return ret;
-	return tracefs_set_tracing_dir((char *)dir) ? -EIO : 0;
-}
-
 /* dynevent_set_alloc - an empty set of owned dynamic events */
 struct dynevent_set *dynevent_set_alloc(void)
 {
@@ -53,7 +42,7 @@ int dynevent_create(struct dynevent_set *set, enum dynevent_kind kind, const cha
 	char addr[512];
 	int ret;
 
-	ret = dynevent_tracefs_sync();
+	ret = tfs_libtracefs_sync();
 	if (ret)
 		return ret;
 	arr = realloc(set->ev, (set->nr + 1) * sizeof(*arr));
@@ -124,7 +113,7 @@ int dynevent_remove_stale(void)
 	struct tracefs_dynevent **all;
 	int removed = 0, ret;
 
-	ret = dynevent_tracefs_sync();
+	ret = tfs_libtracefs_sync();
 	if (ret)
 		return ret;
 	all = tracefs_dynevent_get_all(TRACEFS_DYNEVENT_KPROBE | TRACEFS_DYNEVENT_KRETPROBE |

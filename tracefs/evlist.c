@@ -42,6 +42,7 @@ struct evlist {
 	size_t nr_ids;
 	struct merge *merge;
 	bool opened;
+	bool disabled;
 	evlist_compact_fn compact;
 	void *compact_arg;
 };
@@ -327,13 +328,22 @@ static int evlist_open_track(struct evlist *el, int c, const struct evlist_opts 
 	attr.mmap2 = opts->track_mmap;
 	attr.build_id = opts->track_mmap && opts->build_id;
 	fd = sys_perf_event_open(&attr, el->cpus[c], -1);
-	if (fd < 0 || ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd)) {
+	if (fd < 0 || (r->base && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd))) {
 		snprintf(err, errlen, "side-band event on CPU %d: %s", el->cpus[c], strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -errno;
 	}
 	r->track_fd = fd;
+	/* No tracepoint is read from perf (another backend has them): the side-band has the ring. */
+	if (!r->base) {
+		int ret = ring_map(r, fd, opts->mmap_pages);
+
+		if (ret) {
+			snprintf(err, errlen, "mmap of the side-band ring failed: %s", strerror(-ret));
+			return ret;
+		}
+	}
 	return 0;
 }
 
@@ -343,7 +353,7 @@ int evlist_open(struct evlist *el, const struct evlist_opts *opts, char *err, si
 	size_t wakeup, k = 0;
 	int ret;
 
-	if (!el->nr || opts->mmap_pages == 0 || (opts->mmap_pages & (opts->mmap_pages - 1))) {
+	if ((!el->nr && !opts->track_comm) || opts->mmap_pages == 0 || (opts->mmap_pages & (opts->mmap_pages - 1))) {
 		snprintf(err, errlen, "ring size must be a power of two number of pages");
 		return -EINVAL;
 	}
@@ -400,7 +410,7 @@ static int evlist_ioctl_all(struct evlist *el, unsigned long req)
 {
 	for (int c = 0; c < el->nr_cpus; c++) {
 		for (size_t i = 0; i < el->nr; i++)
-			if (ioctl(el->sel[i]->fds[c], req, 0))
+			if (el->sel[i]->fds[c] >= 0 && ioctl(el->sel[i]->fds[c], req, 0))
 				return -errno;
 		if (el->rings[c].track_fd >= 0 && ioctl(el->rings[c].track_fd, req, 0))
 			return -errno;
@@ -417,6 +427,8 @@ int evlist_enable(struct evlist *el)
 /* evlist_disable - stop sampling; what is in the rings can still be read */
 int evlist_disable(struct evlist *el)
 {
+	/* From now on the counts are final: evlist_account() compares them as they are. */
+	el->disabled = true;
 	return evlist_ioctl_all(el, PERF_EVENT_IOC_DISABLE);
 }
 
@@ -473,6 +485,12 @@ static int ring_read(struct evlist *el, struct ring *r, struct merge *m)
 			r->st.lost += lost;
 		} else {
 			r->st.records++;
+			if (hdr->type == PERF_RECORD_SAMPLE) {
+				struct evsel *sel = evlist_find_id(el, perf_record_id(hdr));
+
+				if (sel)
+					sel->delivered++;
+			}
 		}
 		/* size stays the ring's: the record queued may be a smaller rewrite. */
 		if (hdr->type == PERF_RECORD_SAMPLE && el->compact)
@@ -529,6 +547,70 @@ int evlist_pollfds(const struct evlist *el, struct pollfd *pfd, int max)
 
 	memcpy(pfd, el->pfd, n * sizeof(*pfd));
 	return n;
+}
+
+/* evsel_count_read - the event's count in the kernel, summed over its CPUs' fds */
+int evsel_count_read(const struct evsel *sel, int nr_cpus, uint64_t *count)
+{
+	*count = 0;
+	for (int c = 0; c < nr_cpus; c++) {
+		uint64_t v;
+
+		if (sel->fds[c] < 0)
+			continue;
+		if (read(sel->fds[c], &v, sizeof(v)) != sizeof(v))
+			return errno ? -errno : -EIO;
+		*count += v;
+	}
+	return 0;
+}
+
+/*
+ * evlist_account - push an IOTAP_RECORD_UNDELIVERED stamped time into m for
+ * each event whose kernel count outran the samples read from its rings
+ *
+ * Exact once the events are disabled and the rings drained. Before that a
+ * sample may still be on its way, so the count read at the previous call is
+ * compared with the samples read since: the gap can come out too low, never
+ * too high, and the end of the run makes it exact.
+ */
+int evlist_account(struct evlist *el, struct merge *m, uint64_t time)
+{
+	if (!el->opened)
+		return 0;
+	for (size_t i = 0; i < el->nr; i++) {
+		struct evsel *sel = el->sel[i];
+		uint64_t now, basis, gap, *v;
+		char rec[IOTAP_UNDELIVERED_SIZE];
+		struct perf_event_header *h = (void *)rec;
+		int ret;
+
+		if (!sel->fds)
+			continue;
+		ret = evsel_count_read(sel, el->nr_cpus, &now);
+		if (ret)
+			return ret;
+		basis = el->disabled ? now : sel->counted;
+		sel->counted = now;
+		gap = basis > sel->delivered ? basis - sel->delivered : 0;
+		if (gap <= sel->undelivered)
+			continue;
+		sel->undelivered = gap;
+		h->type = IOTAP_RECORD_UNDELIVERED;
+		h->misc = 0;
+		h->size = sizeof(rec);
+		v = (uint64_t *)(h + 1);
+		v[0] = gap;
+		v[1] = now;
+		v[2] = 0;		/* pid, tid */
+		v[3] = time;
+		v[4] = (uint32_t)el->cpus[0];
+		v[5] = sel->ids[0];
+		ret = merge_push(m, time, rec, sizeof(rec));
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /* evlist_flush - emit every queued record not newer than limit */

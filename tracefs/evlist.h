@@ -20,6 +20,9 @@ struct evsel {
 	uint64_t *ids;
 	size_t idx;
 	void *priv;		/* the owner's per-event state */
+	uint64_t delivered;	/* samples read from the rings */
+	uint64_t counted;	/* the fds' counts at the last evlist_account() */
+	uint64_t undelivered;	/* counted but never delivered, as last accounted */
 };
 
 struct evlist_opts {
@@ -66,6 +69,8 @@ struct merge;
 struct pollfd;
 int evlist_read(struct evlist *el, struct merge *m);
 int evlist_pollfds(const struct evlist *el, struct pollfd *pfd, int max);
+int evlist_account(struct evlist *el, struct merge *m, uint64_t time);
+int evsel_count_read(const struct evsel *sel, int nr_cpus, uint64_t *count);
 struct evsel *evlist_find_id(const struct evlist *el, uint64_t id);
 struct evsel *evlist_sel(const struct evlist *el, size_t i);
 size_t evlist_nr(const struct evlist *el);

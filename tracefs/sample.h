@@ -10,6 +10,15 @@
 #define IOTAP_SAMPLE_BASE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | \
 			   PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW)
 
+/*
+ * A record of iotap's own in the stream: events of one perf event that the
+ * kernel counted on its fd but never wrote to the ring (no LOST record says
+ * so). Body: u64 undelivered, u64 counted, both since the start, all CPUs;
+ * then the sample_id trailer (time, and the event's id on its first CPU).
+ */
+#define IOTAP_RECORD_UNDELIVERED 0x10001u
+#define IOTAP_UNDELIVERED_SIZE (8 + 16 + 32)
+
 /* Room for any perf record: its size is a u16. */
 #define PERF_RECORD_MAX 65536
 

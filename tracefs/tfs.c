@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* tfs.c - tracefs discovery and the kernel's event format texts */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -54,6 +55,17 @@ int tfs_dir_get(const char **dir)
 	}
 	*dir = tfs_path;
 	return 0;
+}
+
+/* tfs_libtracefs_sync - point libtracefs at the directory iotap found or mounted */
+int tfs_libtracefs_sync(void)
+{
+	const char *dir;
+	int ret = tfs_dir_get(&dir);
+
+	if (ret)
+		return ret;
+	return tracefs_set_tracing_dir((char *)dir) ? -EIO : 0;
 }
 
 /* tfs_path_of - absolute path of a file under tracefs */
@@ -140,6 +152,58 @@ bool tfs_file_exists(const char *rel)
 	char path[PATH_MAX];
 
 	return tfs_path_of(rel, path, sizeof(path)) == 0 && access(path, F_OK) == 0;
+}
+
+/* tfs_name_cmp - order names for qsort */
+static int tfs_name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* tfs_event_names - the events of one system; a NULL-terminated array the caller frees (each, then it) */
+int tfs_event_names(const char *sys, char ***names)
+{
+	char path[PATH_MAX], rel[512], **arr = NULL, **tmp;
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d;
+	int ret;
+
+	snprintf(rel, sizeof(rel), "events/%s", sys);
+	ret = tfs_path_of(rel, path, sizeof(path));
+	if (ret)
+		return ret;
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	ret = 0;
+	while ((de = readdir(d))) {
+		snprintf(rel, sizeof(rel), "events/%s/%s/format", sys, de->d_name);
+		if (de->d_name[0] == '.' || !tfs_file_exists(rel))
+			continue;
+		tmp = realloc(arr, (n + 2) * sizeof(*arr));
+		if (!tmp) {
+			ret = -ENOMEM;
+			break;
+		}
+		arr = tmp;
+		arr[n] = strdup(de->d_name);
+		if (!arr[n]) {
+			ret = -ENOMEM;
+			break;
+		}
+		arr[++n] = NULL;
+	}
+	closedir(d);
+	if (ret || !arr) {
+		for (size_t i = 0; i < n; i++)
+			free(arr[i]);
+		free(arr);
+		return ret ? ret : -ENOENT;
+	}
+	qsort(arr, n, sizeof(*arr), tfs_name_cmp);
+	*names = arr;
+	return 0;
 }
 
 /* tfs_event_exists - whether sys:name is a tracepoint on this kernel */

@@ -11,10 +11,12 @@ struct tep_event;
 
 /* tracefs location: found, or mounted at /sys/kernel/tracing like perf does. */
 int tfs_dir_get(const char **dir);
+int tfs_libtracefs_sync(void);
 int tfs_file_read(const char *rel, char **buf, size_t *len);
 int tfs_file_append(const char *rel, const char *text);
 bool tfs_event_exists(const char *sys, const char *name);
 bool tfs_file_exists(const char *rel);
+int tfs_event_names(const char *sys, char ***names);
 
 /*
  * The event formats a session uses: the kernel's own text for header_page

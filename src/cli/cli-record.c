@@ -45,6 +45,9 @@ static void cli_record_progress(void *arg, const struct record_progress *p)
 	cli_error("%llu events in %.2f s, %s written to %s, %llu lost",
 		  (unsigned long long)p->samples, p->elapsed_ns / 1e9, bytes, cr->path,
 		  (unsigned long long)p->lost);
+	if (p->undelivered)
+		cli_error("warning: %llu events counted by the kernel but not delivered (perf sampling; --source ftrace does not drop them)",
+			  (unsigned long long)p->undelivered);
 	if (WIFEXITED(p->cmd_status) && WEXITSTATUS(p->cmd_status))
 		cli_error("warning: the command exited with status %d", WEXITSTATUS(p->cmd_status));
 	else if (WIFSIGNALED(p->cmd_status))

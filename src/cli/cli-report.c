@@ -35,8 +35,12 @@ static void cli_info_print(struct session *s, const struct recording_info *in)
 		char name[160];
 
 		snprintf(name, sizeof(name), "%s:%s", in->ev[i].sys, in->ev[i].name);
-		printf("  %-36s %10" PRIu64 "%s\n", name, in->ev[i].count,
+		printf("  %-36s %10" PRIu64 "%s", name, in->ev[i].count,
 		       in->ev[i].sample_type & PERF_SAMPLE_CALLCHAIN ? "  (with stacks)" : "");
+		if (in->ev[i].undelivered)
+			printf("  (%" PRIu64 " counted by the kernel but not delivered)",
+			       in->ev[i].undelivered);
+		putchar('\n');
 	}
 	printf("lost:       %" PRIu64, session_lost_total(s));
 	for (int i = 0; s->src->lost(s, i, &cpu, &lost) == 0; i++)

@@ -13,8 +13,9 @@
 #define OPT_INPUT { 'i', "input", OPT_STR, offsetof(struct session_opts, input), "FILE", \
 	"read events from a recording made by 'iotap record' instead of tracing live" }
 #define OPT_MMAP_PAGES { 0, "mmap-pages", OPT_UINT, offsetof(struct session_opts, mmap_pages), \
-	"PAGES", "ring buffer size per CPU in pages, a power of two (default " \
-	OPT_XSTR(SESSION_MMAP_PAGES_DEFAULT) ")", NULL, 1, 1u << 20 }
+	"PAGES", "perf ring size per CPU in pages, a power of two (default " \
+	OPT_XSTR(SESSION_MMAP_PAGES_DEFAULT) "); the ftrace buffer per CPU is four times as large", \
+	NULL, 1, 1u << 20 }
 #define OPT_MAX_STACK { 0, "max-stack", OPT_UINT, offsetof(struct session_opts, max_stack), "N", \
 	"deepest callchain to sample, for tools that take stacks (default " \
 	OPT_XSTR(SESSION_MAX_STACK_DEFAULT) ")", NULL, 1, 1024 }
@@ -26,16 +27,24 @@
 	"(for code built without frame pointers; costs more). Either raises --mmap-pages to at " \
 	"least 512 (fp) or 1024 (dwarf): samples carry a copy of the user stack", \
 	stack_call_graph_names }
+#define OPT_SOURCE { 0, "source", OPT_CHOICE, offsetof(struct session_opts, source), "SOURCE", \
+	"where live events are read: auto takes events without callchains from the ftrace ring " \
+	"buffer of a private tracefs instance (lossless, cheaper) and those with callchains from " \
+	"perf_event_open; ftrace or perf forces one for every event (ftrace cannot take stacks)", \
+	session_source_names }
 #define OPT_SYMFS { 0, "symfs", OPT_STR, offsetof(struct session_opts, symfs), "DIR", \
 	"look for the binaries of a recording under DIR too: DIR/path, DIR/.build-id/xx/rest and " \
 	"DIR/usr/lib/debug (for reports on another machine, or after a binary was removed)" }
 
 /* Options every tool takes. */
-const struct opt common_opts[] = { OPT_INPUT, OPT_MMAP_PAGES, OPT_MAX_STACK, OPT_VERBOSE, OPT_END };
+const struct opt common_opts[] = { OPT_INPUT, OPT_SOURCE, OPT_MMAP_PAGES, OPT_MAX_STACK, OPT_VERBOSE,
+	OPT_END };
 /* The ones that apply to 'iotap record' (it writes a recording, it reads none). */
-const struct opt record_common_opts[] = { OPT_MMAP_PAGES, OPT_MAX_STACK, OPT_CALL_GRAPH, OPT_END };
+const struct opt record_common_opts[] = { OPT_SOURCE, OPT_MMAP_PAGES, OPT_MAX_STACK, OPT_CALL_GRAPH,
+	OPT_END };
 /* The tools that take stacks add how to walk and where to find symbols. */
-const struct opt stack_common_opts[] = { OPT_INPUT, OPT_MMAP_PAGES, OPT_MAX_STACK, OPT_CALL_GRAPH,
+const struct opt stack_common_opts[] = { OPT_INPUT, OPT_SOURCE, OPT_MMAP_PAGES, OPT_MAX_STACK,
+	OPT_CALL_GRAPH,
 	OPT_SYMFS, OPT_VERBOSE, OPT_END };
 /* The one that 'iotap report' takes before the tool name. */
 const struct opt report_common_opts[] = { OPT_INPUT, OPT_END };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* session.c - one tool run: events, the main loop, intervals, teardown */
 #include <errno.h>
+#include <fnmatch.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,8 @@
 /* Ring pages per CPU at least, when samples carry user stack copies. */
 #define SESSION_DWARF_PAGES 1024
 #define SESSION_FP_PAGES 512
+
+const char *const session_source_names[] = { "auto", "ftrace", "perf", NULL };
 
 volatile int session_stop;
 static volatile int session_abort;
@@ -179,6 +182,34 @@ bool iotap_event_available(struct iotap_ctx *ctx, const char *sys, const char *n
 }
 
 /*
+ * iotap_event_each - fn for every event sys:NAME whose NAME matches the glob
+ * pattern, among those the source can deliver. Return: how many matched (0:
+ * none), -errno (ENOENT: no such system), or fn's non-zero return.
+ */
+int iotap_event_each(struct iotap_ctx *ctx, const char *sys, const char *pattern,
+		     iotap_event_each_fn fn, void *arg)
+{
+	struct session *s = ctx->sess;
+	char **names;
+	int n = 0, ret;
+
+	if (!s->src->event_names)
+		return -ENOTSUP;
+	ret = s->src->event_names(s, sys, &names);
+	if (ret)
+		return ret;
+	for (size_t i = 0; names[i]; i++) {
+		if (!ret && !fnmatch(pattern, names[i], 0)) {
+			ret = fn(ctx, sys, names[i], arg);
+			n++;
+		}
+		free(names[i]);
+	}
+	free(names);
+	return ret ? ret : n;
+}
+
+/*
  * session_undeclared - whether the tool uses sys:name (with flags) without declaring
  * it in its events table, which is what `iotap record` records and the man page lists.
  * Its own probes are not in the table: they are made from the command line.
@@ -188,7 +219,9 @@ static bool session_undeclared(struct session *s, const char *sys, const char *n
 {
 	const struct tool *t = s->ctx.tool;
 
-	if (!t || !t->events || (s->probe_sys && !strcmp(sys, s->probe_sys)))
+	/* A tool that takes its events from a specification (probe) declares none. */
+	if (!t || !t->events || t->args == TOOL_ARGS_SPEC ||
+	    (s->probe_sys && !strcmp(sys, s->probe_sys)))
 		return false;
 	for (const struct tool_event *e = t->events; e->sys; e++) {
 		if (strcmp(e->sys, sys) || strcmp(e->name, name))
@@ -520,6 +553,12 @@ int session_dispatch(struct session *s, const struct perf_event_header *rec)
 	struct perf_sample smp;
 	int ret;
 
+	/* Recorders too keep the count: they say it when they stop. */
+	if (rec->type == IOTAP_RECORD_UNDELIVERED) {
+		ev = s->src->find(s, perf_record_id(rec));
+		if (ev && rec->size >= IOTAP_UNDELIVERED_SIZE)
+			memcpy(&ev->undelivered, rec + 1, 8);
+	}
 	if (s->ctx.tool && s->ctx.tool->on_record)
 		return s->ctx.tool->on_record(&s->ctx, rec);
 	if (s->sym && rec->type != PERF_RECORD_SAMPLE)
@@ -620,6 +659,34 @@ static void session_report_lost(struct session *s)
 	s->lost_reported = lost;
 }
 
+/* session_undelivered_total - events the kernel counted but never delivered, all events */
+uint64_t session_undelivered_total(const struct session *s)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < s->nr_ev; i++)
+		n += s->ev[i]->undelivered;
+	return n;
+}
+
+/* session_report_undelivered - per event, samples the kernel counted but never delivered */
+static void session_report_undelivered(struct session *s)
+{
+	for (size_t i = 0; i < s->nr_ev; i++) {
+		struct iotap_event *ev = s->ev[i];
+
+		if (ev->undelivered <= ev->undelivered_reported)
+			continue;
+		log_msg(LOG_WARN, "%s:%s: %llu events counted by the kernel but not delivered (%llu in all)%s",
+			ev->sys, ev->name,
+			(unsigned long long)(ev->undelivered - ev->undelivered_reported),
+			(unsigned long long)ev->undelivered,
+			session_lost_total(s) ? "; the lost events are among them" :
+			": perf sampling dropped them without a lost record; --source ftrace does not");
+		ev->undelivered_reported = ev->undelivered;
+	}
+}
+
 /* session_report - one interval's (or the final) output */
 static int session_report(struct session *s, bool final)
 {
@@ -631,6 +698,7 @@ static int session_report(struct session *s, bool final)
 	if (fflush(s->ctx.out) && !ret)
 		ret = -errno;
 	session_report_lost(s);
+	session_report_undelivered(s);
 	if (final) {
 		session_warn_malformed(s);
 		if (s->opts.verbose && s->src->report_stats)

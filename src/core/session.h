@@ -29,7 +29,17 @@ struct session_opts {
 	bool walk_only;			/* the consumer names no frames (a recorder) */
 	int call_graph;			/* enum stack_call_graph: how user stacks are walked */
 	const char *symfs;		/* where a recording's binaries are looked up */
+	int source;			/* enum session_source: where live events are read */
 };
+
+/* Where live events are read (--source). */
+enum session_source {
+	SOURCE_AUTO,			/* ftrace, unless the event takes callchains */
+	SOURCE_FTRACE,			/* the ftrace ring buffer of a private tracefs instance */
+	SOURCE_PERF,			/* perf_event_open rings */
+};
+
+extern const char *const session_source_names[];
 
 /* One event a session delivers, with the handlers subscribed to it. */
 struct iotap_event {
@@ -48,6 +58,8 @@ struct iotap_event {
 	} h[4];
 	int nr_h;
 	uint64_t count;
+	uint64_t undelivered;		/* counted by the kernel, never delivered (perf) */
+	uint64_t undelivered_reported;
 	struct session *sess;
 };
 
@@ -87,6 +99,7 @@ const char *session_comm_cached(const struct session *s, uint32_t pid);
 struct iotap_event *session_event_find(struct session *s, uint64_t id);
 bool session_aborted(void);
 uint64_t session_lost_total(const struct session *s);
+uint64_t session_undelivered_total(const struct session *s);
 void session_warn_malformed(const struct session *s);
 uint64_t mono_now(void);
 

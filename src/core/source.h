@@ -30,6 +30,8 @@ struct source_ops {
 	const char *name;
 	/* Formats, disks, process names, clocks: what tools need before they set up. */
 	int (*open)(struct session *s);
+	/* The events of system sys it can deliver: a NULL-terminated array, each name and it freed by the caller. */
+	int (*event_names)(struct session *s, const char *sys, char ***names);
 	/* Whether sys:name can be delivered (the kernel has it, or it was recorded). */
 	bool (*event_available)(struct session *s, const char *sys, const char *name);
 	/*

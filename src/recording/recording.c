@@ -28,6 +28,7 @@ struct rec_ev {
 	uint64_t sample_type;
 	uint64_t regs_mask;		/* with PERF_SAMPLE_REGS_USER */
 	uint64_t count;			/* samples seen, for --info */
+	uint64_t undelivered;		/* the last IOTAP_RECORD_UNDELIVERED's count, for --info */
 	bool chain_ids;			/* REC_EVNT_CHAIN_IDS */
 	struct iotap_event *ev;		/* the session's, when a tool uses it */
 };
@@ -713,6 +714,34 @@ static int file_chain(struct session *s, struct perf_sample *smp)
 	return 0;
 }
 
+/* file_event_names - the recorded events of system sys */
+static int file_event_names(struct session *s, const char *sys, char ***names)
+{
+	char **arr = calloc(s->fs.nr + 1, sizeof(*arr));
+	size_t n = 0;
+
+	if (!arr)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->fs.nr; i++) {
+		if (strcmp(s->fs.ev[i].sys, sys))
+			continue;
+		arr[n] = strdup(s->fs.ev[i].name);
+		if (!arr[n]) {
+			while (n)
+				free(arr[--n]);
+			free(arr);
+			return -ENOMEM;
+		}
+		n++;
+	}
+	if (!n) {
+		free(arr);
+		return -ENOENT;
+	}
+	*names = arr;
+	return 0;
+}
+
 /* file_info_count - for --info: count the samples of each recorded event */
 static int file_info_count(struct file_src *f, const struct perf_event_header *rec)
 {
@@ -720,6 +749,9 @@ static int file_info_count(struct file_src *f, const struct perf_event_header *r
 
 	if (rec->type == PERF_RECORD_SAMPLE && (re = file_lookup(f, perf_record_id(rec))))
 		re->count++;
+	else if (rec->type == IOTAP_RECORD_UNDELIVERED && rec->size >= IOTAP_UNDELIVERED_SIZE &&
+		 (re = file_lookup(f, perf_record_id(rec))))
+		memcpy(&re->undelivered, rec + 1, 8);
 	return 0;
 }
 
@@ -962,6 +994,7 @@ const struct source_ops source_file = {
 	.ksyms_prefetch = file_ksyms_prefetch,
 	.ksyms_load = file_ksyms_load,
 	.maps_load = file_maps_load,
+	.event_names = file_event_names,
 	.close = file_close,
 };
 
@@ -986,6 +1019,7 @@ int recording_info(struct session *s, struct recording_info *info)
 		f->info_ev[i].name = f->evs[i].name;
 		f->info_ev[i].sample_type = f->evs[i].sample_type;
 		f->info_ev[i].count = f->evs[i].count;
+		f->info_ev[i].undelivered = f->evs[i].undelivered;
 	}
 	memset(info, 0, sizeof(*info));
 	info->path = f->path;

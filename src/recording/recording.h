@@ -20,6 +20,7 @@ struct recording_event {
 	const char *sys, *name;
 	uint64_t sample_type;
 	uint64_t count;			/* samples in the stream */
+	uint64_t undelivered;		/* counted by the kernel but not delivered */
 };
 
 /* What 'iotap report --info' prints; strings live as long as the session. */

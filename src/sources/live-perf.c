@@ -72,6 +72,11 @@ static int perf_attach(void *priv, struct iotap_event *ev)
 	uint64_t st = 0;
 	struct evsel *sel;
 
+	if (s->opts.source == SOURCE_FTRACE) {
+		log_msg(LOG_ERR, "--source ftrace cannot take the callchains %s:%s needs; use auto or perf",
+			ev->sys, ev->name);
+		return -EINVAL;
+	}
 	if (ev->flags & (IOTAP_EV_KSTACK | IOTAP_EV_USTACK))
 		st |= PERF_SAMPLE_CALLCHAIN;
 	if (ucopy)
@@ -148,6 +153,12 @@ static int perf_read(void *priv, struct merge *m)
 	return evlist_read(((struct live_perf *)priv)->el, m);
 }
 
+/* perf_account - undelivered samples: each event's kernel count against what its rings gave */
+static int perf_account(void *priv, struct merge *m, uint64_t time)
+{
+	return evlist_account(((struct live_perf *)priv)->el, m, time);
+}
+
 /* perf_find - the event a sample id belongs to */
 static struct iotap_event *perf_find(void *priv, uint64_t id)
 {
@@ -164,7 +175,8 @@ static int perf_lost(void *priv, int i, int *cpu, uint64_t *lost)
 	if (i >= evlist_nr_cpus(p->el))
 		return -ENOENT;
 	*cpu = evlist_cpus(p->el)[i];
-	*lost = evlist_ring_stats(p->el, i)->lost;
+	/* Rings that carry side-band only lose no events (perf_free() tells of them). */
+	*lost = evlist_nr(p->el) ? evlist_ring_stats(p->el, i)->lost : 0;
 	return 0;
 }
 
@@ -205,6 +217,15 @@ static void perf_free(void *priv)
 
 	if (!p)
 		return;
+	if (!evlist_nr(p->el)) {
+		uint64_t lost = 0;
+
+		for (int c = 0; c < evlist_nr_cpus(p->el); c++)
+			lost += evlist_ring_stats(p->el, c)->lost;
+		if (lost)
+			log_msg(LOG_WARN, "lost %llu side-band records (process names, mappings): some names may show as '?'; raise --mmap-pages",
+				(unsigned long long)lost);
+	}
 	evlist_free(p->el);
 	free(p);
 }
@@ -220,6 +241,7 @@ const struct live_backend_ops live_perf = {
 	.disable = perf_disable,
 	.pollfds = perf_pollfds,
 	.read = perf_read,
+	.account = perf_account,
 	.find = perf_find,
 	.lost = perf_lost,
 	.nr_cpus = perf_nr_cpus,

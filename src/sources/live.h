@@ -40,6 +40,12 @@ struct live_backend_ops {
 	int (*pollfds)(void *priv, struct pollfd *pfd, int max);
 	/* Push every complete record into m (merge_push), without ending the round. */
 	int (*read)(void *priv, struct merge *m);
+	/*
+	 * Optional: before each report, push the backend's own accounting into m,
+	 * stamped time: records of events lost or counted but not delivered since
+	 * the last call. After disable and a last read, the figures are final.
+	 */
+	int (*account)(void *priv, struct merge *m, uint64_t time);
 	struct iotap_event *(*find)(void *priv, uint64_t id);
 	int (*lost)(void *priv, int i, int *cpu, uint64_t *lost);
 	int (*nr_cpus)(void *priv);
@@ -54,5 +60,6 @@ struct live_backend_ops {
 extern const struct live_backend_ops *const live_backends[];
 
 extern const struct live_backend_ops live_perf;
+extern const struct live_backend_ops live_ftrace;
 
 #endif

@@ -16,6 +16,7 @@
 #include "log.h"
 #include "session.h"
 #include "usyms.h"
+#include "../tracefs/ftrace.h"
 #include "../tracefs/merge.h"
 
 #define DRAIN_MS 100
@@ -24,7 +25,8 @@
 /* Poll descriptors over all backends: a ring per CPU each. */
 #define LIVE_POLLFDS_MAX 4096
 
-const struct live_backend_ops *const live_backends[] = { &live_perf, NULL };
+/* ftrace first: it takes every event without callchains (--source decides otherwise). */
+const struct live_backend_ops *const live_backends[] = { &live_ftrace, &live_perf, NULL };
 
 struct live_be {
 	const struct live_backend_ops *ops;
@@ -67,6 +69,10 @@ static int live_open(struct session *s)
 			strerror(-ret), ret == -EPERM ? " (run as root)" : "");
 		return ret;
 	}
+	/* The instances first: their enabled events would keep the dynamic events busy. */
+	ret = ftrace_instance_remove_stale();
+	if (ret > 0)
+		log_msg(LOG_INFO, "removed %d tracefs instances left by a killed iotap", ret);
 	ret = dynevent_remove_stale();
 	if (ret > 0)
 		log_msg(LOG_INFO, "removed %d dynamic events left by a killed iotap", ret);
@@ -86,35 +92,49 @@ static int live_open(struct session *s)
 	return 0;
 }
 
+/* live_event_names - the kernel's events of system sys */
+static int live_event_names(struct session *s, const char *sys, char ***names)
+{
+	return tfs_event_names(sys, names);
+}
+
 /* live_event_available - whether the kernel has sys:name */
 static bool live_event_available(struct session *s, const char *sys, const char *name)
 {
 	return tfs_event_exists(sys, name);
 }
 
+/* live_backend_get - the session's instance of backend ops, allocated on first use */
+static struct live_be *live_backend_get(struct session *s, const struct live_backend_ops *ops)
+{
+	struct live_src *lv = s->src_priv;
+	struct live_be *be;
+	void *priv;
+
+	for (int i = 0; i < lv->nr_be; i++)
+		if (lv->be[i].ops == ops)
+			return &lv->be[i];
+	if (lv->nr_be == LIVE_BACKENDS_MAX) {
+		errno = ENOSPC;
+		return NULL;
+	}
+	priv = ops->alloc(s);
+	if (!priv)
+		return NULL;
+	be = &lv->be[lv->nr_be++];
+	be->ops = ops;
+	be->priv = priv;
+	return be;
+}
+
 /* live_backend - the backend that takes ev, allocated on first use */
 static struct live_be *live_backend(struct session *s, const struct iotap_event *ev)
 {
-	struct live_src *lv = s->src_priv;
-
 	for (const struct live_backend_ops *const *o = live_backends; *o; o++) {
-		struct live_be *be = NULL;
+		struct live_be *be = live_backend_get(s, *o);
 
-		for (int i = 0; i < lv->nr_be; i++)
-			if (lv->be[i].ops == *o)
-				be = &lv->be[i];
-		if (!be) {
-			void *priv;
-
-			if (lv->nr_be == LIVE_BACKENDS_MAX)
-				return NULL;
-			priv = (*o)->alloc(s);
-			if (!priv)
-				return NULL;
-			be = &lv->be[lv->nr_be++];
-			be->ops = *o;
-			be->priv = priv;
-		}
+		if (!be)
+			return NULL;
 		if (be->ops->claims(be->priv, ev))
 			return be;
 	}
@@ -210,6 +230,9 @@ static int live_start(struct session *s)
 	lv->pfd = calloc(LIVE_POLLFDS_MAX, sizeof(*lv->pfd));
 	if (!lv->pfd)
 		return -ENOMEM;
+	/* Process names and mappings come from perf's side-band, whoever reads the events. */
+	if (!live_backend_get(s, &live_perf))
+		return -errno;
 	for (int i = 0; i < lv->nr_be; i++) {
 		ret = lv->be[i].ops->open(lv->be[i].priv);
 		if (ret)
@@ -244,6 +267,22 @@ static int live_read_round(struct session *s)
 	return merge_round_end(lv->merge, live_deliver, s);
 }
 
+/* live_account - every backend's accounting records into the merge, stamped time */
+static int live_account(struct session *s, uint64_t time)
+{
+	struct live_src *lv = s->src_priv;
+	int ret;
+
+	for (int i = 0; i < lv->nr_be; i++) {
+		if (!lv->be[i].ops->account)
+			continue;
+		ret = lv->be[i].ops->account(lv->be[i].priv, lv->merge, time);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /* live_disable - stop the kernel writing into every backend's rings */
 static void live_disable(struct live_src *lv)
 {
@@ -267,6 +306,8 @@ static int live_run(struct session *s, uint64_t deadline)
 		if (now >= deadline) {
 			ret = live_read_round(s);
 			if (!ret)
+				ret = live_account(s, deadline);
+			if (!ret)
 				ret = merge_flush(lv->merge, deadline, live_deliver, s);
 			return ret ? ret : 1;
 		}
@@ -285,9 +326,11 @@ static int live_run(struct session *s, uint64_t deadline)
 	/* Stop the kernel writing, then take everything that is left. */
 	live_disable(lv);
 	ret = live_read_round(s);
+	s->now = mono_now();
+	if (!ret)
+		ret = live_account(s, s->now);
 	if (!ret)
 		ret = merge_flush(lv->merge, UINT64_MAX, live_deliver, s);
-	s->now = mono_now();
 	return ret;
 }
 
@@ -471,6 +514,7 @@ static void live_close(struct session *s)
 const struct source_ops source_live = {
 	.name = "live",
 	.open = live_open,
+	.event_names = live_event_names,
 	.event_available = live_event_available,
 	.event_attach = live_event_attach,
 	.event_filter = live_event_filter,

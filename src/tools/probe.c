@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* probe.c - trace a kprobe or uprobe created for this run, print each hit decoded */
+/* probe.c - trace tracepoints, or a kprobe/uprobe made for this run; print or count each hit */
 #include <errno.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,11 +13,24 @@
 struct probe_params {
 	int pid;
 	uint64_t max_events;
+	bool count;
 };
 
-struct probe_state {
+/* One traced event: a glob can name several. */
+struct probe_event {
+	struct probe_state *st;
 	struct iotap_event *ev;
 	struct tep_event *fmt;
+	struct tep_event_filter *filter;	/* recordings: the filter, applied here */
+	uint64_t hits;
+};
+
+#define PROBE_EVENTS_MAX 64
+
+struct probe_state {
+	struct probe_event *ev[PROBE_EVENTS_MAX];
+	size_t nr;
+	const char *filter;
 	uint64_t hits;
 	uint64_t t0;
 	char *spec;
@@ -26,11 +40,13 @@ struct probe_state {
 static const struct opt probe_opts[] = {
 	{ 'p', "pid", OPT_PID, P(pid), "PID", "only hits in this process" },
 	{ 'M', "max-events", OPT_UINT, P(max_events), "N", "stop after N hits", NULL, 1, 0 },
+	{ 'c', "count", OPT_FLAG, P(count), NULL,
+	  "count hits per event and print the counts at the end instead of each hit" },
 	OPT_END
 };
 
 /* probe_print_info - the hit formatted by the kernel's own print fmt for the event */
-static void probe_print_info(struct probe_state *st, FILE *out, const struct perf_sample *s)
+static void probe_print_info(struct probe_event *pe, FILE *out, const struct perf_sample *s)
 {
 	struct tep_record rec = {
 		.ts = s->time,
@@ -41,29 +57,110 @@ static void probe_print_info(struct probe_state *st, FILE *out, const struct per
 	struct trace_seq seq;
 
 	trace_seq_init(&seq);
-	tep_print_event(st->fmt->tep, &seq, &rec, "%s", TEP_PRINT_INFO);
+	tep_print_event(pe->fmt->tep, &seq, &rec, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(&seq);
 	fprintf(out, " %s", seq.buffer);
 	trace_seq_destroy(&seq);
 }
 
-/* probe_on_hit - one line per hit */
+/* probe_filter_match - a recording's hit passes the tracepoint filter (the kernel applied it live) */
+static bool probe_filter_match(struct probe_event *pe, const struct perf_sample *s)
+{
+	struct tep_record rec = {
+		.ts = s->time,
+		.cpu = s->cpu,
+		.size = s->raw_size,
+		.data = (void *)s->raw,
+	};
+
+	return !pe->filter || tep_filter_match(pe->filter, &rec) == TEP_ERRNO__FILTER_MATCH;
+}
+
+/* probe_on_hit - one line per hit, or a count */
 static int probe_on_hit(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
 {
 	struct probe_params *p = ctx->params;
-	struct probe_state *st = arg;
+	struct probe_event *pe = arg;
+	struct probe_state *st = pe->st;
 
-	if ((p->pid && (int)s->pid != p->pid) || (p->max_events && st->hits >= p->max_events))
+	if ((p->pid && (int)s->pid != p->pid) || (p->max_events && st->hits >= p->max_events) ||
+	    !probe_filter_match(pe, s))
 		return 0;
-	if (!st->t0)
-		st->t0 = s->time;
-	fprintf(ctx->out, "%-14.6f %-16s %-7u %s:", (double)(s->time - st->t0) / 1e9,
-		iotap_comm(ctx, s->pid), s->pid, st->fmt->name);
-	probe_print_info(st, ctx->out, s);
-	fputc('\n', ctx->out);
+	pe->hits++;
+	if (!p->count) {
+		if (!st->t0)
+			st->t0 = s->time;
+		fprintf(ctx->out, "%-14.6f %-16s %-7u %s:", (double)(s->time - st->t0) / 1e9,
+			iotap_comm(ctx, s->pid), s->pid, pe->fmt->name);
+		probe_print_info(pe, ctx->out, s);
+		fputc('\n', ctx->out);
+	}
 	if (p->max_events && ++st->hits >= p->max_events)
 		iotap_stop(ctx);
 	return 0;
+}
+
+/* probe_subscribe - trace sys:name: its handler, its filter (kernel side live, here on a recording) */
+static int probe_subscribe(struct iotap_ctx *ctx, const char *sys, const char *name, void *arg)
+{
+	struct probe_params *p = ctx->params;
+	struct probe_state *st = ctx->state;
+	struct probe_event *pe;
+	char *f;
+	int err;
+
+	if (st->nr == PROBE_EVENTS_MAX) {
+		iotap_err(ctx, "'%s' names more than %d events", ctx->spec, PROBE_EVENTS_MAX);
+		return -E2BIG;
+	}
+	pe = calloc(1, sizeof(*pe));
+	if (!pe)
+		return -ENOMEM;
+	st->ev[st->nr++] = pe;
+	pe->st = st;
+	pe->ev = iotap_event_use(ctx, sys, name, 0, probe_on_hit, pe);
+	if (!pe->ev)
+		return -errno;
+	pe->fmt = iotap_event_format(pe->ev);
+	if (st->filter) {
+		err = iotap_event_filter(pe->ev, "%s", st->filter);
+		if (err)
+			return err;
+		/* Checked here too: a recording holds what the kernel let through, or everything. */
+		pe->filter = tep_filter_alloc(pe->fmt->tep);
+		if (!pe->filter || asprintf(&f, "%s/%s:%s", sys, name, st->filter) < 0)
+			return -ENOMEM;
+		err = tep_filter_add_filter_str(pe->filter, f);
+		free(f);
+		if (err < 0) {
+			iotap_err(ctx, "invalid filter '%s' for %s:%s", st->filter, sys, name);
+			return -EINVAL;
+		}
+	}
+	if (p->pid)
+		return iotap_event_filter(pe->ev, "common_pid == %d", p->pid);
+	return 0;
+}
+
+/* probe_tracepoint - "[t:]SYS:EVENT [FILTER]": existing tracepoints, EVENT a glob */
+static int probe_tracepoint(struct iotap_ctx *ctx, char *sys, char *filter)
+{
+	struct probe_state *st = ctx->state;
+	char *name = strchr(sys, ':');
+	int n;
+
+	if (!name || !name[1] || name == sys || strchr(name + 1, ':')) {
+		iotap_err(ctx, "invalid probe '%s': expected [t:]system:event [filter]", ctx->spec);
+		return -EINVAL;
+	}
+	*name++ = 0;
+	st->filter = filter;
+	n = iotap_event_each(ctx, sys, name, probe_subscribe, NULL);
+	if (n == 0 || n == -ENOENT) {
+		iotap_err(ctx, "invalid probe '%s': no event %s:%s to trace", ctx->spec, sys, name);
+		return -EINVAL;
+	}
+	return n < 0 ? n : 0;
 }
 
 /* probe_name - a tracefs-safe event name from the symbol */
@@ -97,6 +194,15 @@ static int probe_init(struct iotap_ctx *ctx)
 		*args++ = 0;
 	kind = st->spec;
 	where = strchr(kind, ':');
+	if (p->pid && iotap_pid_check(ctx, p->pid)) {
+		iotap_err(ctx, "no process with PID %d", p->pid);
+		return -ESRCH;
+	}
+	if (where && where - kind == 1 && kind[0] == 't')
+		return probe_tracepoint(ctx, where + 1, args);
+	if (where && !(where - kind == 1 && (kind[0] == 'p' || kind[0] == 'r')) &&
+	    strchr(where + 1, ':') == NULL && where[1])
+		return probe_tracepoint(ctx, kind, args);
 	if (!where || where - kind != 1 || (kind[0] != 'p' && kind[0] != 'r') || !where[1]) {
 		iotap_err(ctx, "invalid probe '%s': expected p|r:[/path/binary:]symbol[+offset] [fetchargs]",
 			  ctx->spec);
@@ -116,10 +222,6 @@ static int probe_init(struct iotap_ctx *ctx)
 		*plus++ = 0;
 		offset = strtoull(plus, NULL, 0);
 	}
-	if (p->pid && iotap_pid_check(ctx, p->pid)) {
-		iotap_err(ctx, "no process with PID %d", p->pid);
-		return -ESRCH;
-	}
 	probe_name(symbol, ret, name, sizeof(name));
 	spec = (struct probe_spec){
 		.uprobe = path != NULL, .ret = ret, .name = name, .path = path,
@@ -128,12 +230,24 @@ static int probe_init(struct iotap_ctx *ctx)
 	err = iotap_probe_create(ctx, &spec, &sys);
 	if (err)
 		return err == -ENOENT || err == -EINVAL ? -EINVAL : err;
-	st->ev = iotap_event_use(ctx, sys, name, 0, probe_on_hit, st);
-	if (!st->ev)
-		return -errno;
-	st->fmt = iotap_event_format(st->ev);
-	if (p->pid)
-		return iotap_event_filter(st->ev, "common_pid == %d", p->pid);
+	return probe_subscribe(ctx, sys, name, NULL);
+}
+
+/* probe_report - with --count: hits per event, at the end */
+static int probe_report(struct iotap_ctx *ctx)
+{
+	struct probe_params *p = ctx->params;
+	struct probe_state *st = ctx->state;
+
+	if (!p->count || !ctx->final)
+		return 0;
+	fprintf(ctx->out, "%-48s %12s\n", "EVENT", "COUNT");
+	for (size_t i = 0; i < st->nr; i++) {
+		char name[256];
+
+		snprintf(name, sizeof(name), "%s:%s", st->ev[i]->fmt->system, st->ev[i]->fmt->name);
+		fprintf(ctx->out, "%-48s %12" PRIu64 "\n", name, st->ev[i]->hits);
+	}
 	return 0;
 }
 
@@ -142,6 +256,11 @@ static void probe_fini(struct iotap_ctx *ctx)
 {
 	struct probe_state *st = ctx->state;
 
+	for (size_t i = 0; i < st->nr; i++) {
+		if (st->ev[i]->filter)
+			tep_filter_free(st->ev[i]->filter);
+		free(st->ev[i]);
+	}
 	free(st->spec);
 }
 
@@ -151,16 +270,23 @@ static const struct tool_event probe_events[] = {
 
 const struct tool tool_probe = {
 	.name = "probe",
-	.summary = "Trace a kprobe or uprobe made for this run and print each hit.",
+	.summary = "Trace tracepoints, or a kprobe or uprobe made for this run; print or count each hit.",
 	.description =
-		"Creates a dynamic event through tracefs in a group named iotap_PID, opens it with "
-		"perf_event_open like the block tools' tracepoints, prints one line per hit "
-		"(TIME(s) COMM PID PROBE: fields), and removes the event on every exit path; events "
-		"left by a killed run are removed by the next run. PROBE is p:SYMBOL or r:SYMBOL for a "
-		"kprobe or kretprobe, and p:/path/binary:SYMBOL for a uprobe (r: for a uretprobe), "
-		"optionally +OFFSET, then the kernel's fetch arguments after a space, e.g. "
-		"'p:/bin/bash:readline' or 'p:vfs_read count=%dx:u64'.",
+		"PROBE is an existing tracepoint, t:SYSTEM:EVENT or SYSTEM:EVENT, where EVENT may be a "
+		"glob (syscalls:sys_*_getppid), then after a space an optional tracepoint filter that "
+		"the kernel applies ('block:block_rq_complete dev == 7340032 && nr_sector > 8'). Or it "
+		"is a dynamic event made for this run: p:SYMBOL or r:SYMBOL for a kprobe or kretprobe, "
+		"p:/path/binary:SYMBOL for a uprobe (r: for a uretprobe), optionally +OFFSET, then the "
+		"kernel's fetch arguments after a space, e.g. 'p:/bin/bash:readline' or "
+		"'p:vfs_read count=%dx:u64'. A dynamic event is created through tracefs in a group named "
+		"iotap_PID and removed on every exit path; events left by a killed run are removed by "
+		"the next run. Each hit is printed as TIME(s) COMM PID EVENT: fields, the fields "
+		"formatted by the event's own print format; with --count, hits are counted per event "
+		"and the counts printed at the end, with any events lost or not delivered beside them. "
+		"Events are read like every tool's (see --source).",
 	.examples =
+		"iotap probe 'block:block_rq_issue nr_sector >= 256'\n  Print each request of 128 KiB or more as it is issued.\n"
+		"iotap probe -c 'syscalls:sys_*_getppid'\n  Count getppid() entries and exits until Ctrl-C.\n"
 		"iotap probe 'p:/usr/bin/bash:readline'\n  Print each readline() call of bash.\n"
 		"iotap probe -p 1234 'p:/usr/lib/x86_64-linux-gnu/libc.so.6:fsync fd=%di:s32'\n  fsync() calls of PID 1234 with their fd.\n"
 		"iotap probe -M 10 'p:blk_mq_start_request rq=%di:x64'\n  The first ten requests started (kernels with kprobes).\n",
@@ -171,5 +297,6 @@ const struct tool tool_probe = {
 	.params_size = sizeof(struct probe_params),
 	.state_size = sizeof(struct probe_state),
 	.init = probe_init,
+	.report = probe_report,
 	.fini = probe_fini,
 };

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* live-ftrace.c - the live backend of a private tracefs instance's ring buffer (no callchains) */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+
+#include "live.h"
+#include "log.h"
+#include "session.h"
+#include "../tracefs/evlist.h"
+#include "../tracefs/ftrace.h"
+#include "../tracefs/merge.h"
+
+/* One event read from the instance. */
+struct ft_event {
+	struct iotap_event *ev;
+	char *filter;
+	uint64_t *ids;		/* the same id on every CPU, for a recorder's EVNT */
+};
+
+struct live_ftrace {
+	struct session *s;
+	struct ftrace_ring *fr;
+	struct ft_event *ev;
+	size_t nr;
+	int *cpus;
+	int nr_cpus;
+	uint64_t *lost_pushed;	/* per CPU: losses already in the stream */
+	bool disabled;
+	char err[256];
+};
+
+/* ftrace_alloc - an empty backend: no instance until open */
+static void *ftrace_alloc(struct session *s)
+{
+	struct live_ftrace *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->s = s;
+	f->fr = ftrace_ring_alloc();
+	if (!f->fr) {
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+/* ftrace_claims - every event without callchains, unless --source perf */
+static bool ftrace_claims(void *priv, const struct iotap_event *ev)
+{
+	struct live_ftrace *f = priv;
+
+	return !(ev->flags & (IOTAP_EV_KSTACK | IOTAP_EV_USTACK)) &&
+		f->s->opts.source != SOURCE_PERF;
+}
+
+/* ftrace_attach - the event's records are laid out as perf's IOTAP_SAMPLE_BASE samples */
+static int ftrace_attach(void *priv, struct iotap_event *ev)
+{
+	struct live_ftrace *f = priv;
+	struct ft_event *arr;
+
+	arr = realloc(f->ev, (f->nr + 1) * sizeof(*arr));
+	if (!arr)
+		return -ENOMEM;
+	f->ev = arr;
+	memset(&f->ev[f->nr], 0, sizeof(*arr));
+	f->ev[f->nr].ev = ev;
+	/* The index, not a pointer: the array may move as events are added. */
+	ev->backend = (void *)(uintptr_t)(f->nr + 1);
+	ev->sample_type = IOTAP_SAMPLE_BASE;
+	ev->regs_mask = 0;
+	f->nr++;
+	return 0;
+}
+
+/* ftrace_of - the backend's record of an attached event */
+static struct ft_event *ftrace_of(struct live_ftrace *f, const struct iotap_event *ev)
+{
+	size_t i = (uintptr_t)ev->backend;
+
+	return i && i <= f->nr ? &f->ev[i - 1] : NULL;
+}
+
+/* ftrace_filter - AND a clause onto the filter written to the instance's event */
+static int ftrace_filter(void *priv, struct iotap_event *ev, const char *clause)
+{
+	struct ft_event *fe = ftrace_of(priv, ev);
+	char *filter;
+
+	if (!fe)
+		return -ENOENT;
+	if (fe->filter ? asprintf(&filter, "(%s) && (%s)", fe->filter, clause) < 0 :
+	    !(filter = strdup(clause)))
+		return -ENOMEM;
+	free(fe->filter);
+	fe->filter = filter;
+	return 0;
+}
+
+/* ftrace_open - create the instance, enable and filter the events in it, open the readers */
+static int ftrace_open(void *priv)
+{
+	struct live_ftrace *f = priv;
+	size_t kb = f->s->opts.mmap_pages * 4 * (size_t)getpagesize() / 1024;
+	int ret;
+
+	/* Offered events it did not take: no instance to make. */
+	if (!f->nr)
+		return 0;
+	ret = cpus_online(&f->cpus);
+	if (ret < 0) {
+		log_msg(LOG_ERR, "cannot read the online CPUs: %s", strerror(-ret));
+		return ret;
+	}
+	f->nr_cpus = ret;
+	f->lost_pushed = calloc(f->nr_cpus, sizeof(*f->lost_pushed));
+	if (!f->lost_pushed)
+		return -ENOMEM;
+	for (size_t i = 0; i < f->nr; i++) {
+		struct ft_event *fe = &f->ev[i];
+
+		fe->ids = malloc(f->nr_cpus * sizeof(*fe->ids));
+		if (!fe->ids)
+			return -ENOMEM;
+		for (int c = 0; c < f->nr_cpus; c++)
+			fe->ids[c] = ftrace_sample_id(fe->ev->tep->id);
+		ret = ftrace_ring_add(f->fr, fe->ev->sys, fe->ev->name, fe->ev->tep->id, fe->filter);
+		if (ret)
+			return ret;
+	}
+	ret = ftrace_ring_open(f->fr, f->cpus, f->nr_cpus, kb, f->err, sizeof(f->err));
+	if (ret)
+		log_msg(LOG_ERR, "%s", f->err);
+	return ret;
+}
+
+/* ftrace_enable - start recording in the instance */
+static int ftrace_enable(void *priv)
+{
+	struct live_ftrace *f = priv;
+
+	return f->nr ? ftrace_ring_enable(f->fr) : 0;
+}
+
+/* ftrace_disable - stop recording; later reads flush every CPU's partial sub-buffer */
+static int ftrace_disable(void *priv)
+{
+	struct live_ftrace *f = priv;
+
+	f->disabled = true;
+	return ftrace_ring_disable(f->fr);
+}
+
+/* ftrace_pollfds - each CPU's trace_pipe_raw, readable at the instance's buffer_percent */
+static int ftrace_pollfds(void *priv, struct pollfd *pfd, int max)
+{
+	struct live_ftrace *f = priv;
+	int n = 0;
+
+	for (int c = 0; c < f->nr_cpus && n < max; c++) {
+		pfd[n].fd = ftrace_ring_fd(f->fr, c);
+		pfd[n++].events = POLLIN;
+	}
+	return n;
+}
+
+/* ftrace_push - an event, as a perf sample, into the live source's merge */
+static int ftrace_push(void *arg, uint64_t time, const struct perf_event_header *rec)
+{
+	return merge_push(arg, time, rec, rec->size);
+}
+
+/* ftrace_read - every CPU's events into m; to the last one once disabled */
+static int ftrace_read(void *priv, struct merge *m)
+{
+	struct live_ftrace *f = priv;
+
+	return ftrace_ring_read(f->fr, f->disabled, ftrace_push, m);
+}
+
+/*
+ * ftrace_account - read the kernel's loss counters; a CPU that lost events
+ * since the last call gets a PERF_RECORD_LOST_SAMPLES stamped time, as perf
+ * writes one, so that recordings carry ftrace's losses too
+ */
+static int ftrace_account(void *priv, struct merge *m, uint64_t time)
+{
+	struct live_ftrace *f = priv;
+
+	ftrace_ring_stats_update(f->fr);
+	for (int c = 0; c < f->nr_cpus; c++) {
+		uint64_t lost = ftrace_stats_lost(ftrace_ring_stats(f->fr, c)), rec[6];
+		struct perf_event_header *h = (void *)rec;
+		int ret;
+
+		if (lost <= f->lost_pushed[c])
+			continue;
+		h->type = PERF_RECORD_LOST_SAMPLES;
+		h->misc = 0;
+		h->size = sizeof(rec);
+		rec[1] = lost - f->lost_pushed[c];
+		rec[2] = 0;		/* pid, tid */
+		rec[3] = time;
+		rec[4] = (uint32_t)f->cpus[c];
+		rec[5] = 0;		/* the buffer is the events' together: no one id */
+		f->lost_pushed[c] = lost;
+		ret = merge_push(m, time, rec, sizeof(rec));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* ftrace_find - the event of a sample id (ftrace_sample_id of its tracepoint) */
+static struct iotap_event *ftrace_find(void *priv, uint64_t id)
+{
+	struct live_ftrace *f = priv;
+
+	if ((id & ~0xffffffffull) != FTRACE_ID_BASE)
+		return NULL;
+	for (size_t i = 0; i < f->nr; i++)
+		if ((uint32_t)f->ev[i].ev->tep->id == (uint32_t)id)
+			return f->ev[i].ev;
+	return NULL;
+}
+
+/* ftrace_lost - what CPU i's buffer lost, as last read */
+static int ftrace_lost(void *priv, int i, int *cpu, uint64_t *lost)
+{
+	struct live_ftrace *f = priv;
+
+	if (i >= f->nr_cpus)
+		return -ENOENT;
+	*cpu = f->cpus[i];
+	*lost = f->lost_pushed[i];
+	return 0;
+}
+
+/* ftrace_nr_cpus - the CPUs with a buffer */
+static int ftrace_nr_cpus(void *priv)
+{
+	return ((struct live_ftrace *)priv)->nr_cpus;
+}
+
+/* ftrace_event_ids - the sample id of ev on each CPU (the same on all) */
+static int ftrace_event_ids(void *priv, const struct iotap_event *ev, const uint64_t **ids,
+			    size_t *nr)
+{
+	struct live_ftrace *f = priv;
+	struct ft_event *fe = ftrace_of(f, ev);
+
+	if (!fe || !fe->ids)
+		return -ENOENT;
+	*ids = fe->ids;
+	*nr = f->nr_cpus;
+	return 0;
+}
+
+/* ftrace_records - events decoded from every CPU's buffer */
+static uint64_t ftrace_records(void *priv)
+{
+	struct live_ftrace *f = priv;
+	uint64_t n = 0;
+
+	for (int c = 0; c < f->nr_cpus; c++)
+		n += ftrace_ring_stats(f->fr, c)->records;
+	return n;
+}
+
+/* ftrace_free - remove the instance from the kernel and free; accepts NULL */
+static void ftrace_free(void *priv)
+{
+	struct live_ftrace *f = priv;
+
+	if (!f)
+		return;
+	ftrace_ring_free(f->fr);
+	for (size_t i = 0; i < f->nr; i++) {
+		free(f->ev[i].filter);
+		free(f->ev[i].ids);
+	}
+	free(f->ev);
+	free(f->cpus);
+	free(f->lost_pushed);
+	free(f);
+}
+
+const struct live_backend_ops live_ftrace = {
+	.name = "ftrace",
+	.alloc = ftrace_alloc,
+	.claims = ftrace_claims,
+	.attach = ftrace_attach,
+	.filter = ftrace_filter,
+	.open = ftrace_open,
+	.enable = ftrace_enable,
+	.disable = ftrace_disable,
+	.pollfds = ftrace_pollfds,
+	.read = ftrace_read,
+	.account = ftrace_account,
+	.find = ftrace_find,
+	.lost = ftrace_lost,
+	.nr_cpus = ftrace_nr_cpus,
+	.event_ids = ftrace_event_ids,
+	.records = ftrace_records,
+	.free = ftrace_free,
+};

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_ftrace.c - ftrace sub-buffers, laid out as the 6.18 kernel's
+ * header_page describes them, decoded into perf samples: ids, times (page
+ * stamp plus deltas and time extends), CPU, pid, raw data byte for byte and
+ * the fields libtraceevent reads from it; events of other types left out;
+ * missed-event counts from the sub-buffer header; the loss arithmetic.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <event-parse.h>
+
+#include "ftrace.h"
+#include "sample.h"
+#include "tfs.h"
+
+#define K618 TEST_DATA "/formats/6.18.44-fc-v669/events/"
+#define PAGE 4096
+#define COMMIT_MISSED (1ull << 31)
+#define COMMIT_STORED (1ull << 30)
+
+/* slurp - a whole test data file */
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc(n + 1);
+	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
+	buf[n] = 0;
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+/* A sub-buffer being built: u64 time stamp, u64 commit, then events. */
+struct page {
+	uint8_t b[PAGE];
+	size_t len;		/* bytes of event data */
+};
+
+/* page_event - append one data event of len bytes (a multiple of 4) with its time delta */
+static void page_event(struct page *p, uint32_t delta, const void *data, size_t len)
+{
+	uint32_t hdr = (uint32_t)(len / 4) | delta << 5;
+
+	assert_true(len % 4 == 0 && len <= 112);
+	memcpy(p->b + 16 + p->len, &hdr, 4);
+	memcpy(p->b + 16 + p->len + 4, data, len);
+	p->len += 4 + len;
+}
+
+/* page_extend - a time-extend event: the next event is delta ns later */
+static void page_extend(struct page *p, uint64_t delta)
+{
+	uint32_t hdr = 30 | (uint32_t)(delta & ((1u << 27) - 1)) << 5, hi = delta >> 27;
+
+	memcpy(p->b + 16 + p->len, &hdr, 4);
+	memcpy(p->b + 16 + p->len + 4, &hi, 4);
+	p->len += 8;
+}
+
+/* page_seal - write the header; flags go in the commit word beside the length */
+static void page_seal(struct page *p, uint64_t ts, uint64_t flags)
+{
+	uint64_t commit = p->len | flags;
+
+	memcpy(p->b, &ts, 8);
+	memcpy(p->b + 8, &commit, 8);
+}
+
+/* A block_rq_complete entry as 6.18 lays it out (format file offsets). */
+static size_t complete_entry(uint8_t *e, uint16_t type, int32_t pid, uint32_t dev,
+			     uint64_t sector, uint32_t nr_sector)
+{
+	memset(e, 0, 48);
+	memcpy(e, &type, 2);
+	memcpy(e + 4, &pid, 4);
+	memcpy(e + 8, &dev, 4);
+	memcpy(e + 16, &sector, 8);
+	memcpy(e + 24, &nr_sector, 4);
+	memcpy(e + 34, "R", 2);
+	/* __data_loc cmd: empty string at offset 44 + 4 */
+	{
+		uint32_t loc = 1u << 16 | 48;
+
+		memcpy(e + 44, &loc, 4);
+	}
+	return 52;		/* 48 + the one-byte string, rounded up to 4 */
+}
+
+struct seen {
+	struct perf_sample s[8];
+	uint8_t raw[8][128];
+	uint64_t time[8];
+	int n;
+};
+
+/* collect - keep a copy of each sample handed out */
+static int collect(void *arg, uint64_t time, const struct perf_event_header *rec)
+{
+	struct seen *sn = arg;
+	struct perf_sample *s = &sn->s[sn->n];
+
+	assert_true(sn->n < 8);
+	assert_int_equal(rec->size % 8, 0);
+	assert_int_equal(perf_sample_parse(rec, IOTAP_SAMPLE_BASE, 0, s), 0);
+	assert_true(s->raw_size <= sizeof(sn->raw[0]));
+	memcpy(sn->raw[sn->n], s->raw, s->raw_size);
+	s->raw = sn->raw[sn->n];
+	sn->time[sn->n++] = time;
+	return 0;
+}
+
+struct fixture {
+	struct ftrace_ring *fr;
+	struct fmt_set fs;
+	struct tep_event *complete;
+};
+
+/* setup - a ring decoding with 6.18's header_page, block_rq_complete added */
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	size_t len;
+	char *hp = slurp(K618 "header_page", &len), *text;
+
+	f->fr = ftrace_ring_alloc();
+	assert_non_null(f->fr);
+	assert_int_equal(ftrace_ring_set_header_page(f->fr, hp, len), 0);
+	assert_int_equal(fmt_set_init(&f->fs, hp, len, 8, PAGE), 0);
+	free(hp);
+	text = slurp(K618 "block/block_rq_complete/format", &len);
+	f->complete = fmt_set_add(&f->fs, "block", "block_rq_complete", text, len);
+	free(text);
+	assert_non_null(f->complete);
+	assert_int_equal(ftrace_ring_add(f->fr, "block", "block_rq_complete", f->complete->id,
+					 "dev == 7340032"), 0);
+	*state = f;
+	return 0;
+}
+
+/* teardown - free without an instance: nothing in the kernel to undo */
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	ftrace_ring_free(f->fr);
+	fmt_set_release(&f->fs);
+	free(f);
+	return 0;
+}
+
+/* field - a number field of a decoded sample, by the format's name */
+static uint64_t field(struct tep_event *ev, const struct perf_sample *s, const char *name)
+{
+	struct tep_record rec = { .data = (void *)s->raw, .size = s->raw_size };
+	unsigned long long v = 0;
+
+	assert_int_equal(tep_read_number_field(tep_find_field(ev, name), rec.data, &v), 0);
+	return v;
+}
+
+/* test_decode - two events, a time extend between; ids, times, pid, fields */
+static void test_decode(void **state)
+{
+	struct fixture *f = *state;
+	struct ftrace_stats st = { 0 };
+	struct seen sn = { 0 };
+	struct page p = { 0 };
+	uint8_t e[64], e2[64], other[16] = { 0 };
+	uint16_t other_type = 1;
+	size_t n;
+
+	n = complete_entry(e, f->complete->id, getpid(), 7340032, 123456, 8);
+	page_event(&p, 10, e, n);
+	memcpy(other, &other_type, 2);
+	page_event(&p, 5, other, sizeof(other));
+	page_extend(&p, 1ull << 30);
+	n = complete_entry(e2, f->complete->id, 0, 7340032, 99, 16);
+	page_event(&p, 7, e2, n);
+	page_seal(&p, 5000000000ull, 0);
+
+	assert_int_equal(ftrace_subbuf_decode(f->fr, 3, p.b, &st, collect, &sn), 0);
+	assert_int_equal(sn.n, 2);
+	assert_int_equal(st.records, 2);
+	assert_int_equal(st.foreign, 1);
+	assert_int_equal(st.missed, 0);
+
+	assert_int_equal(sn.s[0].id, ftrace_sample_id(f->complete->id));
+	assert_int_equal(sn.s[0].time, 5000000010ull);
+	assert_int_equal(sn.time[0], 5000000010ull);
+	assert_int_equal(sn.s[0].cpu, 3);
+	assert_int_equal(sn.s[0].tid, getpid());
+	assert_int_equal(sn.s[0].pid, getpid());
+	assert_int_equal((sn.s[0].raw_size + 4) % 8, 0);
+	assert_true(sn.s[0].raw_size >= 52);
+	assert_memory_equal(sn.s[0].raw, e, 52);
+	assert_int_equal(field(f->complete, &sn.s[0], "sector"), 123456);
+	assert_int_equal(field(f->complete, &sn.s[0], "nr_sector"), 8);
+	assert_int_equal(field(f->complete, &sn.s[0], "dev"), 7340032);
+
+	/* 10 + 5, then the extend's 2^30, then 7 */
+	assert_int_equal(sn.s[1].time, 5000000000ull + 15 + (1ull << 30) + 7);
+	assert_int_equal(sn.s[1].pid, 0);
+	assert_int_equal(field(f->complete, &sn.s[1], "sector"), 99);
+}
+
+/* test_missed - the header's missed-event count, stored or not */
+static void test_missed(void **state)
+{
+	struct fixture *f = *state;
+	struct ftrace_stats st = { 0 };
+	struct seen sn = { 0 };
+	struct page p = { 0 };
+	uint8_t e[64];
+	uint64_t lost = 7;
+	size_t n = complete_entry(e, f->complete->id, 1, 7340032, 1, 8);
+
+	page_event(&p, 1, e, n);
+	memcpy(p.b + 16 + p.len, &lost, 8);
+	page_seal(&p, 100, COMMIT_MISSED | COMMIT_STORED);
+	assert_int_equal(ftrace_subbuf_decode(f->fr, 0, p.b, &st, collect, &sn), 0);
+	assert_int_equal(sn.n, 1);
+	assert_int_equal(st.missed, 7);
+
+	page_seal(&p, 100, COMMIT_MISSED);
+	assert_int_equal(ftrace_subbuf_decode(f->fr, 0, p.b, &st, collect, &sn), 0);
+	assert_int_equal(st.missed, 8);
+	assert_int_equal(st.records, 2);
+}
+
+/* test_lost - the headers tell of the losses the counters count: not counted twice */
+static void test_lost(void **state)
+{
+	struct ftrace_stats st = { .missed = 5, .overrun = 9, .dropped = 3 };
+
+	assert_int_equal(ftrace_stats_lost(&st), 12);
+	st.overrun = 0;
+	assert_int_equal(ftrace_stats_lost(&st), 5);
+	st.missed = 0;
+	assert_int_equal(ftrace_stats_lost(&st), 3);
+	st = (struct ftrace_stats){ 0 };
+	assert_int_equal(ftrace_stats_lost(&st), 0);
+}
+
+/* test_empty - an empty sub-buffer gives nothing; no header page refuses */
+static void test_empty(void **state)
+{
+	struct fixture *f = *state;
+	struct ftrace_stats st = { 0 };
+	struct seen sn = { 0 };
+	struct page p = { 0 };
+	struct ftrace_ring *bare = ftrace_ring_alloc();
+
+	page_seal(&p, 1, 0);
+	assert_int_equal(ftrace_subbuf_decode(f->fr, 0, p.b, &st, collect, &sn), 0);
+	assert_int_equal(sn.n, 0);
+	assert_int_equal(ftrace_subbuf_decode(bare, 0, p.b, &st, collect, &sn), -EINVAL);
+	assert_int_equal(ftrace_ring_add(bare, "a", "b", 1, NULL), 0);
+	ftrace_ring_free(bare);
+	ftrace_ring_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_decode, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_missed, setup, teardown),
+		cmocka_unit_test(test_lost),
+		cmocka_unit_test_setup_teardown(test_empty, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

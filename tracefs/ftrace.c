@@ -1,0 +1,559 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* ftrace.c - a private tracefs instance's ring buffer, read as perf-shaped samples */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <kbuffer.h>
+#include <tracefs.h>
+
+#include "ftrace.h"
+#include "sample.h"
+#include "tfs.h"
+
+#define FTRACE_PREFIX "iotap_"
+#define TGID_SLOTS 4096		/* power of two */
+
+struct ftrace_event {
+	char *sys, *name;
+	int tp_id;
+	char *filter;
+};
+
+struct ftrace_cpu {
+	int cpu;
+	struct tracefs_cpu *tcpu;
+	int fd;
+	struct ftrace_stats st;
+};
+
+struct tgid_ent {
+	uint32_t tid, tgid;
+};
+
+struct ftrace_ring {
+	char name[32];
+	struct tracefs_instance *inst;
+	bool created;
+	struct ftrace_event *ev;
+	size_t nr_ev;
+	struct ftrace_cpu *cpu;
+	int nr_cpus;
+	struct tep_handle *hp;		/* the instance's header_page, for kbuffer */
+	struct kbuffer *kb;
+	void *page;			/* one sub-buffer */
+	int subbuf_size;
+	char *rec;			/* the record being built */
+	struct tgid_ent *tgids;
+};
+
+/* ftrace_ring_alloc - an empty ring: no instance until ftrace_ring_open */
+struct ftrace_ring *ftrace_ring_alloc(void)
+{
+	struct ftrace_ring *fr = calloc(1, sizeof(*fr));
+
+	if (!fr)
+		return NULL;
+	fr->rec = malloc(PERF_RECORD_MAX);
+	fr->tgids = calloc(TGID_SLOTS, sizeof(*fr->tgids));
+	if (!fr->rec || !fr->tgids) {
+		ftrace_ring_free(fr);
+		errno = ENOMEM;
+		return NULL;
+	}
+	snprintf(fr->name, sizeof(fr->name), FTRACE_PREFIX "%d", (int)getpid());
+	return fr;
+}
+
+/* ftrace_ring_name - the instance's name, iotap_<pid> */
+const char *ftrace_ring_name(const struct ftrace_ring *fr)
+{
+	return fr->name;
+}
+
+/* ftrace_ring_free - close the readers, remove the instance from the kernel, free; accepts NULL */
+void ftrace_ring_free(struct ftrace_ring *fr)
+{
+	if (!fr)
+		return;
+	for (int i = 0; i < fr->nr_cpus; i++)
+		if (fr->cpu[i].tcpu)
+			tracefs_cpu_close(fr->cpu[i].tcpu);
+	free(fr->cpu);
+	if (fr->inst) {
+		/* rmdir disables the instance's events and frees its buffer. */
+		if (fr->created) {
+			tracefs_instance_file_write(fr->inst, "tracing_on", "0");
+			tracefs_instance_destroy(fr->inst);
+		}
+		tracefs_instance_free(fr->inst);
+	}
+	for (size_t i = 0; i < fr->nr_ev; i++) {
+		free(fr->ev[i].sys);
+		free(fr->ev[i].name);
+		free(fr->ev[i].filter);
+	}
+	free(fr->ev);
+	if (fr->kb)
+		kbuffer_free(fr->kb);
+	if (fr->hp)
+		tep_free(fr->hp);
+	free(fr->page);
+	free(fr->rec);
+	free(fr->tgids);
+	free(fr);
+}
+
+/* ftrace_ring_add - declare a tracepoint to enable in the instance, with an optional filter */
+int ftrace_ring_add(struct ftrace_ring *fr, const char *sys, const char *name, int tp_id,
+		    const char *filter)
+{
+	struct ftrace_event *arr, *ev;
+
+	if (fr->inst)
+		return -EBUSY;
+	arr = realloc(fr->ev, (fr->nr_ev + 1) * sizeof(*arr));
+	if (!arr)
+		return -ENOMEM;
+	fr->ev = arr;
+	ev = &fr->ev[fr->nr_ev];
+	memset(ev, 0, sizeof(*ev));
+	ev->sys = strdup(sys);
+	ev->name = strdup(name);
+	ev->filter = filter ? strdup(filter) : NULL;
+	ev->tp_id = tp_id;
+	if (!ev->sys || !ev->name || (filter && !ev->filter)) {
+		free(ev->sys);
+		free(ev->name);
+		free(ev->filter);
+		return -ENOMEM;
+	}
+	fr->nr_ev++;
+	return 0;
+}
+
+/* ftrace_ring_set_header_page - the sub-buffer layout to decode with (events/header_page text) */
+int ftrace_ring_set_header_page(struct ftrace_ring *fr, const char *text, size_t len)
+{
+	char *copy;
+
+	if (fr->kb)
+		return -EBUSY;
+	fr->hp = tep_alloc();
+	copy = malloc(len + 1);
+	if (!fr->hp || !copy) {
+		free(copy);
+		return -ENOMEM;
+	}
+	memcpy(copy, text, len);
+	copy[len] = 0;
+	tep_set_long_size(fr->hp, sizeof(long));
+	if (tep_parse_header_page(fr->hp, copy, len, sizeof(long))) {
+		free(copy);
+		return -EINVAL;
+	}
+	free(copy);
+	fr->subbuf_size = tep_get_sub_buffer_size(fr->hp);
+	if (fr->subbuf_size <= 0)
+		fr->subbuf_size = getpagesize();
+	fr->kb = tep_kbuffer(fr->hp);
+	fr->page = malloc(fr->subbuf_size);
+	if (!fr->kb || !fr->page)
+		return -ENOMEM;
+	return 0;
+}
+
+/* ftrace_tgid - the process of thread tid: perf samples carry both, ftrace events the thread only */
+static uint32_t ftrace_tgid(struct ftrace_ring *fr, uint32_t tid)
+{
+	struct tgid_ent *e = &fr->tgids[(tid * 2654435761u) & (TGID_SLOTS - 1)];
+	char path[64], line[128];
+	uint32_t tgid = tid;
+	FILE *f;
+
+	if (tid == 0)
+		return 0;
+	if (e->tid == tid)
+		return e->tgid;
+	snprintf(path, sizeof(path), "/proc/%u/status", tid);
+	f = fopen(path, "re");
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "Tgid: %u", &tgid) == 1)
+				break;
+		fclose(f);
+	}
+	/* A thread gone before we looked: its id is the best answer, and right for most. */
+	e->tid = tid;
+	e->tgid = tgid;
+	return tgid;
+}
+
+/* ftrace_known - whether a record's common_type is one of ours */
+static bool ftrace_known(const struct ftrace_ring *fr, int type)
+{
+	for (size_t i = 0; i < fr->nr_ev; i++)
+		if (fr->ev[i].tp_id == type)
+			return true;
+	return false;
+}
+
+/*
+ * ftrace_subbuf_decode - hand every event of one sub-buffer to fn as a perf sample
+ *
+ * The raw data is the trace entry itself, exactly what perf's PERF_SAMPLE_RAW
+ * carries, padded as perf pads it. Missed-event counts in the sub-buffer
+ * header go to st->missed (one when the kernel could not store the number).
+ * Return: 0, -EINVAL for a sub-buffer kbuffer refuses, or fn's non-zero return.
+ */
+int ftrace_subbuf_decode(struct ftrace_ring *fr, int cpu, void *subbuf, struct ftrace_stats *st,
+			 ftrace_record_fn fn, void *arg)
+{
+	struct perf_event_header *h = (void *)fr->rec;
+	unsigned long long ts;
+	void *data;
+	int missed, ret;
+
+	if (!fr->kb)
+		return -EINVAL;
+	if (kbuffer_load_subbuffer(fr->kb, subbuf))
+		return -EINVAL;
+	missed = kbuffer_missed_events(fr->kb);
+	if (missed)
+		st->missed += missed > 0 ? (uint64_t)missed : 1;
+	for (data = kbuffer_read_event(fr->kb, &ts); data; data = kbuffer_next_event(fr->kb, &ts)) {
+		int size = kbuffer_event_size(fr->kb);
+		uint64_t *v = (uint64_t *)(h + 1);
+		uint32_t raw_size, tid;
+		uint16_t type;
+		int32_t pid;
+		char *raw;
+
+		if (size < 8)
+			continue;
+		memcpy(&type, data, 2);
+		if (!ftrace_known(fr, type)) {
+			st->foreign++;
+			continue;
+		}
+		/* struct trace_entry: u16 type, u8 flags, u8 preempt_count, s32 pid */
+		memcpy(&pid, (char *)data + 4, 4);
+		tid = (uint32_t)pid;
+		/* perf pads the raw data so that the u32 size and it end 8-byte aligned */
+		raw_size = ((size + 4 + 7) & ~7u) - 4;
+		if (sizeof(*h) + 32 + 4 + raw_size > PERF_RECORD_MAX)
+			continue;
+		v[0] = ftrace_sample_id(type);
+		v[1] = (uint64_t)tid << 32 | ftrace_tgid(fr, tid);
+		v[2] = ts;
+		v[3] = (uint32_t)cpu;
+		raw = (char *)(v + 4);
+		memcpy(raw, &raw_size, 4);
+		memcpy(raw + 4, data, size);
+		memset(raw + 4 + size, 0, raw_size - size);
+		h->type = PERF_RECORD_SAMPLE;
+		h->misc = PERF_RECORD_MISC_KERNEL;
+		h->size = sizeof(*h) + 32 + 4 + raw_size;
+		st->records++;
+		ret = fn(arg, ts, h);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* ftrace_write - write a control file of the instance, -errno on refusal */
+static int ftrace_write(struct ftrace_ring *fr, const char *file, const char *val)
+{
+	errno = 0;
+	if (tracefs_instance_file_write(fr->inst, file, val) < 0)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+/* ftrace_cpu_open - a non-blocking reader of one CPU's trace_pipe_raw */
+static int ftrace_cpu_open(struct ftrace_ring *fr, struct ftrace_cpu *c)
+{
+	char rel[64], *path;
+
+	snprintf(rel, sizeof(rel), "per_cpu/cpu%d/trace_pipe_raw", c->cpu);
+	path = tracefs_instance_get_file(fr->inst, rel);
+	if (!path)
+		return -ENOMEM;
+	c->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	tracefs_put_tracing_file(path);
+	if (c->fd < 0)
+		return -errno;
+	c->tcpu = tracefs_cpu_alloc_fd(c->fd, fr->subbuf_size, true);
+	if (!c->tcpu) {
+		close(c->fd);
+		c->fd = -1;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * ftrace_ring_open - create the instance, configure it, enable the events, open the readers
+ *
+ * Tracing stays off in the instance until ftrace_ring_enable(). On failure
+ * err says what was refused; ftrace_ring_free() removes what was created.
+ */
+int ftrace_ring_open(struct ftrace_ring *fr, const int *cpus, int nr_cpus, size_t buffer_kb,
+		     char *err, size_t errlen)
+{
+	char *hp, rel[512];
+	int len, ret;
+
+	ret = tfs_libtracefs_sync();
+	if (ret) {
+		snprintf(err, errlen, "cannot find tracefs: %s", strerror(-ret));
+		return ret;
+	}
+	/* Our own pid's name left by a killed run whose pid we reuse: it is dead, take it over. */
+	if (tracefs_instance_exists(fr->name)) {
+		struct tracefs_instance *old = tracefs_instance_alloc(NULL, fr->name);
+
+		if (old) {
+			tracefs_instance_destroy(old);
+			tracefs_instance_free(old);
+		}
+	}
+	errno = 0;
+	fr->inst = tracefs_instance_create(fr->name);
+	if (!fr->inst) {
+		ret = errno ? -errno : -ENOMEM;
+		snprintf(err, errlen, "cannot create the tracefs instance %s: %s", fr->name,
+			 strerror(-ret));
+		return ret;
+	}
+	fr->created = true;
+	ret = ftrace_write(fr, "tracing_on", "0");
+	if (!ret)
+		ret = ftrace_write(fr, "trace_clock", "mono");
+	if (ret) {
+		snprintf(err, errlen, "cannot set the clock of tracefs instance %s to mono: %s",
+			 fr->name, strerror(-ret));
+		return ret;
+	}
+	/* Drop new events when full, as perf does, and count them: never overwrite what is unread. */
+	tracefs_option_disable(fr->inst, TRACEFS_OPTION_OVERWRITE);
+	if (buffer_kb && tracefs_instance_set_buffer_size(fr->inst, buffer_kb, -1) < 0) {
+		ret = errno ? -errno : -ENOMEM;
+		snprintf(err, errlen, "cannot size the ftrace buffer to %zu KiB per CPU: %s",
+			 buffer_kb, strerror(-ret));
+		return ret;
+	}
+	/* Wake the reader at a quarter full, like the perf rings' watermark (4.20+). */
+	ftrace_write(fr, "buffer_percent", "25");
+	hp = tracefs_instance_file_read(fr->inst, "events/header_page", &len);
+	if (!hp)
+		hp = tracefs_instance_file_read(NULL, "events/header_page", &len);
+	if (!hp) {
+		snprintf(err, errlen, "cannot read events/header_page of instance %s", fr->name);
+		return -ENOENT;
+	}
+	ret = ftrace_ring_set_header_page(fr, hp, len);
+	free(hp);
+	if (ret) {
+		snprintf(err, errlen, "cannot parse the ftrace sub-buffer header: %s", strerror(-ret));
+		return ret;
+	}
+	for (size_t i = 0; i < fr->nr_ev; i++) {
+		const struct ftrace_event *ev = &fr->ev[i];
+
+		if (ev->filter) {
+			snprintf(rel, sizeof(rel), "events/%s/%s/filter", ev->sys, ev->name);
+			ret = ftrace_write(fr, rel, ev->filter);
+			if (ret) {
+				snprintf(err, errlen, "filter '%s' refused by %s:%s: %s", ev->filter,
+					 ev->sys, ev->name, strerror(-ret));
+				return ret;
+			}
+		}
+		snprintf(rel, sizeof(rel), "events/%s/%s/enable", ev->sys, ev->name);
+		ret = ftrace_write(fr, rel, "1");
+		if (ret) {
+			snprintf(err, errlen, "cannot enable %s:%s in tracefs instance %s: %s",
+				 ev->sys, ev->name, fr->name, strerror(-ret));
+			return ret;
+		}
+	}
+	fr->cpu = calloc(nr_cpus, sizeof(*fr->cpu));
+	if (!fr->cpu)
+		return -ENOMEM;
+	for (int i = 0; i < nr_cpus; i++) {
+		fr->cpu[i].cpu = cpus[i];
+		fr->cpu[i].fd = -1;
+	}
+	fr->nr_cpus = nr_cpus;
+	for (int i = 0; i < nr_cpus; i++) {
+		ret = ftrace_cpu_open(fr, &fr->cpu[i]);
+		if (ret) {
+			snprintf(err, errlen, "cannot open the ftrace buffer of CPU %d: %s", cpus[i],
+				 strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* ftrace_ring_enable - start recording in the instance */
+int ftrace_ring_enable(struct ftrace_ring *fr)
+{
+	/* Never the top instance's tracing_on: without an instance there is nothing to start. */
+	return fr->inst ? ftrace_write(fr, "tracing_on", "1") : -EINVAL;
+}
+
+/* ftrace_ring_disable - stop recording; what is in the buffers can still be read */
+int ftrace_ring_disable(struct ftrace_ring *fr)
+{
+	return fr->inst ? ftrace_write(fr, "tracing_on", "0") : 0;
+}
+
+/* ftrace_read_errno - a read's result: bytes, 0 for nothing now, or -errno */
+static int ftrace_read_errno(int n)
+{
+	if (n >= 0)
+		return n;
+	return errno == EAGAIN || errno == EINTR || errno == 0 ? 0 : -errno;
+}
+
+/* ftrace_cpu_drain - decode what one CPU's buffer holds, its partly written sub-buffer too */
+static int ftrace_cpu_drain(struct ftrace_ring *fr, struct ftrace_cpu *c, bool flush,
+			    ftrace_record_fn fn, void *arg)
+{
+	int n = 0, ret;
+
+	/* Full sub-buffers through the splice pipe: no copy while the kernel fills the next. */
+	while (!flush && (n = ftrace_read_errno(tracefs_cpu_buffered_read(c->tcpu, fr->page, true))) > 0) {
+		ret = ftrace_subbuf_decode(fr, c->cpu, fr->page, &c->st, fn, arg);
+		if (ret)
+			return ret;
+	}
+	if (!flush && n < 0)
+		return n;
+	/*
+	 * Then read(2), which also takes the sub-buffer the kernel is writing: an
+	 * idle CPU's last events must not wait for a full page, or the merge would
+	 * see them after newer ones, and the end of a run would lose them.
+	 */
+	for (;;) {
+		n = flush ? tracefs_cpu_flush(c->tcpu, fr->page) : tracefs_cpu_read(c->tcpu, fr->page, true);
+		n = ftrace_read_errno(n);
+		if (n <= 0)
+			return n;
+		ret = ftrace_subbuf_decode(fr, c->cpu, fr->page, &c->st, fn, arg);
+		if (ret)
+			return ret;
+	}
+}
+
+/* ftrace_ring_read - drain every CPU's buffer once; flush at the end, after disabling */
+int ftrace_ring_read(struct ftrace_ring *fr, bool flush, ftrace_record_fn fn, void *arg)
+{
+	for (int i = 0; i < fr->nr_cpus; i++) {
+		int ret = ftrace_cpu_drain(fr, &fr->cpu[i], flush, fn, arg);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* ftrace_ring_fd - CPU i's trace_pipe_raw, to poll (readable at buffer_percent) */
+int ftrace_ring_fd(const struct ftrace_ring *fr, int i)
+{
+	return i < fr->nr_cpus ? fr->cpu[i].fd : -1;
+}
+
+/* ftrace_stat_field - the number after "key: " at a line start of a stats text */
+static bool ftrace_stat_field(const char *text, const char *key, uint64_t *v)
+{
+	size_t klen = strlen(key);
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		if (!strncmp(l, key, klen) && l[klen] == ':') {
+			*v = strtoull(l + klen + 1, NULL, 10);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* ftrace_ring_stats_update - read each CPU's overrun and dropped-event counters */
+int ftrace_ring_stats_update(struct ftrace_ring *fr)
+{
+	int ret = 0;
+
+	for (int i = 0; i < fr->nr_cpus; i++) {
+		struct ftrace_cpu *c = &fr->cpu[i];
+		char rel[64], *text;
+		int len;
+
+		snprintf(rel, sizeof(rel), "per_cpu/cpu%d/stats", c->cpu);
+		text = tracefs_instance_file_read(fr->inst, rel, &len);
+		if (!text) {
+			ret = -EIO;
+			continue;
+		}
+		ftrace_stat_field(text, "overrun", &c->st.overrun);
+		ftrace_stat_field(text, "dropped events", &c->st.dropped);
+		free(text);
+	}
+	return ret;
+}
+
+/* ftrace_ring_stats - what CPU i's buffer delivered and lost */
+const struct ftrace_stats *ftrace_ring_stats(const struct ftrace_ring *fr, int i)
+{
+	return i < fr->nr_cpus ? &fr->cpu[i].st : NULL;
+}
+
+/* ftrace_stats_lost - events one CPU's buffer lost: overwritten or dropped */
+uint64_t ftrace_stats_lost(const struct ftrace_stats *st)
+{
+	uint64_t counters = st->overrun + st->dropped;
+
+	/*
+	 * The counters are the kernel's totals. A sub-buffer flagged as following
+	 * lost events tells of the same losses (one each when the kernel had no
+	 * room to store how many): they only matter when the counters are unread.
+	 */
+	return counters > st->missed ? counters : st->missed;
+}
+
+/* ftrace_instance_remove_stale - remove iotap_<pid> instances whose run is dead; how many */
+int ftrace_instance_remove_stale(void)
+{
+	char **names;
+	int removed = 0, ret;
+
+	ret = tfs_libtracefs_sync();
+	if (ret)
+		return ret;
+	/* A basic regular expression: no "+" */
+	names = tracefs_instances("^" FTRACE_PREFIX "[0-9][0-9]*$");
+	if (!names)
+		return 0;
+	for (size_t i = 0; names[i]; i++) {
+		long pid = strtol(names[i] + strlen(FTRACE_PREFIX), NULL, 10);
+		struct tracefs_instance *inst;
+
+		if (pid <= 0 || pid == getpid() || !kill(pid, 0) || errno != ESRCH)
+			continue;
+		inst = tracefs_instance_alloc(NULL, names[i]);
+		if (!inst)
+			continue;
+		if (tracefs_instance_destroy(inst) == 0)
+			removed++;
+		tracefs_instance_free(inst);
+	}
+	tracefs_list_free(names);
+	return removed;
+}

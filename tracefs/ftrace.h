@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_FTRACE_H
+#define IOTAP_FTRACE_H
+
+/*
+ * The ftrace ring buffer of a tracefs instance private to this run,
+ * "iotap_<pid>": the tracepoints are enabled and filtered in it, its clock is
+ * "mono" (CLOCK_MONOTONIC, perf's use_clockid clock), and its per-CPU raw
+ * sub-buffers are read through trace_pipe_raw and decoded with kbuffer. Each
+ * event comes out as a PERF_RECORD_SAMPLE laid out as the kernel lays out a
+ * perf sample of IOTAP_SAMPLE_BASE (sample.h), so that it joins the same
+ * merge, tools and recordings as perf's samples. On this kernel the ftrace
+ * ring buffer loses nothing that perf sampling silently drops, and costs
+ * about a third per event.
+ *
+ * The instance is removed on every exit path (ftrace_ring_free); one left by
+ * a killed run is removed at the next start (ftrace_instance_remove_stale).
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+/* Sample ids of ftrace events: far above the ids perf hands out (a counter from 1). */
+#define FTRACE_ID_BASE (1ull << 62)
+
+/* ftrace_sample_id - the sample id the records of tracepoint tp_id carry */
+static inline uint64_t ftrace_sample_id(int tp_id)
+{
+	return FTRACE_ID_BASE | (uint32_t)tp_id;
+}
+
+/* What one CPU's buffer delivered and lost. */
+struct ftrace_stats {
+	uint64_t records;	/* events decoded */
+	uint64_t missed;	/* sub-buffer headers' missed-event counts */
+	uint64_t overrun;	/* per_cpu/cpuN/stats: overrun */
+	uint64_t dropped;	/* per_cpu/cpuN/stats: dropped events (buffer full, no overwrite) */
+	uint64_t foreign;	/* events of a type not added (none expected) */
+};
+
+/* A record ready for the merge: valid during the call only. */
+typedef int (*ftrace_record_fn)(void *arg, uint64_t time, const struct perf_event_header *rec);
+
+struct ftrace_ring;
+
+struct ftrace_ring *ftrace_ring_alloc(void);
+void ftrace_ring_free(struct ftrace_ring *fr);
+int ftrace_ring_add(struct ftrace_ring *fr, const char *sys, const char *name, int tp_id,
+		    const char *filter);
+int ftrace_ring_set_header_page(struct ftrace_ring *fr, const char *text, size_t len);
+int ftrace_ring_open(struct ftrace_ring *fr, const int *cpus, int nr_cpus, size_t buffer_kb,
+		     char *err, size_t errlen);
+int ftrace_ring_enable(struct ftrace_ring *fr);
+int ftrace_ring_disable(struct ftrace_ring *fr);
+int ftrace_ring_read(struct ftrace_ring *fr, bool flush, ftrace_record_fn fn, void *arg);
+int ftrace_ring_fd(const struct ftrace_ring *fr, int i);
+int ftrace_ring_stats_update(struct ftrace_ring *fr);
+const struct ftrace_stats *ftrace_ring_stats(const struct ftrace_ring *fr, int i);
+uint64_t ftrace_stats_lost(const struct ftrace_stats *st);
+const char *ftrace_ring_name(const struct ftrace_ring *fr);
+int ftrace_subbuf_decode(struct ftrace_ring *fr, int cpu, void *subbuf, struct ftrace_stats *st,
+			 ftrace_record_fn fn, void *arg);
+int ftrace_instance_remove_stale(void);
+
+#endif
