@@ -388,7 +388,7 @@ static bool field_line_ok(const char *p, const char *end)
  * control character in a declaration, a REC->field that does not exist); the
  * kernel never writes those, but a file can hold anything.
  */
-static bool fmt_text_ok(const char *text, size_t len)
+bool fmt_text_ok(const char *text, size_t len)
 {
 	const char *p = text, *end = text + len, *nl, *pf = NULL;
 	int line = 0;
@@ -1191,12 +1191,39 @@ static void file_close(struct session *s)
 	s->src_priv = NULL;
 }
 
+/* file_kallsyms - the recorded /proc/kallsyms text (-g), NULL when there is none */
+static const char *file_kallsyms(const struct session *s, size_t *len)
+{
+	const struct file_src *f = s->src_priv;
+
+	if (!f || !f->ksym)
+		return NULL;
+	*len = f->ksym_len;
+	return f->ksym;
+}
+
+/* file_maps - the i-th recorded MAPS section (-g), NULL past the last */
+static const void *file_maps(const struct session *s, size_t i, size_t *len)
+{
+	const struct file_src *f = s->src_priv;
+
+	for (size_t k = 0; f && k < f->nr_blobs; k++) {
+		if (f->blobs[k].type == REC_SEC_MAPS && i-- == 0) {
+			*len = f->blobs[k].len;
+			return f->blobs[k].data;
+		}
+	}
+	return NULL;
+}
+
 const struct source_ops source_file = {
 	.open = file_open,
 	.run = file_run,
 	.find = file_find,
 	.chain = file_chain,
 	.lost = file_lost,
+	.kallsyms = file_kallsyms,
+	.maps = file_maps,
 	.close = file_close,
 };
 
@@ -1216,8 +1243,10 @@ int recording_info(struct session *s, struct recording_info *info)
 	struct file_src *f = s->src_priv;
 	int ret;
 
-	if (s->live || !f)
-		return -EINVAL;
+	if (s->src != &source_file || !f) {
+		log_msg(LOG_ERR, "--info describes iotap recordings only (for a perf.data: perf report --header-only)");
+		return -ENOTSUP;
+	}
 	s->sink = file_info_count;
 	ret = file_run(s, UINT64_MAX);
 	s->sink = NULL;
@@ -1255,15 +1284,10 @@ int recording_info(struct session *s, struct recording_info *info)
 	return 0;
 }
 
-/* recording_kallsyms - the recorded /proc/kallsyms text (-g), NULL when there is none */
+/* recording_kallsyms - the kernel symbols a source carries, NULL when it has none */
 const char *recording_kallsyms(const struct session *s, size_t *len)
 {
-	const struct file_src *f = s->live ? NULL : s->src_priv;
-
-	if (!f || !f->ksym)
-		return NULL;
-	*len = f->ksym_len;
-	return f->ksym;
+	return s->src && s->src->kallsyms ? s->src->kallsyms(s, len) : NULL;
 }
 
 #define RP(f) offsetof(struct report_params, f)
@@ -1295,16 +1319,8 @@ const struct tool cmd_report = {
 	.params_size = sizeof(struct report_params),
 };
 
-/* recording_maps - the i-th recorded MAPS section (-g), NULL past the last */
+/* recording_maps - the i-th block of initial mappings a source carries, NULL past the last */
 const void *recording_maps(const struct session *s, size_t i, size_t *len)
 {
-	const struct file_src *f = s->live ? NULL : s->src_priv;
-
-	for (size_t k = 0; f && k < f->nr_blobs; k++) {
-		if (f->blobs[k].type == REC_SEC_MAPS && i-- == 0) {
-			*len = f->blobs[k].len;
-			return f->blobs[k].data;
-		}
-	}
-	return NULL;
+	return s->src && s->src->maps ? s->src->maps(s, i, len) : NULL;
 }

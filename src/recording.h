@@ -90,6 +90,7 @@ struct report_params {
 extern const struct tool cmd_report;
 
 int recording_info(struct session *s, struct recording_info *info);
+bool fmt_text_ok(const char *text, size_t len);
 const char *recording_kallsyms(const struct session *s, size_t *len);
 const void *recording_maps(const struct session *s, size_t i, size_t *len);
 

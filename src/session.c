@@ -4,12 +4,14 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <event-parse.h>
 
 #include "log.h"
+#include "perfdata.h"
 #include "session.h"
 #include "stacks.h"
 #include "../parsers/block.h"
@@ -65,6 +67,24 @@ static int64_t session_wall_offset(void)
 	return (int64_t)(rt.tv_sec - mo.tv_sec) * 1000000000ll + (rt.tv_nsec - mo.tv_nsec);
 }
 
+/* session_input_source - what reads the input: perf.data by its magic, else an iotap recording */
+static const struct source_ops *session_input_source(const struct session_opts *opts)
+{
+	char magic[8];
+	ssize_t n = 0;
+	int fd;
+
+	if (!opts->input)
+		return perfdata_magic(opts->input_buf, opts->input_len) ? &source_perf : &source_file;
+	/* The recording source says why a file cannot be read. */
+	fd = open(opts->input, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, magic, sizeof(magic));
+		close(fd);
+	}
+	return n == sizeof(magic) && perfdata_magic(magic, sizeof(magic)) ? &source_perf : &source_file;
+}
+
 /* session_init - prepare a session for tool; live unless opts->input names a recording */
 int session_init(struct session *s, const struct tool *tool, void *params,
 		 const struct session_opts *opts)
@@ -76,7 +96,7 @@ int session_init(struct session *s, const struct tool *tool, void *params,
 	s->ctx.out = stdout;
 	s->ctx.sess = s;
 	s->live = !opts->input && !opts->input_buf;
-	s->src = s->live ? &source_live : &source_file;
+	s->src = s->live ? &source_live : session_input_source(opts);
 	if (tool && tool->state_size) {
 		s->ctx.state = calloc(1, tool->state_size);
 		if (!s->ctx.state)

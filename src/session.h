@@ -52,6 +52,10 @@ struct source_ops {
 	/* The callchain a sample of a chain_ids event names; -EINVAL: none */
 	int (*chain)(struct session *s, struct perf_sample *smp);
 	int (*lost)(const struct session *s, int i, int *cpu, uint64_t *lost);	/* -ENOENT past the last CPU */
+	/* The recording kernel's kallsyms text, valid until close; NULL: none (live: /proc) */
+	const char *(*kallsyms)(const struct session *s, size_t *len);
+	/* The i-th block of initial process mappings (stacks.h); NULL past the last */
+	const void *(*maps)(const struct session *s, size_t i, size_t *len);
 	void (*close)(struct session *s);
 };
 
@@ -97,5 +101,6 @@ uint64_t mono_now(void);
 
 extern const struct source_ops source_live;
 extern const struct source_ops source_file;
+extern const struct source_ops source_perf;
 
 #endif
