@@ -28,17 +28,21 @@
 	"(for code built without frame pointers; costs more). Either raises --mmap-pages to at " \
 	"least 512 (fp) or 1024 (dwarf): samples carry a copy of the user stack", \
 	stack_call_graph_names }
+#define OPT_CGROUP { 0, "cgroup", OPT_STR, offsetof(struct session_opts, cgroup), "PATH", \
+	"only I/O submitted by tasks in this cgroup v2 or below it (e.g. /sys/fs/cgroup/system.slice), " \
+	"as they were when they submitted it; follows tasks that fork or move while tracing" }
 #define OPT_SYMFS { 0, "symfs", OPT_STR, offsetof(struct session_opts, symfs), "DIR", \
 	"look for the binaries of a recording under DIR too: DIR/path, DIR/.build-id/xx/rest and " \
 	"DIR/usr/lib/debug (for reports on another machine, or after a binary was removed)" }
 
 /* Options every tool takes. */
-const struct opt common_opts[] = { OPT_INPUT, OPT_MMAP_PAGES, OPT_MAX_STACK, OPT_VERBOSE, OPT_END };
+const struct opt common_opts[] = { OPT_INPUT, OPT_CGROUP, OPT_MMAP_PAGES, OPT_MAX_STACK, OPT_VERBOSE,
+	OPT_END };
 /* The ones that apply to 'iotap record' (it writes a recording, it reads none). */
 const struct opt record_common_opts[] = { OPT_MMAP_PAGES, OPT_MAX_STACK, OPT_CALL_GRAPH, OPT_END };
 /* The tools that take stacks add how to walk and where to find symbols. */
-const struct opt stack_common_opts[] = { OPT_INPUT, OPT_MMAP_PAGES, OPT_MAX_STACK, OPT_CALL_GRAPH,
-	OPT_SYMFS, OPT_VERBOSE, OPT_END };
+const struct opt stack_common_opts[] = { OPT_INPUT, OPT_CGROUP, OPT_MMAP_PAGES, OPT_MAX_STACK,
+	OPT_CALL_GRAPH, OPT_SYMFS, OPT_VERBOSE, OPT_END };
 /* The one that 'iotap report' takes before the tool name. */
 const struct opt report_common_opts[] = { OPT_INPUT, OPT_END };
 

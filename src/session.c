@@ -10,6 +10,7 @@
 
 #include <event-parse.h>
 
+#include "cgroup.h"
 #include "log.h"
 #include "perfdata.h"
 #include "session.h"
@@ -129,6 +130,8 @@ void session_release(struct session *s)
 	free(s->comms);
 	s->comms = NULL;
 	stacks_session_free(s);
+	cgtrack_free(s->cg);
+	s->cg = NULL;
 	disk_table_release(&s->disks);
 	fmt_set_release(&s->fs);
 	free(s->ctx.state);
@@ -282,6 +285,34 @@ int iotap_probe_create(struct iotap_ctx *ctx, bool uprobe, bool ret, const char 
 	}
 	*sys = dynevent_group();
 	return 0;
+}
+
+/* iotap_cgroup_track - a tool shows cgroups: track every task's, with or without --cgroup */
+int iotap_cgroup_track(struct iotap_ctx *ctx)
+{
+	struct session *s = ctx->sess;
+
+	return s->cg ? 0 : cgtrack_create(&s->cg, ctx, NULL);
+}
+
+/* iotap_cgroup_of - the cgroup the task of a sample is in at its time; "?" when unknown */
+const char *iotap_cgroup_of(struct iotap_ctx *ctx, const struct perf_sample *smp)
+{
+	const char *path = ctx->sess->cg ? cgtrack_of(ctx->sess->cg, smp) : NULL;
+
+	return path ? path : "?";
+}
+
+/* iotap_cgroup_match - whether a sample's task is in the --cgroup one or below (true without) */
+bool iotap_cgroup_match(struct iotap_ctx *ctx, const struct perf_sample *smp)
+{
+	return cgtrack_match(ctx->sess->cg, smp);
+}
+
+/* iotap_cgroup_filtering - whether --cgroup was given */
+bool iotap_cgroup_filtering(struct iotap_ctx *ctx)
+{
+	return cgtrack_filtering(ctx->sess->cg);
 }
 
 /* iotap_stop - end the run after the current record, as a signal would */
@@ -644,6 +675,11 @@ int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_
 
 	s->ctx.interval_ns = interval_ns;
 	s->ctx.duration_ns = duration_ns;
+	if (s->opts.cgroup) {
+		ret = cgtrack_create(&s->cg, &s->ctx, s->opts.cgroup);
+		if (ret)
+			return ret;
+	}
 	ret = tool->init(&s->ctx);
 	if (ret)
 		return ret;
@@ -743,10 +779,12 @@ static int live_start(struct session *s)
 	s->t_start = mono_now();
 	s->now = s->t_start;
 	ret = evlist_enable(s->el);
-	if (ret)
+	if (ret) {
 		log_msg(LOG_ERR, "cannot enable the events: %s", strerror(-ret));
-	else
+	} else {
 		stacks_session_started(s);
+		cgtrack_started(s->cg);
+	}
 	return ret;
 }
 

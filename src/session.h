@@ -22,6 +22,7 @@ struct session_opts {
 	bool track_mmap;		/* live: MMAP2 side-band, for user symbols */
 	int call_graph;			/* enum stack_call_graph: how user stacks are walked */
 	const char *symfs;		/* where a recording's binaries are looked up */
+	const char *cgroup;		/* --cgroup: only I/O submitted in this cgroup (cgroup.h) */
 };
 
 /* One event a session delivers, with the handlers subscribed to it. */
@@ -71,6 +72,7 @@ struct session {
 	size_t nr_ev;
 	struct disk_table disks;
 	struct symbolizer *sym;		/* stacks.c: made when a tool takes stacks */
+	struct cgtrack *cg;		/* cgroup.c: with --cgroup, or a tool's cgroup column */
 	struct comm_ent *comms;
 	size_t nr_comms, cap_comms;
 	uint64_t t_start;		/* CLOCK_MONOTONIC ns when tracing began */

@@ -8,7 +8,7 @@
 #include "../hist.h"
 
 struct biosnoop_params {
-	bool queued, pattern, timestamp, json;
+	bool queued, pattern, timestamp, json, show_cgroup;
 	const char *disk, *comm;
 	int pid;
 	uint64_t min_ms;
@@ -35,6 +35,8 @@ static const struct opt biosnoop_opts[] = {
 	{ 't', "timestamp", OPT_FLAG, P(timestamp), NULL,
 	  "print wall-clock time (HH:MM:SS.mmm) instead of seconds since the first I/O" },
 	{ 'j', "json", OPT_FLAG, P(json), NULL, "json output: one object per I/O and line" },
+	{ 0, "show-cgroup", OPT_FLAG, P(show_cgroup), NULL,
+	  "add a CGROUP column: the cgroup v2 the submitter was in when it submitted the I/O" },
 	OPT_END
 };
 
@@ -65,7 +67,8 @@ static void biosnoop_header(struct iotap_ctx *ctx)
 		fprintf(ctx->out, "%-1s ", "P");
 	if (p->queued)
 		fprintf(ctx->out, "%7s ", "QUE(ms)");
-	fprintf(ctx->out, "%7s\n", "LAT(ms)");
+	fprintf(ctx->out, "%7s", "LAT(ms)");
+	fputs(p->show_cgroup ? " CGROUP\n" : "\n", ctx->out);
 }
 
 /* biosnoop_type - the T column: W, R, F for flushes, D for discards */
@@ -140,6 +143,10 @@ static int biosnoop_print(struct iotap_ctx *ctx, const struct blk_io *io, const 
 			fprintf(out, ", \"pattern\": \"%s\"", pat);
 		if (p->queued)
 			fprintf(out, ", \"que_ms\": %.3f", que / 1e6);
+		if (p->show_cgroup) {
+			fputs(", \"cgroup\": ", out);
+			json_str(out, io->cgroup ? io->cgroup : "?");
+		}
 		fprintf(out, ", \"lat_ms\": %.3f}\n", lat / 1e6);
 		return 0;
 	}
@@ -149,7 +156,10 @@ static int biosnoop_print(struct iotap_ctx *ctx, const struct blk_io *io, const 
 		fprintf(out, "%-1s ", pat);
 	if (p->queued)
 		fprintf(out, "%7.2f ", que / 1e6);
-	fprintf(out, "%7.2f\n", lat / 1e6);
+	fprintf(out, "%7.2f", lat / 1e6);
+	if (p->show_cgroup)
+		fprintf(out, " %s", io->cgroup ? io->cgroup : "?");
+	fputc('\n', out);
 	return 0;
 }
 
@@ -195,6 +205,8 @@ static int biosnoop_init(struct iotap_ctx *ctx)
 	};
 	int ret = blktrack_cfg_select(&cfg, ctx, p->disk, p->pid);
 
+	if (!ret && p->show_cgroup)
+		ret = iotap_cgroup_track(ctx);
 	return ret ? ret : blktrack_create(&st->bt, ctx, &cfg);
 }
 

@@ -54,7 +54,8 @@ static int probe_on_hit(struct iotap_ctx *ctx, const struct perf_sample *s, void
 	struct probe_params *p = ctx->params;
 	struct probe_state *st = arg;
 
-	if ((p->pid && (int)s->pid != p->pid) || (p->max_events && st->hits >= p->max_events))
+	if ((p->pid && (int)s->pid != p->pid) || (p->max_events && st->hits >= p->max_events) ||
+	    !iotap_cgroup_match(ctx, s))
 		return 0;
 	if (!st->t0)
 		st->t0 = s->time;
