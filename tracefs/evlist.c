@@ -504,14 +504,31 @@ static int evlist_emit(void *arg, uint64_t time, const void *rec, size_t size)
 int evlist_read_round(struct evlist *el, evlist_record_fn fn, void *arg)
 {
 	struct emit_ctx e = { fn, arg };
+	int ret = evlist_read(el, el->merge);
+
+	return ret ? ret : merge_round_end(el->merge, evlist_emit, &e);
+}
+
+/* evlist_read - every ring's complete records into m; whoever owns m ends the round */
+int evlist_read(struct evlist *el, struct merge *m)
+{
 	int ret;
 
 	for (int c = 0; c < el->nr_cpus; c++) {
-		ret = ring_read(el, &el->rings[c], el->merge);
+		ret = ring_read(el, &el->rings[c], m);
 		if (ret)
 			return ret;
 	}
-	return merge_round_end(el->merge, evlist_emit, &e);
+	return 0;
+}
+
+/* evlist_pollfds - the rings' descriptors, up to max into pfd; returns how many */
+int evlist_pollfds(const struct evlist *el, struct pollfd *pfd, int max)
+{
+	int n = el->nr_cpus < max ? el->nr_cpus : max;
+
+	memcpy(pfd, el->pfd, n * sizeof(*pfd));
+	return n;
 }
 
 /* evlist_flush - emit every queued record not newer than limit */

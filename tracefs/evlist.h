@@ -61,6 +61,11 @@ int evlist_disable(struct evlist *el);
 int evlist_poll(struct evlist *el, int timeout_ms);
 int evlist_read_round(struct evlist *el, evlist_record_fn fn, void *arg);
 int evlist_flush(struct evlist *el, uint64_t limit, evlist_record_fn fn, void *arg);
+/* For a reader that merges several kinds of ring: read into its merge, poll its set. */
+struct merge;
+struct pollfd;
+int evlist_read(struct evlist *el, struct merge *m);
+int evlist_pollfds(const struct evlist *el, struct pollfd *pfd, int max);
 struct evsel *evlist_find_id(const struct evlist *el, uint64_t id);
 struct evsel *evlist_sel(const struct evlist *el, size_t i);
 size_t evlist_nr(const struct evlist *el);

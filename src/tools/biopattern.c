@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#include "../blktrack.h"
+#include "blktrack.h"
 
 struct biopattern_params {
 	bool timestamp;

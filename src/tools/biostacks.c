@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../blktrack.h"
-#include "../opt.h"
-#include "../stacks.h"
+#include "blktrack.h"
+#include "opt.h"
+#include "stacks.h"
 
 /* bpftrace's log2 buckets: [0], [1], [2, 4), ... [2^63, 2^64). */
 #define BS_SLOTS 65

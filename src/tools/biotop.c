@@ -9,7 +9,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "../blktrack.h"
+#include "blktrack.h"
 
 #define BIOTOP_ROWS 20
 
@@ -185,18 +185,11 @@ static int biotop_width(FILE *out)
 	return ws.ws_col;
 }
 
-/* biotop_loadavg - /proc/loadavg when live, "?" over a recording that lacks it */
+/* biotop_loadavg - the load averages where the events come from, "?" when unknown */
 static void biotop_loadavg(struct iotap_ctx *ctx, char *buf, size_t len)
 {
-	FILE *f = iotap_is_live(ctx) ? fopen("/proc/loadavg", "re") : NULL;
-
-	snprintf(buf, len, "?");
-	if (f) {
-		if (!fgets(buf, len, f))
-			snprintf(buf, len, "?");
-		fclose(f);
-	}
-	buf[strcspn(buf, "\n")] = 0;
+	if (iotap_loadavg(ctx, buf, len))
+		snprintf(buf, len, "?");
 }
 
 /* biotop_sort_key - the -s column of a row */

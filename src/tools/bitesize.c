@@ -4,8 +4,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "../blktrack.h"
-#include "../hist.h"
+#include "blktrack.h"
+#include "hist.h"
 
 struct bitesize_params {
 	bool timestamp;

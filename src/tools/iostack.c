@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../opt.h"
-#include "../stacks.h"
+#include "opt.h"
+#include "stacks.h"
 #include "../../parsers/block.h"
 
 enum iostack_io { IOSTACK_RW, IOSTACK_R, IOSTACK_W };

@@ -7,8 +7,7 @@
 
 #include <event-parse.h>
 
-#include "../elfsym.h"
-#include "../iotap.h"
+#include "iotap.h"
 
 struct probe_params {
 	int pid;
@@ -85,6 +84,7 @@ static int probe_init(struct iotap_ctx *ctx)
 	struct probe_params *p = ctx->params;
 	struct probe_state *st = ctx->state;
 	char *kind, *where, *args, *path = NULL, *symbol, *plus, name[128];
+	struct probe_spec spec;
 	const char *sys;
 	uint64_t offset = 0;
 	bool ret;
@@ -122,18 +122,11 @@ static int probe_init(struct iotap_ctx *ctx)
 		return -ESRCH;
 	}
 	probe_name(symbol, ret, name, sizeof(name));
-	if (path && iotap_is_live(ctx)) {
-		uint64_t base;
-
-		err = elf_symbol_file_offset(path, symbol, &base);
-		if (err) {
-			iotap_err(ctx, "no function '%s' in %s: %s", symbol, path, strerror(-err));
-			return -EINVAL;
-		}
-		offset += base;
-	}
-	err = iotap_probe_create(ctx, path != NULL, ret, name, path ? path : symbol,
-				 path ? offset : offset, args, &sys);
+	spec = (struct probe_spec){
+		.uprobe = path != NULL, .ret = ret, .name = name, .path = path,
+		.symbol = symbol, .offset = offset, .args = args,
+	};
+	err = iotap_probe_create(ctx, &spec, &sys);
 	if (err)
 		return err == -ENOENT || err == -EINVAL ? -EINVAL : err;
 	st->ev = iotap_event_use(ctx, sys, name, 0, probe_on_hit, st);

@@ -3,8 +3,8 @@
 #include <errno.h>
 #include <stddef.h>
 
-#include "../blktrack.h"
-#include "../hist.h"
+#include "blktrack.h"
+#include "hist.h"
 
 struct seeksize_params {
 	bool timestamp;

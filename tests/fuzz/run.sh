@@ -1,9 +1,9 @@
 #!/bin/bash
 # run.sh - build the fuzzers with clang (libFuzzer, ASan, UBSan) from the sources and run each
 # for a bounded time.
-#   fuzz_recfile  the recording container (src/recfile.c)
+#   fuzz_recfile  the recording container (src/recording/recfile.c)
 #   fuzz_report   the whole report path: open from memory, replay, biolatency, iostack -K -f, --info
-#   fuzz_perfdata the perf.data reader (src/perfdata.c) under the same two tools
+#   fuzz_perfdata the perf.data reader (src/recording/perfdata.c) under the same two tools
 # Environment: FUZZ_SECONDS per fuzzer (default 60), BUILDDIR holding config.h (default: the
 # source tree), FUZZ_OUT for binaries, grown corpora and crash files (default: a temporary
 # directory, removed unless something failed), CLANG (default clang).
@@ -28,7 +28,9 @@ PKGS="libtraceevent libtracefs libdw libelf zlib"
 SANITIZE=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 	-fno-omit-frame-pointer)
 CFLAGS=("${SANITIZE[@]}" -include "$BUILDDIR/config.h" -I"$BUILDDIR"
-	-I"$TOP/src" -I"$TOP/parsers" -I"$TOP/tracefs" $(pkg-config --cflags $PKGS))
+	-I"$TOP/src" -I"$TOP/parsers" -I"$TOP/tracefs" -I"$TOP/src/core" -I"$TOP/src/sources"
+	-I"$TOP/src/recording" -I"$TOP/src/symbols" -I"$TOP/src/output" -I"$TOP/src/cli"
+	$(pkg-config --cflags $PKGS))
 # shellcheck disable=SC2207
 LIBS=($(pkg-config --libs $PKGS))
 
@@ -68,7 +70,7 @@ PY
 }
 
 # The container needs nothing of the build; the report path needs all of the core.
-build fuzz_recfile "${SANITIZE[@]}" -I"$TOP/src" -- "$TOP/tests/fuzz/fuzz_recfile.c" "$TOP/src/recfile.c"
+build fuzz_recfile "${SANITIZE[@]}" -I"$TOP/src/recording" -- "$TOP/tests/fuzz/fuzz_recfile.c" "$TOP/src/recording/recfile.c"
 # shellcheck disable=SC2046 # one argument per source file
 build fuzz_report "${CFLAGS[@]}" -- "$TOP/tests/fuzz/fuzz_report.c" $(lib_sources)
 # shellcheck disable=SC2046

@@ -192,13 +192,27 @@ static int fake_run(struct session *s, uint64_t deadline)
 	return 0;
 }
 
+/* fake_attach - the formats the test loaded */
+static int fake_attach(struct session *s, struct iotap_event *ev)
+{
+	ev->tep = fmt_set_find(&s->fs, ev->sys, ev->name);
+	return ev->tep ? 0 : -ENOENT;
+}
+
+/* fake_available - the formats the test loaded */
+static bool fake_available(struct session *s, const char *sys, const char *name)
+{
+	return fmt_set_find(&s->fs, sys, name) != NULL;
+}
+
 /* fake_close - nothing to close */
 static void fake_close(struct session *s)
 {
 }
 
 static const struct source_ops fake_source = {
-	.open = fake_open, .run = fake_run, .find = fake_find, .close = fake_close,
+	.open = fake_open, .event_available = fake_available, .event_attach = fake_attach,
+	.run = fake_run, .find = fake_find, .close = fake_close,
 };
 
 struct pairing {

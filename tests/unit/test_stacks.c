@@ -118,6 +118,20 @@ static void copy_init(struct perf_sample *smp)
 	smp->stack_size = sizeof(copy_stack);
 }
 
+/* record_chain - what a recorder's symbolizer stores of a sample, with the session's --max-stack */
+static int record_chain(const struct session *s, const struct perf_sample *smp, uint64_t *ips,
+			uint32_t max)
+{
+	struct symbolizer_opts o = { .max_stack = s->opts.max_stack };
+	struct symbolizer *sy = symbolizer_alloc(&o);
+	int n;
+
+	assert_non_null(sy);
+	n = symbolizer_chain(sy, smp, ips, max);
+	symbolizer_free(sy);
+	return n;
+}
+
 /* test_fp_copy - frame pointers walked within the copy; what a recorder stores of it */
 static void test_fp_copy(void **state)
 {
@@ -133,7 +147,7 @@ static void test_fp_copy(void **state)
 	assert_int_equal(stack_from_sample(&s.ctx, &smp, STACK_KERNEL | STACK_USER, ips, 16), 8);
 	assert_memory_equal(ips, folded, sizeof(folded));
 	/* The recorder keeps the kernel's markers and return addresses, as perf callchains have them. */
-	assert_int_equal(stacks_record_chain(&s, &smp, ips, 16), 8);
+	assert_int_equal(record_chain(&s, &smp, ips, 16), 8);
 	assert_memory_equal(ips, stored, sizeof(stored));
 	/* Read back as a recorded callchain, it folds as the live walk did. */
 	smp.ips = stored;
@@ -144,18 +158,18 @@ static void test_fp_copy(void **state)
 	/* --max-stack 3: two kernel frames and one user frame. */
 	ctx_init(&s, 3);
 	copy_init(&smp);
-	assert_int_equal(stacks_record_chain(&s, &smp, ips, 16), 5);
+	assert_int_equal(record_chain(&s, &smp, ips, 16), 5);
 	assert_true(ips[3] == PERF_CONTEXT_USER && ips[4] == U1);
 	/* A frame pointer outside the copy ends the walk at the sampled ip. */
 	ctx_init(&s, 127);
 	copy_init(&smp);
 	copy_regs[0] = SP + sizeof(copy_stack);
-	assert_int_equal(stacks_record_chain(&s, &smp, ips, 16), 5);
+	assert_int_equal(record_chain(&s, &smp, ips, 16), 5);
 	assert_int_equal(ips[4], U1);
 	/* No registers (not an x86_64 user context): the kernel frames alone. */
 	copy_init(&smp);
 	smp.regs_abi = PERF_SAMPLE_REGS_ABI_NONE;
-	assert_int_equal(stacks_record_chain(&s, &smp, ips, 16), 3);
+	assert_int_equal(record_chain(&s, &smp, ips, 16), 3);
 }
 
 /* test_text_unknown - without symbols frames print as the addresses sampled */

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_H
+#define IOTAP_H
+
+/*
+ * The interface between the core and the tools. A tool is a declaration:
+ * its options, the events it may use, and three callbacks. It never knows
+ * whether its events come from the live kernel or from a recording.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../tracefs/sample.h"
+
+struct iotap_ctx;
+struct iotap_event;
+struct tep_event;
+
+/* Option table: one entry drives parsing, --help and the man page. */
+enum opt_type {
+	OPT_FLAG,		/* bool */
+	OPT_UINT,		/* uint64_t within [min, max] */
+	OPT_STR,		/* const char * */
+	OPT_CHOICE,		/* int: index into choices */
+	OPT_PID,		/* int, > 0; checked to exist when live */
+	OPT_DISK,		/* const char *: resolved by the tool via iotap_disk_resolve */
+	OPT_LIST,		/* const char *: comma-separated, validated by choices */
+};
+
+struct opt {
+	char short_name;
+	const char *long_name;
+	enum opt_type type;
+	size_t offset;			/* into the tool's params */
+	const char *arg;		/* name of the argument in help, NULL for flags */
+	const char *help;
+	const char *const *choices;	/* OPT_CHOICE / OPT_LIST */
+	uint64_t min, max;		/* OPT_UINT */
+	bool dash_alias;		/* also spelled with one dash (-io), which getopt cannot parse */
+};
+
+#define OPT_END { 0 }
+
+/* Events a tool may use: recorded by `iotap record`, listed in its man page. */
+#define TOOL_EV_OPTIONAL	(1u << 0)	/* not every kernel has it */
+#define TOOL_EV_STACK		(1u << 1)	/* samples need a callchain */
+
+struct tool_event {
+	const char *sys;
+	const char *name;
+	unsigned int flags;
+};
+
+/* Positional arguments a tool takes after its options. */
+enum tool_args {
+	TOOL_ARGS_NONE,
+	TOOL_ARGS_INTERVAL,	/* [interval [count]] */
+	TOOL_ARGS_DURATION,	/* [duration] */
+	TOOL_ARGS_SPEC,		/* one specification string (probe) */
+	TOOL_ARGS_COMMAND,	/* [--] [command [arg...]]: record runs it */
+	TOOL_ARGS_TOOL,		/* [tool [tool options]]: report runs it */
+};
+
+struct tool {
+	const char *name;
+	const char *summary;
+	const char *description;	/* man page DESCRIPTION, plain text paragraphs */
+	const char *examples;		/* man page EXAMPLES: "command\n  what it does\n" pairs */
+	const char *banner;		/* printed when live tracing starts, BCC style */
+	enum tool_args args;
+	unsigned int default_interval;	/* TOOL_ARGS_INTERVAL: seconds; 0: one report at the end */
+	const struct opt *opts;
+	const struct opt *common;	/* kept in struct session_opts; NULL: common_opts */
+	const struct tool_event *events;
+	size_t params_size;
+	size_t state_size;
+	int (*init)(struct iotap_ctx *ctx);
+	int (*report)(struct iotap_ctx *ctx);
+	void (*fini)(struct iotap_ctx *ctx);
+	/* Optional: once events flow, before the first is delivered. */
+	int (*start)(struct iotap_ctx *ctx);
+	/* Optional: every record, in time order, instead of the events' handlers (the recorder). */
+	int (*on_record)(struct iotap_ctx *ctx, const struct perf_event_header *rec);
+};
+
+/* What a tool sees of the session. */
+struct iotap_ctx {
+	const struct tool *tool;
+	void *params;
+	void *state;
+	FILE *out;
+	uint64_t interval_ns;		/* 0: one report at the end */
+	uint64_t duration_ns;		/* TOOL_ARGS_DURATION; 0: until stopped */
+	bool final;			/* the current report is the last */
+	bool data_out;			/* out is for a program (folded stacks): the banner goes to the log */
+	const char *spec;		/* TOOL_ARGS_SPEC */
+	struct session *sess;
+};
+
+typedef int (*iotap_handler_fn)(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg);
+
+/* Sample flags for iotap_event_use. */
+#define IOTAP_EV_KSTACK	(1u << 0)
+#define IOTAP_EV_USTACK	(1u << 1)
+
+struct iotap_event *iotap_event_use(struct iotap_ctx *ctx, const char *sys, const char *name,
+				    unsigned int flags, iotap_handler_fn fn, void *arg);
+bool iotap_event_available(struct iotap_ctx *ctx, const char *sys, const char *name);
+/* A probe a tool asks for: where, and what it fetches. */
+struct probe_spec {
+	bool uprobe, ret;
+	const char *name;		/* the event's name */
+	const char *path;		/* uprobe: the binary */
+	const char *symbol;		/* kprobe target, or the function in path */
+	uint64_t offset;		/* from symbol */
+	const char *args;		/* fetchargs, or NULL */
+};
+
+int iotap_probe_create(struct iotap_ctx *ctx, const struct probe_spec *p, const char **sys);
+void iotap_stop(struct iotap_ctx *ctx);
+
+/*
+ * Cgroups (cgroup.h): --cgroup PATH keeps the I/O submitted by tasks in that
+ * cgroup or below it. A tool decides at the submitter's event, never later.
+ * The strings live as long as the session.
+ */
+int iotap_cgroup_track(struct iotap_ctx *ctx);
+const char *iotap_cgroup_of(struct iotap_ctx *ctx, const struct perf_sample *s);
+bool iotap_cgroup_match(struct iotap_ctx *ctx, const struct perf_sample *s);
+bool iotap_cgroup_filtering(struct iotap_ctx *ctx);
+struct tep_event *iotap_event_format(struct iotap_event *ev);
+int iotap_event_filter(struct iotap_event *ev, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+int iotap_disk_resolve(struct iotap_ctx *ctx, const char *name, uint32_t *dev);
+const char *iotap_disk_name(struct iotap_ctx *ctx, uint32_t dev);
+const char *iotap_disk_sched(struct iotap_ctx *ctx, uint32_t dev);
+int iotap_pid_check(struct iotap_ctx *ctx, int pid);
+const char *iotap_comm(struct iotap_ctx *ctx, uint32_t pid);
+
+uint64_t iotap_now(struct iotap_ctx *ctx);
+int iotap_strftime(struct iotap_ctx *ctx, uint64_t mono_ns, const char *fmt, char *buf,
+		   size_t len) __attribute__((format(strftime, 3, 0)));
+uint64_t iotap_wall_ns(struct iotap_ctx *ctx, uint64_t mono_ns);
+void iotap_interval_header(struct iotap_ctx *ctx, bool timestamp);
+uint64_t iotap_start_time(struct iotap_ctx *ctx);
+int iotap_loadavg(struct iotap_ctx *ctx, char *buf, size_t len);
+
+void iotap_err(struct iotap_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void iotap_warn(struct iotap_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void iotap_info(struct iotap_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool iotap_verbose(struct iotap_ctx *ctx);
+
+/* The registry of tools, and the argv[0] aliases they allow. */
+extern const struct tool *const iotap_tools[];
+const struct tool *tool_find(const char *name);
+
+#endif

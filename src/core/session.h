@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_SESSION_H
+#define IOTAP_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iotap.h"
+#include "disk.h"
+#include "source.h"
+#include "../tracefs/tfs.h"
+
+/* Options every tool accepts (the common part of the option table). */
+struct session_opts {
+	const char *input;		/* report from this recording instead of live */
+	const void *input_buf;		/* or from one in memory (tests, fuzzing) */
+	size_t input_len;
+	uint64_t mmap_pages;
+	uint64_t max_stack;
+	bool verbose;
+	bool track_mmap;		/* live: MMAP2 side-band, for user symbols */
+	bool walk_only;			/* the consumer names no frames (a recorder) */
+	int call_graph;			/* enum stack_call_graph: how user stacks are walked */
+	const char *symfs;		/* where a recording's binaries are looked up */
+	const char *cgroup;		/* --cgroup: only I/O submitted in this cgroup (cgroup.h) */
+};
+
+/* One event a session delivers, with the handlers subscribed to it. */
+struct iotap_event {
+	char *sys, *name;
+	struct tep_event *tep;
+	void *backend;			/* the source's handle (live: its backend's) */
+	unsigned int be;		/* live: which backend reads it */
+	uint64_t sample_type;
+	uint64_t regs_mask;
+	bool chain_ids;			/* a recording's: the callchain is an id (source_ops.chain) */
+	bool layout_fixed;		/* opened with these flags: a later user cannot add stacks */
+	unsigned int flags;		/* IOTAP_EV_* */
+	struct {
+		iotap_handler_fn fn;
+		void *arg;
+	} h[4];
+	int nr_h;
+	uint64_t count;
+	struct session *sess;
+};
+
+struct session;
+
+struct session {
+	struct iotap_ctx ctx;
+	struct session_opts opts;
+	const struct source_ops *src;
+	void *src_priv;
+	struct fmt_set fs;
+	struct iotap_event **ev;
+	size_t nr_ev;
+	struct disk_table disks;
+	struct symbolizer *sym;		/* stacks.c: made when a tool takes stacks */
+	struct cgtrack *cg;		/* cgroup.c: with --cgroup, or a tool's cgroup column */
+	struct comm_ent *comms;
+	size_t nr_comms, cap_comms;
+	uint64_t t_start;		/* CLOCK_MONOTONIC ns when tracing began */
+	int64_t wall_offset;		/* CLOCK_REALTIME - CLOCK_MONOTONIC, ns */
+	uint64_t now;			/* stream time of the current report */
+	uint64_t lost_reported;
+	uint64_t dropped;		/* samples of no known event, or malformed */
+	uint64_t malformed;		/* of which malformed */
+	const char *probe_sys;		/* the group of the probes this run made */
+};
+
+extern volatile int session_stop;
+
+int session_init(struct session *s, const struct tool *tool, void *params,
+		 const struct session_opts *opts);
+int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_t duration_ns);
+void session_release(struct session *s);
+void session_signals_install(void);
+int session_dispatch(struct session *s, const struct perf_event_header *rec);
+void session_comm_cache(struct session *s, uint32_t pid, const char *comm);
+const char *session_comm_cached(const struct session *s, uint32_t pid);
+struct iotap_event *session_event_find(struct session *s, uint64_t id);
+struct iotap_event *session_event_use(struct session *s, const char *sys, const char *name,
+				      unsigned int flags, iotap_handler_fn fn, void *arg);
+bool session_aborted(void);
+uint64_t session_lost_total(const struct session *s);
+void session_warn_malformed(const struct session *s);
+uint64_t mono_now(void);
+
+#endif

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_LIVE_H
+#define IOTAP_LIVE_H
+
+/*
+ * The live source's backends: kinds of kernel ring the running kernel's
+ * events are read from (perf_event_open rings today). One session may use
+ * several at once: each event is claimed at attach time by the first backend
+ * in live_backends[] that takes it, and every backend pushes its records,
+ * perf-shaped, into the one time-ordered merge the live source owns; the
+ * source ends a merge round only after every backend has been read, so the
+ * streams of all backends interleave in time order.
+ *
+ * Sample ids must be unique across backends: perf's come from the kernel;
+ * a backend that makes its own ids keeps them in a range perf never hands
+ * out (the top bit set).
+ */
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct session;
+struct iotap_event;
+struct merge;
+
+struct live_backend_ops {
+	const char *name;
+	void *(*alloc)(struct session *s);
+	/* Whether this backend reads ev (ev->flags: its stacks); the last one takes all. */
+	bool (*claims)(void *priv, const struct iotap_event *ev);
+	/* Add ev (its format is ev->tep): set ev->sample_type and regs_mask; 0 or -errno. */
+	int (*attach)(void *priv, struct iotap_event *ev);
+	int (*filter)(void *priv, struct iotap_event *ev, const char *clause);
+	/* Open the kernel side of every attached event; log why not. */
+	int (*open)(void *priv);
+	int (*enable)(void *priv);
+	int (*disable)(void *priv);
+	/* The descriptors that wake the reader; up to max into pfd, returns how many. */
+	int (*pollfds)(void *priv, struct pollfd *pfd, int max);
+	/* Push every complete record into m (merge_push), without ending the round. */
+	int (*read)(void *priv, struct merge *m);
+	struct iotap_event *(*find)(void *priv, uint64_t id);
+	int (*lost)(void *priv, int i, int *cpu, uint64_t *lost);
+	int (*nr_cpus)(void *priv);
+	int (*event_ids)(void *priv, const struct iotap_event *ev, const uint64_t **ids,
+			 size_t *nr);
+	/* Records read so far, for --verbose. */
+	uint64_t (*records)(void *priv);
+	void (*free)(void *priv);
+};
+
+/* The backends in the order they are offered each event; NULL-terminated. */
+extern const struct live_backend_ops *const live_backends[];
+
+extern const struct live_backend_ops live_perf;
+
+#endif

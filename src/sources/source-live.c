@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* source-live.c - the session source that traces the running kernel, through its backends */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+
+#include "cgroup.h"
+#include "elfsym.h"
+#include "ksyms.h"
+#include "live.h"
+#include "log.h"
+#include "session.h"
+#include "stacks.h"
+#include "usyms.h"
+#include "../tracefs/merge.h"
+
+#define DRAIN_MS 100
+/* Backends one session can use at once. */
+#define LIVE_BACKENDS_MAX 4
+/* Poll descriptors over all backends: a ring per CPU each. */
+#define LIVE_POLLFDS_MAX 4096
+
+const struct live_backend_ops *const live_backends[] = { &live_perf, NULL };
+
+struct live_be {
+	const struct live_backend_ops *ops;
+	void *priv;
+};
+
+struct live_src {
+	struct live_be be[LIVE_BACKENDS_MAX];
+	int nr_be;
+	struct merge *merge;
+	struct pollfd *pfd;
+	int nr_pfd;
+	struct dynevent_set *dyn;
+	bool enabled;
+};
+
+/* live_wall_offset - realtime minus monotonic, for printing wall-clock times */
+static int64_t live_wall_offset(void)
+{
+	struct timespec rt, mo;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mo);
+	return (int64_t)(rt.tv_sec - mo.tv_sec) * 1000000000ll + (rt.tv_nsec - mo.tv_nsec);
+}
+
+/* live_open - find tracefs, clear dead runs' leftovers, read formats, list the disks */
+static int live_open(struct session *s)
+{
+	struct live_src *lv = calloc(1, sizeof(*lv));
+	const char *dir;
+	int ret;
+
+	if (!lv)
+		return -ENOMEM;
+	s->src_priv = lv;
+	ret = tfs_dir_get(&dir);
+	if (ret) {
+		log_msg(LOG_ERR, "cannot find or mount tracefs at /sys/kernel/tracing: %s%s",
+			strerror(-ret), ret == -EPERM ? " (run as root)" : "");
+		return ret;
+	}
+	ret = dynevent_remove_stale();
+	if (ret > 0)
+		log_msg(LOG_INFO, "removed %d dynamic events left by a killed iotap", ret);
+	ret = fmt_set_init_live(&s->fs);
+	if (ret) {
+		log_msg(LOG_ERR, "cannot read %s/events/header_page: %s", dir, strerror(-ret));
+		return ret;
+	}
+	lv->merge = merge_alloc();
+	lv->dyn = dynevent_set_alloc();
+	if (!lv->merge || !lv->dyn)
+		return -ENOMEM;
+	ret = disk_table_scan(&s->disks, "/sys/class/block");
+	if (ret)
+		log_msg(LOG_WARN, "cannot list block devices: %s", strerror(-ret));
+	s->wall_offset = live_wall_offset();
+	return 0;
+}
+
+/* live_event_available - whether the kernel has sys:name */
+static bool live_event_available(struct session *s, const char *sys, const char *name)
+{
+	return tfs_event_exists(sys, name);
+}
+
+/* live_backend - the backend that takes ev, allocated on first use */
+static struct live_be *live_backend(struct session *s, const struct iotap_event *ev)
+{
+	struct live_src *lv = s->src_priv;
+
+	for (const struct live_backend_ops *const *o = live_backends; *o; o++) {
+		struct live_be *be = NULL;
+
+		for (int i = 0; i < lv->nr_be; i++)
+			if (lv->be[i].ops == *o)
+				be = &lv->be[i];
+		if (!be) {
+			void *priv;
+
+			if (lv->nr_be == LIVE_BACKENDS_MAX)
+				return NULL;
+			priv = (*o)->alloc(s);
+			if (!priv)
+				return NULL;
+			be = &lv->be[lv->nr_be++];
+			be->ops = *o;
+			be->priv = priv;
+		}
+		if (be->ops->claims(be->priv, ev))
+			return be;
+	}
+	errno = ENOENT;
+	return NULL;
+}
+
+/* live_event_attach - the kernel's format of ev, and a backend to read it */
+static int live_event_attach(struct session *s, struct iotap_event *ev)
+{
+	struct live_be *be;
+	int ret;
+
+	ev->tep = fmt_set_add_live(&s->fs, ev->sys, ev->name);
+	if (!ev->tep) {
+		if (errno == ENOENT)
+			log_msg(LOG_ERR, "this kernel has no %s:%s tracepoint", ev->sys, ev->name);
+		else
+			log_msg(LOG_ERR, "cannot load the format of %s:%s: %s", ev->sys, ev->name,
+				strerror(errno));
+		return -ENOENT;
+	}
+	be = live_backend(s, ev);
+	if (!be)
+		return -errno;
+	ret = be->ops->attach(be->priv, ev);
+	if (ret)
+		return ret;
+	ev->be = (unsigned int)(be - ((struct live_src *)s->src_priv)->be);
+	/* The kernel side is opened with this layout: a later user cannot add stacks. */
+	ev->layout_fixed = true;
+	return 0;
+}
+
+/* live_event_filter - a kernel-side filter, through the event's backend */
+static int live_event_filter(struct session *s, struct iotap_event *ev, const char *clause)
+{
+	struct live_be *be = &((struct live_src *)s->src_priv)->be[ev->be];
+
+	return be->ops->filter ? be->ops->filter(be->priv, ev, clause) : 0;
+}
+
+/* live_probe_create - a kprobe/uprobe in this run's group, removed at exit */
+static int live_probe_create(struct session *s, const struct probe_spec *p, const char **sys)
+{
+	struct live_src *lv = s->src_priv;
+	enum dynevent_kind kind = p->uprobe ? (p->ret ? DYNEVENT_URETPROBE : DYNEVENT_UPROBE) :
+		(p->ret ? DYNEVENT_KRETPROBE : DYNEVENT_KPROBE);
+	uint64_t offset = p->offset;
+	int err;
+
+	if (p->uprobe) {
+		uint64_t base;
+
+		err = elf_symbol_file_offset(p->path, p->symbol, &base);
+		if (err) {
+			log_msg(LOG_ERR, "no function '%s' in %s: %s", p->symbol, p->path, strerror(-err));
+			return -EINVAL;
+		}
+		offset += base;
+	}
+	err = dynevent_create(lv->dyn, kind, p->name, p->uprobe ? p->path : p->symbol, offset,
+			      p->args);
+	if (err) {
+		log_msg(LOG_ERR, "cannot create %s %s at %s: %s%s", p->uprobe ? "uprobe" : "kprobe",
+			p->name, p->uprobe ? p->path : p->symbol, strerror(-err),
+			!p->uprobe && !tfs_file_exists("kprobe_events") ?
+			" (this kernel has no kprobe_events)" : "");
+		return err;
+	}
+	*sys = dynevent_group();
+	return 0;
+}
+
+/* live_deliver - records come out of the merge here, in time order */
+static int live_deliver(void *arg, uint64_t time, const void *rec, size_t size)
+{
+	return session_dispatch(arg, rec);
+}
+
+/* live_start - open every backend's events, then enable them all */
+static int live_start(struct session *s)
+{
+	struct live_src *lv = s->src_priv;
+	int ret;
+
+	lv->pfd = calloc(LIVE_POLLFDS_MAX, sizeof(*lv->pfd));
+	if (!lv->pfd)
+		return -ENOMEM;
+	for (int i = 0; i < lv->nr_be; i++) {
+		ret = lv->be[i].ops->open(lv->be[i].priv);
+		if (ret)
+			return ret;
+		lv->nr_pfd += lv->be[i].ops->pollfds(lv->be[i].priv, lv->pfd + lv->nr_pfd,
+						     LIVE_POLLFDS_MAX - lv->nr_pfd);
+	}
+	s->t_start = mono_now();
+	s->now = s->t_start;
+	lv->enabled = true;
+	for (int i = 0; i < lv->nr_be; i++) {
+		ret = lv->be[i].ops->enable(lv->be[i].priv);
+		if (ret) {
+			log_msg(LOG_ERR, "cannot enable the events: %s", strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* live_read_round - every backend read into the merge, then what ordering allows emitted */
+static int live_read_round(struct session *s)
+{
+	struct live_src *lv = s->src_priv;
+	int ret;
+
+	for (int i = 0; i < lv->nr_be; i++) {
+		ret = lv->be[i].ops->read(lv->be[i].priv, lv->merge);
+		if (ret)
+			return ret;
+	}
+	return merge_round_end(lv->merge, live_deliver, s);
+}
+
+/* live_disable - stop the kernel writing into every backend's rings */
+static void live_disable(struct live_src *lv)
+{
+	if (!lv->enabled)
+		return;
+	for (int i = 0; i < lv->nr_be; i++)
+		lv->be[i].ops->disable(lv->be[i].priv);
+	lv->enabled = false;
+}
+
+/* live_run - poll and drain the rings until deadline or a stop signal */
+static int live_run(struct session *s, uint64_t deadline)
+{
+	struct live_src *lv = s->src_priv;
+	int ret;
+
+	while (!session_stop) {
+		uint64_t now = mono_now();
+		int timeout;
+
+		if (now >= deadline) {
+			ret = live_read_round(s);
+			if (!ret)
+				ret = merge_flush(lv->merge, deadline, live_deliver, s);
+			return ret ? ret : 1;
+		}
+		/* Drain on a timer too, so an idle CPU's ring does not hold events back. */
+		timeout = (deadline - now) / 1000000 >= DRAIN_MS ? DRAIN_MS :
+			(int)((deadline - now) / 1000000) + 1;
+		ret = poll(lv->pfd, lv->nr_pfd, timeout);
+		if (ret < 0 && errno != EINTR)
+			return -errno;
+		ret = live_read_round(s);
+		if (ret)
+			return ret;
+	}
+	if (session_aborted())
+		return 0;
+	/* Stop the kernel writing, then take everything that is left. */
+	live_disable(lv);
+	ret = live_read_round(s);
+	if (!ret)
+		ret = merge_flush(lv->merge, UINT64_MAX, live_deliver, s);
+	s->now = mono_now();
+	return ret;
+}
+
+/* live_find - the event a sample id belongs to, in whichever backend */
+static struct iotap_event *live_find(struct session *s, uint64_t id)
+{
+	struct live_src *lv = s->src_priv;
+
+	for (int i = 0; i < lv->nr_be; i++) {
+		struct iotap_event *ev = lv->be[i].ops->find(lv->be[i].priv, id);
+
+		if (ev)
+			return ev;
+	}
+	return NULL;
+}
+
+/* live_lost - what ring i lost so far, the rings of all backends in turn */
+static int live_lost(const struct session *s, int i, int *cpu, uint64_t *lost)
+{
+	const struct live_src *lv = s->src_priv;
+
+	for (int b = 0; lv && b < lv->nr_be; b++) {
+		int n = lv->be[b].ops->nr_cpus(lv->be[b].priv);
+
+		if (i < n)
+			return lv->be[b].ops->lost(lv->be[b].priv, i, cpu, lost);
+		i -= n;
+	}
+	return -ENOENT;
+}
+
+/* live_nr_cpus - the CPUs events are read on */
+static int live_nr_cpus(const struct session *s)
+{
+	const struct live_src *lv = s->src_priv;
+	int n = 0;
+
+	for (int b = 0; b < lv->nr_be; b++) {
+		int c = lv->be[b].ops->nr_cpus(lv->be[b].priv);
+
+		if (c > n)
+			n = c;
+	}
+	return n;
+}
+
+/* live_event_ids - the sample ids of ev, from its backend */
+static int live_event_ids(const struct session *s, const struct iotap_event *ev,
+			  const uint64_t **ids, size_t *nr)
+{
+	const struct live_be *be = &((const struct live_src *)s->src_priv)->be[ev->be];
+
+	return be->ops->event_ids(be->priv, ev, ids, nr);
+}
+
+/* live_comm - a process name from /proc, for a pid no COMM record named */
+static const char *live_comm(struct session *s, uint32_t pid)
+{
+	char path[64], buf[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	if (fgets(buf, sizeof(buf), f))
+		buf[strcspn(buf, "\n")] = 0;
+	fclose(f);
+	session_comm_cache(s, pid, buf);
+	return session_comm_cached(s, pid);
+}
+
+/* live_pid_check - a PID option must name a running process */
+static int live_pid_check(struct session *s, int pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	return access(path, F_OK) ? -ESRCH : 0;
+}
+
+/* live_ksyms_load - /proc/kallsyms */
+static struct ksyms *live_ksyms_load(struct session *s)
+{
+	struct ksyms *ks = ksyms_load(NULL);
+
+	if (!ks || !ksyms_count(ks))
+		log_msg(LOG_WARN, "no kernel symbols in /proc/kallsyms (%s): kernel frames print as addresses",
+			ks ? "addresses hidden by kernel.kptr_restrict" : strerror(errno));
+	return ks;
+}
+
+/* live_maps_load - the mappings of every process running now (called once tracing runs) */
+static int live_maps_load(struct session *s, struct usyms *us)
+{
+	struct dirent *de;
+	DIR *d;
+
+	/* After enabling, so a process that maps or execs meanwhile is in the side-band too. */
+	d = opendir("/proc");
+	if (!d) {
+		log_msg(LOG_WARN, "cannot list /proc: %s: user frames of running processes stay unknown",
+			strerror(errno));
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		char *end;
+		unsigned long pid = strtoul(de->d_name, &end, 10);
+
+		if (*end || !pid || pid > UINT32_MAX)
+			continue;
+		usyms_maps_read(us, (uint32_t)pid);
+	}
+	closedir(d);
+	return 0;
+}
+
+/* live_loadavg - /proc/loadavg */
+static int live_loadavg(struct session *s, char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/loadavg", "re");
+	int ret = 0;
+
+	if (!f)
+		return -ENODATA;
+	if (!fgets(buf, (int)len, f))
+		ret = -ENODATA;
+	fclose(f);
+	if (!ret)
+		buf[strcspn(buf, "\n")] = 0;
+	return ret;
+}
+
+/* live_announce - the banner, BCC style: on stdout, or the log when stdout carries data */
+static void live_announce(struct session *s, const char *banner)
+{
+	if (s->ctx.data_out) {
+		log_msg(LOG_INFO, "%s", banner);
+	} else {
+		fprintf(s->ctx.out, "%s\n", banner);
+		fflush(s->ctx.out);
+	}
+}
+
+/* live_report_stats - with --verbose, what the rings delivered */
+static void live_report_stats(struct session *s)
+{
+	struct live_src *lv = s->src_priv;
+	uint64_t records = 0;
+
+	if (!lv->pfd)
+		return;
+	for (int i = 0; i < lv->nr_be; i++)
+		records += lv->be[i].ops->records(lv->be[i].priv);
+	log_msg(LOG_INFO, "rings: %llu records, %llu lost, %llu sorted in late, %llu with an unknown id or malformed",
+		(unsigned long long)records, (unsigned long long)session_lost_total(s),
+		(unsigned long long)merge_late(lv->merge), (unsigned long long)s->dropped);
+	for (size_t i = 0; i < s->nr_ev; i++)
+		log_msg(LOG_INFO, "  %s:%s: %llu samples", s->ev[i]->sys, s->ev[i]->name,
+			(unsigned long long)s->ev[i]->count);
+}
+
+/* live_close - stop and close the events, then remove the dynamic events they used */
+static void live_close(struct session *s)
+{
+	struct live_src *lv = s->src_priv;
+
+	if (!lv)
+		return;
+	live_disable(lv);
+	for (int i = 0; i < lv->nr_be; i++)
+		lv->be[i].ops->free(lv->be[i].priv);
+	dynevent_set_free(lv->dyn);
+	merge_free(lv->merge);
+	free(lv->pfd);
+	free(lv);
+	s->src_priv = NULL;
+}
+
+/* live_cgroup_path - --cgroup names a cgroup v2 directory of this machine */
+static int live_cgroup_path(struct session *s, const char *arg, char *path, size_t len)
+{
+	return cgroup_path_here(arg, path, len);
+}
+
+/* live_cgroup_tasks - every task's cgroup now, from /proc */
+static int live_cgroup_tasks(struct session *s, cgroup_task_fn fn, void *arg)
+{
+	return cgroup_tasks_proc(fn, arg);
+}
+
+const struct source_ops source_live = {
+	.name = "live",
+	.open = live_open,
+	.event_available = live_event_available,
+	.event_attach = live_event_attach,
+	.event_filter = live_event_filter,
+	.probe_create = live_probe_create,
+	.start = live_start,
+	.run = live_run,
+	.find = live_find,
+	.lost = live_lost,
+	.nr_cpus = live_nr_cpus,
+	.event_ids = live_event_ids,
+	.comm = live_comm,
+	.pid_check = live_pid_check,
+	.ksyms_load = live_ksyms_load,
+	.maps_load = live_maps_load,
+	.loadavg = live_loadavg,
+	.cgroup_path = live_cgroup_path,
+	.cgroup_tasks = live_cgroup_tasks,
+	.announce = live_announce,
+	.report_stats = live_report_stats,
+	.close = live_close,
+};

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* stacks.c - the tools' stack API: callchains made foldable, named, folded and printed */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+#include "stacks.h"
+
+/* stack_proc_key - the key of pid's process image; a new key keeps the name it has now */
+static uint64_t stack_proc_key(struct iotap_ctx *ctx, uint32_t pid)
+{
+	char *comm;
+	uint64_t key = symbolizer_proc_key(ctx->sess->sym, pid, &comm);
+
+	if (comm)
+		snprintf(comm, 16, "%s", iotap_comm(ctx, pid));
+	return key;
+}
+
+/* stack_comm - see stacks.h */
+const char *stack_comm(struct iotap_ctx *ctx, uint32_t pid, const uint64_t *ips, uint32_t nr)
+{
+	for (uint32_t i = 0; i + 1 < nr; i++) {
+		const char *comm;
+
+		if (ips[i] != PERF_CONTEXT_USER)
+			continue;
+		comm = symbolizer_key_comm(ctx->sess->sym, ips[i + 1]);
+		if (comm)
+			return comm;
+		break;
+	}
+	return iotap_comm(ctx, pid);
+}
+
+/* stack_from_sample - a sample's callchain as a folded stack (see stacks.h); returns its length */
+int stack_from_sample(struct iotap_ctx *ctx, const struct perf_sample *s, unsigned int which,
+		      uint64_t *ips, uint32_t max)
+{
+	uint64_t context = PERF_CONTEXT_KERNEL, limit = stack_limit(ctx->sess->opts.max_stack, max);
+	uint32_t n = 0, frames = 0, nu = 0;
+	bool want_k = which & STACK_KERNEL, want_u = which & STACK_USER;
+
+	for (uint64_t i = 0; i < s->nr_ips && frames < limit; i++) {
+		uint64_t ip = s->ips[i];
+
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			context = ip;
+			continue;
+		}
+		if (context == PERF_CONTEXT_KERNEL && want_k) {
+			ips[n++] = ip;
+			frames++;
+		} else if (context == PERF_CONTEXT_USER && want_u) {
+			if (!nu++) {
+				ips[n++] = PERF_CONTEXT_USER;
+				ips[n++] = stack_proc_key(ctx, s->pid);
+			}
+			/* Callers' return addresses: minus 1 names the call, not what follows it. */
+			ips[n++] = nu > 1 ? ip - 1 : ip;
+			frames++;
+		}
+	}
+	if (want_u && !nu && frames < limit) {
+		int r = symbolizer_user_walk(ctx->sess->sym, s, ips + n + 2, (uint32_t)(limit - frames));
+
+		if (r > 0) {
+			ips[n] = PERF_CONTEXT_USER;
+			ips[n + 1] = stack_proc_key(ctx, s->pid);
+			n += r + 2;
+		}
+	}
+	return (int)n;
+}
+
+/* stack_text_frame - one frame as bpftrace prints kstack and ustack */
+static int stack_text_frame(void *arg, const struct stack_frame *f)
+{
+	FILE *out = arg;
+
+	if (f->name && f->inlined)
+		fprintf(out, "    %s (inlined)\n", f->name);
+	else if (f->name)
+		fprintf(out, "    %s+%" PRIu64 "\n", f->name, f->offset);
+	else if (f->module)
+		fprintf(out, "    [unknown] (%s+0x%" PRIx64 ")\n", f->module, f->offset);
+	else
+		fprintf(out, "    0x%" PRIx64 "\n", f->offset);
+	return 0;
+}
+
+/* stack_text - write a stack's frames, innermost first, one indented line each */
+int stack_text(struct iotap_ctx *ctx, uint32_t pid, const uint64_t *ips, uint32_t nr, FILE *out)
+{
+	return symbolizer_frames(ctx->sess->sym, pid, ips, nr, stack_text_frame, out);
+}
+
+/* Frame names of one stack for a fold, innermost first. */
+struct fold_names_buf {
+	const char **names;
+	char **owned;			/* formatted names, freed after the fold copied them */
+	size_t nr, cap, nr_owned;
+};
+
+/* fold_names_push - append a name (owned: free it with the buffer) */
+static int fold_names_push(struct fold_names_buf *b, const char *name, bool owned)
+{
+	if (b->nr == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 64;
+		const char **n = realloc(b->names, cap * sizeof(*n));
+		char **o;
+
+		if (!n)
+			return -ENOMEM;
+		b->names = n;
+		o = realloc(b->owned, cap * sizeof(*o));
+		if (!o)
+			return -ENOMEM;
+		b->owned = o;
+		b->cap = cap;
+	}
+	b->names[b->nr++] = name;
+	if (owned)
+		b->owned[b->nr_owned++] = (char *)name;
+	return 0;
+}
+
+/* stack_fold_frame - one frame's name in FlameGraph's folded format */
+static int stack_fold_frame(void *arg, const struct stack_frame *f)
+{
+	struct fold_names_buf *b = arg;
+	char *name;
+
+	if (f->name)
+		return fold_names_push(b, f->name, false);
+	if (!f->module)
+		return fold_names_push(b, "[unknown]", false);
+	if (asprintf(&name, "[unknown] (%s)", f->module) < 0)
+		return -ENOMEM;
+	return fold_names_push(b, name, true);
+}
+
+/* stack_fold_add - add a stack to fold under roots (outermost first) with weight */
+int stack_fold_add(struct iotap_ctx *ctx, struct fold *fold, const char *const *roots,
+		   size_t nr_roots, uint32_t pid, const uint64_t *ips, uint32_t nr,
+		   uint64_t weight)
+{
+	struct fold_names_buf b = { 0 };
+	int ret = 0;
+
+	for (size_t i = 0; i < nr_roots && !ret; i++)
+		ret = fold_names_push(&b, roots[i], false);
+	if (!ret)
+		ret = symbolizer_frames(ctx->sess->sym, pid, ips, nr, stack_fold_frame, &b);
+	if (!ret) {
+		/* The walk gave the frames innermost first; a fold wants them from the root. */
+		for (size_t i = nr_roots, j = b.nr - 1; i < j; i++, j--) {
+			const char *t = b.names[i];
+
+			b.names[i] = b.names[j];
+			b.names[j] = t;
+		}
+		ret = fold_add(fold, b.names, b.nr, weight);
+	}
+	for (size_t i = 0; i < b.nr_owned; i++)
+		free(b.owned[i]);
+	free(b.owned);
+	free(b.names);
+	return ret;
+}
+
+/* stack_fold_write - the folded lines on the tool's output and/or an SVG flame graph file */
+int stack_fold_write(struct iotap_ctx *ctx, const struct fold *fold, bool folded,
+		     const char *svg, const struct flame_opts *fo)
+{
+	int ret = 0;
+
+	if (svg) {
+		FILE *f = fopen(svg, "we");
+
+		if (!f) {
+			ret = -errno;
+			iotap_err(ctx, "cannot create %s: %s", svg, strerror(errno));
+			return ret;
+		}
+		ret = flame_write_svg(fold, f, fo);
+		if (fclose(f) && !ret)
+			ret = -errno;
+		if (ret) {
+			iotap_err(ctx, "cannot write the flame graph to %s: %s", svg, strerror(-ret));
+			return ret;
+		}
+	}
+	if (folded)
+		ret = fold_write(fold, ctx->out, fo && fo->reverse);
+	return ret;
+}
+
+struct lines_ctx {
+	struct iotap_ctx *ctx;
+	stack_label_fn label;
+	void *arg;
+	struct stack_line *l;
+	size_t nr, cap;
+};
+
+/* stack_lines_one - symbolize one stack of the map into its text */
+static int stack_lines_one(uint32_t pid, uint64_t key, const uint64_t *ips, uint32_t nr,
+			   const uint64_t *v, void *arg)
+{
+	struct lines_ctx *lc = arg;
+	struct stack_line *l;
+	const char *comm;
+	size_t size = 0;
+	FILE *out;
+	int ret;
+
+	if (lc->nr == lc->cap) {
+		size_t cap = lc->cap ? lc->cap * 2 : 64;
+
+		l = realloc(lc->l, cap * sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		lc->l = l;
+		lc->cap = cap;
+	}
+	l = &lc->l[lc->nr];
+	memset(l, 0, sizeof(*l));
+	out = open_memstream(&l->text, &size);
+	if (!out)
+		return -ENOMEM;
+	comm = stack_comm(lc->ctx, pid, ips, nr);
+	ret = lc->label ? lc->label(lc->arg, pid, comm, key, false, out) : 0;
+	if (!ret)
+		ret = stack_text(lc->ctx, pid, ips, nr, out);
+	if (!ret && lc->label)
+		ret = lc->label(lc->arg, pid, comm, key, true, out);
+	if (fclose(out) && !ret)
+		ret = -ENOMEM;
+	if (ret) {
+		free(l->text);
+		return ret;
+	}
+	l->pid = pid;
+	l->key = key;
+	l->v = v;
+	lc->nr++;
+	return 0;
+}
+
+/* stack_line_cmp - order lines by text, keeping map order among equals */
+static int stack_line_cmp(const void *a, const void *b)
+{
+	const struct stack_line *x = a, *y = b;
+	int c = strcmp(x->text, y->text);
+
+	if (c)
+		return c;
+	return x->v < y->v ? -1 : x->v > y->v;
+}
+
+/* stack_lines - every stack of map symbolized and sorted by its text, equal texts marked */
+int stack_lines(struct iotap_ctx *ctx, const struct stackmap *map, stack_label_fn label,
+		void *arg, struct stack_line **lines, size_t *nr)
+{
+	struct lines_ctx lc = { .ctx = ctx, .label = label, .arg = arg };
+	int ret = stackmap_for_each(map, stack_lines_one, &lc);
+
+	if (ret) {
+		stack_lines_free(lc.l, lc.nr);
+		return ret;
+	}
+	if (lc.nr)
+		qsort(lc.l, lc.nr, sizeof(*lc.l), stack_line_cmp);
+	for (size_t i = 1; i < lc.nr; i++)
+		lc.l[i].same = !strcmp(lc.l[i].text, lc.l[i - 1].text);
+	*lines = lc.l;
+	*nr = lc.nr;
+	return 0;
+}
+
+/* stack_lines_free - free what stack_lines returned; accepts NULL */
+void stack_lines_free(struct stack_line *lines, size_t nr)
+{
+	for (size_t i = 0; lines && i < nr; i++)
+		free(lines[i].text);
+	free(lines);
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_STACKS_H
+#define IOTAP_STACKS_H
+
+/*
+ * Stacks for the tools: a sample's callchain made ready to fold, and the
+ * session's symbolizer that names the frames when the tool reports.
+ *
+ * A folded stack is an array of ips, innermost first: the kernel frames,
+ * then, when it has user frames, the marker PERF_CONTEXT_USER, the key of
+ * the process image they belong to (usyms_proc_key(); 0 when unknown) and
+ * the user frames, every caller's return address already minus 1 so that it
+ * names the call. User frames mean something only within their process
+ * image: tools keep stacks in a stackmap with the pid as its ctx, and name
+ * each distinct stack once, at report time, with the mappings the key
+ * names, even if the pid exec'd or was reused meanwhile (stacks that name
+ * alike are merged then).
+ *
+ * The session makes its symbolizer (symbolizer.h) when a tool first asks
+ * for an event with a callchain: kernel symbols from its source, user
+ * symbols from the mappings of the processes running when tracing starts
+ * (also the source's), kept up to date from side-band records.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "iotap.h"
+#include "flame.h"
+#include "stackmap.h"
+#include "symbolizer.h"
+
+/* Which frames a stack keeps. */
+#define STACK_KERNEL	(1u << 0)
+#define STACK_USER	(1u << 1)
+
+int stack_from_sample(struct iotap_ctx *ctx, const struct perf_sample *s, unsigned int which,
+		      uint64_t *ips, uint32_t max);
+int stack_text(struct iotap_ctx *ctx, uint32_t pid, const uint64_t *ips, uint32_t nr,
+	       FILE *out);
+int stack_fold_add(struct iotap_ctx *ctx, struct fold *fold, const char *const *roots,
+		   size_t nr_roots, uint32_t pid, const uint64_t *ips, uint32_t nr,
+		   uint64_t weight);
+int stack_fold_write(struct iotap_ctx *ctx, const struct fold *fold, bool folded,
+		     const char *svg, const struct flame_opts *fo);
+
+/* One symbolized stack of a report: its printed text is what merges it with others. */
+struct stack_line {
+	char *text;
+	uint32_t pid;
+	uint64_t key;
+	const uint64_t *v;		/* the stackmap's values */
+	bool same;			/* same text as the line before (lines are sorted by text) */
+};
+
+/* Text a tool prints before (after == false) and after a stack's frames. */
+typedef int (*stack_label_fn)(void *arg, uint32_t pid, const char *comm, uint64_t key,
+			      bool after, FILE *out);
+
+/*
+ * stack_comm - the name of the process a stack was taken in: the one its
+ * process image had then (a name changed by a later exec stays out), else
+ * the pid's name now
+ */
+const char *stack_comm(struct iotap_ctx *ctx, uint32_t pid, const uint64_t *ips, uint32_t nr);
+
+int stack_lines(struct iotap_ctx *ctx, const struct stackmap *map, stack_label_fn label,
+		void *arg, struct stack_line **lines, size_t *nr);
+void stack_lines_free(struct stack_line *lines, size_t nr);
+
+#endif

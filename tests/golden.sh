@@ -1,0 +1,52 @@
+#!/bin/bash
+# golden.sh - every tool over the checked-in recordings, compared byte for byte with
+# tests/golden/expected (stdout, stderr and exit status). Proves a restructuring changed
+# no output. --update rewrites the expected files instead (review the diff before committing).
+# Needs no root: reports only read files.
+set -uo pipefail
+SRC=$(cd "${IOTAP_SRCDIR:-$(dirname "$0")/..}" && pwd)
+IOTAP=${IOTAP:-$PWD/iotap}
+G=$SRC/tests/golden
+update=0
+[ "${1:-}" = --update ] && update=1
+OUT=$(mktemp -d /tmp/iotap-golden.XXXXXX)
+trap 'rm -rf "$OUT"' EXIT
+export TZ=UTC LC_ALL=C
+ln -sf "$SRC/tests/data/recordings/linux-6.18-loop.iotap" "$OUT/L"
+ln -sf "$SRC/tests/data/recordings/linux-6.1-vm.iotap" "$OUT/V"
+ln -sf "$G/mixed.iotap" "$OUT/M"
+ln -sf "$G/stacks.iotap" "$OUT/S"
+ln -sf "$G/sysroot" "$OUT/sysroot"
+fails=0 n=0
+while read -r name args; do
+	case $name in ''|'#'*) continue ;; esac
+	n=$((n + 1))
+	rm -f "$OUT"/*.svg
+	# Run where the recordings have their short names, so printed paths do not depend on
+	# the checkout.
+	(cd "$OUT" && eval "set -- $args" && "$IOTAP" "$@" >stdout 2>stderr; echo $? >"$OUT/rc")
+	{
+		cat "$OUT/stdout"
+		echo "--- stderr"
+		cat "$OUT/stderr"
+		echo "--- exit $(cat "$OUT/rc")"
+		for f in "$OUT"/*.svg; do
+			[ -e "$f" ] || continue
+			echo "--- ${f##*/}"
+			cat "$f"
+		done
+	} | sed "s|$OUT/||g" >"$OUT/got"
+	if [ $update = 1 ]; then
+		cp "$OUT/got" "$G/expected/$name"
+	elif ! cmp -s "$OUT/got" "$G/expected/$name"; then
+		echo "FAIL: $name (iotap $args):"
+		diff -u "$G/expected/$name" "$OUT/got" | head -20
+		fails=$((fails + 1))
+	fi
+done <"$G/cases"
+if [ $update = 1 ]; then
+	echo "updated $n expected outputs"
+	exit 0
+fi
+[ $fails = 0 ] || { echo "$fails of $n golden outputs differ"; exit 1; }
+echo "ok: $n golden outputs byte-identical"

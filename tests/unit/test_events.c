@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_events.c - every tool's events table says what it subscribes to: the
+ * table is what `iotap record` records and the man page lists, so a tool
+ * that subscribes to an event it did not declare would make recordings that
+ * lack it, and one it declares but never uses makes recordings bigger for
+ * nothing. Each tool's init runs over the block formats of a kernel with
+ * block_io_start (6.18) and one without (6.1), once plain and once per
+ * option, and what it subscribed to is compared with its table.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "log.h"
+#include "opt.h"
+#include "session.h"
+#include "symbolizer.h"
+
+#define K61 "6.1.0-56-amd64"
+#define K618 "6.18.44-fc-v669"
+
+/* What one tool's inits subscribed to over all runs. */
+struct seen {
+	const struct tool *tool;
+	bool used[32], stacked[32];	/* by index into tool->events */
+};
+
+static char last_err[512];
+
+/* on_log - keep the last error line, to tell why an init failed */
+static void on_log(enum log_level level, const char *msg)
+{
+	if (level == LOG_ERR)
+		snprintf(last_err, sizeof(last_err), "%s", msg);
+}
+
+/* slurp - a file into memory, NUL-terminated */
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc(n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
+	buf[n] = 0;
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+/* load - every block event's format of a kernel */
+static void load(struct fmt_set *fs, const char *kernel)
+{
+	char path[512], *text;
+	struct dirent *de;
+	size_t len;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/formats/%s/events/header_page", TEST_DATA, kernel);
+	text = slurp(path, &len);
+	assert_non_null(text);
+	assert_int_equal(fmt_set_init(fs, text, len, 8, 4096), 0);
+	free(text);
+	snprintf(path, sizeof(path), "%s/formats/%s/events/block", TEST_DATA, kernel);
+	d = opendir(path);
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/formats/%s/events/block/%s/format", TEST_DATA,
+			 kernel, de->d_name);
+		text = slurp(path, &len);
+		if (!text)
+			continue;
+		assert_non_null(fmt_set_add(fs, "block", de->d_name, text, len));
+		free(text);
+	}
+	closedir(d);
+}
+
+/* fake_available - the formats loaded */
+static bool fake_available(struct session *s, const char *sys, const char *name)
+{
+	return fmt_set_find(&s->fs, sys, name) != NULL;
+}
+
+/* fake_attach - the formats loaded */
+static int fake_attach(struct session *s, struct iotap_event *ev)
+{
+	ev->tep = fmt_set_find(&s->fs, ev->sys, ev->name);
+	return ev->tep ? 0 : -ENOENT;
+}
+
+/* fake_find - no records come */
+static struct iotap_event *fake_find(struct session *s, uint64_t id)
+{
+	return NULL;
+}
+
+/* fake_close - nothing to close */
+static void fake_close(struct session *s)
+{
+}
+
+static const struct source_ops fake_source = {
+	.event_available = fake_available, .event_attach = fake_attach,
+	.find = fake_find, .close = fake_close,
+};
+
+/* run_init - the tool's init over kernel with one option set (o NULL: none) to value v */
+static void run_init(struct seen *sn, const char *kernel, const struct opt *o, int v)
+{
+	const struct tool *t = sn->tool;
+	void *params = calloc(1, t->params_size ? t->params_size : 1);
+	struct session s;
+
+	assert_non_null(params);
+	memset(&s, 0, sizeof(s));
+	s.src = &fake_source;
+	s.ctx.sess = &s;
+	s.ctx.tool = t;
+	s.ctx.params = params;
+	s.ctx.out = stdout;
+	s.opts.max_stack = STACK_MAX_DEFAULT;
+	s.ctx.state = t->state_size ? calloc(1, t->state_size) : NULL;
+	load(&s.fs, kernel);
+	assert_int_equal(disk_table_add(&s.disks, 8 << 20, "sda", "mq-deadline"), 0);
+	if (o) {
+		void *f = (char *)params + o->offset;
+
+		switch (o->type) {
+		case OPT_FLAG:
+			*(bool *)f = true;
+			break;
+		case OPT_CHOICE:
+		case OPT_PID:
+			*(int *)f = v;
+			break;
+		case OPT_DISK:
+			*(const char **)f = "sda";
+			break;
+		case OPT_STR:
+			*(const char **)f = "x";
+			break;
+		default:
+			break;
+		}
+	}
+	last_err[0] = 0;
+	if (t->init(&s.ctx) && strstr(last_err, "does not declare"))
+		fail_msg("%s over %s with --%s: %s", t->name, kernel, o ? o->long_name : "(none)",
+			 last_err);
+	for (size_t i = 0; i < s.nr_ev; i++) {
+		const struct iotap_event *ev = s.ev[i];
+		size_t k = 0;
+
+		for (; t->events[k].sys; k++)
+			if (!strcmp(t->events[k].sys, ev->sys) && !strcmp(t->events[k].name, ev->name))
+				break;
+		if (!t->events[k].sys)
+			fail_msg("%s subscribes to %s:%s, which it does not declare", t->name,
+				 ev->sys, ev->name);
+		sn->used[k] = true;
+		sn->stacked[k] |= !!(ev->flags & (IOTAP_EV_KSTACK | IOTAP_EV_USTACK));
+	}
+	session_release(&s);
+	free(params);
+}
+
+/* test_tables - every tool subscribes to what it declares, and uses all of it */
+static void test_tables(void **state)
+{
+	static const char *const kernels[] = { K618, K61 };
+	int checked = 0;
+
+	log_set(on_log);
+	for (const struct tool *const *tp = iotap_tools; *tp; tp++) {
+		struct seen sn = { .tool = *tp };
+		const struct tool *t = *tp;
+		size_t nr = 0;
+
+		/* A probe's events are the ones it makes from its argument. */
+		if (t->args == TOOL_ARGS_SPEC)
+			continue;
+		assert_non_null(t->events);
+		while (t->events[nr].sys)
+			nr++;
+		assert_true(nr > 0 && nr <= 32);
+		for (size_t k = 0; k < 2; k++) {
+			run_init(&sn, kernels[k], NULL, 0);
+			for (const struct opt *o = t->opts; o && o->long_name; o++) {
+				if (o->type == OPT_CHOICE)
+					for (int c = 0; o->choices[c]; c++)
+						run_init(&sn, kernels[k], o, c);
+				else
+					run_init(&sn, kernels[k], o, 1);
+			}
+		}
+		for (size_t i = 0; i < nr; i++) {
+			if (!sn.used[i])
+				fail_msg("%s declares %s:%s, which it never uses", t->name,
+					 t->events[i].sys, t->events[i].name);
+			if ((t->events[i].flags & TOOL_EV_STACK) && !sn.stacked[i])
+				fail_msg("%s declares stacks on %s:%s, which it never takes", t->name,
+					 t->events[i].sys, t->events[i].name);
+		}
+		checked++;
+	}
+	assert_true(checked >= 9);
+	log_set(NULL);
+}
+
+/* test_undeclared - the session refuses an event the tool did not declare */
+static void test_undeclared(void **state)
+{
+	static const struct tool_event evs[] = { { "block", "block_rq_issue", 0 }, { NULL, NULL, 0 } };
+	static const struct tool t = { .name = "t", .events = evs };
+	struct session s;
+
+	log_set(on_log);
+	memset(&s, 0, sizeof(s));
+	s.src = &fake_source;
+	s.ctx.sess = &s;
+	s.ctx.tool = &t;
+	load(&s.fs, K618);
+	assert_null(iotap_event_use(&s.ctx, "block", "block_rq_complete", 0, NULL, NULL));
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(last_err, "does not declare"));
+	assert_null(iotap_event_use(&s.ctx, "block", "block_rq_issue", IOTAP_EV_KSTACK, NULL, NULL));
+	assert_non_null(iotap_event_use(&s.ctx, "block", "block_rq_issue", 0, NULL, NULL));
+	session_release(&s);
+	log_set(NULL);
+}
+
+/* main - run the event table tests */
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tables),
+		cmocka_unit_test(test_undeclared),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
