@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "log.h"
 #include "opt.h"
 #include "record.h"
@@ -39,6 +40,8 @@ static const struct opt record_opts[] = {
 	{ 0, "tools", OPT_STR, P(tools), "LIST",
 	  "record the events of these tools, comma-separated (default: every block tool; see iotap list)" },
 	{ 0, "all", OPT_FLAG, P(all), NULL, "record the events of every tool whose events this kernel has" },
+	{ 0, "cgroups", OPT_FLAG, P(cgroups), NULL,
+	  "also record which cgroup v2 every task is in (when recording starts, then sched_process_fork and cgroup_attach_task), for reports with --cgroup or --show-cgroup" },
 	OPT_END
 };
 
@@ -292,6 +295,11 @@ static int record_select(struct session *s, const struct record_params *p, struc
 				     record_ignore, NULL))
 			ret = -errno;
 	}
+	/* Which task is in which cgroup: a snapshot (record_put_cgroups), then these in stream order. */
+	if (!ret && p->cgroups &&
+	    (!iotap_event_use(&s->ctx, "sched", "sched_process_fork", 0, record_ignore, NULL) ||
+	     !iotap_event_use(&s->ctx, "cgroup", "cgroup_attach_task", 0, record_ignore, NULL)))
+		ret = -errno;
 	if (!ret && p->callchains && !stacks)
 		log_msg(LOG_WARN, "-g: none of these tools takes stacks; only the symbols are recorded");
 	free(want);
@@ -607,6 +615,41 @@ out_free:
 	return ret;
 }
 
+/* record_cgroup_add - one task of the CGRP section */
+static void record_cgroup_add(void *arg, uint32_t tid, const char *path, uint64_t t)
+{
+	struct secbuf *b = arg;
+	uint32_t n;
+	size_t len = strlen(path);
+
+	sb_u32(b, tid);
+	sb_u32(b, (uint32_t)len);
+	sb_u64(b, t);
+	sb_put(b, path, len);
+	if (!b->err) {
+		memcpy(&n, b->p + 4, 4);
+		n++;
+		memcpy(b->p + 4, &n, 4);
+	}
+}
+
+/* record_put_cgroups - --cgroups: every task's cgroup now; the recorded events follow moves */
+static int record_put_cgroups(struct recorder *rc)
+{
+	struct secbuf b = { 0 };
+	int ret;
+
+	sb_u32(&b, REC_SEC_VERSION);
+	sb_u32(&b, 0);
+	ret = cgroup_tasks_proc(record_cgroup_add, &b);
+	if (ret)
+		log_msg(LOG_WARN, "cannot list /proc: %s; only tasks that fork or move have a cgroup",
+			strerror(-ret));
+	ret = sb_flush(rc, &b, REC_SEC_CGRP);
+	free(b.p);
+	return ret;
+}
+
 /* record_put_maps - -g: every process's executable mappings now; MMAP2 records follow changes */
 static int record_put_maps(struct recorder *rc)
 {
@@ -881,6 +924,8 @@ static int record_start(struct iotap_ctx *ctx)
 		ret = record_put_comms(rc);
 	if (!ret && rc->p->callchains)
 		ret = record_put_maps(rc);
+	if (!ret && rc->p->cgroups)
+		ret = record_put_cgroups(rc);
 	if (!ret)
 		ret = rc_fail(rc, rec_writer_stream(rc->w, REC_SEC_EVTS, prefix, sizeof(prefix)));
 	if (!ret && rc->command) {

@@ -663,6 +663,7 @@ static int file_section(struct session *s, struct file_src *f, uint32_t type, co
 	case REC_SEC_FMTH:
 	case REC_SEC_EVNT:
 	case REC_SEC_MAPS:
+	case REC_SEC_CGRP:
 		return blob_keep(f, type, p, len);
 	case REC_SEC_DISK:
 		return disk_parse(s, f, p, len);
@@ -1326,6 +1327,48 @@ static int file_maps_load(struct session *s, struct usyms *us)
 	return ret;
 }
 
+/* cgrp_decode - one CGRP section, one fn call per task; -EINVAL when damaged */
+static int cgrp_decode(const uint8_t *p, size_t len, cgroup_task_fn fn, void *arg)
+{
+	char path[4096];
+	uint32_t n, tid, plen;
+	size_t off = 8;
+	uint64_t t;
+
+	if (len < 8 || rd32(p) != REC_SEC_VERSION)
+		return -EINVAL;
+	n = rd32(p + 4);
+	for (uint32_t i = 0; i < n; i++) {
+		if (len - off < REC_CGRP_ENTRY)
+			return -EINVAL;
+		tid = rd32(p + off);
+		plen = rd32(p + off + 4);
+		t = rd64(p + off + 8);
+		off += REC_CGRP_ENTRY;
+		if (plen >= sizeof(path) || len - off < plen || memchr(p + off, 0, plen))
+			return -EINVAL;
+		memcpy(path, p + off, plen);
+		path[plen] = 0;
+		fn(arg, tid, path, t);
+		off += plen;
+	}
+	return 0;
+}
+
+/* file_cgroup_tasks - every task's cgroup when recording began (record --cgroups) */
+static int file_cgroup_tasks(struct session *s, cgroup_task_fn fn, void *arg)
+{
+	const struct file_src *f = s->src_priv;
+	int ret = 0;
+
+	for (size_t k = 0; k < f->nr_blobs && !ret; k++)
+		if (f->blobs[k].type == REC_SEC_CGRP)
+			ret = cgrp_decode(f->blobs[k].data, f->blobs[k].len, fn, arg);
+	if (ret)
+		log_msg(LOG_WARN, "the recorded cgroups are damaged: some tasks' cgroups stay unknown");
+	return ret;
+}
+
 /* file_close - warn if the end was never written, then free everything */
 static void file_close(struct session *s)
 {
@@ -1371,6 +1414,7 @@ const struct source_ops source_file = {
 	.ksyms_prefetch = file_ksyms_prefetch,
 	.ksyms_load = file_ksyms_load,
 	.maps_load = file_maps_load,
+	.cgroup_tasks = file_cgroup_tasks,
 	.close = file_close,
 };
 

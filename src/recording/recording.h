@@ -28,7 +28,8 @@
 #define REC_SEC_KSYM	REC_FOURCC('K', 'S', 'Y', 'M')	/* streamed: /proc/kallsyms text (-g) */
 #define REC_SEC_EVTS	REC_FOURCC('E', 'V', 'T', 'S')	/* streamed: the perf records, in time order */
 #define REC_SEC_STAT	REC_FOURCC('S', 'T', 'A', 'T')	/* after the records: end time, totals */
-#define REC_SEC_MAPS	REC_FOURCC('M', 'A', 'P', 'S')	/* -g: executable mappings when recording began (stacks.h) */
+#define REC_SEC_MAPS	REC_FOURCC('M', 'A', 'P', 'S')
+#define REC_SEC_CGRP	REC_FOURCC('C', 'G', 'R', 'P')	/* --cgroups: every task's cgroup v2 when recording began */	/* -g: executable mappings when recording began (stacks.h) */
 
 #define REC_SEC_VERSION 1u
 
@@ -51,6 +52,12 @@
 #define REC_STACKS_MAX (1u << 20)
 /* DISK: u32 version, u32 count, then count entries of u32 dev, name[32], sched[32]. */
 #define REC_DISK_ENTRY 68
+/*
+ * CGRP: u32 version, u32 count, then count entries of u32 tid, u32 path length, u64 time
+ * the entry was read at, and the path ("/a/b", no NUL). Later moves are the recorded
+ * cgroup:cgroup_attach_task and sched:sched_process_fork events.
+ */
+#define REC_CGRP_ENTRY 16
 /* COMM: u32 version, u32 count, then count entries of u32 pid, comm[16]. */
 #define REC_COMM_ENTRY 20
 /* Streamed sections: u32 version, u32 zero, then the content. */
