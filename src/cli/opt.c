@@ -15,7 +15,8 @@
 
 /* Options kept in struct session_opts, each written once and shared by the tables below. */
 #define OPT_INPUT { 'i', "input", OPT_STR, offsetof(struct session_opts, input), "FILE", \
-	"read events from a recording made by 'iotap record' instead of tracing live" }
+	"read events from a recording made by 'iotap record', or from a perf.data file of " \
+	"'perf record -e block:...', instead of tracing live" }
 #define OPT_MMAP_PAGES { 0, "mmap-pages", OPT_UINT, offsetof(struct session_opts, mmap_pages), \
 	"PAGES", "ring buffer size per CPU in pages, a power of two (default 128)", NULL, 1, 1u << 20 }
 #define OPT_MAX_STACK { 0, "max-stack", OPT_UINT, offsetof(struct session_opts, max_stack), "N", \
