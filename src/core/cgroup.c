@@ -261,11 +261,16 @@ int cgtrack_create(struct cgtrack **out, const struct cgtrack_ops *ops, const ch
 		if (ret)
 			goto out_free;
 	}
+	if (!ops->event_available(ops->arg, "sched", "sched_process_fork") ||
+	    !ops->event_available(ops->arg, "cgroup", "cgroup_attach_task")) {
+		log_msg(LOG_ERR, "cgroups are followed with sched:sched_process_fork and cgroup:cgroup_attach_task, which are not here (a recording needs iotap record --cgroups)");
+		ret = -ENOENT;
+		goto out_free;
+	}
 	fork = ops->event_use(ops->arg, "sched", "sched_process_fork", cg_on_fork, ct);
 	att = fork ? ops->event_use(ops->arg, "cgroup", "cgroup_attach_task", cg_on_attach, ct) : NULL;
 	if (!att) {
 		ret = -errno;
-		log_msg(LOG_ERR, "cgroups are followed with cgroup:cgroup_attach_task and sched:sched_process_fork (record them with iotap record --cgroups)");
 		goto out_free;
 	}
 	if (field_init(&ct->fork_parent, iotap_event_format(fork), "parent_pid") ||

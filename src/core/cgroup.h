@@ -27,6 +27,8 @@ struct cgtrack;
 /* What the tracker needs of the session that owns it. */
 struct cgtrack_ops {
 	void *arg;
+	/* Whether sys:name can be delivered. */
+	bool (*event_available)(void *arg, const char *sys, const char *name);
 	/* Subscribe fn to sys:name (outside any tool's events table); NULL with errno. */
 	struct iotap_event *(*event_use)(void *arg, const char *sys, const char *name,
 					 iotap_handler_fn fn, void *fn_arg);

@@ -306,6 +306,14 @@ static struct iotap_event *session_cg_event_use(void *arg, const char *sys, cons
 	return session_event_use(arg, sys, name, 0, fn, fn_arg);
 }
 
+/* session_cg_available - whether the source can deliver one of the tracker's events */
+static bool session_cg_available(void *arg, const char *sys, const char *name)
+{
+	struct session *s = arg;
+
+	return s->src->event_available(s, sys, name);
+}
+
 /* session_cg_path - the source turns a --cgroup argument into a hierarchy path */
 static int session_cg_path(void *arg, const char *in, char *out, size_t len)
 {
@@ -327,6 +335,7 @@ static int session_cgroups(struct session *s, const char *path)
 {
 	struct cgtrack_ops ops = {
 		.arg = s,
+		.event_available = session_cg_available,
 		.event_use = session_cg_event_use,
 		.path = s->src->cgroup_path ? session_cg_path : NULL,
 		.tasks = s->src->cgroup_tasks ? session_cg_tasks : NULL,
