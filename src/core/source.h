@@ -23,6 +23,7 @@
 
 struct session;
 struct iotap_event;
+struct recording_info;
 
 /* A task (tid) was in the cgroup v2 at path from stream time t on. */
 typedef void (*cgroup_task_fn)(void *arg, uint32_t tid, const char *path, uint64_t t);
@@ -81,6 +82,8 @@ struct source_ops {
 	int (*cgroup_path)(struct session *s, const char *arg, char *path, size_t len);
 	/* Every task's cgroup v2 path when tracing began, one fn call each; NULL: none known. */
 	int (*cgroup_tasks)(struct session *s, cgroup_task_fn fn, void *arg);
+	/* A file source: read it all and describe it (report --info); logs why not. */
+	int (*info)(struct session *s, struct recording_info *info);
 	/* With --verbose, at the end: what the source delivered. */
 	void (*report_stats)(struct session *s);
 	void (*close)(struct session *s);

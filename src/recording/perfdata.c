@@ -28,7 +28,12 @@
 #define PD_FEAT_BUILD_ID 2
 #define PD_FEAT_HOSTNAME 3
 #define PD_FEAT_OSRELEASE 4
+#define PD_FEAT_VERSION 5
+#define PD_FEAT_ARCH 6
 #define PD_FEAT_NRCPUS 7
+#define PD_FEAT_CMDLINE 11
+/* Arguments of the perf command line kept for --info. */
+#define PD_CMDLINE_MAX 4096
 #define PD_FEAT_CLOCK_DATA 29
 /* Records perf writes itself (tools/lib/perf/include/perf/event.h). */
 #define PD_REC_USER_MIN 64
@@ -87,7 +92,10 @@ struct perf_src {
 	size_t nr_ids;
 	bool by_identifier;		/* every attribute samples PERF_SAMPLE_IDENTIFIER */
 	uint64_t data, data_end, pos;	/* the records, and the next one to read */
-	char hostname[65], release[65];
+	char hostname[65], release[65], version[65], arch[65];
+	char writer[96];
+	char cmdline[PD_CMDLINE_MAX];
+	struct recording_event *info_ev;
 	uint32_t nr_cpus;		/* online when recorded (HEADER_NRCPUS); 0: unknown */
 	uint8_t kernel_bid[20];
 	size_t kernel_bid_len;
@@ -427,6 +435,29 @@ static void pd_string(const uint8_t *p, uint64_t len, char *out, size_t outlen)
 	snprintf(out, outlen, "%s", (const char *)b);
 }
 
+/* pd_cmdline - HEADER_CMDLINE: u32 count, then that many header strings, joined with spaces */
+static void pd_cmdline(struct perf_src *f, const uint8_t *p, uint64_t len)
+{
+	struct cursor c = { p, p + len };
+	size_t at = 0;
+	uint32_t nr, n;
+
+	f->cmdline[0] = 0;
+	if (cur_u32(&c, &nr))
+		return;
+	for (uint32_t i = 0; i < nr && i < 256; i++) {
+		const uint8_t *s = c.p;
+		char arg[PD_CMDLINE_MAX];
+
+		if (cur_u32(&c, &n) || !cur_take(&c, n))
+			return;
+		pd_string(s, 4 + (uint64_t)n, arg, sizeof(arg));
+		at += snprintf(f->cmdline + at, sizeof(f->cmdline) - at, "%s%s", i ? " " : "", arg);
+		if (at >= sizeof(f->cmdline))
+			return;
+	}
+}
+
 /* pd_build_ids - the kernel's build-id among the HEADER_BUILD_ID entries */
 static void pd_build_ids(struct perf_src *f, const uint8_t *p, uint64_t len)
 {
@@ -484,6 +515,15 @@ static int pd_features(struct session *s, struct perf_src *f, const uint8_t *bit
 			break;
 		case PD_FEAT_OSRELEASE:
 			pd_string(f->img + off, size, f->release, sizeof(f->release));
+			break;
+		case PD_FEAT_VERSION:
+			pd_string(f->img + off, size, f->version, sizeof(f->version));
+			break;
+		case PD_FEAT_ARCH:
+			pd_string(f->img + off, size, f->arch, sizeof(f->arch));
+			break;
+		case PD_FEAT_CMDLINE:
+			pd_cmdline(f, f->img + off, size);
 			break;
 		case PD_FEAT_NRCPUS:
 			/* u32 available, u32 online */
@@ -1166,6 +1206,68 @@ static struct ksyms *pd_ksyms_load(struct session *s)
 	return ks;
 }
 
+/* pd_info - count every record (samples per event, lost per CPU) and describe the file */
+static int pd_info(struct session *s, struct recording_info *info)
+{
+	struct perf_src *f = s->src_priv;
+	const struct perf_event_header *h;
+	uint64_t pos = f->data, records = 0, t;
+	size_t *row, nr = 0;
+	int ret;
+
+	/* One row per tracepoint attribute; perf's dummy and other events are left out. */
+	f->info_ev = calloc(f->nr_attrs, sizeof(*f->info_ev));
+	row = calloc(f->nr_attrs, sizeof(*row));
+	if (!f->info_ev || !row) {
+		free(row);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < f->nr_attrs; i++) {
+		if (!f->attrs[i].sys)
+			continue;
+		row[i] = ++nr;
+		f->info_ev[nr - 1].sys = f->attrs[i].sys;
+		f->info_ev[nr - 1].name = f->attrs[i].name;
+		f->info_ev[nr - 1].sample_type = f->attrs[i].sample_type;
+	}
+	while (pos < f->data_end) {
+		struct pd_attr *a;
+
+		ret = pd_record_at(f, &pos, &h);
+		if (ret) {
+			free(row);
+			return ret;
+		}
+		if (h->type >= PD_REC_USER_MIN)
+			continue;
+		records++;
+		if (h->type == PERF_RECORD_SAMPLE && !pd_sample_time(f, h, &t, &a) && row[a - f->attrs])
+			f->info_ev[row[a - f->attrs] - 1].count++;
+		else if ((h->type == PERF_RECORD_LOST || h->type == PERF_RECORD_LOST_SAMPLES) &&
+			 pd_other_rewrite(f, h) > 0)
+			pd_count_lost(f, (const void *)f->rec);
+	}
+	free(row);
+	snprintf(f->writer, sizeof(f->writer), "perf.data, perf %s", f->version[0] ? f->version : "?");
+	memset(info, 0, sizeof(*info));
+	info->path = f->path;
+	info->writer = f->writer;
+	info->host = f->hostname[0] ? f->hostname : NULL;
+	info->sysname = "Linux";
+	info->release = f->release[0] ? f->release : NULL;
+	info->machine = f->arch;
+	info->command = f->cmdline[0] ? f->cmdline : NULL;
+	info->nr_cpus = pd_nr_cpus(s);
+	info->t_start = f->t_first;
+	info->t_end = f->t_last;
+	info->wall_offset = s->wall_offset;
+	info->records = records;
+	info->ev = f->info_ev;
+	info->nr_ev = nr;
+	info->kallsyms = f->ksym_trace_len || f->kernel_bid_len;
+	return 0;
+}
+
 /* pd_close - unmap and free everything */
 static void pd_close(struct session *s)
 {
@@ -1181,6 +1283,7 @@ static void pd_close(struct session *s)
 	free(f->rec);
 	free(f->ready);
 	free(f->lost);
+	free(f->info_ev);
 	free(f);
 	s->src_priv = NULL;
 }
@@ -1197,5 +1300,6 @@ const struct source_ops source_perf = {
 	.lost = pd_lost,
 	.nr_cpus = pd_nr_cpus,
 	.ksyms_load = pd_ksyms_load,
+	.info = pd_info,
 	.close = pd_close,
 };

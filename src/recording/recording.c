@@ -1399,35 +1399,12 @@ static void file_close(struct session *s)
 	s->src_priv = NULL;
 }
 
-const struct source_ops source_file = {
-	.name = "recording",
-	.open = file_open,
-	.event_available = file_event_available,
-	.event_attach = file_event_attach,
-	.probe_create = file_probe_create,
-	.start = file_start,
-	.run = file_run,
-	.find = file_find,
-	.chain = file_chain,
-	.lost = file_lost,
-	.nr_cpus = file_nr_cpus,
-	.ksyms_prefetch = file_ksyms_prefetch,
-	.ksyms_load = file_ksyms_load,
-	.maps_load = file_maps_load,
-	.cgroup_tasks = file_cgroup_tasks,
-	.close = file_close,
-};
-
-/* recording_info - read the whole recording and describe it */
-int recording_info(struct session *s, struct recording_info *info)
+/* file_info - read the whole recording and describe it */
+static int file_info(struct session *s, struct recording_info *info)
 {
 	struct file_src *f = s->src_priv;
 	int ret;
 
-	if (s->src != &source_file || !f) {
-		log_msg(LOG_ERR, "--info describes iotap recordings (for a perf.data: perf report --header-only)");
-		return -EINVAL;
-	}
 	f->info = true;
 	ret = file_run(s, UINT64_MAX);
 	f->info = false;
@@ -1464,6 +1441,37 @@ int recording_info(struct session *s, struct recording_info *info)
 	info->cut_at = f->cut_at;
 	info->kallsyms = f->ksym != NULL;
 	return 0;
+}
+
+const struct source_ops source_file = {
+	.name = "recording",
+	.open = file_open,
+	.event_available = file_event_available,
+	.event_attach = file_event_attach,
+	.probe_create = file_probe_create,
+	.start = file_start,
+	.run = file_run,
+	.find = file_find,
+	.chain = file_chain,
+	.lost = file_lost,
+	.nr_cpus = file_nr_cpus,
+	.ksyms_prefetch = file_ksyms_prefetch,
+	.ksyms_load = file_ksyms_load,
+	.maps_load = file_maps_load,
+	.cgroup_tasks = file_cgroup_tasks,
+	.info = file_info,
+	.close = file_close,
+};
+
+
+/* recording_info - read the whole file and describe it (report --info) */
+int recording_info(struct session *s, struct recording_info *info)
+{
+	if (!s->src->info) {
+		log_msg(LOG_ERR, "--info describes recordings and perf.data files, not live tracing");
+		return -EINVAL;
+	}
+	return s->src->info(s, info);
 }
 
 #define RP(f) offsetof(struct report_params, f)

@@ -95,6 +95,7 @@ struct recording_info {
 	bool cut_short;
 	uint64_t cut_at;		/* file offset of the chunk that could not be read */
 	bool kallsyms;			/* it holds /proc/kallsyms (-g) */
+	const char *writer;		/* not an iotap recording: what wrote it ("perf 6.1") */
 };
 
 /* The parameters of 'iotap report' itself; the tool after it has its own. */

@@ -6,7 +6,7 @@
  * its header, attributes, features and tracing data read, its records
  * ordered and rewritten, and dispatched to biolatency -D and to iostack -K
  * -f (callchains, folded; no user symbols, which would open files named by
- * the input). The seeds in corpus-perfdata are small real perf.data files
+ * the input), then described as report --info does. The seeds in corpus-perfdata are small real perf.data files
  * (tests/data/perf/make-perfdata).
  */
 #include <stdint.h>
@@ -46,6 +46,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *bio[] = { "biolatency", "-D", NULL }, *stk[] = { "iostack", "-K", "-f", NULL };
 	FILE *out = fopen("/dev/null", "w");
+	struct recording_info info;
+	struct session_opts so = { 0 };
+	struct session s;
 	uint8_t *img;
 	size_t len = size;
 
@@ -67,6 +70,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	run_tool(img, len, out, 2, bio);
 	run_tool(img, len, out, 3, stk);
+	so.input_buf = img;
+	so.input_len = len;
+	if (!session_init(&s, NULL, NULL, &so))
+		recording_info(&s, &info);
+	session_release(&s);
 	free(img);
 	fclose(out);
 	return 0;

@@ -170,6 +170,29 @@ static void test_counts(void **state)
 	free(buf);
 }
 
+/* test_info - report --info reads the header features and counts the samples per event */
+static void test_info(void **state)
+{
+	struct session_opts so = { .input = path_of(READS_FILE) };
+	struct recording_info info;
+	struct session s;
+
+	assert_int_equal(session_init(&s, NULL, NULL, &so), 0);
+	assert_int_equal(recording_info(&s, &info), 0);
+	assert_non_null(strstr(info.writer, "perf.data, perf "));
+	assert_string_equal(info.sysname, "Linux");
+	assert_non_null(info.release);
+	assert_non_null(strstr(info.command, "perf record"));
+	assert_int_equal(info.nr_ev, 2);
+	assert_string_equal(info.ev[0].name, "block_rq_issue");
+	assert_int_equal(info.ev[0].count, 10);
+	assert_string_equal(info.ev[1].name, "block_rq_complete");
+	assert_int_equal(info.ev[1].count, 10);
+	assert_true(info.t_end > info.t_start);
+	assert_int_equal(session_lost_total(&s), 0);
+	session_release(&s);
+}
+
 /* test_fields - biosnoop shows the sectors and sizes the reads used */
 static void test_fields(void **state)
 {
@@ -336,6 +359,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counts),
+		cmocka_unit_test(test_info),
 		cmocka_unit_test(test_fields),
 		cmocka_unit_test(test_stacks),
 		cmocka_unit_test(test_cut),
