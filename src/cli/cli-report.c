@@ -19,8 +19,11 @@ static void cli_info_print(struct session *s, const struct recording_info *in)
 	if (!iotap_strftime(&s->ctx, in->t_start, "%Y-%m-%d %H:%M:%S", when, sizeof(when)))
 		snprintf(when + strlen(when), sizeof(when) - strlen(when), ".%03u",
 			 (unsigned int)((in->t_start + s->wall_offset) / 1000000 % 1000));
-	printf("recording:  %s (format %u.%u, iotap %s)\n", in->path, in->major, in->minor,
-	       in->iotap_version ? in->iotap_version : "?");
+	if (in->writer)
+		printf("recording:  %s (%s)\n", in->path, in->writer);
+	else
+		printf("recording:  %s (format %u.%u, iotap %s)\n", in->path, in->major, in->minor,
+		       in->iotap_version ? in->iotap_version : "?");
 	printf("host:       %s\n", in->host ? in->host : "?");
 	printf("kernel:     %s %s %s %s\n", in->sysname ? in->sysname : "?",
 	       in->release ? in->release : "?", in->kversion ? in->kversion : "",
@@ -28,8 +31,10 @@ static void cli_info_print(struct session *s, const struct recording_info *in)
 	printf("cpus:       %d\n", in->nr_cpus);
 	printf("start:      %s (local time)\n", when);
 	printf("duration:   %.3f s\n", dur / 1e9);
-	if (in->command)
+	if (in->command && in->command_pid)
 		printf("command:    %s (pid %d)\n", in->command, in->command_pid);
+	else if (in->command)
+		printf("command:    %s\n", in->command);
 	printf("events:     %" PRIu64 " records\n", in->records);
 	for (size_t i = 0; i < in->nr_ev; i++) {
 		char name[160];

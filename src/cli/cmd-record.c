@@ -16,6 +16,8 @@ static const struct opt record_opts[] = {
 	{ 0, "tools", OPT_STR, P(tools), "LIST",
 	  "record the events of these tools, comma-separated (default: every block tool; see iotap list)" },
 	{ 0, "all", OPT_FLAG, P(all), NULL, "record the events of every tool whose events this kernel has" },
+	{ 0, "cgroups", OPT_FLAG, P(cgroups), NULL,
+	  "also record which cgroup v2 every task is in (when recording starts, then sched_process_fork and cgroup_attach_task), for reports with --cgroup or --show-cgroup" },
 	OPT_END
 };
 

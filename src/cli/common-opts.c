@@ -11,7 +11,8 @@
 
 /* Options kept in struct session_opts, each written once and shared by the tables below. */
 #define OPT_INPUT { 'i', "input", OPT_STR, offsetof(struct session_opts, input), "FILE", \
-	"read events from a recording made by 'iotap record' instead of tracing live" }
+	"read events from a recording made by 'iotap record', or from a perf.data file of " \
+	"'perf record -e block:...', instead of tracing live" }
 #define OPT_MMAP_PAGES { 0, "mmap-pages", OPT_UINT, offsetof(struct session_opts, mmap_pages), \
 	"PAGES", "perf ring size per CPU in pages, a power of two (default " \
 	OPT_XSTR(SESSION_MMAP_PAGES_DEFAULT) "); the ftrace buffer per CPU is four times as large", \
@@ -32,18 +33,21 @@
 	"buffer of a private tracefs instance (lossless, cheaper) and those with callchains from " \
 	"perf_event_open; ftrace or perf forces one for every event (ftrace cannot take stacks)", \
 	session_source_names }
+#define OPT_CGROUP { 0, "cgroup", OPT_STR, offsetof(struct session_opts, cgroup), "PATH", \
+	"only I/O submitted by tasks in this cgroup v2 or below it (e.g. /sys/fs/cgroup/system.slice), " \
+	"as they were when they submitted it; follows tasks that fork or move while tracing" }
 #define OPT_SYMFS { 0, "symfs", OPT_STR, offsetof(struct session_opts, symfs), "DIR", \
 	"look for the binaries of a recording under DIR too: DIR/path, DIR/.build-id/xx/rest and " \
 	"DIR/usr/lib/debug (for reports on another machine, or after a binary was removed)" }
 
 /* Options every tool takes. */
-const struct opt common_opts[] = { OPT_INPUT, OPT_SOURCE, OPT_MMAP_PAGES, OPT_MAX_STACK, OPT_VERBOSE,
+const struct opt common_opts[] = { OPT_INPUT, OPT_CGROUP, OPT_SOURCE, OPT_MMAP_PAGES, OPT_MAX_STACK, OPT_VERBOSE,
 	OPT_END };
 /* The ones that apply to 'iotap record' (it writes a recording, it reads none). */
 const struct opt record_common_opts[] = { OPT_SOURCE, OPT_MMAP_PAGES, OPT_MAX_STACK, OPT_CALL_GRAPH,
 	OPT_END };
 /* The tools that take stacks add how to walk and where to find symbols. */
-const struct opt stack_common_opts[] = { OPT_INPUT, OPT_SOURCE, OPT_MMAP_PAGES, OPT_MAX_STACK,
+const struct opt stack_common_opts[] = { OPT_INPUT, OPT_CGROUP, OPT_SOURCE, OPT_MMAP_PAGES, OPT_MAX_STACK,
 	OPT_CALL_GRAPH,
 	OPT_SYMFS, OPT_VERBOSE, OPT_END };
 /* The one that 'iotap report' takes before the tool name. */

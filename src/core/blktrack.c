@@ -17,10 +17,13 @@ struct blk_nodata {
 	uint64_t t_start, t_issue;	/* t_issue 0: started, not issued yet */
 	uint32_t pid;
 	char comm[16];
+	const char *cgroup;
 };
 
 struct blktrack {
 	struct blktrack_cfg cfg;
+	struct iotap_ctx *ctx;
+	bool filter;			/* -p or --cgroup: only requests whose submitter passes */
 	struct reqtab *tab;
 	struct block_fmt f_start, f_insert, f_issue, f_done;
 	bool start_is_insert;		/* no block_io_start: insert stands in */
@@ -53,6 +56,7 @@ static struct blkreq *blktrack_new(struct blktrack *bt, const struct block_rq *r
 	struct blkreq *r = reqtab_insert(bt->tab, rq->dev, rq->sector, s->time);
 
 	r->pid = s->pid;
+	r->cgroup = iotap_cgroup_of(bt->ctx, s);
 	memcpy(r->comm, rq->comm, sizeof(r->comm));
 	r->bytes = rq->bytes;
 	r->nr_sector = rq->nr_sector;
@@ -80,6 +84,7 @@ static struct blk_nodata *blktrack_nd_add(struct blktrack *bt, const struct bloc
 	memset(nd, 0, sizeof(*nd));
 	nd->dev = rq->dev;
 	nd->pid = s->pid;
+	nd->cgroup = iotap_cgroup_of(bt->ctx, s);
 	memcpy(nd->comm, rq->comm, sizeof(nd->comm));
 	return nd;
 }
@@ -104,7 +109,7 @@ static int blktrack_nd_issue(struct blktrack *bt, const struct block_rq *rq,
 	}
 	if (!nd) {
 		/* With -p, a request whose start we did not see is not known to be the PID's. */
-		if (bt->cfg.pid)
+		if (bt->filter)
 			return 0;
 		nd = blktrack_nd_add(bt, rq, s);
 	}
@@ -140,9 +145,16 @@ static int blktrack_nd_done(struct blktrack *bt, const struct block_rq *rq,
 	io.t_issue = nd->t_issue;
 	io.t_done = s->time;
 	io.pid = nd->pid;
+	io.cgroup = nd->cgroup;
 	memcpy(io.comm, nd->comm, sizeof(io.comm));
 	blktrack_nd_drop(bt, i);
 	return bt->cfg.on_nodata ? bt->cfg.on_nodata(bt->cfg.arg, &io) : 0;
+}
+
+/* blktrack_submitter_ok - whether -p and --cgroup keep what this task submits now */
+static bool blktrack_submitter_ok(const struct blktrack *bt, const struct perf_sample *s)
+{
+	return (!bt->cfg.pid || (int)s->pid == bt->cfg.pid) && iotap_cgroup_match(bt->ctx, s);
 }
 
 /* blktrack_on_start - the submitter's event: block_io_start (or insert on old kernels) */
@@ -154,7 +166,8 @@ static int blktrack_on_start(struct iotap_ctx *ctx, const struct perf_sample *s,
 
 	if (blktrack_decode(bt, &bt->f_start, s, &rq))
 		return 0;
-	if (bt->cfg.pid && (int)s->pid != bt->cfg.pid)
+	/* The one place a request is attributed: its submitter's context (bcc#3741). */
+	if (!blktrack_submitter_ok(bt, s))
 		return 0;
 	if (rq.nr_sector == 0) {
 		blktrack_nd_add(bt, &rq, s)->t_start = s->time;
@@ -176,7 +189,7 @@ static int blktrack_on_bio_queue(struct iotap_ctx *ctx, const struct perf_sample
 
 	if (blktrack_decode(bt, &bt->f_start, s, &rq) || rq.nr_sector == 0)
 		return 0;
-	if (bt->cfg.pid && (int)s->pid != bt->cfg.pid)
+	if (!blktrack_submitter_ok(bt, s))
 		return 0;
 	rq.sector += rq.nr_sector;
 	r = blktrack_new(bt, &rq, s);
@@ -235,7 +248,7 @@ static int blktrack_on_insert(struct iotap_ctx *ctx, const struct perf_sample *s
 		if (!r->t_insert && !r->t_issue)
 			break;
 	if (!r) {
-		if (bt->cfg.pid && (bt->have_start || (int)s->pid != bt->cfg.pid))
+		if (bt->filter && (bt->have_start || !blktrack_submitter_ok(bt, s)))
 			return 0;
 		r = blktrack_new(bt, &rq, s);
 	}
@@ -259,8 +272,8 @@ static int blktrack_on_issue(struct iotap_ctx *ctx, const struct perf_sample *s,
 			break;
 	if (!r) {
 		/* With -p, a request whose start we did not see is not known to be the PID's. */
-		if (bt->cfg.pid && !(bt->cfg.flags & BT_ISSUE_ALL) &&
-		    (bt->have_start || (bt->cfg.flags & BT_PID_STRICT) || (int)s->pid != bt->cfg.pid))
+		if (bt->filter && (!(bt->cfg.flags & BT_ISSUE_ALL) || iotap_cgroup_filtering(bt->ctx)) &&
+		    (bt->have_start || (bt->cfg.flags & BT_PID_STRICT) || !blktrack_submitter_ok(bt, s)))
 			return 0;
 		r = blktrack_new(bt, &rq, s);
 	}
@@ -307,6 +320,7 @@ static int blktrack_on_done(struct iotap_ctx *ctx, const struct perf_sample *s, 
 	io.t_issue = r->t_issue;
 	io.t_done = s->time;
 	io.pid = r->pid;
+	io.cgroup = r->cgroup;
 	memcpy(io.comm, r->comm, sizeof(io.comm));
 	io.user = r->user;
 	reqtab_remove(bt->tab, r);
@@ -395,6 +409,8 @@ int blktrack_create(struct blktrack **out, struct iotap_ctx *ctx, const struct b
 	if (!bt)
 		return -ENOMEM;
 	bt->cfg = *cfg;
+	bt->ctx = ctx;
+	bt->filter = cfg->pid || iotap_cgroup_filtering(ctx);
 	bt->tab = reqtab_alloc(BLKTRACK_MAX_INFLIGHT, BLKTRACK_MAX_AGE_NS);
 	if (!bt->tab) {
 		ret = -errno;
@@ -412,8 +428,8 @@ int blktrack_create(struct blktrack **out, struct iotap_ctx *ctx, const struct b
 		*out = bt;
 		return 0;
 	}
-	/* Without -Q a pid filter still needs the submitter's event to know whose I/O it is. */
-	if (cfg->pid)
+	/* Without -Q a pid or cgroup filter still needs the submitter's event to know whose I/O it is. */
+	if (bt->filter)
 		want_start = true;
 	if (want_start) {
 		if (iotap_event_available(ctx, "block", "block_io_start")) {

@@ -27,6 +27,7 @@ struct blk_io {
 	int32_t error;
 	uint64_t t_start, t_insert, t_issue, t_done;	/* 0: not seen */
 	uint32_t pid;					/* submitter when known */
+	const char *cgroup;				/* its cgroup then ("?": unknown), or NULL */
 	char comm[16];
 	uint64_t user;
 };

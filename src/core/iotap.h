@@ -126,6 +126,16 @@ struct probe_spec {
 bool iotap_probe_available(struct iotap_ctx *ctx, const struct probe_spec *p);
 int iotap_probe_create(struct iotap_ctx *ctx, const struct probe_spec *p, const char **sys);
 void iotap_stop(struct iotap_ctx *ctx);
+
+/*
+ * Cgroups (cgroup.h): --cgroup PATH keeps the I/O submitted by tasks in that
+ * cgroup or below it. A tool decides at the submitter's event, never later.
+ * The strings live as long as the session.
+ */
+int iotap_cgroup_track(struct iotap_ctx *ctx);
+const char *iotap_cgroup_of(struct iotap_ctx *ctx, const struct perf_sample *s);
+bool iotap_cgroup_match(struct iotap_ctx *ctx, const struct perf_sample *s);
+bool iotap_cgroup_filtering(struct iotap_ctx *ctx);
 struct tep_event *iotap_event_format(struct iotap_event *ev);
 int iotap_event_filter(struct iotap_event *ev, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -19,6 +19,7 @@ struct blkreq {
 	uint64_t t_insert;		/* entered the I/O scheduler, 0 if not */
 	uint64_t t_issue;		/* sent to the driver, 0 if not yet */
 	uint32_t pid;			/* submitter, when a start event saw it */
+	const char *cgroup;		/* its cgroup then (iotap_cgroup_of()), when seen */
 	uint32_t bytes;
 	uint32_t nr_sector;
 	uint8_t op, flags;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* session.c - one tool run: events, the main loop, intervals, teardown */
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include <event-parse.h>
 
+#include "cgroup.h"
 #include "log.h"
 #include "session.h"
 #include "symbolizer.h"
@@ -65,6 +67,24 @@ bool session_aborted(void)
 	return session_abort;
 }
 
+/* session_input_source - what reads the input: perf.data by its magic, else an iotap recording */
+static const struct source_ops *session_input_source(const struct session_opts *opts)
+{
+	char magic[8];
+	ssize_t n = 0;
+	int fd;
+
+	if (!opts->input)
+		return source_perf.claims(opts->input_buf, opts->input_len) ? &source_perf : &source_file;
+	/* The recording source says why a file cannot be read. */
+	fd = open(opts->input, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, magic, sizeof(magic));
+		close(fd);
+	}
+	return n == sizeof(magic) && source_perf.claims(magic, sizeof(magic)) ? &source_perf : &source_file;
+}
+
 /* session_init - prepare a session for tool; live unless opts->input names a recording */
 int session_init(struct session *s, const struct tool *tool, void *params,
 		 const struct session_opts *opts)
@@ -75,7 +95,7 @@ int session_init(struct session *s, const struct tool *tool, void *params,
 	s->ctx.params = params;
 	s->ctx.out = stdout;
 	s->ctx.sess = s;
-	s->src = opts->input || opts->input_buf ? &source_file : &source_live;
+	s->src = opts->input || opts->input_buf ? session_input_source(opts) : &source_live;
 	if (tool && tool->state_size) {
 		s->ctx.state = calloc(1, tool->state_size);
 		if (!s->ctx.state)
@@ -103,6 +123,8 @@ void session_release(struct session *s)
 	s->comms = NULL;
 	symbolizer_free(s->sym);
 	s->sym = NULL;
+	cgtrack_free(s->cg);
+	s->cg = NULL;
 	disk_table_release(&s->disks);
 	fmt_set_release(&s->fs);
 	free(s->ctx.state);
@@ -243,13 +265,24 @@ struct iotap_event *iotap_event_use(struct iotap_ctx *ctx, const char *sys, cons
 				    unsigned int flags, iotap_handler_fn fn, void *arg)
 {
 	struct session *s = ctx->sess;
-	struct iotap_event *ev = session_find_event(s, sys, name), **arr;
-	int ret;
 
 	if (session_undeclared(s, sys, name, flags)) {
 		errno = EINVAL;
 		return NULL;
 	}
+	return session_event_use(s, sys, name, flags, fn, arg);
+}
+
+/*
+ * session_event_use - subscribe fn to sys:name for the session itself (the
+ * cgroup tracker), outside any tool's events table; NULL with errno
+ */
+struct iotap_event *session_event_use(struct session *s, const char *sys, const char *name,
+				      unsigned int flags, iotap_handler_fn fn, void *arg)
+{
+	struct iotap_event *ev = session_find_event(s, sys, name), **arr;
+	int ret;
+
 	if (ev) {
 		if (ev->nr_h == 4 || (ev->layout_fixed && (flags & ~ev->flags))) {
 			errno = EBUSY;
@@ -304,6 +337,75 @@ bool iotap_probe_available(struct iotap_ctx *ctx, const struct probe_spec *p)
 	struct session *s = ctx->sess;
 
 	return s->src->probe_available && s->src->probe_available(s, p);
+}
+
+/* session_cg_event_use - the cgroup tracker subscribes to its events */
+static struct iotap_event *session_cg_event_use(void *arg, const char *sys, const char *name,
+						iotap_handler_fn fn, void *fn_arg)
+{
+	return session_event_use(arg, sys, name, 0, fn, fn_arg);
+}
+
+/* session_cg_available - whether the source can deliver one of the tracker's events */
+static bool session_cg_available(void *arg, const char *sys, const char *name)
+{
+	struct session *s = arg;
+
+	return s->src->event_available(s, sys, name);
+}
+
+/* session_cg_path - the source turns a --cgroup argument into a hierarchy path */
+static int session_cg_path(void *arg, const char *in, char *out, size_t len)
+{
+	struct session *s = arg;
+
+	return s->src->cgroup_path(s, in, out, len);
+}
+
+/* session_cg_tasks - the source knows every task's cgroup when events began to flow */
+static int session_cg_tasks(void *arg, cgroup_task_fn fn, void *fn_arg)
+{
+	struct session *s = arg;
+
+	return s->src->cgroup_tasks(s, fn, fn_arg);
+}
+
+/* session_cgroups - follow every task's cgroup; path: the --cgroup filter, or NULL */
+static int session_cgroups(struct session *s, const char *path)
+{
+	struct cgtrack_ops ops = {
+		.arg = s,
+		.event_available = session_cg_available,
+		.event_use = session_cg_event_use,
+		.path = s->src->cgroup_path ? session_cg_path : NULL,
+		.tasks = s->src->cgroup_tasks ? session_cg_tasks : NULL,
+	};
+
+	return s->cg ? 0 : cgtrack_create(&s->cg, &ops, path);
+}
+
+/* iotap_cgroup_track - a tool shows cgroups: track every task's, with or without --cgroup */
+int iotap_cgroup_track(struct iotap_ctx *ctx)
+{
+	return session_cgroups(ctx->sess, NULL);
+}
+
+/* iotap_cgroup_of - the cgroup the task of a sample is in at its time, NULL when unknown */
+const char *iotap_cgroup_of(struct iotap_ctx *ctx, const struct perf_sample *smp)
+{
+	return ctx->sess->cg ? cgtrack_of(ctx->sess->cg, smp) : NULL;
+}
+
+/* iotap_cgroup_match - whether a sample's task is in the --cgroup one or below (true without) */
+bool iotap_cgroup_match(struct iotap_ctx *ctx, const struct perf_sample *smp)
+{
+	return cgtrack_match(ctx->sess->cg, smp);
+}
+
+/* iotap_cgroup_filtering - whether --cgroup was given */
+bool iotap_cgroup_filtering(struct iotap_ctx *ctx)
+{
+	return cgtrack_filtering(ctx->sess->cg);
 }
 
 /* iotap_probe_create - a kprobe/uprobe for this run, removed at exit; *sys gets its group */
@@ -396,7 +498,14 @@ const char *iotap_comm(struct iotap_ctx *ctx, uint32_t pid)
 int iotap_disk_resolve(struct iotap_ctx *ctx, const char *name, uint32_t *dev)
 {
 	const struct disk *d = disk_table_by_name(&ctx->sess->disks, name);
+	unsigned int ma, mi;
+	char c;
 
+	/* A file that names no disks (perf.data) still knows them by number. */
+	if (!d && ctx->sess->src != &source_live && sscanf(name, "%u:%u%c", &ma, &mi, &c) == 2) {
+		*dev = BLOCK_DEV(ma, mi);
+		return 0;
+	}
 	if (!d)
 		return -ENODEV;
 	*dev = d->dev;
@@ -716,6 +825,11 @@ int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_
 
 	s->ctx.interval_ns = interval_ns;
 	s->ctx.duration_ns = duration_ns;
+	if (s->opts.cgroup) {
+		ret = session_cgroups(s, s->opts.cgroup);
+		if (ret)
+			return ret;
+	}
 	ret = tool->init(&s->ctx);
 	if (ret)
 		return ret;
@@ -729,6 +843,7 @@ int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_
 	if (ret < 0)
 		return ret;
 	session_stacks_started(s);
+	cgtrack_started(s->cg);
 	if (tool->banner && s->src->announce)
 		s->src->announce(s, tool->banner);
 	if (tool->start) {

@@ -30,6 +30,7 @@ struct session_opts {
 	int call_graph;			/* enum stack_call_graph: how user stacks are walked */
 	const char *symfs;		/* where a recording's binaries are looked up */
 	int source;			/* enum session_source: where live events are read */
+	const char *cgroup;		/* --cgroup: only I/O submitted in this cgroup (cgroup.h) */
 };
 
 /* Where live events are read (--source). */
@@ -75,6 +76,7 @@ struct session {
 	size_t nr_ev;
 	struct disk_table disks;
 	struct symbolizer *sym;		/* stacks.c: made when a tool takes stacks */
+	struct cgtrack *cg;		/* cgroup.c: with --cgroup, or a tool's cgroup column */
 	struct comm_ent *comms;
 	size_t nr_comms, cap_comms;
 	uint64_t t_start;		/* CLOCK_MONOTONIC ns when tracing began */
@@ -97,6 +99,8 @@ int session_dispatch(struct session *s, const struct perf_event_header *rec);
 void session_comm_cache(struct session *s, uint32_t pid, const char *comm);
 const char *session_comm_cached(const struct session *s, uint32_t pid);
 struct iotap_event *session_event_find(struct session *s, uint64_t id);
+struct iotap_event *session_event_use(struct session *s, const char *sys, const char *name,
+				      unsigned int flags, iotap_handler_fn fn, void *arg);
 bool session_aborted(void);
 uint64_t session_lost_total(const struct session *s);
 uint64_t session_undelivered_total(const struct session *s);

@@ -23,11 +23,17 @@
 
 struct session;
 struct iotap_event;
+struct recording_info;
+
+/* A task (tid) was in the cgroup v2 at path from stream time t on. */
+typedef void (*cgroup_task_fn)(void *arg, uint32_t tid, const char *path, uint64_t t);
 struct ksyms;
 struct usyms;
 
 struct source_ops {
 	const char *name;
+	/* A file source: whether it reads a file that starts with these bytes. */
+	bool (*claims)(const void *head, size_t len);
 	/* Formats, disks, process names, clocks: what tools need before they set up. */
 	int (*open)(struct session *s);
 	/* The events of system sys it can deliver: a NULL-terminated array, each name and it freed by the caller. */
@@ -76,6 +82,12 @@ struct source_ops {
 	int (*loadavg)(struct session *s, char *buf, size_t len);
 	/* The tool's banner, where events are traced as they happen. */
 	void (*announce)(struct session *s, const char *banner);
+	/* The hierarchy path ("/a/b") a --cgroup argument names; logs why not (live: no such cgroup). */
+	int (*cgroup_path)(struct session *s, const char *arg, char *path, size_t len);
+	/* Every task's cgroup v2 path when tracing began, one fn call each; NULL: none known. */
+	int (*cgroup_tasks)(struct session *s, cgroup_task_fn fn, void *arg);
+	/* A file source: read it all and describe it (report --info); logs why not. */
+	int (*info)(struct session *s, struct recording_info *info);
 	/* With --verbose, at the end: what the source delivered. */
 	void (*report_stats)(struct session *s);
 	void (*close)(struct session *s);
@@ -83,5 +95,6 @@ struct source_ops {
 
 extern const struct source_ops source_live;
 extern const struct source_ops source_file;
+extern const struct source_ops source_perf;
 
 #endif

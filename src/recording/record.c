@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "log.h"
 #include "recformat.h"
 #include "record.h"
@@ -207,6 +208,11 @@ static int record_select(struct session *s, const struct record_params *p, struc
 				     record_ignore, NULL))
 			ret = -errno;
 	}
+	/* Which task is in which cgroup: a snapshot (record_put_cgroups), then these in stream order. */
+	if (!ret && p->cgroups &&
+	    (!iotap_event_use(&s->ctx, "sched", "sched_process_fork", 0, record_ignore, NULL) ||
+	     !iotap_event_use(&s->ctx, "cgroup", "cgroup_attach_task", 0, record_ignore, NULL)))
+		ret = -errno;
 	if (!ret && p->callchains && !stacks)
 		log_msg(LOG_WARN, "-g: none of these tools takes stacks; only the symbols are recorded");
 	free(want);
@@ -469,6 +475,38 @@ static int maps_encode(struct secbuf *out)
 	return 0;
 out_free:
 	secbuf_release(&sn.b);
+	return ret;
+}
+
+/* Building the CGRP section: the entries so far. */
+struct cgrp_build {
+	struct secbuf b;
+	uint32_t n;
+};
+
+/* record_cgroup_add - one task of the CGRP section */
+static void record_cgroup_add(void *arg, uint32_t tid, const char *path, uint64_t t)
+{
+	struct cgrp_build *cb = arg;
+
+	recfmt_cgrp_add(&cb->b, tid, path, t);
+	cb->n++;
+}
+
+/* record_put_cgroups - --cgroups: every task's cgroup now; the recorded events follow moves */
+static int record_put_cgroups(struct recorder *rc)
+{
+	struct cgrp_build cb = { 0 };
+	int ret;
+
+	recfmt_cgrp_begin(&cb.b);
+	ret = cgroup_tasks_proc(record_cgroup_add, &cb);
+	if (ret)
+		log_msg(LOG_WARN, "cannot list /proc: %s; only tasks that fork or move have a cgroup",
+			strerror(-ret));
+	recfmt_cgrp_end(&cb.b, cb.n);
+	ret = sb_flush(rc, &cb.b, REC_SEC_CGRP);
+	secbuf_release(&cb.b);
 	return ret;
 }
 
@@ -742,6 +780,8 @@ static int record_start(struct iotap_ctx *ctx)
 		ret = record_put_comms(rc);
 	if (!ret && rc->p->callchains)
 		ret = record_put_maps(rc);
+	if (!ret && rc->p->cgroups)
+		ret = record_put_cgroups(rc);
 	if (!ret)
 		ret = rc_fail(rc, rec_writer_stream(rc->w, REC_SEC_EVTS, prefix, sizeof(prefix)));
 	if (!ret && rc->command) {

@@ -16,6 +16,7 @@ struct record_params {
 	uint64_t duration;		/* seconds; 0: until stopped or the command exits */
 	const char *tools;		/* comma-separated; NULL: every block tool */
 	bool all;			/* every tool, not only the block tools */
+	bool cgroups;			/* every task's cgroup, for --cgroup and --show-cgroup */
 };
 
 /* Progress so far, handed to the caller about once a second and at the end. */

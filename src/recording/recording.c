@@ -450,6 +450,7 @@ static int file_section(struct session *s, struct file_src *f, uint32_t type, co
 	case REC_SEC_FMTH:
 	case REC_SEC_EVNT:
 	case REC_SEC_MAPS:
+	case REC_SEC_CGRP:
 		return blob_keep(f, type, p, len);
 	case REC_SEC_DISK:
 		ret = recfmt_disk_decode(p, len, &s->disks, why, sizeof(why));
@@ -948,6 +949,20 @@ static int file_maps_load(struct session *s, struct usyms *us)
 	return ret;
 }
 
+/* file_cgroup_tasks - every task's cgroup when recording began (record --cgroups) */
+static int file_cgroup_tasks(struct session *s, cgroup_task_fn fn, void *arg)
+{
+	const struct file_src *f = s->src_priv;
+	int ret = 0;
+
+	for (size_t k = 0; k < f->nr_blobs && !ret; k++)
+		if (f->blobs[k].type == REC_SEC_CGRP)
+			ret = recfmt_cgrp_decode(f->blobs[k].data, f->blobs[k].len, fn, arg);
+	if (ret)
+		log_msg(LOG_WARN, "the recorded cgroups are damaged: some tasks' cgroups stay unknown");
+	return ret;
+}
+
 /* file_close - warn if the end was never written, then free everything */
 static void file_close(struct session *s)
 {
@@ -978,34 +993,12 @@ static void file_close(struct session *s)
 	s->src_priv = NULL;
 }
 
-const struct source_ops source_file = {
-	.name = "recording",
-	.open = file_open,
-	.event_available = file_event_available,
-	.event_attach = file_event_attach,
-	.probe_available = file_probe_available,
-	.probe_create = file_probe_create,
-	.start = file_start,
-	.run = file_run,
-	.find = file_find,
-	.chain = file_chain,
-	.lost = file_lost,
-	.nr_cpus = file_nr_cpus,
-	.ksyms_prefetch = file_ksyms_prefetch,
-	.ksyms_load = file_ksyms_load,
-	.maps_load = file_maps_load,
-	.event_names = file_event_names,
-	.close = file_close,
-};
-
-/* recording_info - read the whole recording and describe it */
-int recording_info(struct session *s, struct recording_info *info)
+/* file_info - read the whole recording and describe it */
+static int file_info(struct session *s, struct recording_info *info)
 {
 	struct file_src *f = s->src_priv;
 	int ret;
 
-	if (s->src != &source_file || !f)
-		return -EINVAL;
 	f->info = true;
 	ret = file_run(s, UINT64_MAX);
 	f->info = false;
@@ -1043,4 +1036,36 @@ int recording_info(struct session *s, struct recording_info *info)
 	info->cut_at = f->cut_at;
 	info->kallsyms = f->ksym != NULL;
 	return 0;
+}
+
+const struct source_ops source_file = {
+	.name = "recording",
+	.open = file_open,
+	.event_available = file_event_available,
+	.event_attach = file_event_attach,
+	.probe_available = file_probe_available,
+	.probe_create = file_probe_create,
+	.start = file_start,
+	.run = file_run,
+	.find = file_find,
+	.chain = file_chain,
+	.lost = file_lost,
+	.nr_cpus = file_nr_cpus,
+	.ksyms_prefetch = file_ksyms_prefetch,
+	.ksyms_load = file_ksyms_load,
+	.maps_load = file_maps_load,
+	.event_names = file_event_names,
+	.cgroup_tasks = file_cgroup_tasks,
+	.info = file_info,
+	.close = file_close,
+};
+
+/* recording_info - read the whole file and describe it (report --info) */
+int recording_info(struct session *s, struct recording_info *info)
+{
+	if (!s->src->info) {
+		log_msg(LOG_ERR, "--info describes recordings and perf.data files, not live tracing");
+		return -EINVAL;
+	}
+	return s->src->info(s, info);
 }

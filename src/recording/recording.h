@@ -39,6 +39,7 @@ struct recording_info {
 	bool cut_short;
 	uint64_t cut_at;		/* file offset of the chunk that could not be read */
 	bool kallsyms;			/* it holds /proc/kallsyms (-g) */
+	const char *writer;		/* not an iotap recording: what wrote it ("perf 6.1") */
 };
 
 /* The parameters of 'iotap report' itself; the tool after it has its own. */
@@ -48,5 +49,6 @@ struct report_params {
 
 
 int recording_info(struct session *s, struct recording_info *info);
+bool fmt_text_ok(const char *text, size_t len);
 
 #endif

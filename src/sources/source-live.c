@@ -10,6 +10,7 @@
 
 #include <event-parse.h>
 
+#include "cgroup.h"
 #include "elfsym.h"
 #include "ksyms.h"
 #include "live.h"
@@ -511,6 +512,18 @@ static void live_close(struct session *s)
 	s->src_priv = NULL;
 }
 
+/* live_cgroup_path - --cgroup names a cgroup v2 directory of this machine */
+static int live_cgroup_path(struct session *s, const char *arg, char *path, size_t len)
+{
+	return cgroup_path_here(arg, path, len);
+}
+
+/* live_cgroup_tasks - every task's cgroup now, from /proc */
+static int live_cgroup_tasks(struct session *s, cgroup_task_fn fn, void *arg)
+{
+	return cgroup_tasks_proc(fn, arg);
+}
+
 const struct source_ops source_live = {
 	.name = "live",
 	.open = live_open,
@@ -531,6 +544,8 @@ const struct source_ops source_live = {
 	.ksyms_load = live_ksyms_load,
 	.maps_load = live_maps_load,
 	.loadavg = live_loadavg,
+	.cgroup_path = live_cgroup_path,
+	.cgroup_tasks = live_cgroup_tasks,
 	.announce = live_announce,
 	.report_stats = live_report_stats,
 	.close = live_close,

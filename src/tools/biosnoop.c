@@ -10,7 +10,7 @@
 #include "timeline.h"
 
 struct biosnoop_params {
-	bool queued, pattern, timestamp, json, bio, remap;
+	bool queued, pattern, timestamp, json, bio, remap, show_cgroup;
 	const char *disk, *comm, *timeline;
 	int pid;
 	uint64_t min_ms;
@@ -59,6 +59,8 @@ static const struct opt biosnoop_opts[] = {
 	  "trace bios from block_bio_queue to block_bio_complete instead of requests, on the devices that complete bios as such: md and dm (the default for them)" },
 	{ 0, "remap", OPT_FLAG, P(remap), NULL,
 	  "add a REMAP column: the devices and sectors a stacked device (md, dm) sent the bio to (block_bio_remap)" },
+	{ 0, "show-cgroup", OPT_FLAG, P(show_cgroup), NULL,
+	  "add a CGROUP column: the cgroup v2 the submitter was in when it submitted the I/O" },
 	OPT_END
 };
 
@@ -92,7 +94,7 @@ static void biosnoop_header(struct iotap_ctx *ctx)
 		fprintf(ctx->out, "%-1s ", "P");
 	if (p->queued)
 		fprintf(ctx->out, "%7s ", "QUE(ms)");
-	fprintf(ctx->out, "%7s%s\n", "LAT(ms)", p->remap ? " REMAP" : "");
+	fprintf(ctx->out, "%7s%s%s\n", "LAT(ms)", p->show_cgroup ? " CGROUP" : "", p->remap ? " REMAP" : "");
 }
 
 /* biosnoop_on_remap - a stacked device sent a bio on: remember where, until it completes */
@@ -226,6 +228,10 @@ static int biosnoop_print(struct iotap_ctx *ctx, const struct blk_io *io, const 
 		if (p->queued)
 			fprintf(out, ", \"que_ms\": %.3f", que / 1e6);
 		fprintf(out, ", \"lat_ms\": %.3f", lat / 1e6);
+		if (p->show_cgroup) {
+			fputs(", \"cgroup\": ", out);
+			json_str(out, io->cgroup ? io->cgroup : "?");
+		}
 		if (p->remap) {
 			fputs(", \"remap\": ", out);
 			json_str(out, remap);
@@ -239,7 +245,10 @@ static int biosnoop_print(struct iotap_ctx *ctx, const struct blk_io *io, const 
 		fprintf(out, "%-1s ", pat);
 	if (p->queued)
 		fprintf(out, "%7.2f ", que / 1e6);
-	fprintf(out, "%7.2f%s%s\n", lat / 1e6, p->remap ? " " : "", remap);
+	fprintf(out, "%7.2f", lat / 1e6);
+	if (p->show_cgroup)
+		fprintf(out, " %s", io->cgroup ? io->cgroup : "?");
+	fprintf(out, "%s%s\n", p->remap ? " " : "", remap);
 	return 0;
 }
 
@@ -298,6 +307,8 @@ static int biosnoop_init(struct iotap_ctx *ctx)
 			return -ENOMEM;
 	}
 	ret = blktrack_cfg_select(&cfg, ctx, p->disk, p->pid);
+	if (!ret && p->show_cgroup)
+		ret = iotap_cgroup_track(ctx);
 	if (ret)
 		return ret;
 	if (p->bio && cfg.has_dev && !blktrack_dev_bio_based(ctx, cfg.dev)) {

@@ -19,7 +19,7 @@ enum biotop_sort { BIOTOP_SORT_BYTES, BIOTOP_SORT_ALL, BIOTOP_SORT_IO, BIOTOP_SO
 static const char *const biotop_sorts[] = { "bytes", "all", "io", "time", NULL };
 
 struct biotop_params {
-	bool noclear;
+	bool noclear, show_cgroup;
 	uint64_t maxrows;
 	int pid;
 	int sort;
@@ -31,6 +31,7 @@ struct biotop_row {
 	uint32_t pid, dev;
 	bool write;
 	char comm[16];
+	const char *cgroup;		/* --show-cgroup: the submitter's then (interned) */
 	uint64_t io, bytes, ns;
 	uint64_t key;			/* the sort column, set when printing */
 };
@@ -55,6 +56,8 @@ static const struct opt biotop_opts[] = {
 	{ 0, "prom", OPT_STR, P(prom), "FILE",
 	  "each interval, also write every row as Prometheus counters (requests, bytes, latency "
 	  "seconds; labels pid, comm, disk, dir) to FILE.tmp and rename it over FILE" },
+	{ 0, "show-cgroup", OPT_FLAG, P(show_cgroup), NULL,
+	  "add a CGROUP column: one row per cgroup v2 a process submitted I/O from" },
 	OPT_END
 };
 
@@ -77,6 +80,9 @@ static int biotop_cmp(const void *a, const void *b)
 		return x->dev < y->dev ? -1 : 1;
 	if (x->write != y->write)
 		return x->write ? 1 : -1;
+	/* Interned: one pointer per cgroup. */
+	if (x->cgroup != y->cgroup)
+		return (uintptr_t)x->cgroup < (uintptr_t)y->cgroup ? -1 : 1;
 	return strncmp(x->comm, y->comm, sizeof(x->comm));
 }
 
@@ -116,6 +122,8 @@ static int biotop_on_done(void *arg, const struct blk_io *io)
 	void **node;
 
 	memcpy(key.comm, io->comm, sizeof(key.comm));
+	if (((struct biotop_params *)ctx->params)->show_cgroup)
+		key.cgroup = io->cgroup ? io->cgroup : "?";
 	node = tfind(&key, &st->tree, biotop_cmp);
 	row = node ? *node : biotop_row_add(st, &key);
 	if (!row)
@@ -143,6 +151,8 @@ static int biotop_init(struct iotap_ctx *ctx)
 		return -EINVAL;
 	}
 	ret = blktrack_cfg_select(&cfg, ctx, NULL, p->pid);
+	if (!ret && p->show_cgroup)
+		ret = iotap_cgroup_track(ctx);
 	return ret ? ret : blktrack_create(&st->bt, ctx, &cfg);
 }
 
@@ -263,8 +273,8 @@ static int biotop_report(struct iotap_ctx *ctx)
 	/* BCC prints the file with its newline: a blank line follows. */
 	biotop_line(ctx->out, width, "%-8s loadavg: %s", ts, load);
 	fputc('\n', ctx->out);
-	biotop_line(ctx->out, width, "%-7s %-16s %1s %-3s %-3s %-8s %5s %7s %6s", "PID", "COMM",
-		    "D", "MAJ", "MIN", "DISK", "I/O", "Kbytes", "AVGms");
+	biotop_line(ctx->out, width, "%-7s %-16s %1s %-3s %-3s %-8s %5s %7s %6s%s", "PID", "COMM",
+		    "D", "MAJ", "MIN", "DISK", "I/O", "Kbytes", "AVGms", p->show_cgroup ? " CGROUP" : "");
 	for (size_t i = 0; i < st->nr; i++)
 		st->rows[i]->key = biotop_sort_key(st->rows[i], p->sort);
 	if (st->nr)
@@ -272,11 +282,11 @@ static int biotop_report(struct iotap_ctx *ctx)
 	for (size_t i = 0; i < st->nr && i < maxrows; i++) {
 		const struct biotop_row *r = st->rows[i];
 
-		biotop_line(ctx->out, width, "%-7u %-16s %1s %-3u %-3u %-8s %5llu %7llu %6.2f",
+		biotop_line(ctx->out, width, "%-7u %-16s %1s %-3u %-3u %-8s %5llu %7llu %6.2f%s%s",
 			    r->pid, r->comm, r->write ? "W" : "R", BLOCK_DEV_MAJOR(r->dev),
 			    BLOCK_DEV_MINOR(r->dev), iotap_disk_name(ctx, r->dev),
 			    (unsigned long long)r->io, (unsigned long long)(r->bytes / 1024),
-			    r->ns / 1e6 / r->io);
+			    r->ns / 1e6 / r->io, r->cgroup ? " " : "", r->cgroup ? r->cgroup : "");
 	}
 	if (st->prom && biotop_prom(ctx))
 		return -EIO;

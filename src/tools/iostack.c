@@ -67,6 +67,9 @@ static int iostack_on_bio(struct iotap_ctx *ctx, const struct perf_sample *s, vo
 
 	if (block_rq_decode(&st->fmt, s->raw, s->raw_size, &rq) || !rq.nr_sector)
 		return 0;
+	/* block_bio_queue runs in the submitter: --cgroup decides here. */
+	if (!iotap_cgroup_match(ctx, s))
+		return 0;
 	if (rq.op == BLOCK_OP_READ ? p->io == IOSTACK_W : rq.op != BLOCK_OP_WRITE || p->io == IOSTACK_R)
 		return 0;
 	n = stack_from_sample(ctx, s, st->which, st->ips, STACK_IPS_MAX);

@@ -84,7 +84,7 @@ static int probe_on_hit(struct iotap_ctx *ctx, const struct perf_sample *s, void
 	struct probe_state *st = pe->st;
 
 	if ((p->pid && (int)s->pid != p->pid) || (p->max_events && st->hits >= p->max_events) ||
-	    !probe_filter_match(pe, s))
+	    !probe_filter_match(pe, s) || !iotap_cgroup_match(ctx, s))
 		return 0;
 	pe->hits++;
 	if (!p->count) {

@@ -3,6 +3,7 @@
 # for a bounded time.
 #   fuzz_recfile  the recording container (src/recording/recfile.c)
 #   fuzz_report   the whole report path: open from memory, replay, biolatency, iostack -K -f, --info
+#   fuzz_perfdata the perf.data reader (src/recording/perfdata.c) under the same two tools
 # Environment: FUZZ_SECONDS per fuzzer (default 60), BUILDDIR holding config.h (default: the
 # source tree), FUZZ_OUT for binaries, grown corpora and crash files (default: a temporary
 # directory, removed unless something failed), CLANG (default clang).
@@ -72,9 +73,11 @@ PY
 build fuzz_recfile "${SANITIZE[@]}" -D_GNU_SOURCE -I"$TOP/src/recording" -- "$TOP/tests/fuzz/fuzz_recfile.c" "$TOP/src/recording/recfile.c"
 # shellcheck disable=SC2046 # one argument per source file
 build fuzz_report "${CFLAGS[@]}" -- "$TOP/tests/fuzz/fuzz_report.c" $(lib_sources)
+# shellcheck disable=SC2046
+build fuzz_perfdata "${CFLAGS[@]}" -- "$TOP/tests/fuzz/fuzz_perfdata.c" $(lib_sources)
 
 rc=0
-for f in recfile report; do
+for f in recfile report perfdata; do
 	corpus=$OUT/corpus-$f
 	mkdir -p "$corpus"
 	if [[ $f == report ]]; then unpack_seeds "$TOP/tests/fuzz/corpus-report" "$corpus"; fi

@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* cgroup.c - every task's cgroup v2 along the event stream (cgroup.h) */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <time.h>
+
+#include "cgroup.h"
+#include "log.h"
+#include "../parsers/field.h"
+
+#define CGROUP2_MAGIC 0x63677270
+/* Where a report takes a --cgroup path apart from the hierarchy path it names. */
+#define CGROUP_MOUNT "/sys/fs/cgroup"
+#define CGTRACK_PATHS_MAX 65536
+
+struct cg_task {
+	uint32_t key;			/* tid + 1; 0: free */
+	uint32_t path;			/* index into paths */
+	uint64_t t;			/* stream time the entry was learned at */
+};
+
+struct cgtrack {
+	struct cgtrack_ops ops;
+	char *filter;			/* hierarchy path, "/a/b"; NULL: none */
+	char **paths;
+	int8_t *match;			/* per path: -1 unknown, 0, 1 */
+	size_t nr_paths, cap_paths;
+	struct cg_task *tab;
+	size_t nr, cap;			/* cap: a power of two */
+	struct field fork_parent, fork_child;
+	struct field att_root, att_pid, att_path;
+};
+
+/* cg_path_id - the index of a path, interned on first use; -1 when full */
+static int cg_path_id(struct cgtrack *ct, const char *path)
+{
+	for (size_t i = 0; i < ct->nr_paths; i++)
+		if (!strcmp(ct->paths[i], path))
+			return (int)i;
+	if (ct->nr_paths == CGTRACK_PATHS_MAX)
+		return -1;
+	if (ct->nr_paths == ct->cap_paths) {
+		size_t cap = ct->cap_paths ? ct->cap_paths * 2 : 64;
+		char **p = realloc(ct->paths, cap * sizeof(*p));
+		int8_t *m;
+
+		if (!p)
+			return -1;
+		ct->paths = p;
+		m = realloc(ct->match, cap);
+		if (!m)
+			return -1;
+		ct->match = m;
+		ct->cap_paths = cap;
+	}
+	ct->paths[ct->nr_paths] = strdup(path);
+	if (!ct->paths[ct->nr_paths])
+		return -1;
+	ct->match[ct->nr_paths] = -1;
+	return (int)ct->nr_paths++;
+}
+
+/* cg_slot - the table slot of tid: its entry, or the free slot it would take */
+static struct cg_task *cg_slot(struct cgtrack *ct, uint32_t tid)
+{
+	size_t i = (tid * 2654435761u) & (ct->cap - 1);
+
+	while (ct->tab[i].key && ct->tab[i].key != tid + 1)
+		i = (i + 1) & (ct->cap - 1);
+	return &ct->tab[i];
+}
+
+/* cg_grow - double the table */
+static int cg_grow(struct cgtrack *ct)
+{
+	struct cg_task *old = ct->tab;
+	size_t cap = ct->cap;
+
+	ct->cap = cap ? cap * 2 : 1024;
+	ct->tab = calloc(ct->cap, sizeof(*ct->tab));
+	if (!ct->tab) {
+		ct->tab = old;
+		ct->cap = cap;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < cap; i++)
+		if (old[i].key)
+			*cg_slot(ct, old[i].key - 1) = old[i];
+	free(old);
+	return 0;
+}
+
+/* cg_set - tid is in path from time t on, unless it was learned later already */
+static void cg_set(struct cgtrack *ct, uint32_t tid, int path, uint64_t t)
+{
+	struct cg_task *e;
+
+	if (path < 0 || tid == UINT32_MAX || ((ct->nr + 1) * 2 > ct->cap && cg_grow(ct)))
+		return;
+	e = cg_slot(ct, tid);
+	if (e->key && e->t > t)
+		return;
+	if (!e->key)
+		ct->nr++;
+	e->key = tid + 1;
+	e->path = (uint32_t)path;
+	e->t = t;
+}
+
+/* cg_get - the path index of tid, or -1 */
+static int cg_get(struct cgtrack *ct, uint32_t tid)
+{
+	struct cg_task *e;
+
+	if (!ct->cap || tid == UINT32_MAX)
+		return -1;
+	e = cg_slot(ct, tid);
+	return e->key ? (int)e->path : -1;
+}
+
+/* cg_on_fork - a child starts in its parent's cgroup */
+static int cg_on_fork(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct cgtrack *ct = arg;
+	int path = cg_get(ct, (uint32_t)field_u64(&ct->fork_parent, s->raw, s->raw_size));
+
+	if (path >= 0)
+		cg_set(ct, (uint32_t)field_u64(&ct->fork_child, s->raw, s->raw_size), path, s->time);
+	return 0;
+}
+
+/* cg_on_attach - a task moved to another cgroup of the v2 hierarchy (its id is 0) */
+static int cg_on_attach(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct cgtrack *ct = arg;
+	char path[PATH_MAX];
+
+	if (field_s64(&ct->att_root, s->raw, s->raw_size) != 0 ||
+	    !field_str(&ct->att_path, s->raw, s->raw_size, path, sizeof(path)))
+		return 0;
+	cg_set(ct, (uint32_t)field_u64(&ct->att_pid, s->raw, s->raw_size), cg_path_id(ct, path),
+	       s->time);
+	return 0;
+}
+
+/* cg_mount_relative - real (a cgroup2 directory) as a path of the hierarchy, in place */
+static void cg_mount_relative(char *real, const struct stat *st)
+{
+	char up[PATH_MAX];
+	struct stat pst;
+	size_t root = strlen(real);
+
+	/* The mount's root is the topmost directory on the same file system. */
+	for (;;) {
+		char *slash;
+
+		snprintf(up, sizeof(up), "%.*s", (int)root, real);
+		slash = strrchr(up, '/');
+		if (!slash || slash == up)
+			break;
+		*slash = 0;
+		if (stat(up, &pst) || pst.st_dev != st->st_dev)
+			break;
+		root = slash - up;
+	}
+	if (real[root] == 0)
+		snprintf(real, PATH_MAX, "/");
+	else
+		memmove(real, real + root, strlen(real + root) + 1);
+}
+
+/* cg_dir - whether arg is a cgroup v2 directory here; its hierarchy path in real */
+static bool cg_dir(const char *arg, char *real)
+{
+	struct statfs sfs;
+	struct stat st;
+
+	if (!realpath(arg, real) || statfs(real, &sfs) || stat(real, &st) ||
+	    sfs.f_type != CGROUP2_MAGIC || !S_ISDIR(st.st_mode))
+		return false;
+	cg_mount_relative(real, &st);
+	return true;
+}
+
+/* cgroup_path_here - see cgroup.h */
+int cgroup_path_here(const char *arg, char *path, size_t len)
+{
+	char real[PATH_MAX];
+
+	if (!cg_dir(arg, real)) {
+		log_msg(LOG_ERR, "--cgroup '%s' is not a cgroup v2 directory (e.g. %s/system.slice)", arg,
+			CGROUP_MOUNT);
+		return -ENOENT;
+	}
+	snprintf(path, len, "%s", real);
+	return 0;
+}
+
+/* cgroup_path_named - see cgroup.h */
+int cgroup_path_named(const char *arg, char *path, size_t len)
+{
+	static const char *const mounts[] = { CGROUP_MOUNT "/unified", CGROUP_MOUNT };
+	char real[PATH_MAX];
+
+	if (cg_dir(arg, real)) {
+		snprintf(path, len, "%s", real);
+		return 0;
+	}
+	/* Not a cgroup here: a report may run anywhere, take it as the recording machine's. */
+	for (size_t i = 0; i < sizeof(mounts) / sizeof(mounts[0]); i++) {
+		size_t n = strlen(mounts[i]);
+
+		if (!strncmp(arg, mounts[i], n) && (!arg[n] || arg[n] == '/')) {
+			arg += n;
+			break;
+		}
+	}
+	if (*arg && *arg != '/') {
+		log_msg(LOG_ERR, "--cgroup '%s': give the cgroup's directory, e.g. %s/system.slice", arg,
+			CGROUP_MOUNT);
+		return -EINVAL;
+	}
+	snprintf(path, len, "%s", *arg ? arg : "/");
+	return 0;
+}
+
+/* cg_snapshot_one - a task of the source's snapshot */
+static void cg_snapshot_one(void *arg, uint32_t tid, const char *path, uint64_t t)
+{
+	struct cgtrack *ct = arg;
+
+	cg_set(ct, tid, cg_path_id(ct, path), t);
+}
+
+/* cgtrack_create - see cgroup.h */
+int cgtrack_create(struct cgtrack **out, const struct cgtrack_ops *ops, const char *path)
+{
+	struct cgtrack *ct = calloc(1, sizeof(*ct));
+	struct iotap_event *fork, *att;
+	char hpath[PATH_MAX];
+	int ret = 0;
+
+	if (!ct)
+		return -ENOMEM;
+	ct->ops = *ops;
+	if (path) {
+		ret = ops->path ? ops->path(ops->arg, path, hpath, sizeof(hpath)) :
+			cgroup_path_named(path, hpath, sizeof(hpath));
+		/* "/a/b/" names /a/b. */
+		for (size_t n = strlen(hpath); !ret && n > 1 && hpath[n - 1] == '/'; n--)
+			hpath[n - 1] = 0;
+		ct->filter = ret ? NULL : strdup(hpath);
+		if (!ret && !ct->filter)
+			ret = -ENOMEM;
+		if (ret)
+			goto out_free;
+	}
+	if (!ops->event_available(ops->arg, "sched", "sched_process_fork") ||
+	    !ops->event_available(ops->arg, "cgroup", "cgroup_attach_task")) {
+		log_msg(LOG_ERR, "cgroups are followed with sched:sched_process_fork and cgroup:cgroup_attach_task, which are not here (a recording needs iotap record --cgroups)");
+		ret = -ENOENT;
+		goto out_free;
+	}
+	fork = ops->event_use(ops->arg, "sched", "sched_process_fork", cg_on_fork, ct);
+	att = fork ? ops->event_use(ops->arg, "cgroup", "cgroup_attach_task", cg_on_attach, ct) : NULL;
+	if (!att) {
+		ret = -errno;
+		goto out_free;
+	}
+	if (field_init(&ct->fork_parent, iotap_event_format(fork), "parent_pid") ||
+	    field_init(&ct->fork_child, iotap_event_format(fork), "child_pid") ||
+	    field_init(&ct->att_root, iotap_event_format(att), "dst_root") ||
+	    field_init(&ct->att_pid, iotap_event_format(att), "pid") ||
+	    field_init(&ct->att_path, iotap_event_format(att), "dst_path")) {
+		log_msg(LOG_ERR, "sched_process_fork or cgroup_attach_task lacks the fields cgroups are followed with");
+		ret = -ENOENT;
+		goto out_free;
+	}
+	ret = cg_grow(ct);
+	if (ret)
+		goto out_free;
+	*out = ct;
+	return 0;
+out_free:
+	cgtrack_free(ct);
+	return ret;
+}
+
+/* cg_read_task - the v2 line ("0::/path") of one /proc/PID/task/TID/cgroup file */
+static void cg_read_task(const char *file, uint32_t tid, cgroup_task_fn fn, void *arg)
+{
+	char line[PATH_MAX + 8];
+	struct timespec ts;
+	FILE *f;
+	uint64_t t;
+
+	/* Stamped like the events (CLOCK_MONOTONIC): a move seen later wins. */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t = ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	f = fopen(file, "re");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "0::", 3))
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		fn(arg, tid, line + 3, t);
+		break;
+	}
+	fclose(f);
+}
+
+/* cgroup_tasks_proc - see cgroup.h */
+int cgroup_tasks_proc(cgroup_task_fn fn, void *arg)
+{
+	struct dirent *de, *te;
+	char path[512];
+	DIR *d, *td;
+
+	d = opendir("/proc");
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char *end;
+		unsigned long pid = strtoul(de->d_name, &end, 10);
+
+		if (*end || !pid || pid > INT32_MAX)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%lu/task", pid);
+		td = opendir(path);
+		if (!td)
+			continue;
+		while ((te = readdir(td))) {
+			unsigned long tid = strtoul(te->d_name, &end, 10);
+
+			if (*end || !tid || tid > INT32_MAX)
+				continue;
+			snprintf(path, sizeof(path), "/proc/%lu/task/%lu/cgroup", pid, tid);
+			cg_read_task(path, (uint32_t)tid, fn, arg);
+		}
+		closedir(td);
+	}
+	closedir(d);
+	return 0;
+}
+
+/* cgtrack_started - see cgroup.h */
+void cgtrack_started(struct cgtrack *ct)
+{
+	if (ct && ct->ops.tasks)
+		ct->ops.tasks(ct->ops.arg, cg_snapshot_one, ct);
+}
+
+/* cgtrack_of - see cgroup.h */
+const char *cgtrack_of(struct cgtrack *ct, const struct perf_sample *s)
+{
+	int path = cg_get(ct, s->tid);
+
+	return path >= 0 ? ct->paths[path] : NULL;
+}
+
+/* cgtrack_match - see cgroup.h */
+bool cgtrack_match(struct cgtrack *ct, const struct perf_sample *s)
+{
+	int path;
+
+	if (!ct || !ct->filter)
+		return true;
+	path = cg_get(ct, s->tid);
+	if (path < 0)
+		return false;
+	if (ct->match[path] < 0) {
+		const char *p = ct->paths[path];
+		size_t n = strlen(ct->filter);
+
+		ct->match[path] = !strcmp(ct->filter, "/") ||
+			(!strncmp(p, ct->filter, n) && (p[n] == 0 || p[n] == '/'));
+	}
+	return ct->match[path];
+}
+
+/* cgtrack_filtering - see cgroup.h */
+bool cgtrack_filtering(const struct cgtrack *ct)
+{
+	return ct && ct->filter;
+}
+
+/* cgtrack_free - see cgroup.h */
+void cgtrack_free(struct cgtrack *ct)
+{
+	if (!ct)
+		return;
+	for (size_t i = 0; i < ct->nr_paths; i++)
+		free(ct->paths[i]);
+	free(ct->paths);
+	free(ct->match);
+	free(ct->tab);
+	free(ct->filter);
+	free(ct);
+}

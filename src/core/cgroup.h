@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_CGROUP_H
+#define IOTAP_CGROUP_H
+
+/*
+ * Which cgroup (v2) each task is in, at every moment of the event stream,
+ * kept in user space so that it works whatever delivers the events (perf
+ * rings, the ftrace ring buffer, a recording): a snapshot of every task's
+ * /proc/TID/cgroup when tracing starts, then sched:sched_process_fork (a
+ * child starts in its parent's cgroup) and cgroup:cgroup_attach_task (a
+ * task moved) in stream order. A block request is attributed when its
+ * submitter's event (block_io_start, or block_rq_insert before 6.5) is
+ * delivered, to the cgroup the submitting task was in at that moment: never
+ * at completion, which runs in whatever task the interrupt hit (bcc#3741).
+ *
+ * Not seen: a child created straight into another cgroup (clone3 with
+ * CLONE_INTO_CGROUP) is taken to be in its parent's until it is moved.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "iotap.h"
+#include "source.h"
+
+struct cgtrack;
+
+/* What the tracker needs of the session that owns it. */
+struct cgtrack_ops {
+	void *arg;
+	/* Whether sys:name can be delivered. */
+	bool (*event_available)(void *arg, const char *sys, const char *name);
+	/* Subscribe fn to sys:name (outside any tool's events table); NULL with errno. */
+	struct iotap_event *(*event_use)(void *arg, const char *sys, const char *name,
+					 iotap_handler_fn fn, void *fn_arg);
+	/* The hierarchy path a --cgroup argument names (source_ops.cgroup_path); NULL: cgroup_path_named. */
+	int (*path)(void *arg, const char *in, char *out, size_t len);
+	/* Every task's cgroup when events began to flow (source_ops.cgroup_tasks); NULL: none known. */
+	int (*tasks)(void *arg, cgroup_task_fn fn, void *fn_arg);
+};
+
+/*
+ * cgtrack_create - start tracking (the events are subscribed now); path, if
+ * not NULL, is the --cgroup filter.
+ * Return: 0, -ENOENT (no such cgroup, with one error line) or -errno.
+ */
+int cgtrack_create(struct cgtrack **out, const struct cgtrack_ops *ops, const char *path);
+/* cgtrack_started - once events flow: every task's cgroup then */
+void cgtrack_started(struct cgtrack *ct);
+/*
+ * cgtrack_of - the cgroup path ("/a/b") the task of a sample is in at the
+ * sample's time, NULL when unknown. The string lives as long as ct.
+ */
+const char *cgtrack_of(struct cgtrack *ct, const struct perf_sample *s);
+/* cgtrack_match - whether that cgroup is the filter's or below it (true without a filter) */
+bool cgtrack_match(struct cgtrack *ct, const struct perf_sample *s);
+/* cgtrack_filtering - whether a --cgroup filter is set */
+bool cgtrack_filtering(const struct cgtrack *ct);
+/* cgtrack_free - free the tracker; accepts NULL */
+void cgtrack_free(struct cgtrack *ct);
+
+/* For the sources. */
+/* cgroup_path_here - a cgroup v2 directory of this machine as a hierarchy path; -ENOENT logged */
+int cgroup_path_here(const char *arg, char *path, size_t len);
+/* cgroup_path_named - that, or a path of the recording machine's hierarchy (its mount left out) */
+int cgroup_path_named(const char *arg, char *path, size_t len);
+/* cgroup_tasks_proc - every task's cgroup v2 path from /proc, stamped when read */
+int cgroup_tasks_proc(cgroup_task_fn fn, void *arg);
+
+#endif

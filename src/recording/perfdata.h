@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_PERFDATA_H
+#define IOTAP_PERFDATA_H
+
+/*
+ * The session source that reads a perf.data file written by 'perf record'
+ * (the file format of tools/perf/Documentation/perf.data-file-format.txt).
+ * Read: the file header, the attributes with their ids, the tracing-data
+ * feature section (header_page, the event format texts, kallsyms when
+ * perf put them there), the hostname, release and build-id features, and
+ * the records: samples of tracepoint events, COMM, FORK, EXIT, MMAP2, LOST
+ * and LOST_SAMPLES, ordered by FINISHED_ROUND as perf orders them.
+ *
+ * Samples and side-band records are rewritten, as they are read, into the
+ * layout iotap's own events have (IOTAP_SAMPLE_BASE, plus a callchain with
+ * -g; sample_id trailers of TID, TIME, CPU, IDENTIFIER) with the index of
+ * their attribute + 1 as the id, so that everything above the source sees
+ * what a live run or a recording delivers.
+ *
+ * Not read: pipe-mode files (perf record -o -), zstd-compressed records
+ * (perf record -z), files of the other byte order: each is refused with one
+ * error line. Every field is read through a bounds-checked cursor; a
+ * malformed file gives -EINVAL and one error line, a malformed sample is
+ * counted and left out (session_warn_malformed()).
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+#define PERFDATA_MAGIC "PERFILE2"
+
+/* perfdata_magic - whether the first bytes of a file say perf.data (either byte order) */
+bool perfdata_magic(const void *buf, size_t len);
+
+#endif
