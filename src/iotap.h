@@ -107,6 +107,7 @@ struct iotap_event *iotap_event_use(struct iotap_ctx *ctx, const char *sys, cons
 bool iotap_event_available(struct iotap_ctx *ctx, const char *sys, const char *name);
 int iotap_probe_create(struct iotap_ctx *ctx, bool uprobe, bool ret, const char *name,
 		       const char *target, uint64_t offset, const char *args, const char **sys);
+bool iotap_probe_recorded(struct iotap_ctx *ctx, const char *name);
 void iotap_stop(struct iotap_ctx *ctx);
 struct tep_event *iotap_event_format(struct iotap_event *ev);
 int iotap_event_filter(struct iotap_event *ev, const char *fmt, ...)

@@ -264,6 +264,17 @@ int iotap_probe_create(struct iotap_ctx *ctx, bool uprobe, bool ret, const char 
 	return 0;
 }
 
+/* iotap_probe_recorded - whether a recording holds a probe called name (live: false) */
+bool iotap_probe_recorded(struct iotap_ctx *ctx, const char *name)
+{
+	struct session *s = ctx->sess;
+
+	for (size_t i = 0; !s->live && i < s->fs.nr; i++)
+		if (!strncmp(s->fs.ev[i].sys, "iotap_", 6) && !strcmp(s->fs.ev[i].name, name))
+			return true;
+	return false;
+}
+
 /* iotap_stop - end the run after the current record, as a signal would */
 void iotap_stop(struct iotap_ctx *ctx)
 {

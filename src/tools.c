@@ -14,6 +14,7 @@ extern const struct tool tool_biosnoop;
 extern const struct tool tool_biotop;
 extern const struct tool tool_biostacks;
 extern const struct tool tool_iostack;
+extern const struct tool tool_fileio;
 
 const struct tool *const iotap_tools[] = {
 	&tool_biolatency,
@@ -26,6 +27,7 @@ const struct tool *const iotap_tools[] = {
 	&tool_biotop,
 	&tool_biostacks,
 	&tool_iostack,
+	&tool_fileio,
 	NULL
 };
 
