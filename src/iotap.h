@@ -66,6 +66,7 @@ enum tool_args {
 
 struct tool {
 	const char *name;
+	const char *alias;		/* another name it answers to, or NULL */
 	const char *summary;
 	const char *description;	/* man page DESCRIPTION, plain text paragraphs */
 	const char *examples;		/* man page EXAMPLES: "command\n  what it does\n" pairs */

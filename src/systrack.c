@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* systrack.c - file I/O syscalls per thread, with the names of their files */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <search.h>
@@ -442,6 +443,24 @@ static int systrack_uprobes_use(struct systrack *st, iotap_handler_fn fn, char *
 	return 0;
 }
 
+/* systrack_comms_warm - learn every running process's name now, while /proc has it */
+static void systrack_comms_warm(struct iotap_ctx *ctx)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	/* Events are read a moment after they happen: a short-lived process is gone by then. */
+	while (d && (de = readdir(d))) {
+		char *end;
+		unsigned long pid = strtoul(de->d_name, &end, 10);
+
+		if (!*end && end != de->d_name)
+			iotap_comm(ctx, (uint32_t)pid);
+	}
+	if (d)
+		closedir(d);
+}
+
 /* systrack_create - subscribe to the syscalls cfg asks for, and what names need */
 int systrack_create(struct systrack **out, struct iotap_ctx *ctx, const struct systrack_cfg *cfg)
 {
@@ -456,6 +475,8 @@ int systrack_create(struct systrack **out, struct iotap_ctx *ctx, const struct s
 	st->cfg = *cfg;
 	st->ctx = ctx;
 	st->live = iotap_is_live(ctx);
+	if (st->live)
+		systrack_comms_warm(ctx);
 	st->fds = fdtab_alloc();
 	/* Every syscall, plus the libc probes and the three sched events. */
 	st->ev = calloc(2 * SYSTRACK_NR_DEFS + SYSTRACK_NR_UPROBES + 3, sizeof(*st->ev));

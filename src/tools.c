@@ -15,6 +15,7 @@ extern const struct tool tool_biotop;
 extern const struct tool tool_biostacks;
 extern const struct tool tool_iostack;
 extern const struct tool tool_fileio;
+extern const struct tool tool_iostackbreakdown;
 
 const struct tool *const iotap_tools[] = {
 	&tool_biolatency,
@@ -28,6 +29,7 @@ const struct tool *const iotap_tools[] = {
 	&tool_biostacks,
 	&tool_iostack,
 	&tool_fileio,
+	&tool_iostackbreakdown,
 	NULL
 };
 
@@ -35,7 +37,7 @@ const struct tool *const iotap_tools[] = {
 const struct tool *tool_find(const char *name)
 {
 	for (const struct tool *const *t = iotap_tools; *t; t++)
-		if (!strcmp((*t)->name, name))
+		if (!strcmp((*t)->name, name) || ((*t)->alias && !strcmp((*t)->alias, name)))
 			return *t;
 	return NULL;
 }

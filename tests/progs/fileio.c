@@ -105,6 +105,11 @@ static void dupfork(const char *dir, long n)
 
 int main(int argc, char **argv)
 {
+	char go;
+
+	/* FILEIO_WAIT: start only after a byte on stdin, once a tracer follows this PID. */
+	if (getenv("FILEIO_WAIT") && read(0, &go, 1) != 1)
+		die("read stdin");
 	if (argc == 5 && !strcmp(argv[1], "rw"))
 		rw(argv[2], atol(argv[3]), atol(argv[4]));
 	else if (argc == 4 && !strcmp(argv[1], "cached"))
