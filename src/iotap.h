@@ -79,6 +79,7 @@ struct tool {
 	size_t params_size;
 	size_t state_size;
 	int (*init)(struct iotap_ctx *ctx);
+	int (*record)(struct iotap_ctx *ctx);	/* make the dynamic events a recording needs */
 	int (*report)(struct iotap_ctx *ctx);
 	void (*fini)(struct iotap_ctx *ctx);
 };

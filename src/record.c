@@ -270,6 +270,9 @@ static int record_select(struct session *s, const struct record_params *p, struc
 				t->name, miss->sys, miss->name);
 		} else {
 			ret = record_want(s, t, p->callchains, &want, &nr);
+			/* Probes the tool makes for itself (file names) are recorded too. */
+			if (!ret && t->record)
+				ret = t->record(&s->ctx);
 			sb_put(names, ",", names->len ? 1 : 0);
 			sb_put(names, t->name, strlen(t->name));
 		}

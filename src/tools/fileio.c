@@ -322,6 +322,7 @@ const struct tool tool_fileio = {
 	.params_size = sizeof(struct fileio_params),
 	.state_size = sizeof(struct fileio_state),
 	.init = fileio_init,
+	.record = systrack_record_probes,
 	.report = fileio_report,
 	.fini = fileio_fini,
 };
