@@ -203,6 +203,23 @@ static void iosb_out_add(struct iosb_state *st, const struct blk_io *io, uint64_
 	st->out[i].ns += ns;
 }
 
+static bool iosb_wanted(struct iotap_ctx *ctx, uint32_t pid);
+
+/* iosb_out_wanted - with -p or -c: the chosen processes' own, and the kernel's workers */
+static bool iosb_out_wanted(struct iotap_ctx *ctx, const struct blk_io *io)
+{
+	static const char *const workers[] = { "kworker", "jbd2", "xfs", "flush", NULL };
+	struct iosb_params *p = ctx->params;
+
+	if ((!p->pid && !p->comm) || (io->t_start && iosb_wanted(ctx, io->pid)))
+		return true;
+	/* Writeback and journal threads act for every process: never another program's. */
+	for (const char *const *w = workers; *w; w++)
+		if (!strncmp(io->comm, *w, strlen(*w)))
+			return true;
+	return false;
+}
+
 /* iosb_on_done - a request completed: device time, and its syscall's waiting */
 static int iosb_on_done(void *arg, const struct blk_io *io)
 {
@@ -215,7 +232,8 @@ static int iosb_on_done(void *arg, const struct blk_io *io)
 
 	if (p->queued)
 		from = start;
-	if (st->layer[IOSB_BLK])
+	/* With -p or -c the block layer shows the requests the chosen processes submitted. */
+	if (st->layer[IOSB_BLK] && ((!p->pid && !p->comm) || (io->t_start && iosb_wanted(ctx, io->pid))))
 		ret = iosb_op_add(ctx, io->op == BLOCK_OP_WRITE ? "blk_write" :
 				  io->op == BLOCK_OP_READ ? "blk_read" : "blk_other",
 				  io->t_done > from ? io->t_done - from : 0);
@@ -229,7 +247,7 @@ static int iosb_on_done(void *arg, const struct blk_io *io)
 			st->late_reqs++;
 	}
 	if (!c) {
-		if (!io->user)
+		if (!io->user && iosb_out_wanted(ctx, io))
 			iosb_out_add(st, io, io->t_done - start);
 		return 0;
 	}
@@ -517,7 +535,7 @@ static void iosb_print_attribution(struct iotap_ctx *ctx)
 			(unsigned long long)r->pages);
 	}
 	if (st->nr_out) {
-		fprintf(ctx->out, "\nblock I/O outside traced syscalls (writeback, journal, readahead workers):\n");
+		fprintf(ctx->out, "\nblock I/O outside traced syscalls (writeback, journal, workers):\n");
 		fprintf(ctx->out, "%-16s %8s %10s %12s %s\n", "SUBMITTER", "BLK_REQ", "KB", "BLK_us", "");
 		for (size_t i = 0; i < st->nr_out; i++)
 			fprintf(ctx->out, "%-16s %8llu %10llu %12llu %s\n", st->out[i].comm,
@@ -528,6 +546,12 @@ static void iosb_print_attribution(struct iotap_ctx *ctx)
 	if (st->late_reqs)
 		fprintf(ctx->out, "%llu requests completed after their syscall returned (not attributed)\n",
 			(unsigned long long)st->late_reqs);
+}
+
+/* iosb_op_cmp - totals in the histograms' order */
+static int iosb_op_cmp(const void *a, const void *b)
+{
+	return strcmp(a, b);
 }
 
 /* iosb_report - histograms per operation, totals, then the attribution; then reset */
@@ -557,6 +581,8 @@ static int iosb_report(struct iotap_ctx *ctx)
 	}
 	if (!p->json) {
 		fputc('\n', ctx->out);
+		/* name is the first member: the entries sort as strings. */
+		qsort(st->ops, st->nr_ops, sizeof(st->ops[0]), iosb_op_cmp);
 		for (size_t i = 0; i < st->nr_ops; i++)
 			fprintf(ctx->out, "%s, %llu\n", st->ops[i].name, (unsigned long long)st->ops[i].ns);
 		iosb_print_attribution(ctx);
