@@ -151,3 +151,27 @@ counts "$LIVE_TMP/rep.s" >"$LIVE_TMP/rep.t"
 grep -q "^pread64 $M $M $M " "$LIVE_TMP/rep.t" && cmp -s "$LIVE_TMP/live.t" "$LIVE_TMP/rep.t" ||
 	{ diff "$LIVE_TMP/live.t" "$LIVE_TMP/rep.t" >&2; fail "report iostackbreakdown differs from live"; }
 echo "ok: record then report: fileio rows and per-syscall counts equal live's (names from the recorded uprobes)"
+
+# The naming uprobes go at every exit; a SIGKILLed run's are reaped by the next run.
+before=$(tracefs_snapshot)
+tracer_start "$LIVE_TMP/k.out" fileio -C 3600
+grep -q libc_open "$TRACEFS/uprobe_events" || fail "no libc open uprobes while fileio runs"
+tracer_stop
+[ "$(tracefs_snapshot)" = "$before" ] || fail "fileio left tracefs changed after SIGINT"
+tracer_start "$LIVE_TMP/k.out" fileio -C 3600
+kill -KILL $TRACER_PID; wait $TRACER_PID 2>/dev/null || true
+grep -q libc_open "$TRACEFS/uprobe_events" || fail "SIGKILL test: no uprobes left to reap"
+tracer_start "$LIVE_TMP/k2.out" iostackbreakdown -T syscall
+tracer_stop
+[ "$(tracefs_snapshot)" = "$before" ] || fail "the next run did not reap fileio's uprobes"
+echo "ok: fileio's uprobes are removed on exit and reaped after SIGKILL"
+
+# Bad options: one error line, exit 1.
+for args in "fileio -m 5" "fileio -s bogus" "iostackbreakdown -T bogus" "iobreakdown -d nosuchdisk" \
+	"fileio -p 999999999"; do
+	rc=0
+	"$IOTAP" $args >"$LIVE_TMP/e.out" 2>"$LIVE_TMP/e.err" || rc=$?
+	[ $rc = 1 ] && [ "$(wc -l <"$LIVE_TMP/e.err")" = 1 ] ||
+		fail "'$args': exit $rc, stderr: $(cat "$LIVE_TMP/e.err")"
+done
+echo "ok: bad options give one error line and exit 1"
