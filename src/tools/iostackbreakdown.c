@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../blktrack.h"
 #include "../hist.h"
@@ -382,38 +383,212 @@ static int iosb_use(struct iotap_ctx *ctx, const char *sys, const char *name, io
 	return 0;
 }
 
-/* iosb_fs_init - the filesystem tracepoints this kernel has */
-static int iosb_fs_init(struct iotap_ctx *ctx, bool ext4)
+/* Functions timed by kprobe/kretprobe pairs where the kernel has kprobes: layer, op name. */
+static const struct iosb_kfunc {
+	const char *fn, *op;
+	enum iosb_layer layer;
+} iosb_kfuncs[] = {
+	{ "vfs_read", "vfs_read", IOSB_VFS },
+	{ "vfs_write", "vfs_write", IOSB_VFS },
+	{ "vfs_open", "vfs_open", IOSB_VFS },
+	{ "vfs_fsync_range", "vfs_fsync", IOSB_VFS },
+	{ "ext4_file_read_iter", "ext4_file_read_iter", IOSB_FS },
+	{ "ext4_file_write_iter", "ext4_file_write_iter", IOSB_FS },
+	{ "ext4_file_open", "ext4_file_open", IOSB_FS },
+	{ "ext4_sync_file", "ext4_sync_file", IOSB_FS },
+	{ "xfs_file_read_iter", "xfs_file_read_iter", IOSB_FS },
+	{ "xfs_file_write_iter", "xfs_file_write_iter", IOSB_FS },
+	{ "xfs_file_open", "xfs_file_open", IOSB_FS },
+	{ "xfs_file_fsync", "xfs_file_fsync", IOSB_FS },
+};
+#define IOSB_NR_KFUNCS (sizeof(iosb_kfuncs) / sizeof(iosb_kfuncs[0]))
+
+/* iosb_on_kentry - a traced kernel function entered */
+static int iosb_on_kentry(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	const struct iosb_kfunc *k = arg;
+
+	if (!iosb_wanted(ctx, s->pid))
+		return 0;
+	return iosb_fsin_put(ctx->state, s->tid, k->op, s->time);
+}
+
+/* iosb_on_kreturn - it returned: one timed operation */
+static int iosb_on_kreturn(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	const struct iosb_kfunc *k = arg;
+	uint64_t t = iosb_fsin_take(ctx->state, s->tid, k->op);
+
+	return t ? iosb_op_add(ctx, k->op, s->time - t) : 0;
+}
+
+/* iosb_ftrace_funcs - which of our functions the kernel can probe (available_filter_functions) */
+static void iosb_ftrace_funcs(bool *ok)
+{
+	char path[512], line[512];
+	const char *dir;
+	FILE *f;
+
+	if (tfs_dir_get(&dir))
+		return;
+	snprintf(path, sizeof(path), "%s/available_filter_functions", dir);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, " \t\n")] = 0;
+		for (size_t i = 0; i < IOSB_NR_KFUNCS; i++)
+			if (!strcmp(line, iosb_kfuncs[i].fn))
+				ok[i] = true;
+	}
+	if (f)
+		fclose(f);
+}
+
+/* iosb_kprobes_use - kprobe pairs on the layer's functions; the list made into line */
+static int iosb_kprobes_use(struct iotap_ctx *ctx, enum iosb_layer layer, bool ext4, bool xfs,
+			    iotap_handler_fn on_entry, iotap_handler_fn on_return, char *line,
+			    size_t len)
+{
+	bool ok[IOSB_NR_KFUNCS] = { false };
+	size_t n = 0;
+	int nr = 0;
+
+	if (iotap_is_live(ctx))
+		iosb_ftrace_funcs(ok);
+	for (size_t i = 0; i < IOSB_NR_KFUNCS; i++) {
+		const struct iosb_kfunc *k = &iosb_kfuncs[i];
+		char name[2][64];
+		const char *sys;
+		int ret = 0;
+
+		if (k->layer != layer || (!ext4 && !strncmp(k->fn, "ext4", 4)) ||
+		    (!xfs && !strncmp(k->fn, "xfs", 3)))
+			continue;
+		snprintf(name[0], sizeof(name[0]), "kp_%s", k->fn);
+		snprintf(name[1], sizeof(name[1]), "kr_%s", k->fn);
+		/* Refused: a function ftrace cannot hook (inlined, notrace) would time nothing. */
+		if (iotap_is_live(ctx) ? !ok[i] : !iotap_probe_recorded(ctx, name[1]))
+			continue;
+		for (int r = 0; r < 2 && !ret; r++) {
+			struct iotap_event *ev;
+
+			ret = iotap_probe_create(ctx, false, r, name[r], k->fn, 0, NULL, &sys);
+			if (ret)
+				break;
+			ev = iotap_event_use(ctx, sys, name[r], 0, r ? on_return : on_entry, (void *)k);
+			/* iotap's own report writes are not the traced I/O. */
+			ret = !ev ? -errno : iotap_is_live(ctx) ?
+				iotap_event_filter(ev, "common_pid != %d", (int)getpid()) : 0;
+		}
+		if (ret)
+			return ret;
+		n += snprintf(line + n, n < len ? len - n : 0, "%s%s", nr++ ? ", " : "", k->fn);
+	}
+	return nr;
+}
+
+/* iosb_fs_init - the filesystem's kprobe pairs where the kernel has kprobes, and its tracepoints */
+static int iosb_fs_init(struct iotap_ctx *ctx, bool ext4, bool xfs, bool kprobes)
 {
 	struct iosb_state *st = ctx->state;
-	char *line = st->lines[IOSB_FS];
+	char *line = st->lines[IOSB_FS], kp[192] = "", tp[192] = "";
 	size_t n = 0;
-	int ret;
+	int ret, nr_kp = 0;
 
-	n += snprintf(line + n, 256 - n, "fs: ");
-	if (ext4 && !(ret = iosb_use(ctx, "ext4", "ext4_sync_file_enter", iosb_on_sync_enter,
-				   &st->f_sync_dev, "dev")) &&
+	if (kprobes) {
+		nr_kp = iosb_kprobes_use(ctx, IOSB_FS, ext4, xfs, iosb_on_kentry, iosb_on_kreturn,
+					 kp, sizeof(kp));
+		if (nr_kp < 0)
+			return nr_kp;
+	}
+	/* A kprobe on ext4_sync_file times what the tracepoint pair would: not both. */
+	if (ext4 && !strstr(kp, "ext4_sync_file") &&
+	    !(ret = iosb_use(ctx, "ext4", "ext4_sync_file_enter", iosb_on_sync_enter,
+			     &st->f_sync_dev, "dev")) &&
 	    !(ret = iosb_use(ctx, "ext4", "ext4_sync_file_exit", iosb_on_sync_exit, NULL, NULL)))
-		n += snprintf(line + n, 256 - n, "ext4:ext4_sync_file_enter/exit, ");
-	else if (ext4 && ret != -ENOENT)
+		n += snprintf(tp + n, sizeof(tp) - n, "ext4:ext4_sync_file_enter/exit, ");
+	else if (ext4 && !strstr(kp, "ext4_sync_file") && ret != -ENOENT)
 		return ret;
 	/* iomap serves direct I/O for ext4 and xfs alike. */
 	if (!(ret = iosb_use(ctx, "iomap", "iomap_dio_rw_begin", iosb_on_dio_begin, &st->f_dev, "dev")) &&
 	    !(ret = iosb_use(ctx, "iomap", "iomap_dio_complete", iosb_on_dio_complete, &st->f_flags,
 			     "ki_flags")))
-		n += snprintf(line + n, 256 - n, "iomap:iomap_dio_rw_begin/iomap_dio_complete, ");
+		n += snprintf(tp + n, sizeof(tp) - n, "iomap:iomap_dio_rw_begin/iomap_dio_complete, ");
 	else if (ret != -ENOENT)
 		return ret;
 	if (!(ret = iosb_use(ctx, "filemap", "mm_filemap_add_to_page_cache", iosb_on_pagecache,
 			     &st->f_sdev, "s_dev")))
-		n += snprintf(line + n, 256 - n, "filemap:mm_filemap_add_to_page_cache (page-cache misses), ");
+		n += snprintf(tp + n, sizeof(tp) - n, "filemap:mm_filemap_add_to_page_cache (page-cache misses), ");
 	else if (ret != -ENOENT)
 		return ret;
-	if (n == 4)
-		snprintf(line, 256, "fs: not offered: none of the ext4, iomap and filemap tracepoints exist here");
+	if (n)
+		tp[n - 2] = 0;
+	if (!nr_kp && !n)
+		snprintf(line, 256, "fs: not offered: no kprobes, and none of the ext4, iomap and filemap tracepoints");
 	else
-		snprintf(line + n - 2, 256 - (n - 2), " tracepoints");
+		snprintf(line, 256, "fs: %s%s%s%s%s", nr_kp ? "kprobe/kretprobe pairs on " : "", kp,
+			 nr_kp && n ? "; " : "", tp, n ? " tracepoints" : "");
 	return 0;
+}
+
+/* iosb_vfs_init - kprobe pairs on vfs_*, or the reason there are none */
+static int iosb_vfs_init(struct iotap_ctx *ctx, bool kprobes)
+{
+	struct iosb_state *st = ctx->state;
+	char *line = st->lines[IOSB_VFS], fns[192] = "";
+	int nr;
+
+	if (!kprobes) {
+		snprintf(line, 256, "vfs: not offered: %s, and no tracepoint marks vfs_read/vfs_write",
+			 iotap_is_live(ctx) ? "this kernel has no kprobes (no kprobe_events)" :
+			 "the recording has no vfs kprobes");
+		return 0;
+	}
+	nr = iosb_kprobes_use(ctx, IOSB_VFS, true, true, iosb_on_kentry, iosb_on_kreturn, fns,
+			      sizeof(fns));
+	if (nr < 0)
+		return nr;
+	if (nr)
+		snprintf(line, 256, "vfs: kprobe/kretprobe pairs on %s", fns);
+	else
+		snprintf(line, 256, "vfs: not offered: no vfs_* function is in available_filter_functions");
+	return 0;
+}
+
+/* iosb_has_kprobes - live: the kernel has kprobe_events; a recording: it holds our kprobes */
+static bool iosb_has_kprobes(struct iotap_ctx *ctx)
+{
+	if (iotap_is_live(ctx))
+		return tfs_file_exists("kprobe_events");
+	for (size_t i = 0; i < IOSB_NR_KFUNCS; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "kr_%s", iosb_kfuncs[i].fn);
+		if (iotap_probe_recorded(ctx, name))
+			return true;
+	}
+	return false;
+}
+
+/* iosb_record_ignore - a recorder keeps the probes' records as they are */
+static int iosb_record_ignore(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	return 0;
+}
+
+/* iosb_record - a recording holds the kprobe pairs too, where the kernel has kprobes */
+static int iosb_record(struct iotap_ctx *ctx)
+{
+	char buf[192];
+	int ret;
+
+	if (!iosb_has_kprobes(ctx))
+		return 0;
+	ret = iosb_kprobes_use(ctx, IOSB_VFS, true, true, iosb_record_ignore, iosb_record_ignore,
+			       buf, sizeof(buf));
+	if (ret >= 0)
+		ret = iosb_kprobes_use(ctx, IOSB_FS, true, true, iosb_record_ignore,
+				       iosb_record_ignore, buf, sizeof(buf));
+	return ret < 0 ? ret : 0;
 }
 
 /* iosb_init - pick each layer's source from what this kernel offers */
@@ -421,7 +596,7 @@ static int iosb_init(struct iotap_ctx *ctx)
 {
 	struct iosb_params *p = ctx->params;
 	struct iosb_state *st = ctx->state;
-	bool ext4 = true, any = !p->layers;
+	bool ext4 = true, xfs = true, kprobes, any = !p->layers;
 	struct systrack_cfg scfg = {
 		.kinds = SYS_KIND(SYS_READ) | SYS_KIND(SYS_WRITE) | SYS_KIND(SYS_SYNC) |
 			SYS_KIND(SYS_OPEN) | SYS_KIND(SYS_URING),
@@ -443,7 +618,7 @@ static int iosb_init(struct iotap_ctx *ctx)
 	if (p->layers) {
 		bool fs_named = false;
 
-		/* -T xfs alone leaves out ext4's events; iomap and filemap serve both. */
+		/* -T xfs alone leaves out ext4's functions; iomap and filemap serve both. */
 		for (const char *l = p->layers; l; l = strchr(l, ',')) {
 			l += *l == ',';
 			if (!strncmp(l, "syscall", 7))
@@ -456,6 +631,7 @@ static int iosb_init(struct iotap_ctx *ctx)
 				st->layer[IOSB_FS] = true;
 			if (!strncmp(l, "ext4", 4) || !strncmp(l, "xfs", 3)) {
 				ext4 = (fs_named && ext4) || !strncmp(l, "ext4", 4);
+				xfs = (fs_named && xfs) || !strncmp(l, "xfs", 3);
 				fs_named = true;
 			}
 		}
@@ -479,15 +655,14 @@ static int iosb_init(struct iotap_ctx *ctx)
 	snprintf(st->lines[IOSB_SYSCALL], 256,
 		 "syscall: syscalls:sys_enter_*/sys_exit_* tracepoints%s",
 		 st->layer[IOSB_SYSCALL] ? "" : " (attribution only)");
-	if (iotap_is_live(ctx) ? tfs_file_exists("kprobe_events") :
-	    iotap_probe_recorded(ctx, "vfs_read"))
-		snprintf(st->lines[IOSB_VFS], 256,
-			 "vfs: not offered: kprobe pairs on vfs_* are not implemented yet");
-	else
-		snprintf(st->lines[IOSB_VFS], 256,
-			 "vfs: not offered: this kernel has no kprobes (no kprobe_events), and no tracepoint marks vfs_read/vfs_write");
+	kprobes = iosb_has_kprobes(ctx);
+	if (st->layer[IOSB_VFS]) {
+		ret = iosb_vfs_init(ctx, kprobes);
+		if (ret)
+			return ret;
+	}
 	if (st->layer[IOSB_FS]) {
-		ret = iosb_fs_init(ctx, ext4);
+		ret = iosb_fs_init(ctx, ext4, xfs, kprobes);
 		if (ret)
 			return ret;
 	}
@@ -503,7 +678,7 @@ static int iosb_init(struct iotap_ctx *ctx)
 		 p->queued ? "from creation, -Q" : "device time");
 	if (!p->json && (iotap_is_live(ctx) || iotap_verbose(ctx)))
 		for (int i = 0; i < IOSB_NR_LAYERS; i++)
-			if (st->layer[i] || i == IOSB_VFS)
+			if (st->layer[i])
 				fprintf(ctx->out, "layer %s\n", st->lines[i]);
 	return 0;
 }
@@ -644,6 +819,7 @@ const struct tool tool_iostackbreakdown = {
 	.params_size = sizeof(struct iosb_params),
 	.state_size = sizeof(struct iosb_state),
 	.init = iosb_init,
+	.record = iosb_record,
 	.report = iosb_report,
 	.fini = iosb_fini,
 };

@@ -21,19 +21,22 @@ fs_make() {
 	echo "$mnt"
 }
 
-# run_waiting OUT ARGS - the test program, held until a tracer follows its PID
+# run_held ARGS - the test program, stopped once loaded until a tracer follows its PID
 # (its dynamic loader's own reads are not part of the count); PROG_PID is its PID
 run_held() {
-	mkfifo "$LIVE_TMP/go.$$" 2>/dev/null || true
-	FILEIO_WAIT=1 "$PROG" "$@" <"$LIVE_TMP/go.$$" &
+	local i
+	FILEIO_WAIT=1 "$PROG" "$@" &
 	PROG_PID=$!
-	exec 7>"$LIVE_TMP/go.$$"
+	for i in $(seq 1 100); do
+		[ "$(awk '{ print $3 }' /proc/$PROG_PID/stat 2>/dev/null)" = T ] && return 0
+		sleep 0.02
+	done
+	fail "test program did not stop"
 }
 
-# release - let the held program run, wait for it
+# release - continue the held program, wait for it
 release() {
-	echo g >&7
-	exec 7>&-
+	kill -CONT $PROG_PID
 	wait $PROG_PID || fail "test program failed"
 }
 
@@ -105,8 +108,7 @@ for fs in ext4 xfs; do
 	# dup, fork, write through the child's copy: the writes land on c, not on the decoy.
 	run_held dupfork "$MNT" 9 >/dev/null
 	tracer_start "$LIVE_TMP/d.$fs" fileio -C -c fileio 3600
-	echo g >&7; exec 7>&-
-	wait $PROG_PID || fail "dupfork failed"
+	release
 	tracer_stop
 	c=$(awk '$NF ~ /\/c$/' "$LIVE_TMP/d.$fs")
 	set -- $c

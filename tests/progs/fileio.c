@@ -2,6 +2,7 @@
 /* fileio.c - file I/O of known shape for the fileio and iostackbreakdown tests */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,11 +106,9 @@ static void dupfork(const char *dir, long n)
 
 int main(int argc, char **argv)
 {
-	char go;
-
-	/* FILEIO_WAIT: start only after a byte on stdin, once a tracer follows this PID. */
-	if (getenv("FILEIO_WAIT") && read(0, &go, 1) != 1)
-		die("read stdin");
+	/* FILEIO_WAIT: stop before any I/O, once loaded; a tracer following this PID continues it. */
+	if (getenv("FILEIO_WAIT"))
+		raise(SIGSTOP);
 	if (argc == 5 && !strcmp(argv[1], "rw"))
 		rw(argv[2], atol(argv[3]), atol(argv[4]));
 	else if (argc == 4 && !strcmp(argv[1], "cached"))
