@@ -68,6 +68,8 @@ struct iosb_state {
 	struct iosb_fsin *fsin;
 	size_t nr_fsin, cap_fsin;
 	struct field f_dev, f_flags, f_sdev, f_sync_dev;
+	struct reqtab *bios;		/* before block_io_start (6.5): bio queued -> its syscall */
+	struct block_fmt f_bio;
 	char lines[IOSB_NR_LAYERS][256];
 };
 
@@ -94,6 +96,7 @@ static const struct tool_event iosb_events[] = {
 	{ "block", "block_rq_complete", 0 },
 	{ "block", "block_io_start", TOOL_EV_OPTIONAL },
 	{ "block", "block_rq_insert", TOOL_EV_OPTIONAL },
+	{ "block", "block_bio_queue", TOOL_EV_OPTIONAL },
 	{ "ext4", "ext4_sync_file_enter", TOOL_EV_OPTIONAL },
 	{ "ext4", "ext4_sync_file_exit", TOOL_EV_OPTIONAL },
 	{ "iomap", "iomap_dio_rw_begin", TOOL_EV_OPTIONAL },
@@ -177,11 +180,28 @@ static int iosb_on_start(void *arg, struct blkreq *r, const struct perf_sample *
 {
 	struct iotap_ctx *ctx = arg;
 	struct iosb_state *st = ctx->state;
-	struct sys_call *c = st->sys ? systrack_current(st->sys, s->tid) : NULL;
+	/* block_rq_insert (before 6.5) may run in another context: bios tag instead. */
+	struct sys_call *c = st->bios ? NULL : systrack_current(st->sys, s->tid);
 
 	r->user = c ? (uint64_t)s->tid << 32 | (uint32_t)c->seq : 0;
-	if (c)
-		c->user[U_REQS]++;
+	return 0;
+}
+
+/* iosb_on_bio_queue - kernels before 6.5: a bio queued in the submitter tags its sector */
+static int iosb_on_bio_queue(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct iosb_state *st = ctx->state;
+	struct sys_call *c = systrack_current(st->sys, s->tid);
+	struct block_rq rq;
+	struct blkreq *r;
+
+	if (!c || block_rq_decode(&st->f_bio, s->raw, s->raw_size, &rq) || !rq.nr_sector ||
+	    (st->has_dev && rq.dev != st->dev))
+		return 0;
+	r = reqtab_insert(st->bios, rq.dev, rq.sector, s->time);
+	if (!r)
+		return -ENOMEM;
+	r->user = (uint64_t)s->tid << 32 | (uint32_t)c->seq;
 	return 0;
 }
 
@@ -229,6 +249,7 @@ static int iosb_on_done(void *arg, const struct blk_io *io)
 	struct iosb_state *st = ctx->state;
 	uint64_t from = io->t_issue, start = io->t_start ? io->t_start : io->t_issue;
 	struct sys_call *c = NULL;
+	uint64_t user = io->user;
 	int ret = 0;
 
 	if (p->queued)
@@ -240,18 +261,28 @@ static int iosb_on_done(void *arg, const struct blk_io *io)
 				  io->t_done > from ? io->t_done - from : 0);
 	if (ret)
 		return ret;
-	if (io->user && st->sys) {
-		c = systrack_current(st->sys, (uint32_t)(io->user >> 32));
-		if (c && (uint32_t)c->seq != (uint32_t)io->user)
+	if (!user && st->bios) {
+		/* A request starts at its first bio's sector (merges append, or prepend the caller's). */
+		struct blkreq *b = reqtab_find(st->bios, io->dev, io->sector);
+
+		if (b) {
+			user = b->user;
+			reqtab_remove(st->bios, b);
+		}
+	}
+	if (user) {
+		c = systrack_current(st->sys, (uint32_t)(user >> 32));
+		if (c && (uint32_t)c->seq != (uint32_t)user)
 			c = NULL;
 		if (!c)
 			st->late_reqs++;
 	}
 	if (!c) {
-		if (!io->user && iosb_out_wanted(ctx, io))
+		if (!user && iosb_out_wanted(ctx, io))
 			iosb_out_add(st, io, io->t_done - start);
 		return 0;
 	}
+	c->user[U_REQS]++;
 	c->user[U_QUEUE_NS] += io->t_issue - start;
 	c->user[U_DEV_NS] += io->t_done - io->t_issue;
 	/* Waiting is the union of the requests' lifetimes: overlapping ones count once. */
@@ -596,7 +627,7 @@ static int iosb_init(struct iotap_ctx *ctx)
 {
 	struct iosb_params *p = ctx->params;
 	struct iosb_state *st = ctx->state;
-	bool ext4 = true, xfs = true, kprobes, any = !p->layers;
+	bool ext4 = true, xfs = true, kprobes, has_io_start, any = !p->layers;
 	struct systrack_cfg scfg = {
 		.kinds = SYS_KIND(SYS_READ) | SYS_KIND(SYS_WRITE) | SYS_KIND(SYS_SYNC) |
 			SYS_KIND(SYS_OPEN) | SYS_KIND(SYS_URING),
@@ -673,9 +704,24 @@ static int iosb_init(struct iotap_ctx *ctx)
 	ret = blktrack_create(&st->bt, ctx, &bcfg);
 	if (ret)
 		return ret;
-	snprintf(st->lines[IOSB_BLK], 256, "blk: block:%s/block_rq_issue/block_rq_complete tracepoints (%s)",
-		 blktrack_has_start(st->bt) ? "block_io_start" : "block_rq_insert",
-		 p->queued ? "from creation, -Q" : "device time");
+	has_io_start = iotap_event_available(ctx, "block", "block_io_start");
+	if (!has_io_start && iotap_event_available(ctx, "block", "block_bio_queue")) {
+		struct iotap_event *ev = iotap_event_use(ctx, "block", "block_bio_queue", 0,
+							 iosb_on_bio_queue, NULL);
+
+		if (!ev)
+			return -errno;
+		ret = block_fmt_init(&st->f_bio, iotap_event_format(ev));
+		if (ret)
+			return ret;
+		st->bios = reqtab_alloc(1u << 16, 60ull * 1000000000ull);
+		if (!st->bios)
+			return -ENOMEM;
+	}
+	snprintf(st->lines[IOSB_BLK], 256, "blk: block:%s/block_rq_issue/block_rq_complete tracepoints (%s)%s",
+		 has_io_start ? "block_io_start" : blktrack_has_start(st->bt) ? "block_rq_insert" : "",
+		 p->queued ? "from creation, -Q" : "device time",
+		 st->bios ? "; requests matched to syscalls by their first bio (block_bio_queue)" : "");
 	if (!p->json && (iotap_is_live(ctx) || iotap_verbose(ctx)))
 		for (int i = 0; i < IOSB_NR_LAYERS; i++)
 			if (st->layer[i])
@@ -779,6 +825,7 @@ static void iosb_fini(struct iotap_ctx *ctx)
 
 	systrack_free(st->sys);
 	blktrack_free(st->bt);
+	reqtab_free(st->bios);
 	hist_set_release(&st->hs);
 	free(st->fsin);
 }
