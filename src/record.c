@@ -20,6 +20,7 @@
 #include "record.h"
 #include "recording.h"
 #include "stacks.h"
+#include "systrack.h"
 
 #define NSEC_PER_SEC 1000000000ull
 /* Processes per COMM chunk: 1.3 MB, well under the container's chunk limit. */
@@ -522,6 +523,23 @@ static int record_put_maps(struct recorder *rc)
 	return ret;
 }
 
+/* record_put_fds - fileio: every process's open descriptors now; syscalls follow changes */
+static int record_put_fds(struct recorder *rc)
+{
+	size_t len;
+	void *buf;
+	int ret = systrack_fds_snapshot(&buf, &len);
+
+	if (ret) {
+		log_msg(LOG_WARN, "cannot read the processes' descriptors: %s; files opened before recording stay unnamed",
+			strerror(-ret));
+		return 0;
+	}
+	ret = rc_fail(rc, rec_writer_put(rc->w, REC_SEC_FDTB, buf, len));
+	free(buf);
+	return ret;
+}
+
 /* record_put_stat - after the records: when recording stopped, and how much it wrote */
 static int record_put_stat(struct recorder *rc, uint64_t t_end)
 {
@@ -845,6 +863,8 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 		ret = record_put_comms(&rc);
 	if (!ret && p->callchains)
 		ret = record_put_maps(&rc);
+	if (!ret && tools.p && record_listed((char *)tools.p, "fileio"))
+		ret = record_put_fds(&rc);
 	if (!ret) {
 		static const uint32_t prefix[2] = { REC_SEC_VERSION, 0 };
 

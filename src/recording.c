@@ -654,6 +654,7 @@ static int file_section(struct session *s, struct file_src *f, uint32_t type, co
 	case REC_SEC_FMTH:
 	case REC_SEC_EVNT:
 	case REC_SEC_MAPS:
+	case REC_SEC_FDTB:
 		return blob_keep(f, type, p, len);
 	case REC_SEC_DISK:
 		return disk_parse(s, f, p, len);
@@ -1294,6 +1295,26 @@ const struct tool cmd_report = {
 	.common = report_common_opts,
 	.params_size = sizeof(struct report_params),
 };
+
+/* recording_blob - the i-th kept section of a type, NULL past the last */
+static const void *recording_blob(const struct session *s, uint32_t type, size_t i, size_t *len)
+{
+	const struct file_src *f = s->live ? NULL : s->src_priv;
+
+	for (size_t k = 0; f && k < f->nr_blobs; k++) {
+		if (f->blobs[k].type == type && i-- == 0) {
+			*len = f->blobs[k].len;
+			return f->blobs[k].data;
+		}
+	}
+	return NULL;
+}
+
+/* recording_fds - the i-th recorded FDTB section (fileio), NULL past the last */
+const void *recording_fds(const struct session *s, size_t i, size_t *len)
+{
+	return recording_blob(s, REC_SEC_FDTB, i, len);
+}
 
 /* recording_maps - the i-th recorded MAPS section (-g), NULL past the last */
 const void *recording_maps(const struct session *s, size_t i, size_t *len)

@@ -29,6 +29,7 @@
 #define REC_SEC_EVTS	REC_FOURCC('E', 'V', 'T', 'S')	/* streamed: the perf records, in time order */
 #define REC_SEC_STAT	REC_FOURCC('S', 'T', 'A', 'T')	/* after the records: end time, totals */
 #define REC_SEC_MAPS	REC_FOURCC('M', 'A', 'P', 'S')	/* -g: executable mappings when recording began (stacks.h) */
+#define REC_SEC_FDTB	REC_FOURCC('F', 'D', 'T', 'B')	/* fileio: open descriptors when recording began (systrack.h) */
 
 #define REC_SEC_VERSION 1u
 
@@ -92,5 +93,6 @@ extern const struct tool cmd_report;
 int recording_info(struct session *s, struct recording_info *info);
 const char *recording_kallsyms(const struct session *s, size_t *len);
 const void *recording_maps(const struct session *s, size_t i, size_t *len);
+const void *recording_fds(const struct session *s, size_t i, size_t *len);
 
 #endif

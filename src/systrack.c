@@ -13,6 +13,7 @@
 
 #include "elfsym.h"
 #include "fdtab.h"
+#include "recording.h"
 #include "systrack.h"
 #include "../parsers/syscall.h"
 
@@ -461,6 +462,129 @@ static void systrack_comms_warm(struct iotap_ctx *ctx)
 		closedir(d);
 }
 
+/* fds_put - append to a growing buffer; a failure sticks */
+static void fds_put(uint8_t **b, size_t *len, size_t *cap, int *err, const void *p, size_t n)
+{
+	if (*err)
+		return;
+	if (*len + n > *cap) {
+		size_t c = *cap ? *cap * 2 : 4096;
+		uint8_t *nb;
+
+		while (c < *len + n)
+			c *= 2;
+		nb = realloc(*b, c);
+		if (!nb) {
+			*err = -ENOMEM;
+			return;
+		}
+		*b = nb;
+		*cap = c;
+	}
+	memcpy(*b + *len, p, n);
+	*len += n;
+}
+
+/* systrack_fds_snapshot - every process's descriptors and what they name, from /proc */
+int systrack_fds_snapshot(void **buf, size_t *len)
+{
+	DIR *d = opendir("/proc");
+	uint32_t head[2] = { REC_SEC_VERSION, 0 };
+	struct dirent *de;
+	size_t cap = 0;
+	uint8_t *b = NULL;
+	int err = 0;
+
+	*len = 0;
+	if (!d)
+		return -errno;
+	fds_put(&b, len, &cap, &err, head, sizeof(head));
+	while (!err && (de = readdir(d))) {
+		char dir[64], link[128], path[SYSTRACK_PATH_MAX];
+		unsigned long pid = strtoul(de->d_name, NULL, 10);
+		struct dirent *fe;
+		DIR *fd_dir;
+
+		if (!pid)
+			continue;
+		snprintf(dir, sizeof(dir), "/proc/%lu/fd", pid);
+		fd_dir = opendir(dir);
+		while (fd_dir && !err && (fe = readdir(fd_dir))) {
+			static const uint8_t pad[4];
+			char *end;
+			long fd = strtol(fe->d_name, &end, 10);
+			uint32_t ent[3];
+			ssize_t n;
+
+			if (*end || end == fe->d_name)
+				continue;
+			snprintf(link, sizeof(link), "%s/%ld", dir, fd);
+			n = readlink(link, path, sizeof(path) - 1);
+			if (n <= 0)
+				continue;
+			ent[0] = (uint32_t)pid;
+			ent[1] = (uint32_t)fd;
+			ent[2] = (uint32_t)n;
+			fds_put(&b, len, &cap, &err, ent, sizeof(ent));
+			fds_put(&b, len, &cap, &err, path, n);
+			fds_put(&b, len, &cap, &err, pad, (4 - n % 4) % 4);
+			head[1]++;
+		}
+		if (fd_dir)
+			closedir(fd_dir);
+	}
+	closedir(d);
+	if (err) {
+		free(b);
+		return err;
+	}
+	memcpy(b + 4, &head[1], 4);
+	*buf = b;
+	return 0;
+}
+
+/* systrack_fds_load - a recording's descriptors at its start into the table; -EINVAL if malformed */
+static int systrack_fds_load(struct systrack *st)
+{
+	const uint8_t *p;
+	size_t len;
+
+	for (size_t i = 0; (p = recording_fds(st->ctx->sess, i, &len)); i++) {
+		uint32_t ver, count;
+		size_t off = 8;
+
+		if (len < 8)
+			return -EINVAL;
+		memcpy(&ver, p, 4);
+		memcpy(&count, p + 4, 4);
+		if (ver != REC_SEC_VERSION)
+			continue;
+		for (uint32_t k = 0; k < count; k++) {
+			uint32_t ent[3];
+			char path[SYSTRACK_PATH_MAX];
+			size_t plen;
+			int ret;
+
+			if (len - off < SYSTRACK_FDS_FIXED)
+				return -EINVAL;
+			memcpy(ent, p + off, sizeof(ent));
+			off += SYSTRACK_FDS_FIXED;
+			plen = ent[2];
+			if (len - off < plen || plen >= sizeof(path))
+				return -EINVAL;
+			memcpy(path, p + off, plen);
+			path[plen] = 0;
+			off += plen + (4 - plen % 4) % 4;
+			if (off > len)
+				return -EINVAL;
+			ret = fdtab_set(st->fds, ent[0], (int)ent[1], path, false);
+			if (ret && ret != -EINVAL)
+				return ret;
+		}
+	}
+	return 0;
+}
+
 /* systrack_create - subscribe to the syscalls cfg asks for, and what names need */
 int systrack_create(struct systrack **out, struct iotap_ctx *ctx, const struct systrack_cfg *cfg)
 {
@@ -520,8 +644,16 @@ int systrack_create(struct systrack **out, struct iotap_ctx *ctx, const struct s
 	ret = systrack_uprobes_use(st, systrack_on_uprobe, src, sizeof(src));
 	if (ret && ret != -ENOENT)
 		return ret;
+	if (!st->live) {
+		ret = systrack_fds_load(st);
+		if (ret) {
+			iotap_err(ctx, "the recording's descriptor table (FDTB) is malformed");
+			return ret;
+		}
+	}
 	snprintf(st->names_src, sizeof(st->names_src), "%s%s%s", src, *src ? ", else " : "",
-		 st->live ? "/proc/PID/fd at first sight" : "none for descriptors opened before recording");
+		 st->live ? "/proc/PID/fd at first sight" :
+		 "the descriptor table recorded at the start");
 	return 0;
 }
 

@@ -83,4 +83,13 @@ const char *systrack_names_source(const struct systrack *st);
 /* Create the uprobes that name files, so a recording holds them. 0 or -errno. */
 int systrack_record_probes(struct iotap_ctx *ctx);
 
+/*
+ * The descriptors open when a recording began (REC_SEC_FDTB): u32 version,
+ * u32 count, then count entries of u32 pid, s32 fd, u32 path length and the
+ * path bytes (no NUL), each entry padded to 4 bytes. *buf is the
+ * caller's to free.
+ */
+#define SYSTRACK_FDS_FIXED 12
+int systrack_fds_snapshot(void **buf, size_t *len);
+
 #endif

@@ -154,6 +154,23 @@ grep -q "^pread64 $M $M $M " "$LIVE_TMP/rep.t" && cmp -s "$LIVE_TMP/live.t" "$LI
 	{ diff "$LIVE_TMP/live.t" "$LIVE_TMP/rep.t" >&2; fail "report iostackbreakdown differs from live"; }
 echo "ok: record then report: fileio rows and per-syscall counts equal live's (names from the recorded uprobes)"
 
+# A file opened before recording began is named from the descriptor table recorded at start.
+"$PROG" preopen "$MNT" 5 &
+pre=$!
+for i in $(seq 1 100); do [ "$(awk '{ print $3 }' /proc/$pre/stat)" = T ] && break; sleep 0.02; done
+"$IOTAP" record -o "$LIVE_TMP/pre.iotap" --tools fileio >"$LIVE_TMP/pre.out" 2>&1 &
+t_rec=$!
+LIVE_PIDS="$LIVE_PIDS $t_rec"
+for i in $(seq 1 100); do [ -s "$LIVE_TMP/pre.iotap" ] && break; sleep 0.05; done
+sleep 1
+kill -CONT $pre
+wait $pre || fail "preopen failed"
+TRACER_PID=$t_rec tracer_stop
+"$IOTAP" report -i "$LIVE_TMP/pre.iotap" fileio -C -p $pre >"$LIVE_TMP/pre.f" 2>&1 || fail "report failed"
+set -- $(row "$LIVE_TMP/pre.f" $pre p)
+[ "${4:-}" = 5 ] && [ "${6:-}" = 20 ] || { cat "$LIVE_TMP/pre.f" >&2; fail "file opened before recording: '$*'"; }
+echo "ok: a file opened before recording is named from the recorded descriptor table"
+
 # The naming uprobes go at every exit; a SIGKILLed run's are reaped by the next run.
 before=$(tracefs_snapshot)
 tracer_start "$LIVE_TMP/k.out" fileio -C 3600

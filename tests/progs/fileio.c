@@ -104,6 +104,22 @@ static void dupfork(const char *dir, long n)
 	printf("%d\n", (int)pid);
 }
 
+/* preopen - p opened, then stopped until continued (a recording starts), then N writes */
+static void preopen(const char *dir, long n)
+{
+	char buf[BS];
+	int p = open(path_of(dir, "p"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	if (p < 0)
+		die("open p");
+	memset(buf, 'z', BS);
+	raise(SIGSTOP);
+	for (long i = 0; i < n; i++)
+		if (write(p, buf, BS) != BS)
+			die("write p");
+	close(p);
+}
+
 int main(int argc, char **argv)
 {
 	/* FILEIO_WAIT: stop before any I/O, once loaded; a tracer following this PID continues it. */
@@ -113,10 +129,12 @@ int main(int argc, char **argv)
 		rw(argv[2], atol(argv[3]), atol(argv[4]));
 	else if (argc == 4 && !strcmp(argv[1], "cached"))
 		cached(argv[2], atol(argv[3]));
+	else if (argc == 4 && !strcmp(argv[1], "preopen"))
+		preopen(argv[2], atol(argv[3]));
 	else if (argc == 4 && !strcmp(argv[1], "dupfork"))
 		dupfork(argv[2], atol(argv[3]));
 	else {
-		fprintf(stderr, "usage: fileio rw DIR N M | cached DIR M | dupfork DIR N\n");
+		fprintf(stderr, "usage: fileio rw DIR N M | cached DIR M | dupfork DIR N | preopen DIR N\n");
 		return 2;
 	}
 	return 0;
