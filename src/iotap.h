@@ -27,7 +27,7 @@ enum opt_type {
 	OPT_CHOICE,		/* int: index into choices */
 	OPT_PID,		/* int, > 0; checked to exist when live */
 	OPT_DISK,		/* const char *: resolved by the tool via iotap_disk_resolve */
-	OPT_LIST,		/* const char *: comma-separated, validated by choices */
+	OPT_LIST,		/* unsigned int: bit i for choices[i]; comma-separated, repeatable */
 };
 
 struct opt {

@@ -165,6 +165,7 @@ static int opt_store(const struct opt *o, const char *arg, void *base, char *err
 		return -EINVAL;
 	case OPT_LIST: {
 		char *copy = strdup(arg), *tok, *save = NULL;
+		unsigned int set = 0;
 		int ret = 0;
 
 		if (!copy)
@@ -180,10 +181,12 @@ static int opt_store(const struct opt *o, const char *arg, void *base, char *err
 					 name, tok, choices);
 				ret = -EINVAL;
 			}
+			set |= 1u << i;
 		}
 		free(copy);
+		/* Given again, the items add up: -T a -T b is -T a,b. */
 		if (!ret)
-			*(const char **)p = arg;
+			*(unsigned int *)p |= set;
 		return ret;
 	}
 	}

@@ -24,8 +24,12 @@ static const char *const iosb_layers[] = { "syscall", "vfs", "fs", "blk", "ext4"
 /* What a syscall in progress collects (sys_call.user). */
 enum { U_REQS, U_QUEUE_NS, U_DEV_NS, U_WAIT_NS, U_BUSY_UNTIL, U_DEV_BYTES, U_PAGES };
 
+/* -T bits, in iosb_layers' order. */
+enum { T_SYSCALL = 1u << 0, T_VFS = 1u << 1, T_FS = 1u << 2, T_BLK = 1u << 3, T_EXT4 = 1u << 4,
+       T_XFS = 1u << 5, T_BLOCK = 1u << 6 };
+
 struct iosb_params {
-	const char *layers;
+	unsigned int layers;
 	int pid;
 	const char *disk, *comm;
 	bool queued, msecs, percentiles, json;
@@ -76,7 +80,7 @@ struct iosb_state {
 #define P(f) offsetof(struct iosb_params, f)
 static const struct opt iosb_opts[] = {
 	{ 'T', "layer", OPT_LIST, P(layers), "LAYER",
-	  "trace these layers, a comma-separated list (default: every layer this kernel offers); ext4 and xfs name the fs layer",
+	  "trace these layers, a comma-separated list, repeatable (default: every layer this kernel offers); ext4 and xfs are the fs layer of that filesystem only",
 	  iosb_layers },
 	{ 'p', "pid", OPT_PID, P(pid), "PID", "trace this process only" },
 	{ 'c', "comm", OPT_STR, P(comm), "COMM", "trace processes with this command name only" },
@@ -647,24 +651,14 @@ static int iosb_init(struct iotap_ctx *ctx)
 	for (int i = 0; i < IOSB_NR_LAYERS; i++)
 		st->layer[i] = any;
 	if (p->layers) {
-		bool fs_named = false;
-
+		st->layer[IOSB_SYSCALL] = p->layers & T_SYSCALL;
+		st->layer[IOSB_VFS] = p->layers & T_VFS;
+		st->layer[IOSB_FS] = p->layers & (T_FS | T_EXT4 | T_XFS);
+		st->layer[IOSB_BLK] = p->layers & (T_BLK | T_BLOCK);
 		/* -T xfs alone leaves out ext4's functions; iomap and filemap serve both. */
-		for (const char *l = p->layers; l; l = strchr(l, ',')) {
-			l += *l == ',';
-			if (!strncmp(l, "syscall", 7))
-				st->layer[IOSB_SYSCALL] = true;
-			else if (!strncmp(l, "vfs", 3))
-				st->layer[IOSB_VFS] = true;
-			else if (!strncmp(l, "blk", 3) || !strncmp(l, "block", 5))
-				st->layer[IOSB_BLK] = true;
-			else
-				st->layer[IOSB_FS] = true;
-			if (!strncmp(l, "ext4", 4) || !strncmp(l, "xfs", 3)) {
-				ext4 = (fs_named && ext4) || !strncmp(l, "ext4", 4);
-				xfs = (fs_named && xfs) || !strncmp(l, "xfs", 3);
-				fs_named = true;
-			}
+		if (!(p->layers & T_FS) && (p->layers & (T_EXT4 | T_XFS))) {
+			ext4 = p->layers & T_EXT4;
+			xfs = p->layers & T_XFS;
 		}
 	}
 	if (p->pid && iotap_pid_check(ctx, p->pid)) {

@@ -97,9 +97,11 @@ for fs in ext4 xfs; do
 	# A cached pass: every read from the page cache, no block request.
 	"$PROG" cached "$MNT" $M
 	run_held cached "$MNT" $M
-	tracer_start "$LIVE_TMP/c.$fs" iobreakdown -T syscall,blk -p $PROG_PID
+	tracer_start "$LIVE_TMP/c.$fs" iobreakdown -T syscall -T blk -p $PROG_PID
 	release
 	tracer_stop
+	[ "$(grep -c '^layer ' "$LIVE_TMP/c.$fs")" = 2 ] && grep -q '^layer blk: ' "$LIVE_TMP/c.$fs" &&
+		! grep -q '^operation = iomap' "$LIVE_TMP/c.$fs" || fail "$fs: -T syscall -T blk: other layers traced"
 	set -- $(sysrow "$LIVE_TMP/c.$fs" pread64)
 	[ "${2:-}" = $M ] && [ "$5" = 0 ] && [ "$6" = 0 ] && [ "${11}" = $((M * 4)) ] && [ "${12}" = 0 ] ||
 		fail "$fs: cached pread64 row: $* (want $M calls from the page cache, 0 requests)"
