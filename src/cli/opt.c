@@ -135,6 +135,7 @@ static int opt_store(const struct opt *o, const char *arg, void *base, char *err
 		return -EINVAL;
 	case OPT_LIST: {
 		char *copy = strdup(arg), *tok, *save = NULL;
+		unsigned int set = 0;
 		int ret = 0;
 
 		if (!copy)
@@ -150,10 +151,12 @@ static int opt_store(const struct opt *o, const char *arg, void *base, char *err
 					 name, tok, choices);
 				ret = -EINVAL;
 			}
+			set |= 1u << i;
 		}
 		free(copy);
+		/* Given again, the items add up: -T a -T b is -T a,b. */
 		if (!ret)
-			*(const char **)p = arg;
+			*(unsigned int *)p |= set;
 		return ret;
 	}
 	}
@@ -473,6 +476,10 @@ void opt_man(const struct tool *tool, FILE *out)
 	man_text(out, tool->summary);
 	fprintf(out, "\n.SH SYNOPSIS\n\\fBiotap %s\\fR [\\fIoptions\\fR]", tool->name);
 	man_text(out, opt_args_usage(tool));
+	if (tool->alias) {
+		fprintf(out, "\n.br\n\\fBiotap %s\\fR [\\fIoptions\\fR]", tool->alias);
+		man_text(out, opt_args_usage(tool));
+	}
 	if (opt_is_tool(tool)) {
 		fprintf(out, "\n.br\n\\fB%s\\fR [\\fIoptions\\fR]", tool->name);
 		man_text(out, opt_args_usage(tool));
@@ -509,6 +516,19 @@ void opt_man(const struct tool *tool, FILE *out)
 			fprintf(out, ".br\n\\fB%s:%s\\fR%s%s\n", e->sys, e->name,
 				e->flags & TOOL_EV_OPTIONAL ? " (optional)" : "",
 				e->flags & TOOL_EV_STACK ? " (with callchains)" : "");
+	}
+	if (tool->probes && tool->probes[0].name) {
+		fputs(".PP\nProbes made for the run (and recorded) where the kernel can:\n", out);
+		for (const struct probe_spec *p = tool->probes; p->name; p++) {
+			fprintf(out, ".br\n\\fB%s\\fR: %s%s on ", p->name, p->uprobe ? "uprobe" : "kprobe",
+				p->ret ? " (return)" : "");
+			man_text(out, p->symbol);
+			fputs(p->uprobe ? (p->libc ? " in the C library\n" : " in ") : "\n", out);
+			if (p->uprobe && !p->libc && p->path) {
+				man_text(out, p->path);
+				fputc('\n', out);
+			}
+		}
 	}
 	if (tool->examples) {
 		const char *p = tool->examples;

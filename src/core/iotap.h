@@ -27,7 +27,7 @@ enum opt_type {
 	OPT_CHOICE,		/* int: index into choices */
 	OPT_PID,		/* int, > 0; checked to exist when live */
 	OPT_DISK,		/* const char *: resolved by the tool via iotap_disk_resolve */
-	OPT_LIST,		/* const char *: comma-separated, validated by choices */
+	OPT_LIST,		/* unsigned int: bit i for choices[i]; comma-separated, repeatable */
 };
 
 struct opt {
@@ -54,6 +54,17 @@ struct tool_event {
 	unsigned int flags;
 };
 
+/* A probe a tool asks for: where, and what it fetches. */
+struct probe_spec {
+	bool uprobe, ret;
+	const char *name;		/* the event's name */
+	const char *path;		/* uprobe: the binary */
+	bool libc;			/* uprobe: in the C library iotap runs with (path unused) */
+	const char *symbol;		/* kprobe target, or the function in path */
+	uint64_t offset;		/* from symbol */
+	const char *args;		/* fetchargs, or NULL */
+};
+
 /* Positional arguments a tool takes after its options. */
 enum tool_args {
 	TOOL_ARGS_NONE,
@@ -66,6 +77,7 @@ enum tool_args {
 
 struct tool {
 	const char *name;
+	const char *alias;		/* another name it answers to, or NULL */
 	const char *summary;
 	const char *description;	/* man page DESCRIPTION, plain text paragraphs */
 	const char *examples;		/* man page EXAMPLES: "command\n  what it does\n" pairs */
@@ -75,6 +87,13 @@ struct tool {
 	const struct opt *opts;
 	const struct opt *common;	/* kept in struct session_opts; NULL: common_opts */
 	const struct tool_event *events;
+	/*
+	 * Probes it may make with iotap_probe_create, ended by one without a
+	 * name; `iotap record` makes (and records) those the kernel can. NULL: none.
+	 */
+	const struct probe_spec *probes;
+	/* It names files by descriptor (iotap_fds_initial): a recording keeps every process's at its start. */
+	bool fds_initial;
 	size_t params_size;
 	size_t state_size;
 	int (*init)(struct iotap_ctx *ctx);
@@ -113,19 +132,22 @@ typedef int (*iotap_event_each_fn)(struct iotap_ctx *ctx, const char *sys, const
 				   void *arg);
 int iotap_event_each(struct iotap_ctx *ctx, const char *sys, const char *pattern,
 		     iotap_event_each_fn fn, void *arg);
-/* A probe a tool asks for: where, and what it fetches. */
-struct probe_spec {
-	bool uprobe, ret;
-	const char *name;		/* the event's name */
-	const char *path;		/* uprobe: the binary */
-	const char *symbol;		/* kprobe target, or the function in path */
-	uint64_t offset;		/* from symbol */
-	const char *args;		/* fetchargs, or NULL */
-};
-
 bool iotap_probe_available(struct iotap_ctx *ctx, const struct probe_spec *p);
 int iotap_probe_create(struct iotap_ctx *ctx, const struct probe_spec *p, const char **sys);
 void iotap_stop(struct iotap_ctx *ctx);
+
+/*
+ * File descriptors' names beyond the traced open syscalls (systrack.h).
+ * iotap_fds_initial: fn for each descriptor every process had open when
+ * tracing began (0, fn's error, -EINVAL damaged, -ENOTSUP: the source does
+ * not know them). iotap_fd_path: what pid's fd names now (-ENOENT: not
+ * known, -ENOTSUP: the source cannot tell). iotap_fd_names: how the source
+ * knows, for a banner ("" when it does not).
+ */
+typedef int (*iotap_fd_fn)(void *arg, uint32_t pid, int fd, const char *path);
+int iotap_fds_initial(struct iotap_ctx *ctx, iotap_fd_fn fn, void *arg);
+int iotap_fd_path(struct iotap_ctx *ctx, uint32_t pid, int fd, char *buf, size_t len);
+const char *iotap_fd_names(struct iotap_ctx *ctx);
 
 /*
  * Cgroups (cgroup.h): --cgroup PATH keeps the I/O submitted by tasks in that

@@ -424,6 +424,30 @@ int iotap_probe_create(struct iotap_ctx *ctx, const struct probe_spec *p, const 
 	return ret;
 }
 
+/* iotap_fds_initial - the descriptors open when tracing began, as far as the source knows */
+int iotap_fds_initial(struct iotap_ctx *ctx, iotap_fd_fn fn, void *arg)
+{
+	struct session *s = ctx->sess;
+
+	return s->src->fds_initial ? s->src->fds_initial(s, fn, arg) : -ENOTSUP;
+}
+
+/* iotap_fd_path - what a descriptor names now, as far as the source can tell */
+int iotap_fd_path(struct iotap_ctx *ctx, uint32_t pid, int fd, char *buf, size_t len)
+{
+	struct session *s = ctx->sess;
+
+	return s->src->fd_path ? s->src->fd_path(s, pid, fd, buf, len) : -ENOTSUP;
+}
+
+/* iotap_fd_names - how the source knows descriptors' names; "" when it does not */
+const char *iotap_fd_names(struct iotap_ctx *ctx)
+{
+	const char *how = ctx->sess->src->fd_names;
+
+	return how ? how : "";
+}
+
 /* iotap_stop - end the run after the current record, as a signal would */
 void iotap_stop(struct iotap_ctx *ctx)
 {

@@ -68,6 +68,12 @@ struct source_ops {
 	/* The per-CPU sample ids of an attached event, for a recorder; -ENOENT: none. */
 	int (*event_ids)(const struct session *s, const struct iotap_event *ev,
 			 const uint64_t **ids, size_t *nr);
+	/* Every process's open descriptors when tracing began (a recording's FDTB); -EINVAL damaged. */
+	int (*fds_initial)(struct session *s, iotap_fd_fn fn, void *arg);
+	/* What pid's fd names now (/proc/PID/fd); -ENOENT when not known. */
+	int (*fd_path)(struct session *s, uint32_t pid, int fd, char *buf, size_t len);
+	/* How fds_initial and fd_path know descriptors' names, for a banner; NULL: they do not. */
+	const char *fd_names;
 	/* The name of a process no COMM record named, or NULL when unknown. */
 	const char *(*comm)(struct session *s, uint32_t pid);
 	/* 0 when a PID option may name pid here, -ESRCH when no such process runs. */

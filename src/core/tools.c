@@ -19,6 +19,8 @@ extern const struct tool tool_nvmelatency;
 extern const struct tool tool_scsilatency;
 extern const struct tool tool_scsiresult;
 extern const struct tool tool_mdflush;
+extern const struct tool tool_fileio;
+extern const struct tool tool_iostackbreakdown;
 
 const struct tool *const iotap_tools[] = {
 	&tool_biolatency,
@@ -36,6 +38,8 @@ const struct tool *const iotap_tools[] = {
 	&tool_scsilatency,
 	&tool_scsiresult,
 	&tool_mdflush,
+	&tool_fileio,
+	&tool_iostackbreakdown,
 	NULL
 };
 
@@ -43,7 +47,7 @@ const struct tool *const iotap_tools[] = {
 const struct tool *tool_find(const char *name)
 {
 	for (const struct tool *const *t = iotap_tools; *t; t++)
-		if (!strcmp((*t)->name, name))
+		if (!strcmp((*t)->name, name) || ((*t)->alias && !strcmp((*t)->alias, name)))
 			return *t;
 	return NULL;
 }

@@ -294,6 +294,61 @@ int recfmt_cgrp_decode(const void *p, size_t len, recfmt_cgrp_fn fn, void *arg)
 	return 0;
 }
 
+/* recfmt_fdtb_begin - u32 version, u32 count (patched by recfmt_fdtb_end) */
+void recfmt_fdtb_begin(struct secbuf *b)
+{
+	secbuf_u32(b, REC_SEC_VERSION);
+	secbuf_u32(b, 0);
+}
+
+/* recfmt_fdtb_add - u32 pid, s32 fd, u32 path length, the path, zeros to 4 bytes */
+void recfmt_fdtb_add(struct secbuf *b, uint32_t pid, int fd, const char *path)
+{
+	static const uint8_t pad[4];
+	size_t len = strnlen(path, REC_FDTB_PATH_MAX);
+
+	secbuf_u32(b, pid);
+	secbuf_u32(b, (uint32_t)fd);
+	secbuf_u32(b, (uint32_t)len);
+	secbuf_put(b, path, len);
+	secbuf_put(b, pad, (4 - len % 4) % 4);
+}
+
+/* recfmt_fdtb_end - the count of entries added */
+void recfmt_fdtb_end(struct secbuf *b, uint32_t n)
+{
+	secbuf_patch_u32(b, 4, n);
+}
+
+/* recfmt_fdtb_decode - each descriptor and its name to fn */
+int recfmt_fdtb_decode(const void *p, size_t len, recfmt_fdtb_fn fn, void *arg)
+{
+	struct cursor c = cursor_make(p, len);
+	char path[REC_FDTB_PATH_MAX + 1];
+	uint32_t ver = 0, n = 0;
+
+	if (cursor_u32(&c, &ver) || cursor_u32(&c, &n))
+		return -EINVAL;
+	if (ver != REC_SEC_VERSION)
+		return 0;
+	if (cursor_left(&c) / REC_FDTB_ENTRY < n)
+		return -EINVAL;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t pid, fd, plen;
+		int ret;
+
+		if (cursor_u32(&c, &pid) || cursor_u32(&c, &fd) || cursor_u32(&c, &plen) ||
+		    plen > REC_FDTB_PATH_MAX || cursor_copy(&c, path, plen) ||
+		    !cursor_take(&c, (4 - plen % 4) % 4) || memchr(path, 0, plen))
+			return -EINVAL;
+		path[plen] = 0;
+		ret = fn(arg, pid, (int)fd, path);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /* recfmt_comm_decode - each process name to fn */
 int recfmt_comm_decode(const void *p, size_t len, recfmt_comm_fn fn, void *arg, char *why,
 		       size_t whylen)

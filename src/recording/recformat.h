@@ -33,6 +33,7 @@
 #define REC_SEC_STAT	REC_FOURCC('S', 'T', 'A', 'T')	/* after the records: end time, totals */
 #define REC_SEC_MAPS	REC_FOURCC('M', 'A', 'P', 'S')	/* -g: executable mappings when recording began */
 #define REC_SEC_CGRP	REC_FOURCC('C', 'G', 'R', 'P')	/* --cgroups: every task's cgroup v2 when recording began */
+#define REC_SEC_FDTB	REC_FOURCC('F', 'D', 'T', 'B')	/* fileio: open descriptors when recording began */
 
 #define REC_SEC_VERSION 1u
 
@@ -63,6 +64,13 @@
  * cgroup:cgroup_attach_task and sched:sched_process_fork events.
  */
 #define REC_CGRP_ENTRY 16
+/*
+ * FDTB (tools that name files by descriptor): u32 version, u32 count, then count
+ * entries of u32 pid, s32 fd, u32 path length and the path (no NUL), each
+ * entry padded with zeros to 4 bytes. Later changes are the recorded syscalls.
+ */
+#define REC_FDTB_ENTRY 12
+#define REC_FDTB_PATH_MAX 4095
 /* Streamed sections: u32 version, u32 zero, then the content. */
 #define REC_STREAM_PREFIX 8
 /* STAT: u32 version, u32 zero, u64 end time, u64 records, u64 samples. */
@@ -140,6 +148,15 @@ void recfmt_cgrp_end(struct secbuf *b, uint32_t n);
 typedef void (*recfmt_cgrp_fn)(void *arg, uint32_t tid, const char *path, uint64_t t);
 /* -EINVAL when damaged */
 int recfmt_cgrp_decode(const void *p, size_t len, recfmt_cgrp_fn fn, void *arg);
+
+/* FDTB: every process's open descriptors when recording began (begin, add each, end). */
+void recfmt_fdtb_begin(struct secbuf *b);
+void recfmt_fdtb_add(struct secbuf *b, uint32_t pid, int fd, const char *path);
+void recfmt_fdtb_end(struct secbuf *b, uint32_t n);
+/* path: NUL-terminated, valid only during the call; fn's error ends the decode */
+typedef int (*recfmt_fdtb_fn)(void *arg, uint32_t pid, int fd, const char *path);
+/* a section of another version is skipped (0); -EINVAL when damaged */
+int recfmt_fdtb_decode(const void *p, size_t len, recfmt_fdtb_fn fn, void *arg);
 
 /* STAT: after the records, when recording stopped and how much it wrote. */
 void recfmt_stat_encode(struct secbuf *b, uint64_t t_end, uint64_t records, uint64_t samples);

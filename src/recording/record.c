@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "fdtab.h"
 #include "log.h"
 #include "recformat.h"
 #include "record.h"
@@ -54,6 +55,7 @@ struct recorder {
 	struct stackmap *stacks;	/* distinct callchains written so far: their id + 1 */
 	int werr;			/* the first write error */
 	bool started;			/* the records began: the file stays */
+	bool fds;			/* a recorded tool names files: FDTB */
 };
 
 /* rc_fail - remember the first write error */
@@ -157,8 +159,43 @@ static int record_want(struct session *s, const struct tool *t, bool stacks,
 	return 0;
 }
 
+/* record_probe_made - whether a probe called name was made for this recording already */
+static bool record_probe_made(const struct session *s, const char *name)
+{
+	for (size_t i = 0; s->probe_sys && i < s->nr_ev; i++)
+		if (!strcmp(s->ev[i]->sys, s->probe_sys) && !strcmp(s->ev[i]->name, name))
+			return true;
+	return false;
+}
+
+/* record_probes - the probes a tool makes for itself that this kernel can make, recorded too */
+static int record_probes(struct session *s, const struct tool *t)
+{
+	for (const struct probe_spec *p = t->probes; p && p->name; p++) {
+		struct iotap_event *ev;
+		const char *sys;
+		int ret;
+
+		if (!iotap_probe_available(&s->ctx, p))
+			continue;
+		/* Two tools may make the same probe; one place may be probed once (-EEXIST). */
+		if (record_probe_made(s, p->name))
+			continue;
+		ret = iotap_probe_create(&s->ctx, p, &sys);
+		if (ret == -EEXIST)
+			continue;
+		if (ret)
+			return ret;
+		ev = iotap_event_use(&s->ctx, sys, p->name, 0, record_ignore, NULL);
+		if (!ev)
+			return -errno;
+	}
+	return 0;
+}
+
 /* record_select - subscribe to the events of the tools asked for (default: the block tools) */
-static int record_select(struct session *s, const struct record_params *p, struct secbuf *names)
+static int record_select(struct session *s, const struct record_params *p, struct secbuf *names,
+			 bool *fds)
 {
 	struct tool_event *want = NULL;
 	unsigned int stacks = 0;
@@ -198,15 +235,24 @@ static int record_select(struct session *s, const struct record_params *p, struc
 				t->name, miss->sys, miss->name);
 		} else {
 			ret = record_want(s, t, p->callchains, &want, &nr);
+			if (!ret)
+				ret = record_probes(s, t);
+			*fds |= t->fds_initial;
 			secbuf_put(names, ",", names->len ? 1 : 0);
 			secbuf_put(names, t->name, strlen(t->name));
 		}
 	}
 	for (size_t i = 0; i < nr && !ret; i++) {
+		struct iotap_event *ev;
+
 		stacks |= want[i].flags;
-		if (!iotap_event_use(&s->ctx, want[i].sys, want[i].name, want[i].flags,
-				     record_ignore, NULL))
+		ev = iotap_event_use(&s->ctx, want[i].sys, want[i].name, want[i].flags,
+				     record_ignore, NULL);
+		if (!ev)
 			ret = -errno;
+		/* The recorder's own writes of the file would feed the syscall events they record. */
+		else if (!strcmp(want[i].sys, "syscalls"))
+			ret = iotap_event_filter(ev, "common_pid != %d", (int)getpid());
 	}
 	/* Which task is in which cgroup: a snapshot (record_put_cgroups), then these in stream order. */
 	if (!ret && p->cgroups &&
@@ -526,6 +572,50 @@ static int record_put_maps(struct recorder *rc)
 	return ret;
 }
 
+/* Building FDTB sections: the entries so far. */
+struct fdtb_build {
+	struct recorder *rc;
+	struct secbuf b;
+	uint32_t n;
+};
+
+/* record_fd_add - one descriptor into the FDTB section; a full section goes out first */
+static int record_fd_add(void *arg, uint32_t pid, int fd, const char *path)
+{
+	struct fdtb_build *fb = arg;
+	int ret = 0;
+
+	/* One section is one chunk: past a chunk's worth, another section follows. */
+	if (fb->b.len + REC_FDTB_ENTRY + REC_FDTB_PATH_MAX + 3 > REC_CHUNK_MAX) {
+		recfmt_fdtb_end(&fb->b, fb->n);
+		ret = sb_flush(fb->rc, &fb->b, REC_SEC_FDTB);
+		recfmt_fdtb_begin(&fb->b);
+		fb->n = 0;
+	}
+	recfmt_fdtb_add(&fb->b, pid, fd, path);
+	fb->n++;
+	return ret ? ret : fb->b.err;
+}
+
+/* record_put_fds - every process's open descriptors now; the recorded syscalls follow changes */
+static int record_put_fds(struct recorder *rc)
+{
+	struct fdtb_build fb = { .rc = rc };
+	int ret;
+
+	recfmt_fdtb_begin(&fb.b);
+	ret = fdtab_proc_foreach(record_fd_add, &fb);
+	if (ret && !rc->werr && ret != -ENOMEM)
+		log_msg(LOG_WARN, "cannot read the processes' descriptors: %s; files opened before recording may stay unnamed",
+			strerror(-ret));
+	if (!rc->werr) {
+		recfmt_fdtb_end(&fb.b, fb.n);
+		ret = sb_flush(rc, &fb.b, REC_SEC_FDTB);
+	}
+	secbuf_release(&fb.b);
+	return rc->werr ? rc->werr : ret;
+}
+
 /* record_put_stat - after the records: when recording stopped, and how much it wrote */
 static int record_put_stat(struct recorder *rc, uint64_t t_end)
 {
@@ -747,7 +837,7 @@ static int record_init(struct iotap_ctx *ctx)
 {
 	struct recorder *rc = ctx->params;
 	struct session *s = ctx->sess;
-	int ret = record_select(s, rc->p, &rc->tools);
+	int ret = record_select(s, rc->p, &rc->tools, &rc->fds);
 
 	if (!ret && rc->p->callchains) {
 		rc->rewrite = malloc(PERF_RECORD_MAX);
@@ -782,6 +872,8 @@ static int record_start(struct iotap_ctx *ctx)
 		ret = record_put_maps(rc);
 	if (!ret && rc->p->cgroups)
 		ret = record_put_cgroups(rc);
+	if (!ret && rc->fds)
+		ret = record_put_fds(rc);
 	if (!ret)
 		ret = rc_fail(rc, rec_writer_stream(rc->w, REC_SEC_EVTS, prefix, sizeof(prefix)));
 	if (!ret && rc->command) {

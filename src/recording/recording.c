@@ -451,6 +451,7 @@ static int file_section(struct session *s, struct file_src *f, uint32_t type, co
 	case REC_SEC_EVNT:
 	case REC_SEC_MAPS:
 	case REC_SEC_CGRP:
+	case REC_SEC_FDTB:
 		return blob_keep(f, type, p, len);
 	case REC_SEC_DISK:
 		ret = recfmt_disk_decode(p, len, &s->disks, why, sizeof(why));
@@ -963,6 +964,18 @@ static int file_cgroup_tasks(struct session *s, cgroup_task_fn fn, void *arg)
 	return ret;
 }
 
+/* file_fds_initial - the descriptors open when recording began (FDTB) */
+static int file_fds_initial(struct session *s, iotap_fd_fn fn, void *arg)
+{
+	const struct file_src *f = s->src_priv;
+	int ret = 0;
+
+	for (size_t k = 0; k < f->nr_blobs && !ret; k++)
+		if (f->blobs[k].type == REC_SEC_FDTB)
+			ret = recfmt_fdtb_decode(f->blobs[k].data, f->blobs[k].len, fn, arg);
+	return ret;
+}
+
 /* file_close - warn if the end was never written, then free everything */
 static void file_close(struct session *s)
 {
@@ -1056,6 +1069,8 @@ const struct source_ops source_file = {
 	.maps_load = file_maps_load,
 	.event_names = file_event_names,
 	.cgroup_tasks = file_cgroup_tasks,
+	.fds_initial = file_fds_initial,
+	.fd_names = "the descriptor table recorded at the start",
 	.info = file_info,
 	.close = file_close,
 };

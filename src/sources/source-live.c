@@ -12,6 +12,7 @@
 
 #include "cgroup.h"
 #include "elfsym.h"
+#include "fdtab.h"
 #include "ksyms.h"
 #include "live.h"
 #include "log.h"
@@ -42,6 +43,13 @@ struct live_src {
 	int nr_pfd;
 	struct dynevent_set *dyn;
 	bool enabled;
+	/* The uprobes made, by place: one place is probed once (aliases share one). */
+	struct live_place { char *path; uint64_t offset; bool ret; } *places;
+	size_t nr_places;
+	/* available_filter_functions, sorted, read at the first kprobe asked about */
+	char **ftrace_fns;
+	size_t nr_ftrace_fns;
+	bool ftrace_fns_read;
 };
 
 /* live_wall_offset - realtime minus monotonic, for printing wall-clock times */
@@ -178,42 +186,205 @@ static int live_event_filter(struct session *s, struct iotap_event *ev, const ch
 	return be->ops->filter ? be->ops->filter(be->priv, ev, clause) : 0;
 }
 
-/* live_probe_available - whether this kernel has the probe's kind */
-static bool live_probe_available(struct session *s, const struct probe_spec *p)
+/* live_libc - the C library this program runs with, from its own mappings */
+static int live_libc(char *path, size_t len)
 {
-	return tfs_file_exists(p->uprobe ? "uprobe_events" : "kprobe_events");
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[4096];
+	int ret = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (ret && fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, '/');
+
+		if (!p)
+			continue;
+		p[strcspn(p, "\n")] = 0;
+		if (strstr(p, "/libc.so.6") || strstr(p, "/libc-")) {
+			snprintf(path, len, "%s", p);
+			ret = 0;
+		}
+	}
+	fclose(f);
+	return ret;
 }
 
-/* live_probe_create - a kprobe/uprobe in this run's group, removed at exit */
+/* live_uprobe_place - the binary and file offset a uprobe goes to; logs nothing */
+static int live_uprobe_place(const struct probe_spec *p, char *path, size_t len, uint64_t *off)
+{
+	uint64_t base;
+	int err;
+
+	if (p->libc)
+		err = live_libc(path, len);
+	else
+		err = snprintf(path, len, "%s", p->path ? p->path : "") >= (int)len ? -ENAMETOOLONG : 0;
+	if (err)
+		return err;
+	err = elf_symbol_file_offset(path, p->symbol, &base);
+	if (err)
+		return err;
+	*off = base + p->offset;
+	return 0;
+}
+
+/* live_str_cmp - qsort/bsearch order of C strings */
+static int live_str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* live_ftrace_fns_read - available_filter_functions, sorted for lookups */
+static void live_ftrace_fns_read(struct live_src *lv)
+{
+	char path[512], line[512];
+	size_t cap = 0;
+	const char *dir;
+	FILE *f;
+
+	lv->ftrace_fns_read = true;
+	if (tfs_dir_get(&dir))
+		return;
+	snprintf(path, sizeof(path), "%s/available_filter_functions", dir);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *name;
+
+		line[strcspn(line, " \t\n")] = 0;
+		if (lv->nr_ftrace_fns == cap) {
+			char **a = realloc(lv->ftrace_fns, (cap ? cap * 2 : 4096) * sizeof(*a));
+
+			if (!a)
+				break;
+			lv->ftrace_fns = a;
+			cap = cap ? cap * 2 : 4096;
+		}
+		name = strdup(line);
+		if (!name)
+			break;
+		lv->ftrace_fns[lv->nr_ftrace_fns++] = name;
+	}
+	if (f)
+		fclose(f);
+	if (lv->nr_ftrace_fns)
+		qsort(lv->ftrace_fns, lv->nr_ftrace_fns, sizeof(*lv->ftrace_fns), live_str_cmp);
+}
+
+/*
+ * live_probe_available - whether this kernel has the probe's kind and its
+ * place: a uprobe's function in its binary; a kprobe's function where ftrace
+ * can hook it (available_filter_functions), since an inlined or notrace
+ * function would time nothing
+ */
+static bool live_probe_available(struct session *s, const struct probe_spec *p)
+{
+	struct live_src *lv = s->src_priv;
+	char path[4096];
+	uint64_t off;
+
+	if (!tfs_file_exists(p->uprobe ? "uprobe_events" : "kprobe_events"))
+		return false;
+	if (p->uprobe)
+		return !live_uprobe_place(p, path, sizeof(path), &off);
+	if (!p->symbol)
+		return true;
+	if (!lv->ftrace_fns_read)
+		live_ftrace_fns_read(lv);
+	return lv->nr_ftrace_fns &&
+		bsearch(&p->symbol, lv->ftrace_fns, lv->nr_ftrace_fns, sizeof(*lv->ftrace_fns),
+			live_str_cmp);
+}
+
+/* live_place_seen - remember a uprobe's place; -EEXIST when one was made there already */
+static int live_place_seen(struct live_src *lv, const char *path, uint64_t off, bool ret)
+{
+	struct live_place *a;
+
+	for (size_t i = 0; i < lv->nr_places; i++)
+		if (lv->places[i].offset == off && lv->places[i].ret == ret &&
+		    !strcmp(lv->places[i].path, path))
+			return -EEXIST;
+	a = realloc(lv->places, (lv->nr_places + 1) * sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	lv->places = a;
+	a[lv->nr_places].path = strdup(path);
+	if (!a[lv->nr_places].path)
+		return -ENOMEM;
+	a[lv->nr_places].offset = off;
+	a[lv->nr_places++].ret = ret;
+	return 0;
+}
+
+/* live_probe_create - a kprobe/uprobe in this run's group, removed at exit; -EEXIST: place taken */
 static int live_probe_create(struct session *s, const struct probe_spec *p, const char **sys)
 {
 	struct live_src *lv = s->src_priv;
 	enum dynevent_kind kind = p->uprobe ? (p->ret ? DYNEVENT_URETPROBE : DYNEVENT_UPROBE) :
 		(p->ret ? DYNEVENT_KRETPROBE : DYNEVENT_KPROBE);
 	uint64_t offset = p->offset;
+	char path[4096];
 	int err;
 
 	if (p->uprobe) {
-		uint64_t base;
-
-		err = elf_symbol_file_offset(p->path, p->symbol, &base);
+		err = live_uprobe_place(p, path, sizeof(path), &offset);
 		if (err) {
-			log_msg(LOG_ERR, "no function '%s' in %s: %s", p->symbol, p->path, strerror(-err));
+			log_msg(LOG_ERR, "no function '%s' in %s: %s", p->symbol,
+				p->libc ? "the C library" : p->path, strerror(-err));
 			return -EINVAL;
 		}
-		offset += base;
+		/* Aliases (open and open64) share an address: their second probe would fire twice. */
+		err = live_place_seen(lv, path, offset, p->ret);
+		if (err)
+			return err;
 	}
-	err = dynevent_create(lv->dyn, kind, p->name, p->uprobe ? p->path : p->symbol, offset,
+	err = dynevent_create(lv->dyn, kind, p->name, p->uprobe ? path : p->symbol, offset,
 			      p->args);
 	if (err) {
 		log_msg(LOG_ERR, "cannot create %s %s at %s: %s%s", p->uprobe ? "uprobe" : "kprobe",
-			p->name, p->uprobe ? p->path : p->symbol, strerror(-err),
+			p->name, p->uprobe ? path : p->symbol, strerror(-err),
 			!p->uprobe && !tfs_file_exists("kprobe_events") ?
 			" (this kernel has no kprobe_events)" : "");
 		return err;
 	}
 	*sys = dynevent_group();
 	return 0;
+}
+
+/* live_comm - a process name from /proc, for a pid no COMM record named */
+static const char *live_comm(struct session *s, uint32_t pid)
+{
+	char path[64], buf[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	if (fgets(buf, sizeof(buf), f))
+		buf[strcspn(buf, "\n")] = 0;
+	fclose(f);
+	session_comm_cache(s, pid, buf);
+	return session_comm_cached(s, pid);
+}
+
+/* live_comms_warm - every running process's name now, as a recording's COMM section has them */
+static void live_comms_warm(struct session *s)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	/* Events are read a moment after they happen: a short-lived process is gone by then. */
+	while (d && (de = readdir(d))) {
+		char *end;
+		unsigned long pid = strtoul(de->d_name, &end, 10);
+
+		if (!*end && end != de->d_name && pid <= UINT32_MAX && !session_comm_cached(s, pid))
+			live_comm(s, (uint32_t)pid);
+	}
+	if (d)
+		closedir(d);
 }
 
 /* live_deliver - records come out of the merge here, in time order */
@@ -234,6 +405,7 @@ static int live_start(struct session *s)
 	/* Process names and mappings come from perf's side-band, whoever reads the events. */
 	if (!live_backend_get(s, &live_perf))
 		return -errno;
+	live_comms_warm(s);
 	for (int i = 0; i < lv->nr_be; i++) {
 		ret = lv->be[i].ops->open(lv->be[i].priv);
 		if (ret)
@@ -388,21 +560,10 @@ static int live_event_ids(const struct session *s, const struct iotap_event *ev,
 	return be->ops->event_ids(be->priv, ev, ids, nr);
 }
 
-/* live_comm - a process name from /proc, for a pid no COMM record named */
-static const char *live_comm(struct session *s, uint32_t pid)
+/* live_fd_path - what a descriptor names now, from /proc */
+static int live_fd_path(struct session *s, uint32_t pid, int fd, char *buf, size_t len)
 {
-	char path[64], buf[32] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return NULL;
-	if (fgets(buf, sizeof(buf), f))
-		buf[strcspn(buf, "\n")] = 0;
-	fclose(f);
-	session_comm_cache(s, pid, buf);
-	return session_comm_cached(s, pid);
+	return fdtab_proc_path(pid, fd, buf, len);
 }
 
 /* live_pid_check - a PID option must name a running process */
@@ -506,6 +667,12 @@ static void live_close(struct session *s)
 	for (int i = 0; i < lv->nr_be; i++)
 		lv->be[i].ops->free(lv->be[i].priv);
 	dynevent_set_free(lv->dyn);
+	for (size_t i = 0; i < lv->nr_places; i++)
+		free(lv->places[i].path);
+	free(lv->places);
+	for (size_t i = 0; i < lv->nr_ftrace_fns; i++)
+		free(lv->ftrace_fns[i]);
+	free(lv->ftrace_fns);
 	merge_free(lv->merge);
 	free(lv->pfd);
 	free(lv);
@@ -540,6 +707,8 @@ const struct source_ops source_live = {
 	.nr_cpus = live_nr_cpus,
 	.event_ids = live_event_ids,
 	.comm = live_comm,
+	.fd_path = live_fd_path,
+	.fd_names = "/proc/PID/fd at first sight",
 	.pid_check = live_pid_check,
 	.ksyms_load = live_ksyms_load,
 	.maps_load = live_maps_load,

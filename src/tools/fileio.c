@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* fileio.c - reads and writes per file with file names, top style (filetop) or per call */
+#include <errno.h>
+#include <search.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "systrack.h"
+
+#define FILEIO_ROWS 20
+
+/* -s choices; the first is the default. */
+enum fileio_sort { FILEIO_SORT_ALL, FILEIO_SORT_READS, FILEIO_SORT_WRITES, FILEIO_SORT_RBYTES,
+		   FILEIO_SORT_WBYTES, FILEIO_SORT_TIME };
+static const char *const fileio_sorts[] = { "all", "reads", "writes", "rbytes", "wbytes", "time",
+					    NULL };
+
+struct fileio_params {
+	bool noclear, snoop;
+	uint64_t maxrows, min_ms;
+	int pid;
+	int sort;
+	const char *comm;
+};
+
+/* One line: the reads and writes of a process to one file this interval. */
+struct fileio_row {
+	uint32_t pid;
+	char comm[16];
+	char *file;
+	uint64_t reads, writes, rbytes, wbytes, ns, max_ns;
+	uint64_t key;
+};
+
+struct fileio_state {
+	struct systrack *sys;
+	void *tree;
+	struct fileio_row **rows;
+	size_t nr, cap;
+	uint64_t t0;
+};
+
+#define P(f) offsetof(struct fileio_params, f)
+static const struct opt fileio_opts[] = {
+	{ 'C', "noclear", OPT_FLAG, P(noclear), NULL, "don't clear the screen" },
+	{ 'r', "maxrows", OPT_UINT, P(maxrows), "ROWS", "maximum rows to print, default 20",
+	  NULL, 1, 1u << 20 },
+	{ 's', "sort", OPT_CHOICE, P(sort), "SORT",
+	  "sort by reads + writes + bytes (all, the default), reads, writes, read bytes, written bytes or total latency",
+	  fileio_sorts },
+	{ 'p', "pid", OPT_PID, P(pid), "PID", "trace this process only" },
+	{ 'c', "comm", OPT_STR, P(comm), "COMM", "trace processes with this command name only" },
+	{ 0, "snoop", OPT_FLAG, P(snoop), NULL,
+	  "print each read and write as it ends, like fileslower, instead of a table per interval" },
+	{ 'm', "min-ms", OPT_UINT, P(min_ms), "MIN_MS",
+	  "--snoop: only calls that took at least MIN_MS milliseconds (default 0: all)", NULL, 0, 1u << 30 },
+	OPT_END
+};
+
+static const struct tool_event fileio_events[] = {
+	SYSTRACK_EVENTS_RW,
+	SYSTRACK_EVENTS_OPEN,
+	SYSTRACK_EVENTS_NAMES,
+	{ NULL, NULL, 0 }
+};
+
+/* fileio_cmp - order of the lookup tree */
+static int fileio_cmp(const void *a, const void *b)
+{
+	const struct fileio_row *x = a, *y = b;
+	int c;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	c = strcmp(x->file, y->file);
+	return c ? c : strncmp(x->comm, y->comm, sizeof(x->comm));
+}
+
+/* fileio_file - the file's name, or the descriptor when it is not known */
+static const char *fileio_file(const struct sys_call *c, char *buf, size_t len)
+{
+	if (c->path)
+		return c->path;
+	snprintf(buf, len, "[fd %d]", c->fd);
+	return buf;
+}
+
+/* fileio_row_get - the row of a call, made if new */
+static struct fileio_row *fileio_row_get(struct iotap_ctx *ctx, const struct sys_call *c)
+{
+	struct fileio_state *st = ctx->state;
+	struct fileio_row key = { .pid = c->pid }, *row, **rows;
+	char buf[32];
+	void *node;
+
+	snprintf(key.comm, sizeof(key.comm), "%s", iotap_comm(ctx, c->pid));
+	key.file = (char *)fileio_file(c, buf, sizeof(buf));
+	node = tfind(&key, &st->tree, fileio_cmp);
+	if (node)
+		return *(struct fileio_row **)node;
+	if (st->nr == st->cap) {
+		size_t cap = st->cap ? st->cap * 2 : 64;
+
+		rows = realloc(st->rows, cap * sizeof(*rows));
+		if (!rows)
+			return NULL;
+		st->rows = rows;
+		st->cap = cap;
+	}
+	row = calloc(1, sizeof(*row));
+	if (!row)
+		return NULL;
+	*row = key;
+	row->file = strdup(key.file);
+	if (!row->file || !tsearch(row, &st->tree, fileio_cmp)) {
+		free(row->file);
+		free(row);
+		return NULL;
+	}
+	st->rows[st->nr++] = row;
+	return row;
+}
+
+/* fileio_snoop - one line per call, fileslower's columns */
+static int fileio_snoop(struct iotap_ctx *ctx, const struct sys_call *c)
+{
+	struct fileio_params *p = ctx->params;
+	struct fileio_state *st = ctx->state;
+	uint64_t ns = c->t_exit - c->t_enter;
+	char buf[32];
+
+	if (ns < p->min_ms * 1000000)
+		return 0;
+	if (!st->t0) {
+		st->t0 = c->t_exit;
+		fprintf(ctx->out, "%-8s %-14s %-7s %1s %-7s %8s %s\n", "TIME(s)", "COMM", "TID", "D",
+			"BYTES", "LAT(ms)", "FILENAME");
+	}
+	fprintf(ctx->out, "%-8.3f %-14.14s %-7u %1s %-7lld %8.2f %s\n",
+		(double)(c->t_exit - st->t0) / 1e9, iotap_comm(ctx, c->pid), c->tid,
+		c->kind == SYS_READ ? "R" : "W", (long long)c->ret, ns / 1e6,
+		fileio_file(c, buf, sizeof(buf)));
+	return 0;
+}
+
+/* fileio_on_exit - a read or write ended: into its file's row */
+static int fileio_on_exit(void *arg, struct sys_call *c)
+{
+	struct iotap_ctx *ctx = arg;
+	struct fileio_params *p = ctx->params;
+	uint64_t ns = c->t_exit - c->t_enter;
+	struct fileio_row *row;
+
+	if (c->ret < 0)
+		return 0;
+	if (p->snoop)
+		return fileio_snoop(ctx, c);
+	row = fileio_row_get(ctx, c);
+	if (!row)
+		return -ENOMEM;
+	if (c->kind == SYS_READ) {
+		row->reads++;
+		row->rbytes += c->ret;
+	} else {
+		row->writes++;
+		row->wbytes += c->ret;
+	}
+	row->ns += ns;
+	if (ns > row->max_ns)
+		row->max_ns = ns;
+	return 0;
+}
+
+/* fileio_init - follow reads and writes with file names */
+static int fileio_init(struct iotap_ctx *ctx)
+{
+	struct fileio_params *p = ctx->params;
+	struct fileio_state *st = ctx->state;
+	struct systrack_cfg cfg = {
+		.kinds = SYS_KIND(SYS_READ) | SYS_KIND(SYS_WRITE),
+		.names = true,
+		.pid = p->pid,
+		.comm = p->comm,
+		.on_exit = fileio_on_exit,
+		.arg = ctx,
+	};
+	int ret;
+
+	if (p->pid && iotap_pid_check(ctx, p->pid)) {
+		iotap_err(ctx, "no process with PID %d", p->pid);
+		return -ESRCH;
+	}
+	if (p->min_ms && !p->snoop) {
+		iotap_err(ctx, "-m needs --snoop");
+		return -EINVAL;
+	}
+	ret = systrack_create(&st->sys, ctx, &cfg);
+	if (ret)
+		return ret;
+	iotap_info(ctx, "file names: %s", systrack_names_source(st->sys));
+	return 0;
+}
+
+/* fileio_sort_key - the -s column of a row */
+static uint64_t fileio_sort_key(const struct fileio_row *r, int sort)
+{
+	switch (sort) {
+	case FILEIO_SORT_READS:
+		return r->reads;
+	case FILEIO_SORT_WRITES:
+		return r->writes;
+	case FILEIO_SORT_RBYTES:
+		return r->rbytes;
+	case FILEIO_SORT_WBYTES:
+		return r->wbytes;
+	case FILEIO_SORT_TIME:
+		return r->ns;
+	default:
+		return r->reads + r->writes + r->rbytes + r->wbytes;
+	}
+}
+
+/* fileio_by_key - largest first, then by name for a stable order */
+static int fileio_by_key(const void *a, const void *b)
+{
+	const struct fileio_row *x = *(struct fileio_row *const *)a;
+	const struct fileio_row *y = *(struct fileio_row *const *)b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? 1 : -1;
+	return fileio_cmp(x, y);
+}
+
+/* fileio_row_free - a row and its name */
+static void fileio_row_free(void *p)
+{
+	struct fileio_row *r = p;
+
+	free(r->file);
+	free(r);
+}
+
+/* fileio_report - the table of one interval, filetop's layout with latency, then reset */
+static int fileio_report(struct iotap_ctx *ctx)
+{
+	struct fileio_params *p = ctx->params;
+	struct fileio_state *st = ctx->state;
+	uint64_t maxrows = p->maxrows ? p->maxrows : FILEIO_ROWS;
+	char ts[32], load[128];
+
+	if (p->snoop)
+		return ferror(ctx->out) ? -EIO : 0;
+	fputs(p->noclear ? "\n" : "\033[H\033[2J\033[3J", ctx->out);
+	if (iotap_strftime(ctx, iotap_now(ctx), "%H:%M:%S", ts, sizeof(ts)))
+		snprintf(ts, sizeof(ts), "?");
+	if (iotap_loadavg(ctx, load, sizeof(load)))
+		snprintf(load, sizeof(load), "?");
+	fprintf(ctx->out, "%-8s loadavg: %s\n\n", ts, load);
+	fprintf(ctx->out, "%-7s %-16s %6s %6s %-9s %-9s %9s %8s %s\n", "PID", "COMM", "READS",
+		"WRITES", "R_Kb", "W_Kb", "TOTAL_ms", "MAX_ms", "FILE");
+	for (size_t i = 0; i < st->nr; i++)
+		st->rows[i]->key = fileio_sort_key(st->rows[i], p->sort);
+	if (st->nr)
+		qsort(st->rows, st->nr, sizeof(*st->rows), fileio_by_key);
+	for (size_t i = 0; i < st->nr && i < maxrows; i++) {
+		const struct fileio_row *r = st->rows[i];
+
+		fprintf(ctx->out, "%-7u %-16s %6llu %6llu %-9llu %-9llu %9.3f %8.3f %s\n", r->pid,
+			r->comm, (unsigned long long)r->reads, (unsigned long long)r->writes,
+			(unsigned long long)(r->rbytes / 1024), (unsigned long long)(r->wbytes / 1024),
+			r->ns / 1e6, r->max_ns / 1e6, r->file);
+	}
+	tdestroy(st->tree, fileio_row_free);
+	st->tree = NULL;
+	st->nr = 0;
+	return ferror(ctx->out) ? -EIO : 0;
+}
+
+/* fileio_fini - free the state */
+static void fileio_fini(struct iotap_ctx *ctx)
+{
+	struct fileio_state *st = ctx->state;
+
+	systrack_free(st->sys);
+	tdestroy(st->tree, fileio_row_free);
+	free(st->rows);
+}
+
+const struct tool tool_fileio = {
+	.name = "fileio",
+	.summary = "Show reads and writes per file, with file names, top style or per call.",
+	.description =
+		"Traces the read and write syscalls (read, write, pread64, pwrite64, readv, writev, "
+		"preadv, pwritev, preadv2, pwritev2) from the syscalls tracepoints and, every "
+		"interval (1 second unless given), clears the screen and prints one line per process "
+		"and file: the calls that ended in the interval, the Kbytes they moved (the syscalls' "
+		"return values), their total and longest latency from sys_enter to sys_exit. With "
+		"--snoop it prints each call as it ends instead, like fileslower. "
+		"File names need no BPF: descriptors are followed through open, openat, creat, "
+		"openat2, dup, dup2, dup3, fcntl(F_DUPFD, F_SETFD), close, fork, exec and exit; the "
+		"name an open got comes from uprobes on the C library's open functions (the path as "
+		"the program passed it, matched to its openat by the pointer), and where that is "
+		"not known (static programs, descriptors opened before tracing) from /proc/PID/fd "
+		"when the descriptor is first seen. Descriptors that stay unknown print as [fd N]. "
+		"iotap's own reads and writes are not traced. The layout follows BCC's filetop, with "
+		"latency columns added and the process instead of the thread.",
+	.examples =
+		"iotap fileio\n  Refresh every second until Ctrl-C.\n"
+		"iotap fileio -C -s wbytes 5 3\n  Every 5 seconds, three times, by written bytes, without clearing.\n"
+		"iotap fileio --snoop -m 10\n  Each read or write that took 10 ms or more.\n"
+		"iotap fileio -c postgres -r 10\n  The ten busiest files of postgres processes.\n",
+	.banner = "Tracing file reads and writes... Hit Ctrl-C to end.",
+	.args = TOOL_ARGS_INTERVAL,
+	.default_interval = 1,
+	.opts = fileio_opts,
+	.events = fileio_events,
+	.probes = systrack_probes,
+	.fds_initial = true,
+	.params_size = sizeof(struct fileio_params),
+	.state_size = sizeof(struct fileio_state),
+	.init = fileio_init,
+	.report = fileio_report,
+	.fini = fileio_fini,
+};
