@@ -90,7 +90,8 @@ static const struct opt iosb_opts[] = {
 	{ 'm', "milliseconds", OPT_FLAG, P(msecs), NULL, "millisecond histograms" },
 	{ 0, "percentiles", OPT_FLAG, P(percentiles), NULL,
 	  "print p50, p90, p99, p99.9 and max under each histogram" },
-	{ 'j', "json", OPT_FLAG, P(json), NULL, "json output: one object per histogram" },
+	{ 'j', "json", OPT_FLAG, P(json), NULL,
+	  "json output: one object per line for each histogram, operation total and syscall row" },
 	OPT_END
 };
 
@@ -763,6 +764,40 @@ static void iosb_print_attribution(struct iotap_ctx *ctx)
 			(unsigned long long)st->late_reqs);
 }
 
+/* iosb_print_json - -j: the totals and the attribution, one object per line */
+static void iosb_print_json(struct iotap_ctx *ctx, const char *ts)
+{
+	struct iosb_state *st = ctx->state;
+
+	for (size_t i = 0; i < st->nr_ops; i++) {
+		fprintf(ctx->out, "{\"ts\": \"%s\", \"operation\": ", ts);
+		json_str(ctx->out, st->ops[i].name);
+		fprintf(ctx->out, ", \"total_ns\": %llu}\n", (unsigned long long)st->ops[i].ns);
+	}
+	for (size_t i = 0; i < st->nr_sys; i++) {
+		const struct iosb_sys *r = &st->sysrow[i];
+
+		fprintf(ctx->out, "{\"ts\": \"%s\", \"syscall\": \"%s\", \"calls\": %llu, \"total_ns\": %llu, "
+			"\"disk_calls\": %llu, \"blk_requests\": %llu, \"blk_wait_ns\": %llu, "
+			"\"blk_queue_ns\": %llu, \"blk_device_ns\": %llu, \"rest_ns\": %llu, "
+			"\"cache_bytes\": %llu, \"device_bytes\": %llu, \"pagecache_misses\": %llu}\n",
+			ts, r->name, (unsigned long long)r->calls, (unsigned long long)r->lat_ns,
+			(unsigned long long)r->disk_calls, (unsigned long long)r->reqs,
+			(unsigned long long)r->wait_ns, (unsigned long long)r->queue_ns,
+			(unsigned long long)r->dev_ns,
+			(unsigned long long)(r->lat_ns > r->wait_ns ? r->lat_ns - r->wait_ns : 0),
+			(unsigned long long)r->bytes_cache, (unsigned long long)r->bytes_dev,
+			(unsigned long long)r->pages);
+	}
+	for (size_t i = 0; i < st->nr_out; i++) {
+		fprintf(ctx->out, "{\"ts\": \"%s\", \"outside_syscalls\": ", ts);
+		json_str(ctx->out, st->out[i].comm);
+		fprintf(ctx->out, ", \"blk_requests\": %llu, \"bytes\": %llu, \"blk_ns\": %llu}\n",
+			(unsigned long long)st->out[i].reqs, (unsigned long long)st->out[i].bytes,
+			(unsigned long long)st->out[i].ns);
+	}
+}
+
 /* iosb_op_cmp - totals in the histograms' order */
 static int iosb_op_cmp(const void *a, const void *b)
 {
@@ -794,7 +829,9 @@ static int iosb_report(struct iotap_ctx *ctx)
 		if (!ret && p->percentiles)
 			ret = hist_print_percentiles(&st->hs.h[i], ctx->out, label);
 	}
-	if (!p->json) {
+	if (p->json) {
+		iosb_print_json(ctx, ts);
+	} else {
 		fputc('\n', ctx->out);
 		/* name is the first member: the entries sort as strings. */
 		qsort(st->ops, st->nr_ops, sizeof(st->ops[0]), iosb_op_cmp);
