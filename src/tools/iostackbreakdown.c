@@ -717,7 +717,8 @@ static int iosb_init(struct iotap_ctx *ctx)
 		 has_io_start ? "block_io_start" : blktrack_has_start(st->bt) ? "block_rq_insert" : "",
 		 p->queued ? "from creation, -Q" : "device time",
 		 st->bios ? "; requests matched to syscalls by their first bio (block_bio_queue)" : "");
-	if (!p->json && (iotap_is_live(ctx) || iotap_verbose(ctx)))
+	/* Over a recording too: which sources the recorder's kernel offered. */
+	if (!p->json)
 		for (int i = 0; i < IOSB_NR_LAYERS; i++)
 			if (st->layer[i])
 				fprintf(ctx->out, "layer %s\n", st->lines[i]);
