@@ -251,7 +251,8 @@ static int record_select(struct session *s, const struct record_params *p, struc
 		const struct tool *t = *tp;
 		const struct tool_event *miss;
 
-		if (p->tools ? !record_listed(p->tools, t->name) :
+		if (p->tools ? !record_listed(p->tools, t->name) &&
+		    !(t->alias && record_listed(p->tools, t->alias)) :
 		    !p->all && !record_is_block_tool(t))
 			continue;
 		if (!t->events || !t->events[0].sys) {

@@ -14,6 +14,7 @@
 #include "elfsym.h"
 #include "fdtab.h"
 #include "recording.h"
+#include "tfs.h"
 #include "systrack.h"
 #include "../parsers/syscall.h"
 
@@ -71,6 +72,9 @@ struct systrack_thread {
 	struct sys_call c;
 	uint64_t pend_ptr;
 	const char *pend_path;
+	uint64_t nr_enter;		/* syscalls entered: which one a getname hit belongs to */
+	uint64_t kpath_enter;
+	const char *kpath;		/* the last getname result in this thread */
 };
 
 struct systrack {
@@ -169,6 +173,7 @@ static int systrack_on_enter(struct systrack *st, struct systrack_ev *e,
 	if (!th)
 		return -ENOMEM;
 	th->active = true;
+	th->nr_enter++;
 	th->def = e->def;
 	th->args = *a;
 	th->report = (st->cfg.kinds & SYS_KIND(d->kind)) && systrack_wanted(st, s->pid);
@@ -195,9 +200,13 @@ static const char *systrack_open_name(struct systrack *st, struct systrack_threa
 	const char *name = NULL;
 	char buf[SYSTRACK_PATH_MAX];
 
-	if (th->pend_path && th->pend_ptr == th->args.filename)
+	/* The kernel's own copy of the path, from getname inside this very call, comes first. */
+	if (th->kpath && th->kpath_enter == th->nr_enter)
+		name = th->kpath;
+	else if (th->pend_path && th->pend_ptr == th->args.filename)
 		name = th->pend_path;
 	th->pend_path = NULL;
+	th->kpath = NULL;
 	if (!name)
 		return systrack_proc_name(st, pid, fd);
 	if (name[0] != '/' && th->args.dfd >= 0 && systrack_defs[th->def].kind == SYS_OPEN &&
@@ -301,6 +310,21 @@ static int systrack_on_uprobe(struct iotap_ctx *ctx, const struct perf_sample *s
 	return 0;
 }
 
+/* systrack_on_getname - the kernel copied a path from user space: keep it for this syscall */
+static int systrack_on_getname(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct systrack_ev *e = arg;
+	struct systrack_thread *th = systrack_thread(e->st, s->tid, false);
+	char path[SYSTRACK_PATH_MAX];
+
+	if (!th || !th->active)
+		return 0;
+	field_str(&e->f_path, s->raw, s->raw_size, path, sizeof(path));
+	th->kpath = path[0] ? fdtab_intern(e->st->fds, path) : NULL;
+	th->kpath_enter = th->nr_enter;
+	return 0;
+}
+
 /* systrack_on_fork - the child's descriptors are copies of the parent's */
 static int systrack_on_fork(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
 {
@@ -370,6 +394,60 @@ static int systrack_use(struct systrack *st, struct systrack_ev *e, const char *
 	/* Our own writes (the report) must not feed the trace. */
 	if (!strcmp(sys, "syscalls") && iotap_is_live(st->ctx))
 		return iotap_event_filter(ev, "common_pid != %d", (int)getpid());
+	return 0;
+}
+
+/* systrack_traceable - which of fns ftrace can hook here (available_filter_functions) */
+void systrack_traceable(const char *const *fns, size_t n, bool *ok)
+{
+	char path[512], line[512];
+	const char *dir;
+	FILE *f;
+
+	memset(ok, 0, n * sizeof(*ok));
+	if (tfs_dir_get(&dir))
+		return;
+	snprintf(path, sizeof(path), "%s/available_filter_functions", dir);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, " \t\n")] = 0;
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(line, fns[i]))
+				ok[i] = true;
+	}
+	if (f)
+		fclose(f);
+}
+
+/* systrack_kprobe_use - where kprobes exist: a kretprobe on the kernel's getname path */
+static int systrack_kprobe_use(struct systrack *st, iotap_handler_fn fn, char *src, size_t len)
+{
+	static const char *const fns[] = { "getname_flags", "getname" };
+	const char *kfn = NULL, *sys;
+	struct systrack_ev *e;
+	bool ok[2];
+	int ret;
+
+	if (iotap_is_live(st->ctx)) {
+		if (!tfs_file_exists("kprobe_events"))
+			return -ENOENT;
+		systrack_traceable(fns, 2, ok);
+		kfn = ok[0] ? fns[0] : ok[1] ? fns[1] : NULL;
+		if (!kfn)
+			return -ENOENT;
+	} else if (!iotap_probe_recorded(st->ctx, "kr_getname")) {
+		return -ENOENT;
+	}
+	/* It returns a struct filename whose first member points at the copied path. */
+	ret = iotap_probe_create(st->ctx, false, true, "kr_getname", kfn ? kfn : "getname", 0,
+				 "path=+0(+0($retval)):string", &sys);
+	if (ret)
+		return ret;
+	e = systrack_ev_add(st);
+	ret = systrack_use(st, e, sys, "kr_getname", fn);
+	if (ret)
+		return ret;
+	snprintf(src, len, "a kretprobe on %s", kfn ? kfn : "the kernel's getname path");
 	return 0;
 }
 
@@ -590,7 +668,7 @@ int systrack_create(struct systrack **out, struct iotap_ctx *ctx, const struct s
 {
 	struct systrack *st = calloc(1, sizeof(*st));
 	unsigned int kinds = cfg->kinds;
-	char src[1200] = "";
+	char src[1200] = "", ksrc[128] = "";
 	int ret;
 
 	*out = st;
@@ -603,7 +681,7 @@ int systrack_create(struct systrack **out, struct iotap_ctx *ctx, const struct s
 		systrack_comms_warm(ctx);
 	st->fds = fdtab_alloc();
 	/* Every syscall, plus the libc probes and the three sched events. */
-	st->ev = calloc(2 * SYSTRACK_NR_DEFS + SYSTRACK_NR_UPROBES + 3, sizeof(*st->ev));
+	st->ev = calloc(2 * SYSTRACK_NR_DEFS + SYSTRACK_NR_UPROBES + 4, sizeof(*st->ev));
 	if (!st->fds || !st->ev)
 		return -ENOMEM;
 	if (cfg->names)
@@ -641,6 +719,9 @@ int systrack_create(struct systrack **out, struct iotap_ctx *ctx, const struct s
 				return ret;
 		}
 	}
+	ret = systrack_kprobe_use(st, systrack_on_getname, ksrc, sizeof(ksrc));
+	if (ret && ret != -ENOENT)
+		return ret;
 	ret = systrack_uprobes_use(st, systrack_on_uprobe, src, sizeof(src));
 	if (ret && ret != -ENOENT)
 		return ret;
@@ -651,7 +732,8 @@ int systrack_create(struct systrack **out, struct iotap_ctx *ctx, const struct s
 			return ret;
 		}
 	}
-	snprintf(st->names_src, sizeof(st->names_src), "%s%s%s", src, *src ? ", else " : "",
+	snprintf(st->names_src, sizeof(st->names_src), "%s%s%s%s%s", ksrc, *ksrc ? ", else " : "",
+		 src, *src ? ", else " : "",
 		 st->live ? "/proc/PID/fd at first sight" :
 		 "the descriptor table recorded at the start");
 	return 0;
@@ -681,10 +763,12 @@ int systrack_record_probes(struct iotap_ctx *ctx)
 		return -ENOMEM;
 	st->ctx = ctx;
 	st->live = iotap_is_live(ctx);
-	st->ev = calloc(SYSTRACK_NR_UPROBES, sizeof(*st->ev));
+	st->ev = calloc(SYSTRACK_NR_UPROBES + 1, sizeof(*st->ev));
 	st->fds = fdtab_alloc();
-	ret = st->ev && st->fds ? systrack_uprobes_use(st, systrack_record_ignore, src, sizeof(src)) :
+	ret = st->ev && st->fds ? systrack_kprobe_use(st, systrack_record_ignore, src, sizeof(src)) :
 		-ENOMEM;
+	if (!ret || ret == -ENOENT)
+		ret = systrack_uprobes_use(st, systrack_record_ignore, src, sizeof(src));
 	/* The recorder's handler never reads its argument: the tracker can go now. */
 	systrack_free(st);
 	return ret == -ENOENT ? 0 : ret;

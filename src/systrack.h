@@ -13,9 +13,11 @@
  * library's open functions (the path string as the program passed it, matched
  * to the openat that follows by its pointer), else from /proc/PID/fd when live;
  * descriptors are followed through open, dup, fcntl, close, fork, exec and exit
- * (fdtab.h). Kernels with kprobes or eprobes could name files from the getname
- * path or sys_enter_openat itself, but their events reach perf_event_open
- * consumers only for kprobes; not done yet.
+ * (fdtab.h). Where the kernel has kprobes, a kretprobe on getname_flags (or
+ * getname) gives the kernel's own copy of the path inside the open syscall,
+ * which also names files of programs that bypass the C library. Eprobes on
+ * sys_enter_openat would do the same without kprobes, but the kernel feeds
+ * them to the ftrace ring buffer only, never to perf_event_open.
  */
 enum sys_kind {
 	SYS_READ,
@@ -78,6 +80,8 @@ int systrack_create(struct systrack **out, struct iotap_ctx *ctx, const struct s
 void systrack_free(struct systrack *st);
 /* The call thread tid is in now, or NULL. Valid until its exit is handled. */
 struct sys_call *systrack_current(struct systrack *st, uint32_t tid);
+/* Which of fns ftrace can hook here: ok[i] for fns[i] (available_filter_functions). */
+void systrack_traceable(const char *const *fns, size_t n, bool *ok);
 /* Where file names come from, for the banner. */
 const char *systrack_names_source(const struct systrack *st);
 /* Create the uprobes that name files, so a recording holds them. 0 or -errno. */

@@ -458,38 +458,20 @@ static int iosb_on_kreturn(struct iotap_ctx *ctx, const struct perf_sample *s, v
 	return t ? iosb_op_add(ctx, k->op, s->time - t) : 0;
 }
 
-/* iosb_ftrace_funcs - which of our functions the kernel can probe (available_filter_functions) */
-static void iosb_ftrace_funcs(bool *ok)
-{
-	char path[512], line[512];
-	const char *dir;
-	FILE *f;
-
-	if (tfs_dir_get(&dir))
-		return;
-	snprintf(path, sizeof(path), "%s/available_filter_functions", dir);
-	f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, " \t\n")] = 0;
-		for (size_t i = 0; i < IOSB_NR_KFUNCS; i++)
-			if (!strcmp(line, iosb_kfuncs[i].fn))
-				ok[i] = true;
-	}
-	if (f)
-		fclose(f);
-}
-
 /* iosb_kprobes_use - kprobe pairs on the layer's functions; the list made into line */
 static int iosb_kprobes_use(struct iotap_ctx *ctx, enum iosb_layer layer, bool ext4, bool xfs,
 			    iotap_handler_fn on_entry, iotap_handler_fn on_return, char *line,
 			    size_t len)
 {
 	bool ok[IOSB_NR_KFUNCS] = { false };
+	const char *fns[IOSB_NR_KFUNCS];
 	size_t n = 0;
 	int nr = 0;
 
+	for (size_t i = 0; i < IOSB_NR_KFUNCS; i++)
+		fns[i] = iosb_kfuncs[i].fn;
 	if (iotap_is_live(ctx))
-		iosb_ftrace_funcs(ok);
+		systrack_traceable(fns, IOSB_NR_KFUNCS, ok);
 	for (size_t i = 0; i < IOSB_NR_KFUNCS; i++) {
 		const struct iosb_kfunc *k = &iosb_kfuncs[i];
 		char name[2][64];
