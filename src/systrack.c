@@ -422,7 +422,9 @@ void systrack_traceable(const char *const *fns, size_t n, bool *ok)
 /* systrack_kprobe_use - where kprobes exist: a kretprobe on the kernel's getname path */
 static int systrack_kprobe_use(struct systrack *st, iotap_handler_fn fn, char *src, size_t len)
 {
-	static const char *const fns[] = { "getname_flags", "getname" };
+	/* getname first: the openat path calls it across files, while the compiler may clone
+	 * getname_flags for its constant arguments and call the clone instead. */
+	static const char *const fns[] = { "getname", "getname_flags" };
 	const char *kfn = NULL, *sys;
 	struct systrack_ev *e;
 	bool ok[2];

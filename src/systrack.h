@@ -13,8 +13,8 @@
  * library's open functions (the path string as the program passed it, matched
  * to the openat that follows by its pointer), else from /proc/PID/fd when live;
  * descriptors are followed through open, dup, fcntl, close, fork, exec and exit
- * (fdtab.h). Where the kernel has kprobes, a kretprobe on getname_flags (or
- * getname) gives the kernel's own copy of the path inside the open syscall,
+ * (fdtab.h). Where the kernel has kprobes, a kretprobe on getname (or
+ * getname_flags) gives the kernel's own copy of the path inside the open syscall,
  * which also names files of programs that bypass the C library. Eprobes on
  * sys_enter_openat would do the same without kprobes, but the kernel feeds
  * them to the ftrace ring buffer only, never to perf_event_open.
