@@ -523,11 +523,13 @@ void opt_man(const struct tool *tool, FILE *out)
 			fprintf(out, ".br\n\\fB%s\\fR: %s%s on ", p->name, p->uprobe ? "uprobe" : "kprobe",
 				p->ret ? " (return)" : "");
 			man_text(out, p->symbol);
-			fputs(p->uprobe ? (p->libc ? " in the C library\n" : " in ") : "\n", out);
-			if (p->uprobe && !p->libc && p->path) {
+			if (p->uprobe && p->libc) {
+				fputs(" in the C library", out);
+			} else if (p->uprobe && p->path) {
+				fputs(" in ", out);
 				man_text(out, p->path);
-				fputc('\n', out);
 			}
+			fputs(p->fallback ? " (where the one before cannot be made)\n" : "\n", out);
 		}
 	}
 	if (tool->examples) {

@@ -63,6 +63,7 @@ struct probe_spec {
 	const char *symbol;		/* kprobe target, or the function in path */
 	uint64_t offset;		/* from symbol */
 	const char *args;		/* fetchargs, or NULL */
+	bool fallback;			/* in a table: made only where the one before it is not */
 };
 
 /* Positional arguments a tool takes after its options. */

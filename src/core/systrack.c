@@ -34,11 +34,23 @@ static const struct systrack_def {
 };
 #define SYSTRACK_NR_DEFS (sizeof(systrack_defs) / sizeof(systrack_defs[0]))
 
-/* C library functions that take the path a following open syscall gets: its register fetched. */
+/*
+ * Where names come from, first the kernel's: getname returns a struct filename
+ * whose first member points at its copy of the path. getname first: the openat
+ * path calls it across files, while the compiler may clone getname_flags for
+ * its constant arguments and call the clone instead. Then the C library's
+ * functions that take the path a following open syscall gets, its register
+ * fetched (matched to the syscall by the pointer).
+ */
+#define SYSTRACK_GETNAME(fn, fb) \
+	{ .ret = true, .fallback = fb, .name = "kr_getname", .symbol = fn, \
+	  .args = "path=+0(+0($retval)):string" }
 #define SYSTRACK_UPROBE(fn, probe, reg) \
 	{ .uprobe = true, .libc = true, .name = probe, .symbol = fn, \
 	  .args = "path=+0(%" reg "):string ptr=%" reg ":x64" }
 const struct probe_spec systrack_probes[] = {
+	SYSTRACK_GETNAME("getname", false),
+	SYSTRACK_GETNAME("getname_flags", true),
 	SYSTRACK_UPROBE("open64", "libc_open64", "di"),
 	SYSTRACK_UPROBE("__open64_2", "libc_open64_2", "di"),
 	SYSTRACK_UPROBE("__open_nocancel", "libc_open_nocancel", "di"),
@@ -47,7 +59,7 @@ const struct probe_spec systrack_probes[] = {
 	SYSTRACK_UPROBE("__openat64_2", "libc_openat64_2", "si"),
 	{ 0 }
 };
-#define SYSTRACK_NR_UPROBES (sizeof(systrack_probes) / sizeof(systrack_probes[0]) - 1)
+#define SYSTRACK_NR_PROBES (sizeof(systrack_probes) / sizeof(systrack_probes[0]) - 1)
 
 struct systrack;
 
@@ -70,6 +82,9 @@ struct systrack_thread {
 	struct sys_call c;
 	uint64_t pend_ptr;
 	const char *pend_path;
+	uint64_t nr_enter;		/* syscalls entered: which one a getname hit belongs to */
+	uint64_t kpath_enter;
+	const char *kpath;		/* the last getname result in this thread */
 };
 
 struct systrack {
@@ -80,8 +95,7 @@ struct systrack {
 	struct systrack_ev *ev;
 	size_t nr_ev;
 	uint64_t seq;
-	int nr_uprobes;
-	char names_src[256];
+	char names_src[800];
 };
 
 /* systrack_thread_cmp - tree order of threads */
@@ -163,6 +177,7 @@ static int systrack_on_enter(struct systrack *st, struct systrack_ev *e,
 	if (!th)
 		return -ENOMEM;
 	th->active = true;
+	th->nr_enter++;
 	th->def = e->def;
 	th->args = *a;
 	th->report = (st->cfg.kinds & SYS_KIND(d->kind)) && systrack_wanted(st, s);
@@ -189,9 +204,13 @@ static const char *systrack_open_name(struct systrack *st, struct systrack_threa
 	const char *name = NULL;
 	char buf[SYSTRACK_PATH_MAX];
 
-	if (th->pend_path && th->pend_ptr == th->args.filename)
+	/* The kernel's own copy of the path, from getname inside this very call, comes first. */
+	if (th->kpath && th->kpath_enter == th->nr_enter)
+		name = th->kpath;
+	else if (th->pend_path && th->pend_ptr == th->args.filename)
 		name = th->pend_path;
 	th->pend_path = NULL;
+	th->kpath = NULL;
 	if (!name)
 		return systrack_source_name(st, pid, fd);
 	if (name[0] != '/' && th->args.dfd >= 0 && systrack_defs[th->def].kind == SYS_OPEN &&
@@ -295,6 +314,21 @@ static int systrack_on_uprobe(struct iotap_ctx *ctx, const struct perf_sample *s
 	return 0;
 }
 
+/* systrack_on_getname - the kernel copied a path from user space: keep it for this syscall */
+static int systrack_on_getname(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct systrack_ev *e = arg;
+	struct systrack_thread *th = systrack_thread(e->st, s->tid, false);
+	char path[SYSTRACK_PATH_MAX];
+
+	if (!th || !th->active)
+		return 0;
+	field_str(&e->f_path, s->raw, s->raw_size, path, sizeof(path));
+	th->kpath = path[0] ? fdtab_intern(e->st->fds, path) : NULL;
+	th->kpath_enter = th->nr_enter;
+	return 0;
+}
+
 /* systrack_on_fork - the child's descriptors are copies of the parent's */
 static int systrack_on_fork(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
 {
@@ -367,15 +401,23 @@ static int systrack_use(struct systrack *st, struct systrack_ev *e, const char *
 	return 0;
 }
 
-/* systrack_uprobes_use - the libc open probes this source can make (live) or has (a recording) */
-static int systrack_uprobes_use(struct systrack *st, iotap_handler_fn fn, char *src, size_t len)
+/*
+ * systrack_probes_use - the naming probes this source can make (live) or has (a
+ * recording): the getname kretprobe to on_getname, the C library's to on_uprobe
+ */
+static int systrack_probes_use(struct systrack *st, iotap_handler_fn on_getname,
+			       iotap_handler_fn on_uprobe, char *ksrc, char *src, size_t len)
 {
+	bool made = false;
 	int nr = 0;
 
 	for (const struct probe_spec *p = systrack_probes; p->name; p++) {
 		const char *sys;
 		int ret;
 
+		if (p->fallback && made)
+			continue;
+		made = false;
 		if (!iotap_probe_available(st->ctx, p))
 			continue;
 		ret = iotap_probe_create(st->ctx, p, &sys);
@@ -383,15 +425,18 @@ static int systrack_uprobes_use(struct systrack *st, iotap_handler_fn fn, char *
 			continue;	/* an alias of a function probed already */
 		if (ret)
 			return ret;
-		ret = systrack_use(st, systrack_ev_add(st), sys, p->name, fn);
+		ret = systrack_use(st, systrack_ev_add(st), sys, p->name,
+				   p->uprobe ? on_uprobe : on_getname);
 		if (ret)
 			return ret;
-		nr++;
+		made = true;
+		if (p->uprobe)
+			nr++;
+		else
+			snprintf(ksrc, len, "a kretprobe on %s", p->symbol);
 	}
-	if (!nr)
-		return -ENOENT;
-	st->nr_uprobes = nr;
-	snprintf(src, len, "uprobes on %d open functions of the C library", nr);
+	if (nr)
+		snprintf(src, len, "uprobes on %d open functions of the C library", nr);
 	return 0;
 }
 
@@ -410,7 +455,7 @@ int systrack_create(struct systrack **out, struct iotap_ctx *ctx, const struct s
 {
 	struct systrack *st = calloc(1, sizeof(*st));
 	unsigned int kinds = cfg->kinds;
-	char src[1200] = "";
+	char src[256] = "", ksrc[256] = "";
 	const char *how;
 	int ret;
 
@@ -420,8 +465,8 @@ int systrack_create(struct systrack **out, struct iotap_ctx *ctx, const struct s
 	st->cfg = *cfg;
 	st->ctx = ctx;
 	st->fds = fdtab_alloc();
-	/* Every syscall, plus the libc probes and the three sched events. */
-	st->ev = calloc(2 * SYSTRACK_NR_DEFS + SYSTRACK_NR_UPROBES + 3, sizeof(*st->ev));
+	/* Every syscall, plus the naming probes and the three sched events. */
+	st->ev = calloc(2 * SYSTRACK_NR_DEFS + SYSTRACK_NR_PROBES + 4, sizeof(*st->ev));
 	if (!st->fds || !st->ev)
 		return -ENOMEM;
 	if (cfg->names)
@@ -459,8 +504,9 @@ int systrack_create(struct systrack **out, struct iotap_ctx *ctx, const struct s
 				return ret;
 		}
 	}
-	ret = systrack_uprobes_use(st, systrack_on_uprobe, src, sizeof(src));
-	if (ret && ret != -ENOENT)
+	ret = systrack_probes_use(st, systrack_on_getname, systrack_on_uprobe, ksrc, src,
+				  sizeof(src));
+	if (ret)
 		return ret;
 	/* The descriptors open when tracing began, where the source knows them (a recording). */
 	ret = iotap_fds_initial(ctx, systrack_fd_initial, st);
@@ -471,8 +517,8 @@ int systrack_create(struct systrack **out, struct iotap_ctx *ctx, const struct s
 	if (ret && ret != -ENOTSUP)
 		return ret;
 	how = iotap_fd_names(ctx);
-	snprintf(st->names_src, sizeof(st->names_src), "%s%s%s", src, *src && *how ? ", else " : "",
-		 how);
+	snprintf(st->names_src, sizeof(st->names_src), "%s%s%s%s%s", ksrc,
+		 *ksrc && (*src || *how) ? ", else " : "", src, *src && *how ? ", else " : "", how);
 	return 0;
 }
 

@@ -14,8 +14,11 @@
  * to the openat that follows by its pointer), else from what the source knows
  * (iotap_fds_initial, iotap_fd_path: a recording's descriptor table at its
  * start, /proc/PID/fd when live); descriptors are followed through open, dup,
- * fcntl, close, fork, exec and exit (fdtab.h). Kernels with kprobes or eprobes
- * could name files from the getname path or sys_enter_openat itself; not done yet.
+ * fcntl, close, fork, exec and exit (fdtab.h). Where the kernel has kprobes, a
+ * kretprobe on getname (or getname_flags) gives the kernel's own copy of the
+ * path inside the open syscall, which also names files of programs that bypass
+ * the C library. Eprobes on sys_enter_openat would do the same without kprobes
+ * (the ftrace ring buffer delivers them); not done yet.
  */
 enum sys_kind {
 	SYS_READ,
@@ -89,9 +92,10 @@ struct sys_call *systrack_current(struct systrack *st, uint32_t tid);
 /* Where file names come from, for the banner. */
 const char *systrack_names_source(const struct systrack *st);
 /*
- * The uprobes that name files (on the C library's open functions), ended by
- * one without a name: for the .probes of a tool that follows names, so that
- * `iotap record` makes them too. The tracker makes those the source can.
+ * The probes that name files (a kretprobe on getname, uprobes on the C
+ * library's open functions), ended by one without a name: for the .probes of
+ * a tool that follows names, so that `iotap record` makes them too. The
+ * tracker makes those the source can.
  */
 extern const struct probe_spec systrack_probes[];
 

@@ -171,13 +171,19 @@ static bool record_probe_made(const struct session *s, const char *name)
 /* record_probes - the probes a tool makes for itself that this kernel can make, recorded too */
 static int record_probes(struct session *s, const struct tool *t)
 {
+	bool made = false;
+
 	for (const struct probe_spec *p = t->probes; p && p->name; p++) {
-		struct iotap_event *ev;
 		const char *sys;
 		int ret;
 
+		/* As the tool does: a fallback only where the probe before it could not be made. */
+		if (p->fallback && made)
+			continue;
+		made = false;
 		if (!iotap_probe_available(&s->ctx, p))
 			continue;
+		made = true;
 		/* Two tools may make the same probe; one place may be probed once (-EEXIST). */
 		if (record_probe_made(s, p->name))
 			continue;
@@ -186,8 +192,7 @@ static int record_probes(struct session *s, const struct tool *t)
 			continue;
 		if (ret)
 			return ret;
-		ev = iotap_event_use(&s->ctx, sys, p->name, 0, record_ignore, NULL);
-		if (!ev)
+		if (!iotap_event_use(&s->ctx, sys, p->name, 0, record_ignore, NULL))
 			return -errno;
 	}
 	return 0;
@@ -215,7 +220,8 @@ static int record_select(struct session *s, const struct record_params *p, struc
 		const struct tool *t = *tp;
 		const struct tool_event *miss;
 
-		if (p->tools ? !record_listed(p->tools, t->name) :
+		if (p->tools ? !record_listed(p->tools, t->name) &&
+		    !(t->alias && record_listed(p->tools, t->alias)) :
 		    !p->all && !record_is_block_tool(t))
 			continue;
 		if (!t->events || !t->events[0].sys) {

@@ -299,10 +299,13 @@ const struct tool tool_fileio = {
 		"--snoop it prints each call as it ends instead, like fileslower. "
 		"File names need no BPF: descriptors are followed through open, openat, creat, "
 		"openat2, dup, dup2, dup3, fcntl(F_DUPFD, F_SETFD), close, fork, exec and exit; the "
-		"name an open got comes from uprobes on the C library's open functions (the path as "
-		"the program passed it, matched to its openat by the pointer), and where that is "
-		"not known (static programs, descriptors opened before tracing) from /proc/PID/fd "
-		"when the descriptor is first seen. Descriptors that stay unknown print as [fd N]. "
+		"name an open got comes from a kretprobe on the kernel's getname where the kernel has "
+		"kprobes, from uprobes on the C library's open functions (the path as the program "
+		"passed it, matched to its openat by the pointer), and where neither knows it "
+		"(descriptors opened before tracing, static programs without kprobes) from "
+		"/proc/PID/fd when the descriptor is first seen. A recording keeps the probes' hits "
+		"and every process's descriptors at its start. Descriptors that stay unknown print "
+		"as [fd N]. "
 		"iotap's own reads and writes are not traced. The layout follows BCC's filetop, with "
 		"latency columns added and the process instead of the thread.",
 	.examples =

@@ -89,7 +89,8 @@ static const struct opt iosb_opts[] = {
 	{ 'm', "milliseconds", OPT_FLAG, P(msecs), NULL, "millisecond histograms" },
 	{ 0, "percentiles", OPT_FLAG, P(percentiles), NULL,
 	  "print p50, p90, p99, p99.9 and max under each histogram" },
-	{ 'j', "json", OPT_FLAG, P(json), NULL, "json output: one object per histogram" },
+	{ 'j', "json", OPT_FLAG, P(json), NULL,
+	  "json output: one object per line for each histogram, operation total and syscall row" },
 	OPT_END
 };
 
@@ -676,6 +677,7 @@ static int iosb_init(struct iotap_ctx *ctx)
 		 has_io_start ? "block_io_start" : blktrack_has_start(st->bt) ? "block_rq_insert" : "",
 		 p->queued ? "from creation, -Q" : "device time",
 		 st->bios ? "; requests matched to syscalls by their first bio (block_bio_queue)" : "");
+	/* Over a recording too: which sources the recorder's kernel offered. */
 	if (!p->json)
 		for (int i = 0; i < IOSB_NR_LAYERS; i++)
 			if (st->layer[i])
@@ -723,6 +725,40 @@ static void iosb_print_attribution(struct iotap_ctx *ctx)
 			(unsigned long long)st->late_reqs);
 }
 
+/* iosb_print_json - -j: the totals and the attribution, one object per line */
+static void iosb_print_json(struct iotap_ctx *ctx, const char *ts)
+{
+	struct iosb_state *st = ctx->state;
+
+	for (size_t i = 0; i < st->nr_ops; i++) {
+		fprintf(ctx->out, "{\"ts\": \"%s\", \"operation\": ", ts);
+		json_str(ctx->out, st->ops[i].name);
+		fprintf(ctx->out, ", \"total_ns\": %llu}\n", (unsigned long long)st->ops[i].ns);
+	}
+	for (size_t i = 0; i < st->nr_sys; i++) {
+		const struct iosb_sys *r = &st->sysrow[i];
+
+		fprintf(ctx->out, "{\"ts\": \"%s\", \"syscall\": \"%s\", \"calls\": %llu, \"total_ns\": %llu, "
+			"\"disk_calls\": %llu, \"blk_requests\": %llu, \"blk_wait_ns\": %llu, "
+			"\"blk_queue_ns\": %llu, \"blk_device_ns\": %llu, \"rest_ns\": %llu, "
+			"\"cache_bytes\": %llu, \"device_bytes\": %llu, \"pagecache_misses\": %llu}\n",
+			ts, r->name, (unsigned long long)r->calls, (unsigned long long)r->lat_ns,
+			(unsigned long long)r->disk_calls, (unsigned long long)r->reqs,
+			(unsigned long long)r->wait_ns, (unsigned long long)r->queue_ns,
+			(unsigned long long)r->dev_ns,
+			(unsigned long long)(r->lat_ns > r->wait_ns ? r->lat_ns - r->wait_ns : 0),
+			(unsigned long long)r->bytes_cache, (unsigned long long)r->bytes_dev,
+			(unsigned long long)r->pages);
+	}
+	for (size_t i = 0; i < st->nr_out; i++) {
+		fprintf(ctx->out, "{\"ts\": \"%s\", \"outside_syscalls\": ", ts);
+		json_str(ctx->out, st->out[i].comm);
+		fprintf(ctx->out, ", \"blk_requests\": %llu, \"bytes\": %llu, \"blk_ns\": %llu}\n",
+			(unsigned long long)st->out[i].reqs, (unsigned long long)st->out[i].bytes,
+			(unsigned long long)st->out[i].ns);
+	}
+}
+
 /* iosb_op_cmp - totals in the histograms' order */
 static int iosb_op_cmp(const void *a, const void *b)
 {
@@ -754,7 +790,9 @@ static int iosb_report(struct iotap_ctx *ctx)
 		if (!ret && p->percentiles)
 			ret = hist_print_percentiles(&st->hs.h[i], ctx->out, label);
 	}
-	if (!p->json) {
+	if (p->json) {
+		iosb_print_json(ctx, ts);
+	} else {
 		fputc('\n', ctx->out);
 		/* name is the first member: the entries sort as strings. */
 		qsort(st->ops, st->nr_ops, sizeof(st->ops[0]), iosb_op_cmp);
@@ -795,9 +833,13 @@ const struct tool tool_iostackbreakdown = {
 		"pwritev2, fsync, fdatasync, sync_file_range, openat, open, creat, openat2, "
 		"io_uring_enter); the filesystem layer from ext4_sync_file_enter/exit, "
 		"iomap_dio_rw_begin/iomap_dio_complete (direct I/O of ext4 and xfs) and "
-		"filemap:mm_filemap_add_to_page_cache (page-cache misses); the block layer as "
-		"biolatency does (device time, or with -Q from when the request was created). The vfs "
-		"layer needs kprobes; a line says why it is missing. "
+		"filemap:mm_filemap_add_to_page_cache (page-cache misses), and where the kernel has "
+		"kprobes, kprobe/kretprobe pairs on ext4_file_read_iter, ext4_file_write_iter, "
+		"ext4_file_open, ext4_sync_file and their xfs counterparts; the vfs layer from kprobe "
+		"pairs on vfs_read, vfs_write, vfs_open and vfs_fsync_range (functions ftrace cannot "
+		"hook are refused); the block layer as biolatency does (device time, or with -Q from "
+		"when the request was created). A line names each layer's source, or says why the "
+		"kernel does not offer it. "
 		"It prints a log2 histogram per operation (operation = sys_pread64, iomap_dio_read, "
 		"blk_read...), one 'op, total ns' line per operation, then what the others cannot: "
 		"per syscall, how many calls, their total and average latency, how many went to disk, "

@@ -97,12 +97,14 @@ static void run_tool(const uint8_t *img, size_t len, FILE *out, int argc, char *
  * report - biolatency -D over the image; iostack -K -f (stack records,
  * callchain ids, the recorded kernel symbols: no user symbols, which would
  * open files named by the input); biosnoop with the recorded cgroups (CGRP,
- * fork and attach events); then --info's reading of it
+ * fork and attach events); fileio -C and iostackbreakdown (syscall pairing,
+ * descriptor tables: FDTB); then --info's reading of it
  */
 static void report(const uint8_t *img, size_t len)
 {
 	char *bio[] = { "biolatency", "-D", NULL }, *stk[] = { "iostack", "-K", "-f", NULL };
 	char *cg[] = { "biosnoop", "--show-cgroup", "--cgroup", "/iotap-rec", NULL };
+	char *fio[] = { "fileio", "-C", NULL }, *brk[] = { "iostackbreakdown", NULL };
 	struct session_opts so = { .mmap_pages = 128, .input_buf = img, .input_len = len };
 	struct recording_info info;
 	FILE *out = fopen("/dev/null", "w");
@@ -113,6 +115,9 @@ static void report(const uint8_t *img, size_t len)
 	run_tool(img, len, out, 2, bio);
 	run_tool(img, len, out, 3, stk);
 	run_tool(img, len, out, 4, cg);
+	/* Syscall pairing, descriptor tables (FDTB) and the per-syscall attribution. */
+	run_tool(img, len, out, 2, fio);
+	run_tool(img, len, out, 1, brk);
 	if (!session_init(&s, NULL, NULL, &so))
 		recording_info(&s, &info);
 	session_release(&s);

@@ -2,7 +2,8 @@
 # run.sh - build the fuzzers with clang (libFuzzer, ASan, UBSan) from the sources and run each
 # for a bounded time.
 #   fuzz_recfile  the recording container (src/recording/recfile.c)
-#   fuzz_report   the whole report path: open from memory, replay, biolatency, iostack -K -f, --info
+#   fuzz_report   the whole report path: open from memory, replay, biolatency, iostack -K -f,
+#                 biosnoop --cgroup, fileio, iostackbreakdown, --info
 #   fuzz_perfdata the perf.data reader (src/recording/perfdata.c) under the same two tools
 # Environment: FUZZ_SECONDS per fuzzer (default 60), BUILDDIR holding config.h (default: the
 # source tree), FUZZ_OUT for binaries, grown corpora and crash files (default: a temporary

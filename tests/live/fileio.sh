@@ -107,6 +107,26 @@ for fs in ext4 xfs; do
 		fail "$fs: cached pread64 row: $* (want $M calls from the page cache, 0 requests)"
 	echo "ok: $fs: cached pass: $M pread64 from the page cache, 0 block requests"
 
+	# -j: every line one JSON object; the same counts.
+	if [ $fs = ext4 ]; then
+		run_held rw "$MNT" $N $M
+		tracer_start "$LIVE_TMP/j.out" iostackbreakdown -j -p $PROG_PID
+		release
+		tracer_stop
+		sed 1d "$LIVE_TMP/j.out" | grep -v '^$' >"$LIVE_TMP/j.json"
+		python3 - "$LIVE_TMP/j.json" $N $M <<'PY' || fail "-j: not valid JSON with the counts"
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1])]
+n, m = int(sys.argv[2]), int(sys.argv[3])
+rows = {o["syscall"]: o for o in objs if "syscall" in o}
+assert rows["pread64"]["calls"] == m and rows["pread64"]["blk_requests"] == m, rows
+assert rows["pwrite64"]["calls"] == n and rows["fsync"]["disk_calls"] == 1, rows
+hists = {o["operation"]: o for o in objs if "data" in o}
+assert sum(d["count"] for d in hists["sys_pread64"]["data"]) == m, hists.keys()
+PY
+		echo "ok: $fs: -j gives one JSON object per line with the same counts"
+	fi
+
 	# dup, fork, write through the child's copy: the writes land on c, not on the decoy.
 	run_held dupfork "$MNT" 9 >/dev/null
 	tracer_start "$LIVE_TMP/d.$fs" fileio -C -c fileio 3600

@@ -21,9 +21,9 @@ started() {
 	echo "iotap did not start: $(cat "$1")"
 	exit 1
 }
-# held - the test program, stopped before its I/O; P is its PID
+# held PROG - the test program, stopped before its I/O; P is its PID
 held() {
-	FILEIO_WAIT=1 fileio rw /mnt $N $M &
+	FILEIO_WAIT=1 $1 rw /mnt $N $M &
 	P=$!
 	for i in $(seq 1 100); do
 		[ "$(cut -d' ' -f3 /proc/$P/stat)" = T ] && return 0
@@ -37,8 +37,9 @@ mkdir -p /mnt
 mount -t ext4 /dev/nvme0n1 /mnt || exit 1
 dd if=/dev/zero of=/mnt/b bs=4096 count=$M 2>/dev/null
 sync
-for tool in "iostackbreakdown -d nvme0n1" "fileio -C 3600"; do
-	held
+for run in "iostackbreakdown -d nvme0n1:fileio" "fileio -C 3600:fileio" "fileio -C 3600:fileio_static"; do
+	tool=${run%%:*}
+	held ${run##*:}
 	iotap $tool -p $P >/tmp/t.out 2>&1 &
 	t=$!
 	started /tmp/t.out
@@ -47,7 +48,7 @@ for tool in "iostackbreakdown -d nvme0n1" "fileio -C 3600"; do
 	sleep 0.5
 	kill -INT $t
 	wait $t
-	echo "== $tool"
+	echo "== $tool ${run##*:}"
 	cat /tmp/t.out
 done
 echo "== dynamic_events"
@@ -63,13 +64,15 @@ sysrow() {
 for k in 6.1 6.12; do
 	rc=0
 	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel $k --disk nvme --mod ext4 --bin "$IOTAP" \
-		--bin "$IOTAP_PROGS/fileio" --bin "$MKE2FS" --timeout 240 -- "$LIVE_TMP/guest.sh" \
+		--bin "$IOTAP_PROGS/fileio" --bin "$IOTAP_PROGS/fileio_static" --bin "$MKE2FS" --timeout 240 -- "$LIVE_TMP/guest.sh" \
 		>"$LIVE_TMP/vm-$k.out" 2>"$LIVE_TMP/vm-$k.err" || rc=$?
 	[ $rc = 125 ] && skip "VM for $k could not run: $(tail -3 "$LIVE_TMP/vm-$k.err")"
 	[ $rc = 0 ] || { cat "$LIVE_TMP/vm-$k.out" "$LIVE_TMP/vm-$k.err"; fail "guest script failed on $k ($rc)"; }
 	out=$LIVE_TMP/vm-$k.out
-	sed -n '/^== iostackbreakdown/,/^== fileio/p' "$out" >"$LIVE_TMP/s-$k"
-	sed -n '/^== fileio/,/^== dynamic_events/p' "$out" >"$LIVE_TMP/f-$k"
+	section() { awk -v m="$1" '$0 == m { on = 1; next } /^== / { on = 0 } on' "$out"; }
+	section "== iostackbreakdown -d nvme0n1 fileio" >"$LIVE_TMP/s-$k"
+	section "== fileio -C 3600 fileio" >"$LIVE_TMP/f-$k"
+	section "== fileio -C 3600 fileio_static" >"$LIVE_TMP/fs-$k"
 	grep -q '^layer vfs: kprobe/kretprobe pairs on vfs_read, vfs_write, vfs_open, vfs_fsync_range$' \
 		"$LIVE_TMP/s-$k" || { cat "$LIVE_TMP/s-$k"; fail "$k: no vfs kprobe layer"; }
 	for want in vfs_write:$N vfs_read:$M ext4_file_write_iter:$N ext4_file_read_iter:$M \
@@ -84,7 +87,14 @@ for k in 6.1 6.12; do
 	[ "${4:-}" = $N ] && [ "${6:-}" = $((N * 4)) ] || { cat "$LIVE_TMP/f-$k"; fail "$k: fileio a: '$a'"; }
 	set -- $b
 	[ "${3:-}" = $M ] && [ "${5:-}" = $((M * 4)) ] || { cat "$LIVE_TMP/f-$k"; fail "$k: fileio b: '$b'"; }
+	# A static program: the libc uprobes never fire; the getname kretprobe names its files.
+	grep -q 'file names: a kretprobe on getname' "$LIVE_TMP/fs-$k" || { cat "$LIVE_TMP/fs-$k"; fail "$k: no getname kretprobe"; }
+	a=$(awk '$NF == "/mnt/a"' "$LIVE_TMP/fs-$k"); b=$(awk '$NF == "/mnt/b"' "$LIVE_TMP/fs-$k")
+	set -- $a
+	[ "${4:-}" = $N ] || { cat "$LIVE_TMP/fs-$k"; fail "$k: static fileio a: '$a'"; }
+	set -- $b
+	[ "${3:-}" = $M ] || { cat "$LIVE_TMP/fs-$k"; fail "$k: static fileio b: '$b'"; }
 	[ "$(sed -n '/^== dynamic_events/,/^== end/p' "$out" | wc -l)" = 2 ] ||
 		fail "$k: dynamic events left behind"
-	echo "ok: $k: vfs and ext4 kprobe layers count $N writes, $M reads, 1 fsync; fileio names a and b"
+	echo "ok: $k: vfs and ext4 kprobe layers count $N writes, $M reads, 1 fsync; fileio names a and b (libc uprobes, and getname for a static program)"
 done

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_syscall.c - sys_enter/sys_exit records decoded by name from two real kernels' formats */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "session.h"
+#include "syscall.h"
+
+static const char *const kernels[] = { "6.1.0-56-amd64", "6.18.44-fc-v669", NULL };
+
+/* slurp - a test data file into memory */
+static char *slurp(const char *kernel, const char *rel, size_t *len)
+{
+	char path[512];
+	FILE *f;
+	char *buf;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/formats/%s/events/%s", TEST_DATA, kernel, rel);
+	f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc(n + 1);
+	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
+	buf[n] = 0;
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+/* load - header_page and the named syscalls events of one kernel */
+static void load(struct fmt_set *fs, const char *kernel)
+{
+	static const char *const events[] = { "sys_enter_openat", "sys_exit_pread64",
+					      "sys_enter_pread64", NULL };
+	size_t len;
+	char *hp = slurp(kernel, "header_page", &len), *text, rel[256];
+
+	assert_non_null(hp);
+	assert_int_equal(fmt_set_init(fs, hp, len, 8, 4096), 0);
+	free(hp);
+	for (const char *const *e = events; *e; e++) {
+		snprintf(rel, sizeof(rel), "syscalls/%s/format", *e);
+		text = slurp(kernel, rel, &len);
+		assert_non_null(text);
+		assert_non_null(fmt_set_add(fs, "syscalls", *e, text, len));
+		free(text);
+	}
+}
+
+/* put64 - a u64 at off of a raw record */
+static void put64(uint8_t *raw, int off, uint64_t v)
+{
+	memcpy(raw + off, &v, 8);
+}
+
+/* test_openat - dfd AT_FDCWD (either way a 64-bit slot holds it), the name pointer, the flags */
+static void test_openat(void **state)
+{
+	for (const char *const *k = kernels; *k; k++) {
+		struct syscall_fmt f;
+		struct syscall_args a;
+		struct fmt_set fs;
+		uint8_t raw[48] = { 0 };
+
+		load(&fs, *k);
+		assert_int_equal(syscall_fmt_init(&f, fmt_set_find(&fs, "syscalls", "sys_enter_openat")), 0);
+		assert_false(f.ret.present);
+		/* Offsets as the format files give them (checked by hand). */
+		put64(raw, 16, 0xffffff9cull);
+		put64(raw, 24, 0x7ffd12345678ull);
+		put64(raw, 32, 02000101);
+		syscall_decode(&f, raw, sizeof(raw), &a);
+		assert_int_equal(a.dfd, -100);
+		assert_int_equal(a.filename, 0x7ffd12345678ull);
+		assert_int_equal(a.flags, 02000101);
+		put64(raw, 16, (uint64_t)-100);
+		syscall_decode(&f, raw, sizeof(raw), &a);
+		assert_int_equal(a.dfd, -100);
+		/* A record cut short reads absent fields as zero, never past its end. */
+		syscall_decode(&f, raw, 24, &a);
+		assert_int_equal(a.filename, 0);
+		fmt_set_release(&fs);
+	}
+}
+
+/* test_pread - fd and count on enter, a negative errno on exit */
+static void test_pread(void **state)
+{
+	for (const char *const *k = kernels; *k; k++) {
+		struct syscall_fmt fe, fx;
+		struct syscall_args a;
+		struct fmt_set fs;
+		uint8_t raw[48] = { 0 };
+
+		load(&fs, *k);
+		assert_int_equal(syscall_fmt_init(&fe, fmt_set_find(&fs, "syscalls", "sys_enter_pread64")), 0);
+		assert_int_equal(syscall_fmt_init(&fx, fmt_set_find(&fs, "syscalls", "sys_exit_pread64")), 0);
+		put64(raw, 16, 7);
+		put64(raw, 32, 4096);
+		syscall_decode(&fe, raw, sizeof(raw), &a);
+		assert_int_equal(a.fd, 7);
+		assert_int_equal(a.count, 4096);
+		memset(raw, 0, sizeof(raw));
+		put64(raw, 16, (uint64_t)-EAGAIN);
+		syscall_decode(&fx, raw, sizeof(raw), &a);
+		assert_int_equal(a.ret, -EAGAIN);
+		put64(raw, 16, 1ull << 40);
+		syscall_decode(&fx, raw, sizeof(raw), &a);
+		assert_int_equal(a.ret, 1ll << 40);
+		fmt_set_release(&fs);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_openat),
+		cmocka_unit_test(test_pread),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
