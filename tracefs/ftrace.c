@@ -441,7 +441,12 @@ static int ftrace_cpu_drain(struct ftrace_ring *fr, struct ftrace_cpu *c, bool f
 	/*
 	 * Then read(2), which also takes the sub-buffer the kernel is writing: an
 	 * idle CPU's last events must not wait for a full page, or the merge would
-	 * see them after newer ones, and the end of a run would lose them.
+	 * see them after newer ones, and the end of a run would lose them. Once a
+	 * round, until the flush: what was written since is newer than all this
+	 * round read, so the next round takes it in order; and a reader that
+	 * chased it would never stop where another tracer of syscalls sees its
+	 * reads (iotap fileio beside iotap record): each read(2) writes the events
+	 * the other reads, whose read(2) writes the events this one reads.
 	 */
 	for (;;) {
 		n = flush ? tracefs_cpu_flush(c->tcpu, fr->page) : tracefs_cpu_read(c->tcpu, fr->page, true);
@@ -449,7 +454,7 @@ static int ftrace_cpu_drain(struct ftrace_ring *fr, struct ftrace_cpu *c, bool f
 		if (n <= 0)
 			return n;
 		ret = ftrace_subbuf_decode(fr, c->cpu, fr->page, &c->st, fn, arg);
-		if (ret)
+		if (ret || !flush)
 			return ret;
 	}
 }
