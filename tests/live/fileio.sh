@@ -140,7 +140,8 @@ PY
 	echo "ok: $fs: writes through a dup'd descriptor in a forked child land on c"
 done
 
-# record, then report: the same tables as live over the same run.
+# record, then report: the same tables as live over the same run (one interval each, as a
+# report's default of 1 s could split the run into two tables).
 MNT=$LIVE_TMP/mnt-ext4
 run_held rw "$MNT" $N $M
 tracer_start "$LIVE_TMP/live.f" fileio -C -p $PROG_PID 3600
@@ -156,7 +157,7 @@ release
 TRACER_PID=$t_live tracer_stop
 TRACER_PID=$t_live_s tracer_stop
 TRACER_PID=$t_rec tracer_stop
-"$IOTAP" report -i "$LIVE_TMP/rec.iotap" fileio -C -p $PROG_PID >"$LIVE_TMP/rep.f" 2>"$LIVE_TMP/rep.f.err" ||
+"$IOTAP" report -i "$LIVE_TMP/rec.iotap" fileio -C -p $PROG_PID 3600 >"$LIVE_TMP/rep.f" 2>"$LIVE_TMP/rep.f.err" ||
 	{ cat "$LIVE_TMP/rep.f.err" >&2; fail "report fileio failed"; }
 "$IOTAP" report -i "$LIVE_TMP/rec.iotap" iostackbreakdown -p $PROG_PID >"$LIVE_TMP/rep.s" 2>"$LIVE_TMP/rep.s.err" ||
 	{ cat "$LIVE_TMP/rep.s.err" >&2; fail "report iostackbreakdown failed"; }
@@ -188,7 +189,7 @@ sleep 1
 kill -CONT $pre
 wait $pre || fail "preopen failed"
 TRACER_PID=$t_rec tracer_stop
-"$IOTAP" report -i "$LIVE_TMP/pre.iotap" fileio -C -p $pre >"$LIVE_TMP/pre.f" 2>&1 || fail "report failed"
+"$IOTAP" report -i "$LIVE_TMP/pre.iotap" fileio -C -p $pre 3600 >"$LIVE_TMP/pre.f" 2>&1 || fail "report failed"
 set -- $(row "$LIVE_TMP/pre.f" $pre p)
 [ "${4:-}" = 5 ] && [ "${6:-}" = 20 ] || { cat "$LIVE_TMP/pre.f" >&2; fail "file opened before recording: '$*'"; }
 echo "ok: a file opened before recording is named from the recorded descriptor table"
