@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cursor.h"
+#include "fmtcheck.h"
 #include "recformat.h"
 
 /* Longest path a MAPS entry keeps. */
@@ -103,6 +104,82 @@ uint32_t recfmt_version(const void *p, size_t len)
 	uint32_t v;
 
 	return cursor_u32(&c, &v) ? 0 : v;
+}
+
+/*
+ * recfmt_evnt_encode - u32 version, u32 nr_ids, u64 sample_type, u64 regs,
+ * u32 sys/name/format lengths, u32 flags, the ids, sys, name, format text
+ */
+void recfmt_evnt_encode(struct secbuf *b, const struct recfmt_evnt *e)
+{
+	/* Callchain ids need the flags, which version 1 has no room for. */
+	secbuf_u32(b, e->chain_ids ? REC_EVNT_VERSION_FLAGS : REC_SEC_VERSION);
+	secbuf_u32(b, (uint32_t)e->nr_ids);
+	secbuf_u64(b, e->sample_type);
+	secbuf_u64(b, e->regs_mask);
+	secbuf_u32(b, (uint32_t)strlen(e->sys));
+	secbuf_u32(b, (uint32_t)strlen(e->name));
+	secbuf_u32(b, (uint32_t)e->fmt_len);
+	secbuf_u32(b, e->chain_ids ? REC_EVNT_CHAIN_IDS : 0);
+	for (size_t c = 0; c < e->nr_ids; c++)
+		secbuf_u64(b, e->ids[c]);
+	secbuf_put(b, e->sys, strlen(e->sys));
+	secbuf_put(b, e->name, strlen(e->name));
+	secbuf_put(b, e->fmt, e->fmt_len);
+}
+
+/* recfmt_evnt_decode - see recformat.h */
+int recfmt_evnt_decode(const void *p, size_t len, struct recfmt_evnt *e, char *why,
+		       size_t whylen)
+{
+	uint32_t ver = 0, nr_ids = 0, sl = 0, nl = 0, fl = 0, flags = 0;
+	struct cursor c = cursor_make(p, len);
+	const char *q;
+	uint64_t need;
+
+	memset(e, 0, sizeof(*e));
+	if (len < REC_EVNT_FIXED || cursor_u32(&c, &ver) || cursor_u32(&c, &nr_ids) ||
+	    cursor_u64(&c, &e->sample_type) || cursor_u64(&c, &e->regs_mask) ||
+	    cursor_u32(&c, &sl) || cursor_u32(&c, &nl) || cursor_u32(&c, &fl) ||
+	    cursor_u32(&c, &flags) || (ver != REC_SEC_VERSION && ver != REC_EVNT_VERSION_FLAGS)) {
+		snprintf(why, whylen, "EVNT section of %zu bytes, version %u", len,
+			 recfmt_version(p, len));
+		return -EINVAL;
+	}
+	if ((ver == REC_SEC_VERSION && flags) || (flags & ~REC_EVNT_CHAIN_IDS)) {
+		snprintf(why, whylen, "EVNT section with unknown flags %#x", flags);
+		return -EINVAL;
+	}
+	need = REC_EVNT_FIXED + (uint64_t)nr_ids * 8 + sl + nl + fl;
+	if (nr_ids > 65536 || need != len || !(e->ids_raw = cursor_take(&c, (uint64_t)nr_ids * 8))) {
+		snprintf(why, whylen, "EVNT lengths do not add up to its %zu bytes", len);
+		return -EINVAL;
+	}
+	q = cursor_take(&c, (uint64_t)sl + nl + fl);
+	if (!q || !fmt_name_ok(q, sl) || !fmt_name_ok(q + sl, nl)) {
+		snprintf(why, whylen, "EVNT names an event with an invalid name");
+		return -EINVAL;
+	}
+	memcpy(e->sys_buf, q, sl);
+	e->sys_buf[sl] = 0;
+	memcpy(e->name_buf, q + sl, nl);
+	e->name_buf[nl] = 0;
+	e->sys = e->sys_buf;
+	e->name = e->name_buf;
+	e->fmt = q + sl + nl;
+	e->fmt_len = fl;
+	e->nr_ids = nr_ids;
+	e->chain_ids = flags & REC_EVNT_CHAIN_IDS;
+	return 0;
+}
+
+/* recfmt_evnt_id - see recformat.h */
+uint64_t recfmt_evnt_id(const struct recfmt_evnt *e, size_t i)
+{
+	uint64_t id;
+
+	memcpy(&id, (const uint8_t *)e->ids_raw + i * 8, 8);
+	return id;
 }
 
 /* recfmt_disk_encode - u32 version, u32 count, then u32 dev, name[32], sched[32] each */

@@ -92,6 +92,26 @@ void secbuf_release(struct secbuf *b);
 /* The version a section begins with; 0 when it is too short. */
 uint32_t recfmt_version(const void *p, size_t len);
 
+/* EVNT: one recorded event, its sample layout, its perf ids per CPU and its format text. */
+struct recfmt_evnt {
+	uint64_t sample_type, regs_mask;
+	bool chain_ids;			/* REC_EVNT_CHAIN_IDS: written as version 2 */
+	const uint64_t *ids;		/* encode: nr_ids ids */
+	const void *ids_raw;		/* decode: nr_ids u64s, unaligned (recfmt_evnt_id()) */
+	size_t nr_ids;
+	const char *sys, *name;
+	char sys_buf[65], name_buf[65];	/* decode: where sys and name point (fmt_name_ok()) */
+	const char *fmt;		/* format text, fmt_len bytes, not NUL-terminated */
+	size_t fmt_len;
+};
+
+void recfmt_evnt_encode(struct secbuf *b, const struct recfmt_evnt *e);
+/* the layout's own checks: version, flags, lengths, names; the caller checks the rest */
+int recfmt_evnt_decode(const void *p, size_t len, struct recfmt_evnt *e, char *why,
+		       size_t whylen);
+/* the i-th perf id of a decoded EVNT */
+uint64_t recfmt_evnt_id(const struct recfmt_evnt *e, size_t i);
+
 /* DISK: the block devices and their schedulers. */
 void recfmt_disk_encode(struct secbuf *b, const struct disk_table *t);
 int recfmt_disk_decode(const void *p, size_t len, struct disk_table *t, char *why, size_t whylen);

@@ -299,27 +299,20 @@ static int record_put_events(struct recorder *rc, const struct session *s)
 	for (size_t i = 0; i < s->nr_ev && !ret; i++) {
 		const struct iotap_event *ev = s->ev[i];
 		const struct fmt_event *fe = record_fmt_text(s, ev->sys, ev->name);
-		const uint64_t *sids;
-		size_t nr_ids;
+		struct recfmt_evnt e = {
+			/* Stacks are walked as recorded: no user registers or copies are stored. */
+			.sample_type = symbolizer_walked_type(ev->sample_type),
+			/* Callchains go by id (record_rewrite()). */
+			.chain_ids = ev->sample_type & PERF_SAMPLE_CALLCHAIN,
+		};
 
-		if (!fe || s->src->event_ids(s, ev, &sids, &nr_ids))
+		if (!fe || s->src->event_ids(s, ev, &e.ids, &e.nr_ids))
 			return -ENOENT;
-		/* Callchains go by id (record_rewrite()): a flag that version 1 has no room for. */
-		bool ids = ev->sample_type & PERF_SAMPLE_CALLCHAIN;
-
-		secbuf_u32(&b, ids ? REC_EVNT_VERSION_FLAGS : REC_SEC_VERSION);
-		secbuf_u32(&b, (uint32_t)nr_ids);
-		secbuf_u64(&b, symbolizer_walked_type(ev->sample_type));
-		secbuf_u64(&b, 0);			/* no user registers are stored */
-		secbuf_u32(&b, strlen(ev->sys));
-		secbuf_u32(&b, strlen(ev->name));
-		secbuf_u32(&b, fe->len);
-		secbuf_u32(&b, ids ? REC_EVNT_CHAIN_IDS : 0);
-		for (size_t c = 0; c < nr_ids; c++)
-			secbuf_u64(&b, sids[c]);
-		secbuf_put(&b, ev->sys, strlen(ev->sys));
-		secbuf_put(&b, ev->name, strlen(ev->name));
-		secbuf_put(&b, fe->text, fe->len);
+		e.sys = ev->sys;
+		e.name = ev->name;
+		e.fmt = fe->text;
+		e.fmt_len = fe->len;
+		recfmt_evnt_encode(&b, &e);
 		ret = sb_flush(rc, &b, REC_SEC_EVNT);
 	}
 	free(b.p);

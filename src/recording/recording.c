@@ -264,74 +264,6 @@ static int blob_keep(struct file_src *f, uint32_t type, const uint8_t *data, siz
 	return 0;
 }
 
-/* evnt_add - one EVNT section: its format into the fmt_set, its ids into the map */
-static int evnt_add(struct session *s, struct file_src *f, const uint8_t *p, size_t len)
-{
-	uint32_t ver = 0, nr_ids = 0, sl = 0, nl = 0, fl = 0, flags = 0;
-	uint64_t sample_type = 0, regs_mask = 0, need;
-	struct cursor c = cursor_make(p, len);
-	char sys[65], name[65];
-	struct rec_ev *ev;
-	struct rec_id *ids;
-	const uint8_t *q, *id_at;
-
-	/* The fixed part: version, ids, layout, three lengths, flags (recording.h). */
-	if (len < REC_EVNT_FIXED || cursor_u32(&c, &ver) || cursor_u32(&c, &nr_ids) ||
-	    cursor_u64(&c, &sample_type) || cursor_u64(&c, &regs_mask) || cursor_u32(&c, &sl) ||
-	    cursor_u32(&c, &nl) || cursor_u32(&c, &fl) || cursor_u32(&c, &flags) ||
-	    (ver != REC_SEC_VERSION && ver != REC_EVNT_VERSION_FLAGS))
-		return file_bad(f, "EVNT section of %zu bytes, version %u", len, sec_version(p, len));
-	if ((ver == REC_SEC_VERSION && flags) || (flags & ~REC_EVNT_CHAIN_IDS))
-		return file_bad(f, "EVNT section with unknown flags %#x", flags);
-	need = REC_EVNT_FIXED + (uint64_t)nr_ids * 8 + sl + nl + fl;
-	if (nr_ids > 65536 || need != len || !(id_at = cursor_take(&c, (uint64_t)nr_ids * 8)))
-		return file_bad(f, "EVNT lengths do not add up to its %zu bytes", len);
-	q = cursor_take(&c, (uint64_t)sl + nl + fl);
-	if (!fmt_name_ok(q, sl) || !fmt_name_ok(q + sl, nl))
-		return file_bad(f, "EVNT names an event with an invalid name");
-	memcpy(sys, q, sl);
-	sys[sl] = 0;
-	memcpy(name, q + sl, nl);
-	name[nl] = 0;
-	if ((sample_type & IOTAP_SAMPLE_BASE) != IOTAP_SAMPLE_BASE ||
-	    (sample_type & ~(IOTAP_SAMPLE_BASE | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
-			     PERF_SAMPLE_STACK_USER)))
-		return file_bad(f, "%s:%s has sample_type %#" PRIx64 ", which iotap cannot decode",
-				sys, name, sample_type);
-	if ((flags & REC_EVNT_CHAIN_IDS) &&
-	    (!(sample_type & PERF_SAMPLE_CALLCHAIN) ||
-	     (sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER))))
-		return file_bad(f, "%s:%s has callchain ids without a callchain", sys, name);
-	if (fmt_set_find(&s->fs, sys, name))
-		return file_bad(f, "%s:%s is recorded twice", sys, name);
-	if (!fmt_text_ok((const char *)q + sl + nl, fl))
-		return file_bad(f, "the format text of %s:%s is not one the kernel writes", sys, name);
-	if (!fmt_set_add(&s->fs, sys, name, (const char *)q + sl + nl, fl)) {
-		if (errno == ENOMEM)
-			return -ENOMEM;
-		return file_bad(f, "the format of %s:%s cannot be parsed", sys, name);
-	}
-	ev = realloc(f->evs, (f->nr_evs + 1) * sizeof(*ev));
-	if (!ev)
-		return -ENOMEM;
-	f->evs = ev;
-	ids = realloc(f->ids, (f->nr_ids + nr_ids + 1) * sizeof(*ids));
-	if (!ids)
-		return -ENOMEM;
-	f->ids = ids;
-	for (struct cursor ic = cursor_make(id_at, (size_t)nr_ids * 8);
-	     !cursor_u64(&ic, &f->ids[f->nr_ids].id); )
-		f->ids[f->nr_ids++].idx = f->nr_evs;
-	ev = &f->evs[f->nr_evs++];
-	memset(ev, 0, sizeof(*ev));
-	ev->sys = s->fs.ev[s->fs.nr - 1].sys;
-	ev->name = s->fs.ev[s->fs.nr - 1].name;
-	ev->sample_type = sample_type;
-	ev->regs_mask = sample_type & PERF_SAMPLE_REGS_USER ? regs_mask : 0;
-	ev->chain_ids = flags & REC_EVNT_CHAIN_IDS;
-	return 0;
-}
-
 /* comm_cache - a recorded process name into the session */
 static void comm_cache(void *arg, uint32_t pid, const char *comm)
 {
@@ -342,6 +274,59 @@ static void comm_cache(void *arg, uint32_t pid, const char *comm)
 static int section_bad(const struct file_src *f, int ret, const char *why)
 {
 	return ret == -EINVAL && why[0] ? file_bad(f, "%s", why) : ret;
+}
+
+/* evnt_add - one EVNT section: its format into the fmt_set, its ids into the map */
+static int evnt_add(struct session *s, struct file_src *f, const uint8_t *p, size_t len)
+{
+	struct recfmt_evnt e;
+	struct rec_ev *ev;
+	struct rec_id *ids;
+	char why[128] = "";
+	int ret = recfmt_evnt_decode(p, len, &e, why, sizeof(why));
+	const char *sys = e.sys, *name = e.name;
+	uint64_t sample_type = e.sample_type;
+
+	if (ret)
+		return section_bad(f, ret, why);
+	if ((sample_type & IOTAP_SAMPLE_BASE) != IOTAP_SAMPLE_BASE ||
+	    (sample_type & ~(IOTAP_SAMPLE_BASE | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+			     PERF_SAMPLE_STACK_USER)))
+		return file_bad(f, "%s:%s has sample_type %#" PRIx64 ", which iotap cannot decode",
+				sys, name, sample_type);
+	if (e.chain_ids &&
+	    (!(sample_type & PERF_SAMPLE_CALLCHAIN) ||
+	     (sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER))))
+		return file_bad(f, "%s:%s has callchain ids without a callchain", sys, name);
+	if (fmt_set_find(&s->fs, sys, name))
+		return file_bad(f, "%s:%s is recorded twice", sys, name);
+	if (!fmt_text_ok(e.fmt, e.fmt_len))
+		return file_bad(f, "the format text of %s:%s is not one the kernel writes", sys, name);
+	if (!fmt_set_add(&s->fs, sys, name, e.fmt, e.fmt_len)) {
+		if (errno == ENOMEM)
+			return -ENOMEM;
+		return file_bad(f, "the format of %s:%s cannot be parsed", sys, name);
+	}
+	ev = realloc(f->evs, (f->nr_evs + 1) * sizeof(*ev));
+	if (!ev)
+		return -ENOMEM;
+	f->evs = ev;
+	ids = realloc(f->ids, (f->nr_ids + e.nr_ids + 1) * sizeof(*ids));
+	if (!ids)
+		return -ENOMEM;
+	f->ids = ids;
+	for (size_t i = 0; i < e.nr_ids; i++) {
+		f->ids[f->nr_ids].id = recfmt_evnt_id(&e, i);
+		f->ids[f->nr_ids++].idx = f->nr_evs;
+	}
+	ev = &f->evs[f->nr_evs++];
+	memset(ev, 0, sizeof(*ev));
+	ev->sys = s->fs.ev[s->fs.nr - 1].sys;
+	ev->name = s->fs.ev[s->fs.nr - 1].name;
+	ev->sample_type = sample_type;
+	ev->regs_mask = sample_type & PERF_SAMPLE_REGS_USER ? e.regs_mask : 0;
+	ev->chain_ids = e.chain_ids;
+	return 0;
 }
 
 /* stream_open - check the prefix of a streamed section; returns its length */
