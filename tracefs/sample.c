@@ -3,42 +3,19 @@
 #include <errno.h>
 #include <string.h>
 
+#include "cursor.h"
 #include "sample.h"
-
-struct cursor {
-	const uint8_t *p, *end;
-};
-
-/* cursor_u64 - read one u64, failing past the end of the record */
-static int cursor_u64(struct cursor *c, uint64_t *v)
-{
-	if (c->end - c->p < 8)
-		return -EINVAL;
-	memcpy(v, c->p, 8);
-	c->p += 8;
-	return 0;
-}
-
-/* cursor_take - reserve n bytes and return their start */
-static const void *cursor_take(struct cursor *c, uint64_t n)
-{
-	const void *at = c->p;
-
-	if ((uint64_t)(c->end - c->p) < n)
-		return NULL;
-	c->p += n;
-	return at;
-}
 
 /* perf_sample_parse - decode a sample laid out for sample_type (IOTAP_SAMPLE_BASE plus extras) */
 int perf_sample_parse(const struct perf_event_header *hdr, uint64_t sample_type,
 		      uint64_t regs_mask, struct perf_sample *s)
 {
-	struct cursor c = { (const uint8_t *)(hdr + 1), (const uint8_t *)hdr + hdr->size };
+	struct cursor c;
 	uint64_t v;
 
 	if (hdr->type != PERF_RECORD_SAMPLE || hdr->size < sizeof(*hdr))
 		return -EINVAL;
+	c = cursor_make(hdr + 1, hdr->size - sizeof(*hdr));
 	if ((sample_type & IOTAP_SAMPLE_BASE) != IOTAP_SAMPLE_BASE ||
 	    (sample_type & ~(IOTAP_SAMPLE_BASE | PERF_SAMPLE_CALLCHAIN |
 			     PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)))
@@ -61,10 +38,8 @@ int perf_sample_parse(const struct perf_event_header *hdr, uint64_t sample_type,
 	{
 		uint32_t size;
 
-		if (c.end - c.p < 4)
+		if (cursor_u32(&c, &size))
 			return -EINVAL;
-		memcpy(&size, c.p, 4);
-		c.p += 4;
 		s->raw_size = size;
 		s->raw = cursor_take(&c, size);
 		if (!s->raw)

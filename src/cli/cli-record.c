@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cmds.h"
 #include "record.h"
 
 struct cli_record {
@@ -54,7 +55,7 @@ static void cli_record_progress(void *arg, const struct record_progress *p)
 /* cli_record - iotap record [options] [-- command] */
 int cli_record(int argc, char **argv)
 {
-	struct session_opts so = { .mmap_pages = 128, .max_stack = 127 };
+	struct session_opts so = SESSION_OPTS_DEFAULT;
 	struct record_params p = { 0 };
 	struct cli_args ca;
 	struct cli_record cr;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmds.h"
 #include "recording.h"
 
 /* cli_info_print - what, where and when was recorded, and whether anything is missing */
@@ -74,7 +75,7 @@ static int cli_report_info(const struct session_opts *so)
 /* cli_report - iotap report -i FILE (--info | TOOL [tool options]) */
 int cli_report(int argc, char **argv)
 {
-	struct session_opts so = { .mmap_pages = 128, .max_stack = 127 };
+	struct session_opts so = SESSION_OPTS_DEFAULT;
 	struct report_params p = { 0 };
 	const struct tool *tool;
 	struct cli_args ca;

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "iotap.h"
 #include "log.h"
+#include "cmds.h"
 #include "opt.h"
 #include "record.h"
 #include "recording.h"
@@ -130,12 +131,13 @@ int cli_parse(const struct tool *spec, int argc, char **argv, void *params,
 /* cli_run_tool - parse a tool's options and run it, over a recording when input is set */
 int cli_run_tool(const struct tool *tool, int argc, char **argv, const char *input)
 {
-	struct session_opts so = { .mmap_pages = 128, .max_stack = 127, .input = input };
+	struct session_opts so = SESSION_OPTS_DEFAULT;
 	struct session sess;
 	struct cli_args ca;
 	void *params;
 	int ret;
 
+	so.input = input;
 	cli_set_prefix(tool->name);
 	params = calloc(1, tool->params_size ? tool->params_size : 1);
 	if (!params) {

@@ -9,43 +9,8 @@
 #include <string.h>
 
 #include "opt.h"
-#include "stacks.h"
 
 #define OPT_LONG_BASE 256
-
-/* Options kept in struct session_opts, each written once and shared by the tables below. */
-#define OPT_INPUT { 'i', "input", OPT_STR, offsetof(struct session_opts, input), "FILE", \
-	"read events from a recording made by 'iotap record', or from a perf.data file of " \
-	"'perf record -e block:...', instead of tracing live" }
-#define OPT_MMAP_PAGES { 0, "mmap-pages", OPT_UINT, offsetof(struct session_opts, mmap_pages), \
-	"PAGES", "ring buffer size per CPU in pages, a power of two (default 128)", NULL, 1, 1u << 20 }
-#define OPT_MAX_STACK { 0, "max-stack", OPT_UINT, offsetof(struct session_opts, max_stack), "N", \
-	"deepest callchain to sample, for tools that take stacks (default 127)", NULL, 1, 1024 }
-#define OPT_VERBOSE { 0, "verbose", OPT_FLAG, offsetof(struct session_opts, verbose), NULL, \
-	"also report requests that could not be paired (flushes, in flight at start)" }
-#define OPT_CALL_GRAPH { 0, "call-graph", OPT_CHOICE, offsetof(struct session_opts, call_graph), \
-	"MODE", "how user stacks are walked: fp follows frame pointers through a 4 KiB copy of the " \
-	"stack; dwarf copies 8 KiB and unwinds it with the binaries' DWARF call frame information " \
-	"(for code built without frame pointers; costs more). Either raises --mmap-pages to at " \
-	"least 512 (fp) or 1024 (dwarf): samples carry a copy of the user stack", \
-	stack_call_graph_names }
-#define OPT_CGROUP { 0, "cgroup", OPT_STR, offsetof(struct session_opts, cgroup), "PATH", \
-	"only I/O submitted by tasks in this cgroup v2 or below it (e.g. /sys/fs/cgroup/system.slice), " \
-	"as they were when they submitted it; follows tasks that fork or move while tracing" }
-#define OPT_SYMFS { 0, "symfs", OPT_STR, offsetof(struct session_opts, symfs), "DIR", \
-	"look for the binaries of a recording under DIR too: DIR/path, DIR/.build-id/xx/rest and " \
-	"DIR/usr/lib/debug (for reports on another machine, or after a binary was removed)" }
-
-/* Options every tool takes. */
-const struct opt common_opts[] = { OPT_INPUT, OPT_CGROUP, OPT_MMAP_PAGES, OPT_MAX_STACK, OPT_VERBOSE,
-	OPT_END };
-/* The ones that apply to 'iotap record' (it writes a recording, it reads none). */
-const struct opt record_common_opts[] = { OPT_MMAP_PAGES, OPT_MAX_STACK, OPT_CALL_GRAPH, OPT_END };
-/* The tools that take stacks add how to walk and where to find symbols. */
-const struct opt stack_common_opts[] = { OPT_INPUT, OPT_CGROUP, OPT_MMAP_PAGES, OPT_MAX_STACK,
-	OPT_CALL_GRAPH, OPT_SYMFS, OPT_VERBOSE, OPT_END };
-/* The one that 'iotap report' takes before the tool name. */
-const struct opt report_common_opts[] = { OPT_INPUT, OPT_END };
 
 /* opt_common - the session options a tool or command takes */
 static const struct opt *opt_common(const struct tool *tool)
@@ -53,10 +18,10 @@ static const struct opt *opt_common(const struct tool *tool)
 	return tool->common ? tool->common : common_opts;
 }
 
-/* opt_is_tool - a registered tool (an argv[0] alias), not a command such as record */
+/* opt_is_tool - a tool (an argv[0] alias too), not a command such as record */
 static bool opt_is_tool(const struct tool *tool)
 {
-	return tool_find(tool->name) == tool;
+	return tool->args != TOOL_ARGS_COMMAND && tool->args != TOOL_ARGS_TOOL;
 }
 
 /* opt_count - entries in a table */

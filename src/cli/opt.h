@@ -7,7 +7,8 @@
 #include <stdio.h>
 
 #include "iotap.h"
-#include "session.h"
+
+struct session_opts;
 
 /* What the command line asked for besides the tool's own parameters. */
 struct cli_args {

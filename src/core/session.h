@@ -11,6 +11,12 @@
 #include "source.h"
 #include "../tracefs/tfs.h"
 
+/* The defaults of --mmap-pages and --max-stack (perf's), written here only. */
+#define SESSION_MMAP_PAGES_DEFAULT 128
+#define SESSION_MAX_STACK_DEFAULT 127
+#define SESSION_OPTS_DEFAULT \
+	{ .mmap_pages = SESSION_MMAP_PAGES_DEFAULT, .max_stack = SESSION_MAX_STACK_DEFAULT }
+
 /* Options every tool accepts (the common part of the option table). */
 struct session_opts {
 	const char *input;		/* report from this recording instead of live */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* hist.c - log2 and linear histograms with percentiles, printed as BCC does */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -356,4 +357,69 @@ void hist_set_release(struct hist_set *hs)
 	free(hs->keys);
 	free(hs->h);
 	memset(hs, 0, sizeof(*hs));
+}
+
+/* hist_bt_add - one value into its bpftrace bucket: [0], [1], [2, 4), ... */
+void hist_bt_add(struct hist_bt *h, uint64_t v)
+{
+	h->slot[v ? 64 - __builtin_clzll(v) : 0]++;
+	h->count++;
+	h->sum += v;
+}
+
+/* hist_bt_merge - add src's counts to dst */
+void hist_bt_merge(struct hist_bt *dst, const struct hist_bt *src)
+{
+	for (int k = 0; k < HIST_BT_SLOTS; k++)
+		dst->slot[k] += src->slot[k];
+	dst->count += src->count;
+	dst->sum += src->sum;
+}
+
+/* hist_bt_label - a bucket bound as bpftrace writes it: 512, 1K, 2M */
+static void hist_bt_label(char *buf, size_t len, unsigned int power)
+{
+	static const char suffix[] = " KMGT";
+	unsigned int k = power >= 40 ? 4 : power / 10;
+
+	if (k)
+		snprintf(buf, len, "%llu%c", 1ull << (power - 10 * k), suffix[k]);
+	else
+		snprintf(buf, len, "%llu", 1ull << power);
+}
+
+/* hist_bt_print - the rows of a histogram, bpftrace's hist() layout; 0 or -EIO */
+int hist_bt_print(const struct hist_bt *h, FILE *out)
+{
+	int lo = -1, hi = -1;
+	uint64_t max = 0;
+
+	for (int i = 0; i < HIST_BT_SLOTS; i++) {
+		if (!h->slot[i])
+			continue;
+		if (lo < 0)
+			lo = i;
+		hi = i;
+		if (h->slot[i] > max)
+			max = h->slot[i];
+	}
+	for (int i = lo; i >= 0 && i <= hi; i++) {
+		char label[64], a[24], b[24], bar[HIST_BT_BAR + 1];
+		int w = (int)(h->slot[i] / (float)max * HIST_BT_BAR);
+
+		if (i < 2) {
+			snprintf(label, sizeof(label), "[%d]", i);
+		} else {
+			hist_bt_label(a, sizeof(a), i - 1);
+			if (i == 64)
+				snprintf(b, sizeof(b), "16E");
+			else
+				hist_bt_label(b, sizeof(b), i);
+			snprintf(label, sizeof(label), "[%s, %s)", a, b);
+		}
+		memset(bar, '@', w);
+		bar[w] = 0;
+		fprintf(out, "%-16s%8" PRIu64 " |%-*s|\n", label, h->slot[i], HIST_BT_BAR, bar);
+	}
+	return ferror(out) ? -EIO : 0;
 }

@@ -29,6 +29,19 @@ struct lhist {
 	uint64_t count, sum, max;
 };
 
+/*
+ * A histogram as bpftrace's hist() prints it: buckets [0], [1], [2, 4), ...
+ * [2^63, 2^64), and only the rows from the lowest to the highest used one,
+ * with '@' bars 52 wide.
+ */
+#define HIST_BT_SLOTS 65
+#define HIST_BT_BAR 52
+
+struct hist_bt {
+	uint64_t slot[HIST_BT_SLOTS];
+	uint64_t count, sum;
+};
+
 /* Histograms by section name ("disk = sda", "flags = Read"), printed sorted. */
 struct hist_set {
 	char **keys;
@@ -60,5 +73,9 @@ int hist_set_print_log2(struct hist_set *hs, FILE *out, const char *section,
 			const char *val_type);
 void hist_set_reset(struct hist_set *hs);
 void hist_set_release(struct hist_set *hs);
+
+void hist_bt_add(struct hist_bt *h, uint64_t v);
+void hist_bt_merge(struct hist_bt *dst, const struct hist_bt *src);
+int hist_bt_print(const struct hist_bt *h, FILE *out);
 
 #endif

@@ -153,4 +153,23 @@ void rec_reader_version(const struct rec_reader *r, uint16_t *major, uint16_t *m
 /* Release the reader and close its file; r may be NULL. */
 void rec_reader_free(struct rec_reader *r);
 
+/*
+ * The chunks after the first records, read and inflated ahead by worker
+ * threads (one per usable CPU, up to three) while the caller replays them
+ * in file order. rec_prefetch_start takes the first chunk (of type, its
+ * data copied; *first gets the copy) and the reader, which the workers use from
+ * then on; NULL with *err. rec_prefetch_next gives back the chunk handed
+ * out last and waits for the next: 1 with its type, data and length (valid
+ * until the next call), 0 at END, or the reader's error with the offset of
+ * the chunk at *end_at.
+ */
+struct rec_prefetch;
+
+struct rec_prefetch *rec_prefetch_start(struct rec_reader *r, uint32_t type, const void *data,
+					size_t len, const uint8_t **first, int *err);
+int rec_prefetch_next(struct rec_prefetch *pf, uint32_t *type, const uint8_t **data, size_t *len,
+		      uint64_t *end_at);
+/* End the workers and free the chunks; pf may be NULL. */
+void rec_prefetch_free(struct rec_prefetch *pf);
+
 #endif

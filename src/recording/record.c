@@ -17,7 +17,7 @@
 
 #include "cgroup.h"
 #include "log.h"
-#include "opt.h"
+#include "recformat.h"
 #include "record.h"
 #include "recording.h"
 #include "stackmap.h"
@@ -29,28 +29,6 @@
 #define COMM_PER_CHUNK 65536
 /* Bytes read from /proc/kallsyms per call; whatever the kernel gives is streamed as is. */
 #define KSYM_READ (64u << 10)
-
-#define P(f) offsetof(struct record_params, f)
-static const struct opt record_opts[] = {
-	{ 'o', "output", OPT_STR, P(output), "FILE", "write the recording to FILE (required; created mode 0600)" },
-	{ 'f', "force", OPT_FLAG, P(force), NULL, "overwrite FILE if it exists" },
-	{ 'g', NULL, OPT_FLAG, P(callchains), NULL,
-	  "record kernel and user stacks on the events tools take stacks on, with /proc/kallsyms and the processes' mappings (--call-graph chooses how user stacks are walked)" },
-	{ 'D', "duration", OPT_UINT, P(duration), "SECS", "stop after SECS seconds", NULL, 1, 0 },
-	{ 0, "tools", OPT_STR, P(tools), "LIST",
-	  "record the events of these tools, comma-separated (default: every block tool; see iotap list)" },
-	{ 0, "all", OPT_FLAG, P(all), NULL, "record the events of every tool whose events this kernel has" },
-	{ 0, "cgroups", OPT_FLAG, P(cgroups), NULL,
-	  "also record which cgroup v2 every task is in (when recording starts, then sched_process_fork and cgroup_attach_task), for reports with --cgroup or --show-cgroup" },
-	OPT_END
-};
-
-/* Growing byte buffer for one section. */
-struct secbuf {
-	uint8_t *p;
-	size_t len, cap;
-	int err;
-};
 
 /* The traced command: stopped before exec until tracing runs. */
 struct record_child {
@@ -78,70 +56,6 @@ struct recorder {
 	bool started;			/* the records began: the file stays */
 };
 
-/* sb_put - append n bytes; a failure sticks and is reported at the end */
-static void sb_put(struct secbuf *b, const void *data, size_t n)
-{
-	/* n == 0 on an empty buffer would compute NULL + 0 below. */
-	if (b->err || !n)
-		return;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		uint8_t *p;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p) {
-			b->err = -ENOMEM;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, data, n);
-	b->len += n;
-}
-
-/* sb_u32 - append a u32 in the recording's (this machine's) byte order */
-static void sb_u32(struct secbuf *b, uint32_t v)
-{
-	sb_put(b, &v, sizeof(v));
-}
-
-/* sb_u64 - append a u64 */
-static void sb_u64(struct secbuf *b, uint64_t v)
-{
-	sb_put(b, &v, sizeof(v));
-}
-
-/* sb_str0 - append s in a zero-padded field of n bytes, always NUL-terminated */
-static void sb_str0(struct secbuf *b, const char *s, size_t n)
-{
-	char field[64] = "";
-
-	snprintf(field, n, "%s", s);
-	sb_put(b, field, n);
-}
-
-/* sb_meta - append one key=value line, a line break in the value becoming a space */
-static void __attribute__((format(printf, 3, 4)))
-sb_meta(struct secbuf *b, const char *key, const char *fmt, ...)
-{
-	char val[4096];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(val, sizeof(val), fmt, ap);
-	va_end(ap);
-	for (char *c = val; *c; c++)
-		if (*c == '\n' || *c == '\r')
-			*c = ' ';
-	sb_put(b, key, strlen(key));
-	sb_put(b, "=", 1);
-	sb_put(b, val, strlen(val));
-	sb_put(b, "\n", 1);
-}
-
 /* rc_fail - remember the first write error */
 static int rc_fail(struct recorder *rc, int err)
 {
@@ -155,8 +69,7 @@ static int sb_flush(struct recorder *rc, struct secbuf *b, uint32_t type)
 {
 	int ret = b->err ? b->err : rec_writer_put(rc->w, type, b->p, b->len);
 
-	b->len = 0;
-	b->err = 0;
+	secbuf_reset(b);
 	return rc_fail(rc, ret);
 }
 
@@ -285,8 +198,8 @@ static int record_select(struct session *s, const struct record_params *p, struc
 				t->name, miss->sys, miss->name);
 		} else {
 			ret = record_want(s, t, p->callchains, &want, &nr);
-			sb_put(names, ",", names->len ? 1 : 0);
-			sb_put(names, t->name, strlen(t->name));
+			secbuf_put(names, ",", names->len ? 1 : 0);
+			secbuf_put(names, t->name, strlen(t->name));
 		}
 	}
 	for (size_t i = 0; i < nr && !ret; i++) {
@@ -303,7 +216,7 @@ static int record_select(struct session *s, const struct record_params *p, struc
 	if (!ret && p->callchains && !stacks)
 		log_msg(LOG_WARN, "-g: none of these tools takes stacks; only the symbols are recorded");
 	free(want);
-	sb_put(names, "", 1);
+	secbuf_put(names, "", 1);
 	if (!ret && names->err)
 		ret = names->err;
 	if (!ret && !s->nr_ev) {
@@ -319,8 +232,8 @@ static int record_put_fmth(struct recorder *rc, const struct session *s)
 	struct secbuf b = { 0 };
 	int ret;
 
-	sb_u32(&b, REC_SEC_VERSION);
-	sb_put(&b, s->fs.header_page, s->fs.header_page_len);
+	secbuf_u32(&b, REC_SEC_VERSION);
+	secbuf_put(&b, s->fs.header_page, s->fs.header_page_len);
 	ret = sb_flush(rc, &b, REC_SEC_FMTH);
 	free(b.p);
 	return ret;
@@ -332,13 +245,7 @@ static int record_put_disks(struct recorder *rc, const struct session *s)
 	struct secbuf b = { 0 };
 	int ret;
 
-	sb_u32(&b, REC_SEC_VERSION);
-	sb_u32(&b, s->disks.nr);
-	for (size_t i = 0; i < s->disks.nr; i++) {
-		sb_u32(&b, s->disks.d[i].dev);
-		sb_str0(&b, s->disks.d[i].name, 32);
-		sb_str0(&b, s->disks.d[i].sched, 32);
-	}
+	recfmt_disk_encode(&b, &s->disks);
 	ret = sb_flush(rc, &b, REC_SEC_DISK);
 	free(b.p);
 	return ret;
@@ -398,27 +305,20 @@ static int record_put_events(struct recorder *rc, const struct session *s)
 	for (size_t i = 0; i < s->nr_ev && !ret; i++) {
 		const struct iotap_event *ev = s->ev[i];
 		const struct fmt_event *fe = record_fmt_text(s, ev->sys, ev->name);
-		const uint64_t *sids;
-		size_t nr_ids;
+		struct recfmt_evnt e = {
+			/* Stacks are walked as recorded: no user registers or copies are stored. */
+			.sample_type = symbolizer_walked_type(ev->sample_type),
+			/* Callchains go by id (record_rewrite()). */
+			.chain_ids = ev->sample_type & PERF_SAMPLE_CALLCHAIN,
+		};
 
-		if (!fe || s->src->event_ids(s, ev, &sids, &nr_ids))
+		if (!fe || s->src->event_ids(s, ev, &e.ids, &e.nr_ids))
 			return -ENOENT;
-		/* Callchains go by id (record_rewrite()): a flag that version 1 has no room for. */
-		bool ids = ev->sample_type & PERF_SAMPLE_CALLCHAIN;
-
-		sb_u32(&b, ids ? REC_EVNT_VERSION_FLAGS : REC_SEC_VERSION);
-		sb_u32(&b, (uint32_t)nr_ids);
-		sb_u64(&b, symbolizer_walked_type(ev->sample_type));
-		sb_u64(&b, 0);			/* no user registers are stored */
-		sb_u32(&b, strlen(ev->sys));
-		sb_u32(&b, strlen(ev->name));
-		sb_u32(&b, fe->len);
-		sb_u32(&b, ids ? REC_EVNT_CHAIN_IDS : 0);
-		for (size_t c = 0; c < nr_ids; c++)
-			sb_u64(&b, sids[c]);
-		sb_put(&b, ev->sys, strlen(ev->sys));
-		sb_put(&b, ev->name, strlen(ev->name));
-		sb_put(&b, fe->text, fe->len);
+		e.sys = ev->sys;
+		e.name = ev->name;
+		e.fmt = fe->text;
+		e.fmt_len = fe->len;
+		recfmt_evnt_encode(&b, &e);
 		ret = sb_flush(rc, &b, REC_SEC_EVNT);
 	}
 	free(b.p);
@@ -436,34 +336,34 @@ static int record_put_meta(struct recorder *rc, const struct session *s,
 
 	if (uname(&u))
 		memset(&u, 0, sizeof(u));
-	sb_u32(&b, REC_SEC_VERSION);
-	sb_meta(&b, "iotap", "%s", PACKAGE_VERSION);
-	sb_meta(&b, "host", "%s", u.nodename);
-	sb_meta(&b, "sysname", "%s", u.sysname);
-	sb_meta(&b, "release", "%s", u.release);
-	sb_meta(&b, "kversion", "%s", u.version);
-	sb_meta(&b, "machine", "%s", u.machine);
-	sb_meta(&b, "cpus", "%d", s->src->nr_cpus(s));
-	sb_meta(&b, "page_size", "%d", s->fs.page_size);
-	sb_meta(&b, "long_size", "%d", s->fs.long_size);
-	sb_meta(&b, "byte_order", "%s", __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? "little" : "big");
-	sb_meta(&b, "clock", "monotonic");
-	sb_meta(&b, "t_start", "%llu", (unsigned long long)s->t_start);
-	sb_meta(&b, "wall_offset", "%lld", (long long)s->wall_offset);
-	sb_meta(&b, "callchains", "%d", p->callchains);
-	sb_meta(&b, "tools", "%s", tools);
+	secbuf_u32(&b, REC_SEC_VERSION);
+	secbuf_meta(&b, "iotap", "%s", PACKAGE_VERSION);
+	secbuf_meta(&b, "host", "%s", u.nodename);
+	secbuf_meta(&b, "sysname", "%s", u.sysname);
+	secbuf_meta(&b, "release", "%s", u.release);
+	secbuf_meta(&b, "kversion", "%s", u.version);
+	secbuf_meta(&b, "machine", "%s", u.machine);
+	secbuf_meta(&b, "cpus", "%d", s->src->nr_cpus(s));
+	secbuf_meta(&b, "page_size", "%d", s->fs.page_size);
+	secbuf_meta(&b, "long_size", "%d", s->fs.long_size);
+	secbuf_meta(&b, "byte_order", "%s", __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? "little" : "big");
+	secbuf_meta(&b, "clock", "monotonic");
+	secbuf_meta(&b, "t_start", "%llu", (unsigned long long)s->t_start);
+	secbuf_meta(&b, "wall_offset", "%lld", (long long)s->wall_offset);
+	secbuf_meta(&b, "callchains", "%d", p->callchains);
+	secbuf_meta(&b, "tools", "%s", tools);
 	if (command) {
 		struct secbuf cmd = { 0 };
 
 		for (char **a = command; *a; a++) {
-			sb_put(&cmd, a == command ? "" : " ", a != command);
-			sb_put(&cmd, *a, strlen(*a));
+			secbuf_put(&cmd, a == command ? "" : " ", a != command);
+			secbuf_put(&cmd, *a, strlen(*a));
 		}
-		sb_put(&cmd, "", 1);
+		secbuf_put(&cmd, "", 1);
 		if (!cmd.err)
-			sb_meta(&b, "command", "%s", (char *)cmd.p);
+			secbuf_meta(&b, "command", "%s", (char *)cmd.p);
 		free(cmd.p);
-		sb_meta(&b, "command_pid", "%d", (int)pid);
+		secbuf_meta(&b, "command_pid", "%d", (int)pid);
 	}
 	ret = sb_flush(rc, &b, REC_SEC_META);
 	free(b.p);
@@ -484,8 +384,7 @@ static int record_put_comms(struct recorder *rc)
 			strerror(errno));
 		return 0;
 	}
-	sb_u32(&b, REC_SEC_VERSION);
-	sb_u32(&b, 0);
+	recfmt_comm_begin(&b);
 	while ((de = readdir(d)) && !ret) {
 		char path[300], comm[32] = "", *end;
 		unsigned long pid = strtoul(de->d_name, &end, 10);
@@ -504,84 +403,48 @@ static int record_put_comms(struct recorder *rc)
 			continue;
 		comm[len] = 0;
 		comm[strcspn(comm, "\n")] = 0;
-		sb_u32(&b, pid);
-		sb_str0(&b, comm, 16);
+		recfmt_comm_add(&b, (uint32_t)pid, comm);
 		if (++n == COMM_PER_CHUNK) {
-			memcpy(b.p + 4, &n, 4);
+			recfmt_comm_end(&b, n);
 			ret = sb_flush(rc, &b, REC_SEC_COMM);
-			sb_u32(&b, REC_SEC_VERSION);
-			sb_u32(&b, 0);
+			recfmt_comm_begin(&b);
 			n = 0;
 		}
 	}
 	closedir(d);
 	if (!ret && n) {
-		memcpy(b.p + 4, &n, 4);
+		recfmt_comm_end(&b, n);
 		ret = sb_flush(rc, &b, REC_SEC_COMM);
 	}
 	free(b.p);
 	return ret;
 }
 
-struct maps_buf {
-	uint8_t *buf;
-	size_t len, cap;
+struct maps_snap {
+	struct secbuf b;
 	uint32_t count, pid;
 };
 
-/* maps_put - append one mapping to the MAPS section being built */
+/* maps_put - one mapping of the process being listed into the MAPS section */
 static int maps_put(void *arg, const struct usyms_map *map)
 {
-	struct maps_buf *sn = arg;
-	size_t plen = strlen(map->path), need = REC_MAPS_FIXED + map->build_id_len + plen;
-	uint16_t pl = (uint16_t)plen;
-	uint8_t *e;
+	struct maps_snap *sn = arg;
+	int ret = recfmt_maps_add(&sn->b, sn->pid, map->start, map->len, map->pgoff, map->path,
+				  map->build_id, map->build_id_len);
 
-	if (plen > 4095)
-		return 0;
-	/* One section is one chunk: what does not fit is left to the MMAP2 records. */
-	if (sn->len + need > REC_CHUNK_MAX)
-		return -E2BIG;
-	if (sn->len + need > sn->cap) {
-		size_t cap = sn->cap * 2;
-		uint8_t *b;
-
-		while (cap < sn->len + need)
-			cap *= 2;
-		b = realloc(sn->buf, cap);
-		if (!b)
-			return -ENOMEM;
-		sn->buf = b;
-		sn->cap = cap;
-	}
-	e = sn->buf + sn->len;
-	memset(e, 0, REC_MAPS_FIXED);
-	memcpy(e, &sn->pid, 4);
-	memcpy(e + 4, &pl, 2);
-	e[6] = map->build_id_len;
-	memcpy(e + 8, &map->start, 8);
-	memcpy(e + 16, &map->len, 8);
-	memcpy(e + 24, &map->pgoff, 8);
-	memcpy(e + REC_MAPS_FIXED, map->build_id, map->build_id_len);
-	memcpy(e + REC_MAPS_FIXED + map->build_id_len, map->path, plen);
-	sn->len += need;
-	sn->count++;
-	return 0;
+	sn->count += !ret;
+	return ret;
 }
 
-/* maps_encode - the MAPS section of every running process (recording.h) */
-static int maps_encode(void **buf, size_t *len)
+/* maps_encode - the MAPS section of every running process (recformat.h) */
+static int maps_encode(struct secbuf *out)
 {
-	struct maps_buf sn = { .cap = 1 << 16 };
-	uint32_t ver = REC_SEC_VERSION;
+	struct maps_snap sn = { { 0 } };
 	struct dirent *de;
 	int ret = 0;
 	DIR *d;
 
-	sn.buf = malloc(sn.cap);
-	if (!sn.buf)
-		return -ENOMEM;
-	sn.len = 8;
+	recfmt_maps_begin(&sn.b);
 	d = opendir("/proc");
 	if (!d) {
 		ret = -errno;
@@ -603,67 +466,63 @@ static int maps_encode(void **buf, size_t *len)
 	if (ret == -E2BIG)
 		ret = 0;
 	closedir(d);
+	if (!ret)
+		ret = sn.b.err;
 	if (ret)
 		goto out_free;
-	memcpy(sn.buf, &ver, 4);
-	memcpy(sn.buf + 4, &sn.count, 4);
-	*buf = sn.buf;
-	*len = sn.len;
+	recfmt_maps_end(&sn.b, sn.count);
+	*out = sn.b;
 	return 0;
 out_free:
-	free(sn.buf);
+	secbuf_release(&sn.b);
 	return ret;
 }
+
+/* The CGRP section being filled, and how many tasks it holds. */
+struct record_cgrp {
+	struct secbuf b;
+	uint32_t n;
+};
 
 /* record_cgroup_add - one task of the CGRP section */
 static void record_cgroup_add(void *arg, uint32_t tid, const char *path, uint64_t t)
 {
-	struct secbuf *b = arg;
-	uint32_t n;
-	size_t len = strlen(path);
+	struct record_cgrp *cg = arg;
 
-	sb_u32(b, tid);
-	sb_u32(b, (uint32_t)len);
-	sb_u64(b, t);
-	sb_put(b, path, len);
-	if (!b->err) {
-		memcpy(&n, b->p + 4, 4);
-		n++;
-		memcpy(b->p + 4, &n, 4);
-	}
+	recfmt_cgrp_add(&cg->b, tid, path, t);
+	cg->n++;
 }
 
 /* record_put_cgroups - --cgroups: every task's cgroup now; the recorded events follow moves */
 static int record_put_cgroups(struct recorder *rc)
 {
-	struct secbuf b = { 0 };
+	struct record_cgrp cg = { 0 };
 	int ret;
 
-	sb_u32(&b, REC_SEC_VERSION);
-	sb_u32(&b, 0);
-	ret = cgroup_tasks_proc(record_cgroup_add, &b);
+	recfmt_cgrp_begin(&cg.b);
+	ret = cgroup_tasks_proc(record_cgroup_add, &cg);
 	if (ret)
 		log_msg(LOG_WARN, "cannot list /proc: %s; only tasks that fork or move have a cgroup",
 			strerror(-ret));
-	ret = sb_flush(rc, &b, REC_SEC_CGRP);
-	free(b.p);
+	recfmt_cgrp_end(&cg.b, cg.n);
+	ret = sb_flush(rc, &cg.b, REC_SEC_CGRP);
+	secbuf_release(&cg.b);
 	return ret;
 }
 
 /* record_put_maps - -g: every process's executable mappings now; MMAP2 records follow changes */
 static int record_put_maps(struct recorder *rc)
 {
-	size_t len = 0;
-	void *buf = NULL;
-	int ret = maps_encode(&buf, &len);
+	struct secbuf b = { 0 };
+	int ret = maps_encode(&b);
 
 	if (ret) {
 		log_msg(LOG_WARN, "cannot read the processes' mappings: %s; their user frames may stay unknown",
 			strerror(-ret));
 		return 0;
 	}
-	ret = rc_fail(rc, rec_writer_put(rc->w, REC_SEC_MAPS, buf, len));
-	free(buf);
+	ret = rc_fail(rc, rec_writer_put(rc->w, REC_SEC_MAPS, b.p, b.len));
+	secbuf_release(&b);
 	return ret;
 }
 
@@ -673,11 +532,7 @@ static int record_put_stat(struct recorder *rc, uint64_t t_end)
 	struct secbuf b = { 0 };
 	int ret;
 
-	sb_u32(&b, REC_SEC_VERSION);
-	sb_u32(&b, 0);
-	sb_u64(&b, t_end);
-	sb_u64(&b, rc->records);
-	sb_u64(&b, rc->samples);
+	recfmt_stat_encode(&b, t_end, rc->records, rc->samples);
 	ret = sb_flush(rc, &b, REC_SEC_STAT);
 	free(b.p);
 	return ret;
@@ -1033,33 +888,3 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 	free(rc.tools.p);
 	return ret;
 }
-
-const struct tool cmd_record = {
-	.name = "record",
-	.summary = "Record block I/O events to a file, for iotap report to analyse later.",
-	.description =
-		"Traces the events that the chosen tools use (by default every block tool; see each "
-		"tool's EVENTS in iotap-TOOL(8)) and writes them to a file, with everything a later "
-		"report needs and nothing it would otherwise take from the machine that analyses it: "
-		"the kernel's own format text of each event, the block devices and their schedulers, "
-		"the process names, the host, kernel, CPU count and clock. Events that this kernel "
-		"lacks are skipped when a tool can do without them. Any tool then runs over the file "
-		"with iotap report -i FILE TOOL (or iotap TOOL -i FILE), with the same output as live, "
-		"on any machine and without privileges. "
-		"With -g, user stacks are walked as they are recorded (see --call-graph) and each "
-		"distinct callchain is stored once: the file holds no copies of stacks, and a report "
-		"needs the traced binaries (or --symfs) only to name the frames. "
-		"Recording stops at Ctrl-C, after -D seconds, or when the command given after the "
-		"options exits. While stderr is a terminal a status line shows the time, events, "
-		"bytes written and events lost so far; a summary line is always printed at the end. "
-		"The file is created with mode 0600; its format is described in iotap-recording(5).",
-	.examples =
-		"iotap record -o io.iotap -D 10\n  Record the block events of every tool for ten seconds.\n"
-		"iotap record -o io.iotap -- fio job.fio\n  Record while fio runs.\n"
-		"iotap record -g -o stacks.iotap --tools biostacks\n  Record biostacks' events, with the stacks it takes.\n"
-		"iotap report -i io.iotap biolatency -D\n  Analyse the recording later, anywhere.\n",
-	.args = TOOL_ARGS_COMMAND,
-	.opts = record_opts,
-	.common = record_common_opts,
-	.params_size = sizeof(struct record_params),
-};

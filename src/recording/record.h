@@ -31,7 +31,6 @@ struct record_progress {
 
 typedef void (*record_progress_fn)(void *arg, const struct record_progress *p);
 
-extern const struct tool cmd_record;
 
 int record_run(const struct record_params *p, const struct session_opts *so, char **command,
 	       record_progress_fn progress, void *arg);

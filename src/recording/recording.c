@@ -3,15 +3,16 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cursor.h"
+#include "fmtcheck.h"
 #include "ksyms.h"
 #include "log.h"
-#include "opt.h"
+#include "recformat.h"
 #include "recording.h"
 #include "stacks.h"
 #include "usyms.h"
@@ -20,10 +21,6 @@
 #define KSYM_MAX (64u << 20)
 /* Distinct CPUs whose lost counts are kept; more only happens in a damaged file. */
 #define LOST_CPUS_MAX 4096
-/* Chunks decompressed ahead of the replay: one being replayed, the others ready. */
-/* Inflating threads at most (see prefetch_workers()), and chunks in flight. */
-#define PREFETCH_WORKERS 3
-#define PREFETCH_SLOTS 8
 
 /* One recorded event. */
 struct rec_ev {
@@ -77,42 +74,9 @@ struct rec_meta {
 	bool have_t_start;
 };
 
-/* One chunk of records, inflated by a worker for the replay. */
-struct chunk_slot {
-	uint8_t *data;
-	size_t len, cap;
-	uint32_t type;
-	uint64_t seq;			/* the chunk's place in the file */
-	bool ready;			/* inflated (or failed: err) */
-	int err;
-	uint64_t offset;		/* of the chunk in the file */
-};
-
-/*
- * Chunks after the first records are read and inflated by worker threads,
- * a few ahead of the replay: chunks are independent, so workers inflate
- * them side by side while the replay consumes them in file order.
- * Decompression then costs the replay nothing when other CPUs are free.
- * Workers take the reader in turn (under the lock) to read the next
- * compressed chunk, then inflate it outside the lock into the slot of its
- * sequence number, which nobody else touches until it is ready.
- */
-struct prefetch {
-	pthread_t thread[PREFETCH_WORKERS];
-	int nr_workers;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct chunk_slot slot[PREFETCH_SLOTS];
-	uint64_t head, tail;		/* chunks taken from the reader, chunks given back */
-	bool holding;			/* the replay is using slot[tail] */
-	int end;			/* 0: more to come; 1: END; else the reader's error */
-	uint64_t end_at;		/* file offset of that error */
-	bool stop;
-};
-
 struct file_src {
 	struct rec_reader *r;
-	struct prefetch pf;
+	struct rec_prefetch *pf;		/* the chunks after the first, read ahead */
 	const char *path;
 	struct rec_meta meta;
 	struct rec_blob *blobs;
@@ -149,22 +113,13 @@ struct file_src {
 	struct recording_event *info_ev;
 };
 
-/* rd32 - a u32 of the file */
-static uint32_t rd32(const uint8_t *p)
+/* sec_version - the u32 a section begins with, its version; 0 when it is too short */
+static uint32_t sec_version(const void *p, size_t len)
 {
+	struct cursor c = cursor_make(p, len);
 	uint32_t v;
 
-	memcpy(&v, p, 4);
-	return v;
-}
-
-/* rd64 - a u64 of the file */
-static uint64_t rd64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
+	return cursor_u32(&c, &v) ? 0 : v;
 }
 
 /* file_bad - say what is wrong with the recording; returns the code for it */
@@ -211,8 +166,8 @@ static int meta_parse(struct file_src *f, const uint8_t *data, size_t len)
 
 	if (m->text)
 		return file_bad(f, "two META sections");
-	if (len < 4 || rd32(data) != REC_SEC_VERSION)
-		return file_bad(f, "META version %u is not supported", len < 4 ? 0 : rd32(data));
+	if (len < 4 || sec_version(data, len) != REC_SEC_VERSION)
+		return file_bad(f, "META version %u is not supported", sec_version(data, len));
 	m->text = malloc(len - 4 + 1);
 	if (!m->text)
 		return -ENOMEM;
@@ -308,226 +263,45 @@ static int blob_keep(struct file_src *f, uint32_t type, const uint8_t *data, siz
 	return 0;
 }
 
-/* name_ok - a subsystem or event name: printable, no ':' or '/' */
-static bool name_ok(const uint8_t *p, size_t len)
+/* comm_cache - a recorded process name into the session */
+static void comm_cache(void *arg, uint32_t pid, const char *comm)
 {
-	if (!len || len > 64)
-		return false;
-	for (size_t i = 0; i < len; i++)
-		if (p[i] <= ' ' || p[i] >= 0x7f || p[i] == ':' || p[i] == '/')
-			return false;
-	return true;
+	session_comm_cache(arg, pid, comm);
 }
 
-/* ident_char - a letter, digit or underscore */
-static bool ident_char(char c)
+/* section_bad - a decoder's complaint as the one error line; other errors as they are */
+static int section_bad(const struct file_src *f, int ret, const char *why)
 {
-	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-/* ident_len - length of the C identifier at p (at most n bytes) */
-static size_t ident_len(const char *p, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n && ident_char(p[i]) && (i || p[i] < '0' || p[i] > '9'))
-		i++;
-	return i;
-}
-
-/* fmt_has_field - whether a "field:TYPE NAME[...];" line of the text declares name */
-static bool fmt_has_field(const char *text, size_t len, const char *name, size_t nlen)
-{
-	for (const char *p = text, *end = text + len; (p = memmem(p, end - p, "field:", 6)); p += 6) {
-		const char *semi = memchr(p, ';', end - p), *q;
-
-		if (!semi)
-			return false;
-		q = semi;
-		if (q > p && q[-1] == ']')
-			while (q > p && *q != '[')
-				q--;
-		if (q - p >= (ptrdiff_t)nlen && !memcmp(q - nlen, name, nlen) &&
-		    (q - nlen == p || !ident_char(q[-(ptrdiff_t)nlen - 1])))
-			return true;
-	}
-	return false;
-}
-
-/* skip_lit - p past the literal lit, or NULL when it is not there */
-static const char *skip_lit(const char *p, const char *end, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	return end - p >= (ptrdiff_t)n && !memcmp(p, lit, n) ? p + n : NULL;
-}
-
-/* skip_num - p past a decimal number of at most 9 digits, or NULL */
-static const char *skip_num(const char *p, const char *end)
-{
-	const char *q = p;
-
-	while (q < end && q - p < 10 && *q >= '0' && *q <= '9')
-		q++;
-	return q > p && q - p < 10 ? q : NULL;
-}
-
-/* field_line_ok - "\tfield:DECL;\toffset:N;\tsize:N;\tsigned:0|1;", as the kernel writes it */
-static bool field_line_ok(const char *p, const char *end)
-{
-	const char *semi;
-
-	if (!(p = skip_lit(p, end, "\tfield:")))
-		return false;
-	semi = memchr(p, ';', end - p);
-	if (!semi || semi == p || memchr(p, '\t', semi - p))
-		return false;
-	p = skip_lit(semi, end, ";\toffset:");
-	p = p ? skip_num(p, end) : NULL;
-	p = p ? skip_lit(p, end, ";\tsize:") : NULL;
-	p = p ? skip_num(p, end) : NULL;
-	p = p ? skip_lit(p, end, ";\tsigned:") : NULL;
-	return p && end - p == 2 && (*p == '0' || *p == '1') && p[1] == ';';
-}
-
-/* skip_string - p (at a '"') past the end of its string literal, or NULL */
-static const char *skip_string(const char *p, const char *end)
-{
-	for (p++; p < end; p++) {
-		if (*p == '\\' && p + 1 < end)
-			p++;
-		else if (*p == '"')
-			return p + 1;
-	}
-	return NULL;
-}
-
-/*
- * print_fmt_ok - the arguments of a print fmt: string literals closed, (), [] and {}
- * nested, no tab or line end outside a string. libtraceevent 1.7 dereferences NULL on some that are not (an
- * unclosed __print_symbolic( whose table holds "{ X[1] }").
- */
-static bool print_fmt_ok(const char *p, const char *end)
-{
-	char open[64];
-	int depth = 0;
-
-	for (; p < end; p++) {
-		char c = *p, want;
-
-		if (c == '"') {
-			p = skip_string(p, end);
-			if (!p)
-				return false;
-			p--;
-			continue;
-		}
-		if (c == '\t' || c == '\n')
-			return false;
-		if (c == '(' || c == '[' || c == '{') {
-			if (depth == (int)sizeof(open))
-				return false;
-			open[depth++] = c;
-			continue;
-		}
-		if (c != ')' && c != ']' && c != '}')
-			continue;
-		want = c == ')' ? '(' : c == ']' ? '[' : '{';
-		if (!depth || open[--depth] != want)
-			return false;
-	}
-	return depth == 0;
-}
-
-/*
- * fmt_text_ok - a format text laid out as the kernel writes them, in printable
- * ASCII, whose print format names only declared fields and ends the text.
- * libtraceevent 1.7 dereferences NULL on some texts that are not (a size that
- * is no number, a control character in a declaration, a REC->field that does
- * not exist, a malformed symbol table); the kernel never writes those, but a
- * file can hold anything.
- */
-bool fmt_text_ok(const char *text, size_t len)
-{
-	const char *p = text, *end = text + len, *nl, *pf = NULL;
-	int line = 0;
-
-	/* Printable ASCII, tabs and line ends: libtraceevent's tokenizer knows nothing else. */
-	for (size_t i = 0; i < len; i++)
-		if ((text[i] < ' ' || text[i] > '~') && text[i] != '\t' && text[i] != '\n')
-			return false;
-
-	for (; p < end && !pf; p = nl + 1, line++) {
-		nl = memchr(p, '\n', end - p);
-		if (!nl)
-			return false;
-		if (line == 0 ? !skip_lit(p, nl, "name: ") :
-		    line == 1 ? !skip_lit(p, nl, "ID: ") || skip_num(p + 4, nl) != nl :
-		    line == 2 ? nl - p != 7 || !skip_lit(p, nl, "format:") :
-		    skip_lit(p, nl, "print fmt: ") ? !(pf = p) : nl != p && !field_line_ok(p, nl))
-			return false;
-	}
-	/* The print fmt is the last thing, one line but for line ends inside its string. */
-	if (!pf || end[-1] != '\n' || !print_fmt_ok(pf + 11, end - 1))
-		return false;
-	for (p = pf; (p = memmem(p, end - p, "REC->", 5)); ) {
-		size_t n;
-
-		p += 5;
-		n = ident_len(p, end - p);
-		if (!n || !fmt_has_field(text, pf - text, p, n))
-			return false;
-		p += n;
-	}
-	return true;
+	return ret == -EINVAL && why[0] ? file_bad(f, "%s", why) : ret;
 }
 
 /* evnt_add - one EVNT section: its format into the fmt_set, its ids into the map */
 static int evnt_add(struct session *s, struct file_src *f, const uint8_t *p, size_t len)
 {
-	uint64_t sample_type, regs_mask, nr_ids, sl, nl, fl, need;
-	char sys[65], name[65];
+	struct recfmt_evnt e;
 	struct rec_ev *ev;
 	struct rec_id *ids;
-	const uint8_t *q;
-	uint32_t flags;
+	char why[128] = "";
+	int ret = recfmt_evnt_decode(p, len, &e, why, sizeof(why));
+	const char *sys = e.sys, *name = e.name;
+	uint64_t sample_type = e.sample_type;
 
-	if (len < REC_EVNT_FIXED ||
-	    (rd32(p) != REC_SEC_VERSION && rd32(p) != REC_EVNT_VERSION_FLAGS))
-		return file_bad(f, "EVNT section of %zu bytes, version %u", len, len < 4 ? 0 : rd32(p));
-	flags = rd32(p + 36);
-	if ((rd32(p) == REC_SEC_VERSION && flags) || (flags & ~REC_EVNT_CHAIN_IDS))
-		return file_bad(f, "EVNT section with unknown flags %#x", flags);
-	nr_ids = rd32(p + 4);
-	sample_type = rd64(p + 8);
-	regs_mask = rd64(p + 16);
-	sl = rd32(p + 24);
-	nl = rd32(p + 28);
-	fl = rd32(p + 32);
-	need = REC_EVNT_FIXED + nr_ids * 8 + sl + nl + fl;
-	if (nr_ids > 65536 || need != len)
-		return file_bad(f, "EVNT lengths do not add up to its %zu bytes", len);
-	q = p + REC_EVNT_FIXED + nr_ids * 8;
-	if (!name_ok(q, sl) || !name_ok(q + sl, nl))
-		return file_bad(f, "EVNT names an event with an invalid name");
-	memcpy(sys, q, sl);
-	sys[sl] = 0;
-	memcpy(name, q + sl, nl);
-	name[nl] = 0;
+	if (ret)
+		return section_bad(f, ret, why);
 	if ((sample_type & IOTAP_SAMPLE_BASE) != IOTAP_SAMPLE_BASE ||
 	    (sample_type & ~(IOTAP_SAMPLE_BASE | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
 			     PERF_SAMPLE_STACK_USER)))
 		return file_bad(f, "%s:%s has sample_type %#" PRIx64 ", which iotap cannot decode",
 				sys, name, sample_type);
-	if ((flags & REC_EVNT_CHAIN_IDS) &&
+	if (e.chain_ids &&
 	    (!(sample_type & PERF_SAMPLE_CALLCHAIN) ||
 	     (sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER))))
 		return file_bad(f, "%s:%s has callchain ids without a callchain", sys, name);
 	if (fmt_set_find(&s->fs, sys, name))
 		return file_bad(f, "%s:%s is recorded twice", sys, name);
-	if (!fmt_text_ok((const char *)q + sl + nl, fl))
+	if (!fmt_text_ok(e.fmt, e.fmt_len))
 		return file_bad(f, "the format text of %s:%s is not one the kernel writes", sys, name);
-	if (!fmt_set_add(&s->fs, sys, name, (const char *)q + sl + nl, fl)) {
+	if (!fmt_set_add(&s->fs, sys, name, e.fmt, e.fmt_len)) {
 		if (errno == ENOMEM)
 			return -ENOMEM;
 		return file_bad(f, "the format of %s:%s cannot be parsed", sys, name);
@@ -536,12 +310,12 @@ static int evnt_add(struct session *s, struct file_src *f, const uint8_t *p, siz
 	if (!ev)
 		return -ENOMEM;
 	f->evs = ev;
-	ids = realloc(f->ids, (f->nr_ids + nr_ids + 1) * sizeof(*ids));
+	ids = realloc(f->ids, (f->nr_ids + e.nr_ids + 1) * sizeof(*ids));
 	if (!ids)
 		return -ENOMEM;
 	f->ids = ids;
-	for (uint64_t i = 0; i < nr_ids; i++) {
-		f->ids[f->nr_ids].id = rd64(p + REC_EVNT_FIXED + i * 8);
+	for (size_t i = 0; i < e.nr_ids; i++) {
+		f->ids[f->nr_ids].id = recfmt_evnt_id(&e, i);
 		f->ids[f->nr_ids++].idx = f->nr_evs;
 	}
 	ev = &f->evs[f->nr_evs++];
@@ -549,60 +323,16 @@ static int evnt_add(struct session *s, struct file_src *f, const uint8_t *p, siz
 	ev->sys = s->fs.ev[s->fs.nr - 1].sys;
 	ev->name = s->fs.ev[s->fs.nr - 1].name;
 	ev->sample_type = sample_type;
-	ev->regs_mask = sample_type & PERF_SAMPLE_REGS_USER ? regs_mask : 0;
-	ev->chain_ids = flags & REC_EVNT_CHAIN_IDS;
-	return 0;
-}
-
-/* disk_parse - the block device table */
-static int disk_parse(struct session *s, struct file_src *f, const uint8_t *p, size_t len)
-{
-	uint32_t n;
-
-	if (len < 8 || rd32(p) != REC_SEC_VERSION)
-		return file_bad(f, "DISK section of %zu bytes, version %u", len, len < 4 ? 0 : rd32(p));
-	n = rd32(p + 4);
-	if ((len - 8) / REC_DISK_ENTRY < n)
-		return file_bad(f, "DISK says %u devices in %zu bytes", n, len);
-	for (uint32_t i = 0; i < n; i++) {
-		const uint8_t *e = p + 8 + (size_t)i * REC_DISK_ENTRY;
-		char name[32], sched[32];
-		int ret;
-
-		memcpy(name, e + 4, 31);
-		name[31] = 0;
-		memcpy(sched, e + 36, 31);
-		sched[31] = 0;
-		ret = disk_table_add(&s->disks, rd32(e), name, sched);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/* comm_parse - process names as they were when recording began */
-static int comm_parse(struct session *s, struct file_src *f, const uint8_t *p, size_t len)
-{
-	uint32_t n;
-
-	if (len < 8 || rd32(p) != REC_SEC_VERSION)
-		return file_bad(f, "COMM section of %zu bytes, version %u", len, len < 4 ? 0 : rd32(p));
-	n = rd32(p + 4);
-	if ((len - 8) / REC_COMM_ENTRY < n)
-		return file_bad(f, "COMM says %u processes in %zu bytes", n, len);
-	for (uint32_t i = 0; i < n; i++) {
-		const uint8_t *e = p + 8 + (size_t)i * REC_COMM_ENTRY;
-
-		session_comm_cache(s, rd32(e), (const char *)e + 4);
-	}
+	ev->regs_mask = sample_type & PERF_SAMPLE_REGS_USER ? e.regs_mask : 0;
+	ev->chain_ids = e.chain_ids;
 	return 0;
 }
 
 /* stream_open - check the prefix of a streamed section; returns its length */
 static int stream_open(struct file_src *f, const char *what, const uint8_t *p, size_t len)
 {
-	if (len < REC_STREAM_PREFIX || rd32(p) != REC_SEC_VERSION)
-		return file_bad(f, "%s stream version %u is not supported", what, len < 4 ? 0 : rd32(p));
+	if (len < REC_STREAM_PREFIX || sec_version(p, len) != REC_SEC_VERSION)
+		return file_bad(f, "%s stream version %u is not supported", what, sec_version(p, len));
 	return REC_STREAM_PREFIX;
 }
 
@@ -644,9 +374,11 @@ static int ksym_append(struct file_src *f, const uint8_t *p, size_t len)
 /* stat_parse - the end time the recorder wrote when it stopped */
 static int stat_parse(struct file_src *f, const uint8_t *p, size_t len)
 {
-	if (len < REC_STAT_SIZE || rd32(p) != REC_SEC_VERSION)
-		return file_bad(f, "STAT section of %zu bytes, version %u", len, len < 4 ? 0 : rd32(p));
-	f->t_end = rd64(p + 8);
+	char why[128] = "";
+	int ret = recfmt_stat_decode(p, len, &f->t_end, why, sizeof(why));
+
+	if (ret)
+		return section_bad(f, ret, why);
 	f->have_t_end = true;
 	return 0;
 }
@@ -674,7 +406,7 @@ static int file_build(struct session *s, struct file_src *f)
 			return file_bad(f, "two FMTH sections");
 		hp = &f->blobs[i];
 	}
-	if (!hp || hp->len < 4 || rd32(hp->data) != REC_SEC_VERSION)
+	if (!hp || hp->len < 4 || sec_version(hp->data, hp->len) != REC_SEC_VERSION)
 		return file_bad(f, "no FMTH section of a known version");
 	ret = fmt_set_init(&s->fs, (const char *)hp->data + 4, hp->len - 4, f->meta.long_size,
 			   f->meta.page_size);
@@ -708,6 +440,9 @@ static int file_build(struct session *s, struct file_src *f)
 static int file_section(struct session *s, struct file_src *f, uint32_t type, const uint8_t *p,
 			size_t len)
 {
+	char why[128] = "";
+	int ret;
+
 	switch (type) {
 	case REC_SEC_META:
 		return meta_parse(f, p, len);
@@ -717,9 +452,11 @@ static int file_section(struct session *s, struct file_src *f, uint32_t type, co
 	case REC_SEC_CGRP:
 		return blob_keep(f, type, p, len);
 	case REC_SEC_DISK:
-		return disk_parse(s, f, p, len);
+		ret = recfmt_disk_decode(p, len, &s->disks, why, sizeof(why));
+		return section_bad(f, ret, why);
 	case REC_SEC_COMM:
-		return comm_parse(s, f, p, len);
+		ret = recfmt_comm_decode(p, len, comm_cache, s, why, sizeof(why));
+		return section_bad(f, ret, why);
 	case REC_SEC_KSYM:
 		return ksym_append(f, p, len);
 	case REC_SEC_STAT:
@@ -727,189 +464,6 @@ static int file_section(struct session *s, struct file_src *f, uint32_t type, co
 	default:
 		return 0;	/* a section of a later version */
 	}
-}
-
-/* slot_reserve - room for n bytes (and the one inflating needs spare) in a slot */
-static int slot_reserve(struct chunk_slot *sl, size_t n)
-{
-	uint8_t *p;
-
-	if (n + 1 <= sl->cap)
-		return 0;
-	p = realloc(sl->data, n + 1);
-	if (!p)
-		return -ENOMEM;
-	sl->data = p;
-	sl->cap = n + 1;
-	return 0;
-}
-
-/* prefetch_main - a worker: take the next chunk from the reader, inflate it into its slot */
-static void *prefetch_main(void *arg)
-{
-	struct file_src *f = arg;
-	struct prefetch *pf = &f->pf;
-	struct rec_inflater *z = rec_inflater_new();
-	struct rec_packed c;
-	struct chunk_slot *sl;
-	uint8_t *copy = NULL;
-	size_t copy_cap = 0;
-	int ret;
-
-	pthread_mutex_lock(&pf->lock);
-	for (;;) {
-		while (pf->head - pf->tail >= PREFETCH_SLOTS && !pf->stop && !pf->end)
-			pthread_cond_wait(&pf->cond, &pf->lock);
-		if (pf->stop || pf->end)
-			break;
-		ret = z ? rec_reader_next_packed(f->r, &c) : -ENOMEM;
-		if (ret <= 0) {
-			pf->end = ret ? ret : 1;
-			pf->end_at = rec_reader_offset(f->r);
-			pthread_cond_broadcast(&pf->cond);
-			break;
-		}
-		/* The payload lasts until the reader's next call: keep a copy. */
-		if (c.len > copy_cap) {
-			uint8_t *p = realloc(copy, c.len);
-
-			if (!p) {
-				pf->end = -ENOMEM;
-				pthread_cond_broadcast(&pf->cond);
-				break;
-			}
-			copy = p;
-			copy_cap = c.len;
-		}
-		memcpy(copy, c.payload, c.len);
-		c.payload = copy;
-		sl = &pf->slot[pf->head % PREFETCH_SLOTS];
-		sl->seq = pf->head++;
-		sl->ready = false;
-		pthread_mutex_unlock(&pf->lock);
-
-		ret = slot_reserve(sl, c.raw_len);
-		if (!ret)
-			ret = rec_inflate(z, &c, sl->data);
-		sl->type = c.type;
-		sl->len = c.raw_len;
-		sl->offset = c.offset;
-
-		pthread_mutex_lock(&pf->lock);
-		sl->err = ret;
-		sl->ready = true;
-		pthread_cond_broadcast(&pf->cond);
-	}
-	pthread_mutex_unlock(&pf->lock);
-	free(copy);
-	rec_inflater_free(z);
-	return NULL;
-}
-
-/*
- * prefetch_workers - how many threads inflate: one per CPU we may use, up
- * to PREFETCH_WORKERS (on two CPUs, two workers and the replay beat one
- * worker by a quarter: inflating is the larger half of a report's work)
- */
-static int prefetch_workers(void)
-{
-	cpu_set_t set;
-	int cpus;
-
-	/* The affinity mask, not /sys: a report reads nothing of the machine it runs on. */
-	cpus = sched_getaffinity(0, sizeof(set), &set) ? 1 : CPU_COUNT(&set);
-	return cpus < 1 ? 1 : cpus < PREFETCH_WORKERS ? cpus : PREFETCH_WORKERS;
-}
-
-/* prefetch_start - take the first chunk of records, then read ahead in worker threads */
-static int prefetch_start(struct file_src *f, const void *data, size_t len)
-{
-	struct prefetch *pf = &f->pf;
-	struct chunk_slot *sl = &pf->slot[0];
-	int ret = slot_reserve(sl, len), want = prefetch_workers();
-
-	if (ret)
-		return ret;
-	memcpy(sl->data, data, len);
-	sl->len = len;
-	sl->type = REC_SEC_EVTS;
-	sl->seq = 0;
-	sl->ready = true;
-	pf->head = 1;
-	pf->holding = true;
-	f->chunk = sl->data;
-	f->len = len;
-	if (pthread_mutex_init(&pf->lock, NULL))
-		return -ENOMEM;
-	if (pthread_cond_init(&pf->cond, NULL)) {
-		pthread_mutex_destroy(&pf->lock);
-		return -ENOMEM;
-	}
-	for (int i = 0; i < want; i++) {
-		ret = -pthread_create(&pf->thread[i], NULL, prefetch_main, f);
-		if (ret)
-			break;
-		pf->nr_workers++;
-	}
-	if (!pf->nr_workers) {
-		pthread_cond_destroy(&pf->cond);
-		pthread_mutex_destroy(&pf->lock);
-		return ret;
-	}
-	return 0;
-}
-
-/* prefetch_stop - end the workers and free the slots; safe when none ran */
-static void prefetch_stop(struct prefetch *pf)
-{
-	if (pf->nr_workers) {
-		pthread_mutex_lock(&pf->lock);
-		pf->stop = true;
-		pthread_cond_broadcast(&pf->cond);
-		pthread_mutex_unlock(&pf->lock);
-		for (int i = 0; i < pf->nr_workers; i++)
-			pthread_join(pf->thread[i], NULL);
-		pthread_cond_destroy(&pf->cond);
-		pthread_mutex_destroy(&pf->lock);
-		pf->nr_workers = 0;
-	}
-	for (int i = 0; i < PREFETCH_SLOTS; i++)
-		free(pf->slot[i].data);
-	memset(pf->slot, 0, sizeof(pf->slot));
-}
-
-/*
- * prefetch_next - give back the slot in use and wait for the next chunk in
- * file order; 1, or the end: 0 at END, else the error (at *end_at)
- */
-static int prefetch_next(struct prefetch *pf, struct chunk_slot **out, uint64_t *end_at)
-{
-	struct chunk_slot *sl;
-	int ret;
-
-	pthread_mutex_lock(&pf->lock);
-	if (pf->holding)
-		pf->tail++;
-	pf->holding = false;
-	pthread_cond_broadcast(&pf->cond);
-	sl = &pf->slot[pf->tail % PREFETCH_SLOTS];
-	while (!(pf->head > pf->tail && sl->ready && sl->seq == pf->tail) &&
-	       !(pf->end && pf->head == pf->tail))
-		pthread_cond_wait(&pf->cond, &pf->lock);
-	if (pf->head > pf->tail && sl->err) {
-		/* Damaged in the middle: cut there, as a reader that stopped at it would. */
-		ret = sl->err;
-		*end_at = sl->offset;
-	} else if (pf->head > pf->tail) {
-		*out = sl;
-		pf->holding = true;
-		ret = 1;
-	} else {
-		ret = pf->end == 1 ? 0 : pf->end;
-		*end_at = pf->end_at;
-	}
-	pthread_mutex_unlock(&pf->lock);
-	return ret;
 }
 
 /* file_open - read everything before the records: formats, events, disks, names */
@@ -949,9 +503,10 @@ static int file_open(struct session *s)
 			if (ret < 0)
 				return ret;
 			f->pos = ret;
-			ret = prefetch_start(f, data, len);
-			if (ret)
+			f->pf = rec_prefetch_start(f->r, REC_SEC_EVTS, data, len, &f->chunk, &ret);
+			if (!f->pf)
 				return ret;
+			f->len = len;
 			break;
 		}
 		ret = file_section(s, f, type, data, len);
@@ -1007,12 +562,14 @@ static int file_bind(struct session *s, struct file_src *f)
 /* file_next_chunk - the next chunk of records; 1, 0 at the end (or the cut), or an error */
 static int file_next_chunk(struct file_src *f)
 {
-	struct chunk_slot *sl = NULL;
+	const uint8_t *data;
 	uint64_t at = 0;
+	uint32_t type;
+	size_t len;
 	int ret;
 
-	while (!f->ended && f->pf.nr_workers) {
-		ret = prefetch_next(&f->pf, &sl, &at);
+	while (!f->ended && f->pf) {
+		ret = rec_prefetch_next(f->pf, &type, &data, &len, &at);
 		if (ret == -REC_ETRUNC) {
 			f->cut = true;
 			f->cut_at = at;
@@ -1022,14 +579,14 @@ static int file_next_chunk(struct file_src *f)
 			return file_rec_error(f, ret);
 		if (ret == 0)
 			break;
-		if (sl->type == REC_SEC_EVTS) {
-			f->chunk = sl->data;
-			f->len = sl->len;
+		if (type == REC_SEC_EVTS) {
+			f->chunk = data;
+			f->len = len;
 			f->pos = 0;
 			return 1;
 		}
-		if (sl->type == REC_SEC_STAT) {
-			ret = stat_parse(f, sl->data, sl->len);
+		if (type == REC_SEC_STAT) {
+			ret = stat_parse(f, data, len);
 			if (ret)
 				return ret;
 		}
@@ -1068,15 +625,16 @@ static int file_peek(struct file_src *f, const struct perf_event_header **out)
 /* file_count_lost - a LOST or LOST_SAMPLES record, counted for its CPU */
 static void file_count_lost(struct file_src *f, const struct perf_event_header *h)
 {
+	struct cursor c = cursor_make(h + 1, h->size - sizeof(*h));
 	struct perf_sample_id sid;
-	uint64_t n;
+	uint64_t id, n;
 	size_t i;
 
 	/* LOST: id and count; LOST_SAMPLES: count; then the sample_id trailer. */
 	if (perf_sample_id_parse(h, &sid) ||
-	    h->size < sizeof(*h) + (h->type == PERF_RECORD_LOST ? 16 : 8) + sizeof(uint64_t) * 4)
+	    h->size < sizeof(*h) + (h->type == PERF_RECORD_LOST ? 16 : 8) + sizeof(uint64_t) * 4 ||
+	    (h->type == PERF_RECORD_LOST && cursor_u64(&c, &id)) || cursor_u64(&c, &n))
 		return;
-	n = rd64((const uint8_t *)(h + 1) + (h->type == PERF_RECORD_LOST ? 8 : 0));
 	for (i = 0; i < f->nr_lost && f->lost[i].cpu != (int)sid.cpu; i++)
 		;
 	if (i == f->nr_lost) {
@@ -1098,14 +656,13 @@ static void file_count_lost(struct file_src *f, const struct perf_event_header *
 static int stack_add(struct file_src *f, const struct perf_event_header *h)
 {
 	struct rec_stacks *t = &f->stacks;
-	const uint8_t *body = (const uint8_t *)(h + 1);
+	struct cursor c = cursor_make(h + 1, h->size < sizeof(*h) ? 0 : h->size - sizeof(*h));
+	const void *chain;
 	uint64_t id, nr;
 
-	if (h->size < REC_STACK_FIXED)
+	if (h->size < REC_STACK_FIXED || cursor_u64(&c, &id) || cursor_u64(&c, &nr))
 		return file_bad(f, "a stack record of %u bytes", h->size);
-	id = rd64(body);
-	nr = rd64(body + 8);
-	if (nr != (h->size - REC_STACK_FIXED) / 8u)
+	if (nr != (h->size - REC_STACK_FIXED) / 8u || !(chain = cursor_take(&c, nr * 8)))
 		return file_bad(f, "a stack record of %u bytes says %" PRIu64 " entries", h->size, nr);
 	if (id == 0) {
 		t->len = 0;
@@ -1134,7 +691,7 @@ static int stack_add(struct file_src *f, const struct perf_event_header *h)
 		t->ips = ips;
 		t->cap = cap;
 	}
-	memcpy(t->ips + t->len, body + 16, nr * 8);
+	memcpy(t->ips + t->len, chain, nr * 8);
 	t->st[t->nr].at = t->len;
 	t->st[t->nr++].nr = (uint32_t)nr;
 	t->len += nr;
@@ -1232,41 +789,11 @@ static int file_lost(const struct session *s, int i, int *cpu, uint64_t *lost)
 	return 0;
 }
 
-/* maps_decode - one MAPS section into the user symbolizer; -EINVAL when damaged */
-static int maps_decode(const uint8_t *p, size_t len, struct usyms *us)
+/* maps_add - a recorded mapping into the user symbolizer */
+static void maps_add(void *arg, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		     const char *path, const uint8_t *build_id, uint8_t build_id_len)
 {
-	uint32_t count;
-	size_t off = 8;
-
-	if (len < 8)
-		return -EINVAL;
-	if (rd32(p) != REC_SEC_VERSION)
-		return 0;
-	count = rd32(p + 4);
-	for (uint32_t k = 0; k < count; k++) {
-		uint64_t start, mlen, pgoff;
-		uint16_t plen;
-		uint32_t pid;
-		char path[4096];
-		uint8_t blen;
-
-		if (len - off < REC_MAPS_FIXED)
-			return -EINVAL;
-		pid = rd32(p + off);
-		memcpy(&plen, p + off + 4, 2);
-		blen = p[off + 6];
-		start = rd64(p + off + 8);
-		mlen = rd64(p + off + 16);
-		pgoff = rd64(p + off + 24);
-		off += REC_MAPS_FIXED;
-		if (blen > USYMS_BUILD_ID_MAX || plen >= sizeof(path) || len - off < blen + plen)
-			return -EINVAL;
-		memcpy(path, p + off + blen, plen);
-		path[plen] = 0;
-		usyms_map_add(us, pid, start, mlen, pgoff, path, p + off, blen);
-		off += blen + plen;
-	}
-	return 0;
+	usyms_map_add(arg, pid, start, len, pgoff, path, build_id, build_id_len);
 }
 
 /* file_event_available - whether sys:name was recorded */
@@ -1372,51 +899,26 @@ static int file_maps_load(struct session *s, struct usyms *us)
 
 	for (size_t k = 0; k < f->nr_blobs && !ret; k++)
 		if (f->blobs[k].type == REC_SEC_MAPS)
-			ret = maps_decode(f->blobs[k].data, f->blobs[k].len, us);
+			ret = recfmt_maps_decode(f->blobs[k].data, f->blobs[k].len, maps_add, us);
 	if (ret)
 		log_msg(LOG_WARN, "the recorded process mappings are damaged: some user frames stay unknown");
 	return ret;
-}
-
-/* cgrp_decode - one CGRP section, one fn call per task; -EINVAL when damaged */
-static int cgrp_decode(const uint8_t *p, size_t len, cgroup_task_fn fn, void *arg)
-{
-	char path[4096];
-	uint32_t n, tid, plen;
-	size_t off = 8;
-	uint64_t t;
-
-	if (len < 8 || rd32(p) != REC_SEC_VERSION)
-		return -EINVAL;
-	n = rd32(p + 4);
-	for (uint32_t i = 0; i < n; i++) {
-		if (len - off < REC_CGRP_ENTRY)
-			return -EINVAL;
-		tid = rd32(p + off);
-		plen = rd32(p + off + 4);
-		t = rd64(p + off + 8);
-		off += REC_CGRP_ENTRY;
-		if (plen >= sizeof(path) || len - off < plen || memchr(p + off, 0, plen))
-			return -EINVAL;
-		memcpy(path, p + off, plen);
-		path[plen] = 0;
-		fn(arg, tid, path, t);
-		off += plen;
-	}
-	return 0;
 }
 
 /* file_cgroup_tasks - every task's cgroup when recording began (record --cgroups) */
 static int file_cgroup_tasks(struct session *s, cgroup_task_fn fn, void *arg)
 {
 	const struct file_src *f = s->src_priv;
+	char why[128] = "";
 	int ret = 0;
 
 	for (size_t k = 0; k < f->nr_blobs && !ret; k++)
 		if (f->blobs[k].type == REC_SEC_CGRP)
-			ret = cgrp_decode(f->blobs[k].data, f->blobs[k].len, fn, arg);
+			ret = recfmt_cgrp_decode(f->blobs[k].data, f->blobs[k].len, fn, arg, why,
+						 sizeof(why));
 	if (ret)
-		log_msg(LOG_WARN, "the recorded cgroups are damaged: some tasks' cgroups stay unknown");
+		log_msg(LOG_WARN, "the recorded cgroups are damaged (%s): some tasks' cgroups stay unknown",
+			why);
 	return ret;
 }
 
@@ -1432,7 +934,7 @@ static void file_close(struct session *s)
 	if (f->cut && f->at_end)
 		log_msg(LOG_WARN, "'%s' was cut short at byte %" PRIu64 " (the recording was interrupted): "
 			"the report covers the events before that point", f->path, f->cut_at);
-	prefetch_stop(&f->pf);
+	rec_prefetch_free(f->pf);
 	rec_reader_free(f->r);
 	for (size_t i = 0; i < f->nr_blobs; i++)
 		free(f->blobs[i].data);
@@ -1514,7 +1016,6 @@ const struct source_ops source_file = {
 	.close = file_close,
 };
 
-
 /* recording_info - read the whole file and describe it (report --info) */
 int recording_info(struct session *s, struct recording_info *info)
 {
@@ -1525,40 +1026,3 @@ int recording_info(struct session *s, struct recording_info *info)
 	return s->src->info(s, info);
 }
 
-#define RP(f) offsetof(struct report_params, f)
-static const struct opt report_opts[] = {
-	{ 0, "info", OPT_FLAG, RP(info), NULL,
-	  "describe the recording instead: host, kernel, CPUs, start, duration, events per type, events lost per CPU, and whether it is complete" },
-	OPT_END
-};
-
-const struct tool cmd_report = {
-	.name = "report",
-	.summary = "Run a tool over a recording made by iotap record (or a perf.data), or describe the recording.",
-	.description =
-		"Runs TOOL over the events of the recording given with -i, exactly as it runs live "
-		"(iotap TOOL -i FILE is the same): the same options, the same output, intervals "
-		"that follow the recorded time, and the events the kernel lost printed as they were "
-		"lost. Only the banner that live tracing prints is left out. A report reads nothing "
-		"of the machine it runs on (no tracefs, /proc, /sys or kallsyms), so it needs no "
-		"privileges and works on any machine. A recording that was cut short (the recorder "
-		"was killed, the disk filled up) is reported up to its last complete chunk, followed "
-		"by a warning; a damaged one gives one error line and a non-zero exit status. "
-		"A perf.data file (recognized by its magic) works the same for every tool whose "
-		"events perf recorded (perf record -e block:block_rq_issue -e block:block_rq_complete "
-		"-a; add block:block_io_start for the submitter, -g for the stack tools). perf.data "
-		"names no disks: they print as MAJ:MIN and -d takes that form, unless the file was "
-		"recorded on this machine and kernel; kernel symbols come from perf's build-id "
-		"cache (~/.debug), as perf report finds them. Pipe-mode and compressed (-z) files "
-		"are refused. With --cgroup a report needs the recorded cgroups (iotap record "
-		"--cgroups).",
-	.examples =
-		"iotap report -i io.iotap biolatency -D\n  One latency histogram per disk from the recording.\n"
-		"iotap report -i perf.data biosnoop\n  biosnoop over what perf record -e block:... -a recorded.\n"
-		"iotap report -i io.iotap biolatency 1\n  One histogram per recorded second.\n"
-		"iotap report -i io.iotap --info\n  Where, when and what was recorded, and whether anything was lost.\n",
-	.args = TOOL_ARGS_TOOL,
-	.opts = report_opts,
-	.common = report_common_opts,
-	.params_size = sizeof(struct report_params),
-};

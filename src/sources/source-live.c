@@ -16,7 +16,6 @@
 #include "live.h"
 #include "log.h"
 #include "session.h"
-#include "stacks.h"
 #include "usyms.h"
 #include "../tracefs/merge.h"
 

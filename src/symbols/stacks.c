@@ -172,7 +172,7 @@ int stack_fold_add(struct iotap_ctx *ctx, struct fold *fold, const char *const *
 }
 
 /* stack_fold_write - the folded lines on the tool's output and/or an SVG flame graph file */
-int stack_fold_write(struct iotap_ctx *ctx, const struct fold *fold, bool folded,
+static int stack_fold_write(struct iotap_ctx *ctx, const struct fold *fold, bool folded,
 		     const char *svg, const struct flame_opts *fo)
 {
 	int ret = 0;
@@ -195,6 +195,37 @@ int stack_fold_write(struct iotap_ctx *ctx, const struct fold *fold, bool folded
 	}
 	if (folded)
 		ret = fold_write(fold, ctx->out, fo && fo->reverse);
+	return ret;
+}
+
+struct flame_ctx {
+	struct iotap_ctx *ctx;
+	struct fold *fold;
+	stack_flame_fn fn;
+};
+
+/* stack_flame_one - one stack of the map, through the tool's fn */
+static int stack_flame_one(uint32_t pid, uint64_t key, const uint64_t *ips, uint32_t nr,
+			   const uint64_t *v, void *arg)
+{
+	struct flame_ctx *fc = arg;
+
+	return fc->fn(fc->ctx, fc->fold, pid, key, ips, nr, v);
+}
+
+/* stack_flame - see stacks.h */
+int stack_flame(struct iotap_ctx *ctx, const struct stackmap *map, stack_flame_fn fn,
+		bool folded, const char *svg, const struct flame_opts *fo)
+{
+	struct flame_ctx fc = { .ctx = ctx, .fold = fold_alloc(), .fn = fn };
+	int ret;
+
+	if (!fc.fold)
+		return -ENOMEM;
+	ret = stackmap_for_each(map, stack_flame_one, &fc);
+	if (!ret)
+		ret = stack_fold_write(ctx, fc.fold, folded, svg, fo);
+	fold_free(fc.fold);
 	return ret;
 }
 

@@ -41,8 +41,18 @@ int stack_text(struct iotap_ctx *ctx, uint32_t pid, const uint64_t *ips, uint32_
 int stack_fold_add(struct iotap_ctx *ctx, struct fold *fold, const char *const *roots,
 		   size_t nr_roots, uint32_t pid, const uint64_t *ips, uint32_t nr,
 		   uint64_t weight);
-int stack_fold_write(struct iotap_ctx *ctx, const struct fold *fold, bool folded,
-		     const char *svg, const struct flame_opts *fo);
+
+/*
+ * The folded-stack and flame-graph outputs of a tool that keeps stacks in a
+ * stackmap: fn adds each stack of map to fold (stack_fold_add(), under the
+ * tool's roots, with its weight; it may leave a stack out), then the fold
+ * goes to the tool's output as folded lines (folded) and/or to an SVG file
+ * (svg, NULL: none), from the innermost frame with fo->reverse.
+ */
+typedef int (*stack_flame_fn)(struct iotap_ctx *ctx, struct fold *fold, uint32_t pid,
+			      uint64_t key, const uint64_t *ips, uint32_t nr, const uint64_t *v);
+int stack_flame(struct iotap_ctx *ctx, const struct stackmap *map, stack_flame_fn fn,
+		bool folded, const char *svg, const struct flame_opts *fo);
 
 /* One symbolized stack of a report: its printed text is what merges it with others. */
 struct stack_line {

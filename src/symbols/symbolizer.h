@@ -21,8 +21,6 @@ struct usyms;
 
 /* Room for a folded stack: the deepest --max-stack plus the marker and the key. */
 #define STACK_IPS_MAX	1040
-/* The default --max-stack: perf's, and the kernel's sysctl default. */
-#define STACK_MAX_DEFAULT 127
 
 /*
  * How user stacks are walked (--call-graph). Live, both take the user

@@ -7,12 +7,9 @@
 #include <string.h>
 
 #include "blktrack.h"
+#include "hist.h"
 #include "opt.h"
 #include "stacks.h"
-
-/* bpftrace's log2 buckets: [0], [1], [2, 4), ... [2^63, 2^64). */
-#define BS_SLOTS 65
-#define BS_BAR 52
 
 enum bs_weight { BS_WEIGHT_COUNT, BS_WEIGHT_LATENCY };
 
@@ -25,16 +22,10 @@ struct biostacks_params {
 	int weight;			/* enum bs_weight */
 };
 
-/* The latencies of the requests one stack started. */
-struct bs_hist {
-	uint64_t slot[BS_SLOTS];
-	uint64_t count, sum;
-};
-
 struct biostacks_state {
 	struct blktrack *bt;
 	struct stackmap *map;		/* (pid, stack) -> v[0]: 1 + index into h */
-	struct bs_hist *h;
+	struct hist_bt *h;		/* the latencies of the requests each stack started */
 	size_t nr, cap;
 	uint64_t ips[STACK_IPS_MAX];
 };
@@ -62,12 +53,6 @@ static const struct tool_event biostacks_events[] = {
 	{ NULL, NULL, 0 }
 };
 
-/* bs_slot - the bpftrace bucket of v */
-static unsigned int bs_slot(uint64_t v)
-{
-	return v ? 64 - __builtin_clzll(v) : 0;
-}
-
 /* biostacks_on_start - the submitter starts a request: tag it with its stack's index */
 static int biostacks_on_start(void *arg, struct blkreq *r, const struct perf_sample *s)
 {
@@ -81,7 +66,7 @@ static int biostacks_on_start(void *arg, struct blkreq *r, const struct perf_sam
 	if (!v[0]) {
 		if (st->nr == st->cap) {
 			size_t cap = st->cap ? st->cap * 2 : 64;
-			struct bs_hist *h = realloc(st->h, cap * sizeof(*h));
+			struct hist_bt *h = realloc(st->h, cap * sizeof(*h));
 
 			if (!h)
 				return -ENOMEM;
@@ -103,7 +88,7 @@ static int biostacks_on_done(void *arg, const struct blk_io *io)
 	struct iotap_ctx *ctx = arg;
 	struct biostacks_params *p = ctx->params;
 	struct biostacks_state *st = ctx->state;
-	struct bs_hist *h;
+	struct hist_bt *h;
 	uint64_t lat;
 
 	if (!io->user || !io->t_start || io->user > st->nr)
@@ -111,9 +96,7 @@ static int biostacks_on_done(void *arg, const struct blk_io *io)
 	lat = io->t_done > io->t_start ? io->t_done - io->t_start : 0;
 	lat /= p->msecs ? 1000000 : 1000;
 	h = &st->h[io->user - 1];
-	h->slot[bs_slot(lat)]++;
-	h->count++;
-	h->sum += lat;
+	hist_bt_add(h, lat);
 	return 0;
 }
 
@@ -140,58 +123,11 @@ static int biostacks_init(struct iotap_ctx *ctx)
 	return blktrack_create(&st->bt, ctx, &cfg);
 }
 
-/* bs_label - a bucket bound as bpftrace writes it: 512, 1K, 2M */
-static void bs_label(char *buf, size_t len, unsigned int power)
-{
-	static const char suffix[] = " KMGT";
-	unsigned int k = power >= 40 ? 4 : power / 10;
-
-	if (k)
-		snprintf(buf, len, "%llu%c", 1ull << (power - 10 * k), suffix[k]);
-	else
-		snprintf(buf, len, "%llu", 1ull << power);
-}
-
-/* bs_hist_print - the rows of a histogram, bpftrace's hist() layout */
-static void bs_hist_print(FILE *out, const struct bs_hist *h)
-{
-	int lo = -1, hi = -1;
-	uint64_t max = 0;
-
-	for (int i = 0; i < BS_SLOTS; i++) {
-		if (!h->slot[i])
-			continue;
-		if (lo < 0)
-			lo = i;
-		hi = i;
-		if (h->slot[i] > max)
-			max = h->slot[i];
-	}
-	for (int i = lo; i >= 0 && i <= hi; i++) {
-		char label[64], a[24], b[24], bar[BS_BAR + 1];
-		int w = (int)(h->slot[i] / (float)max * BS_BAR);
-
-		if (i < 2) {
-			snprintf(label, sizeof(label), "[%d]", i);
-		} else {
-			bs_label(a, sizeof(a), i - 1);
-			if (i == 64)
-				snprintf(b, sizeof(b), "16E");
-			else
-				bs_label(b, sizeof(b), i);
-			snprintf(label, sizeof(label), "[%s, %s)", a, b);
-		}
-		memset(bar, '@', w);
-		bar[w] = 0;
-		fprintf(out, "%-16s%8" PRIu64 " |%-*s|\n", label, h->slot[i], BS_BAR, bar);
-	}
-}
-
 /* bs_hist_cmp - bpftrace prints the smallest totals first, the busiest stack last */
 static int bs_hist_cmp(const void *a, const void *b)
 {
-	const struct bs_hist *x = *(const struct bs_hist *const *)a;
-	const struct bs_hist *y = *(const struct bs_hist *const *)b;
+	const struct hist_bt *x = *(const struct hist_bt *const *)a;
+	const struct hist_bt *y = *(const struct hist_bt *const *)b;
 
 	return x->count < y->count ? -1 : x->count > y->count;
 }
@@ -202,7 +138,7 @@ static int biostacks_print(struct iotap_ctx *ctx)
 	struct biostacks_params *p = ctx->params;
 	struct biostacks_state *st = ctx->state;
 	struct stack_line *lines;
-	struct bs_hist *merged = NULL, **order = NULL;
+	struct hist_bt *merged = NULL, **order = NULL;
 	const char **text = NULL;
 	size_t nr, ng = 0;
 	int ret = stack_lines(ctx, st->map, NULL, NULL, &lines, &nr);
@@ -218,8 +154,8 @@ static int biostacks_print(struct iotap_ctx *ctx)
 	}
 	/* Stacks that name alike (one program run by several processes) are one. */
 	for (size_t i = 0; i < nr; i++) {
-		const struct bs_hist *h;
-		struct bs_hist *m;
+		const struct hist_bt *h;
+		struct hist_bt *m;
 
 		/* A stack whose index could not be allocated has no latencies. */
 		if (!lines[i].v[0])
@@ -230,10 +166,7 @@ static int biostacks_print(struct iotap_ctx *ctx)
 			ng++;
 		}
 		m = &merged[ng - 1];
-		for (int k = 0; k < BS_SLOTS; k++)
-			m->slot[k] += h->slot[k];
-		m->count += h->count;
-		m->sum += h->sum;
+		hist_bt_merge(m, h);
 	}
 	for (size_t g = 0; g < ng; g++)
 		order[g] = &merged[g];
@@ -245,7 +178,7 @@ static int biostacks_print(struct iotap_ctx *ctx)
 			continue;
 		fprintf(ctx->out, "@%s[\n%s]: \n", p->msecs ? "msecs" : "usecs",
 			text[order[g] - merged]);
-		bs_hist_print(ctx->out, order[g]);
+		hist_bt_print(order[g], ctx->out);
 		fputc('\n', ctx->out);
 	}
 out_free:
@@ -256,24 +189,18 @@ out_free:
 	return ret;
 }
 
-struct bs_fold_ctx {
-	struct iotap_ctx *ctx;
-	struct fold *fold;
-};
-
 /* biostacks_fold_one - one stack into the fold, under its process name */
-static int biostacks_fold_one(uint32_t pid, uint64_t key, const uint64_t *ips, uint32_t nr,
-			      const uint64_t *v, void *arg)
+static int biostacks_fold_one(struct iotap_ctx *ctx, struct fold *fold, uint32_t pid,
+			      uint64_t key, const uint64_t *ips, uint32_t nr, const uint64_t *v)
 {
-	struct bs_fold_ctx *fc = arg;
-	struct biostacks_params *p = fc->ctx->params;
-	struct biostacks_state *st = fc->ctx->state;
-	const struct bs_hist *h = v[0] ? &st->h[v[0] - 1] : NULL;
-	const char *root = stack_comm(fc->ctx, pid, ips, nr);
+	struct biostacks_params *p = ctx->params;
+	struct biostacks_state *st = ctx->state;
+	const struct hist_bt *h = v[0] ? &st->h[v[0] - 1] : NULL;
+	const char *root = stack_comm(ctx, pid, ips, nr);
 
 	if (!h)
 		return 0;
-	return stack_fold_add(fc->ctx, fc->fold, &root, 1, pid, ips, nr,
+	return stack_fold_add(ctx, fold, &root, 1, pid, ips, nr,
 			      p->weight == BS_WEIGHT_LATENCY ? h->sum : h->count);
 }
 
@@ -282,21 +209,13 @@ static int biostacks_flame(struct iotap_ctx *ctx)
 {
 	struct biostacks_params *p = ctx->params;
 	struct biostacks_state *st = ctx->state;
-	struct bs_fold_ctx fc = { .ctx = ctx, .fold = fold_alloc() };
 	struct flame_opts fo = {
 		.title = "Block I/O by initialization stack",
 		.units = p->weight == BS_WEIGHT_COUNT ? "I/Os" : p->msecs ? "ms" : "us",
 		.reverse = p->reverse,
 	};
-	int ret;
 
-	if (!fc.fold)
-		return -ENOMEM;
-	ret = stackmap_for_each(st->map, biostacks_fold_one, &fc);
-	if (!ret)
-		ret = stack_fold_write(ctx, fc.fold, p->folded, p->svg, &fo);
-	fold_free(fc.fold);
-	return ret;
+	return stack_flame(ctx, st->map, biostacks_fold_one, p->folded, p->svg, &fo);
 }
 
 /* biostacks_report - the histograms, or folded stacks; the flame graph on the side */

@@ -207,22 +207,15 @@ static int iostack_print(struct iotap_ctx *ctx)
 	return 0;
 }
 
-struct iostack_fold_ctx {
-	struct iotap_ctx *ctx;
-	struct fold *fold;
-};
-
 /* iostack_fold_one - one stack into the fold, under its disk and process */
-static int iostack_fold_one(uint32_t pid, uint64_t key, const uint64_t *ips, uint32_t nr,
-			    const uint64_t *v, void *arg)
+static int iostack_fold_one(struct iotap_ctx *ctx, struct fold *fold, uint32_t pid,
+			    uint64_t key, const uint64_t *ips, uint32_t nr, const uint64_t *v)
 {
-	struct iostack_fold_ctx *fc = arg;
 	char who[64];
-	const char *roots[2] = { iotap_disk_name(fc->ctx, (uint32_t)key), who };
+	const char *roots[2] = { iotap_disk_name(ctx, (uint32_t)key), who };
 
-	iostack_who(fc->ctx, pid, stack_comm(fc->ctx, pid, ips, nr), who, sizeof(who));
-	return stack_fold_add(fc->ctx, fc->fold, roots, 2, pid, ips, nr,
-			      iostack_weight(fc->ctx->params, v));
+	iostack_who(ctx, pid, stack_comm(ctx, pid, ips, nr), who, sizeof(who));
+	return stack_fold_add(ctx, fold, roots, 2, pid, ips, nr, iostack_weight(ctx->params, v));
 }
 
 /* iostack_report - the text report, or folded stacks; the flame graph on the side */
@@ -230,7 +223,6 @@ static int iostack_report(struct iotap_ctx *ctx)
 {
 	struct iostack_params *p = ctx->params;
 	struct iostack_state *st = ctx->state;
-	struct iostack_fold_ctx fc = { .ctx = ctx };
 	struct flame_opts fo = {
 		.title = "Block I/O bytes by submitting stack",
 		.units = "bytes",
@@ -238,15 +230,8 @@ static int iostack_report(struct iotap_ctx *ctx)
 	};
 	int ret = 0;
 
-	if (p->folded || p->svg) {
-		fc.fold = fold_alloc();
-		if (!fc.fold)
-			return -ENOMEM;
-		ret = stackmap_for_each(st->map, iostack_fold_one, &fc);
-		if (!ret)
-			ret = stack_fold_write(ctx, fc.fold, p->folded, p->svg, &fo);
-		fold_free(fc.fold);
-	}
+	if (p->folded || p->svg)
+		ret = stack_flame(ctx, st->map, iostack_fold_one, p->folded, p->svg, &fo);
 	if (!ret && !p->folded)
 		ret = iostack_print(ctx);
 	return ret;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_recfile.c - libFuzzer harness for the recording reader */
+#ifndef _GNU_SOURCE		/* run.sh defines it for recfile.c too */
 #define _GNU_SOURCE
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -70,7 +70,7 @@ PY
 }
 
 # The container needs nothing of the build; the report path needs all of the core.
-build fuzz_recfile "${SANITIZE[@]}" -I"$TOP/src/recording" -- "$TOP/tests/fuzz/fuzz_recfile.c" "$TOP/src/recording/recfile.c"
+build fuzz_recfile "${SANITIZE[@]}" -D_GNU_SOURCE -I"$TOP/src/recording" -- "$TOP/tests/fuzz/fuzz_recfile.c" "$TOP/src/recording/recfile.c"
 # shellcheck disable=SC2046 # one argument per source file
 build fuzz_report "${CFLAGS[@]}" -- "$TOP/tests/fuzz/fuzz_report.c" $(lib_sources)
 # shellcheck disable=SC2046

@@ -22,7 +22,6 @@
 #include "log.h"
 #include "opt.h"
 #include "session.h"
-#include "symbolizer.h"
 
 #define K61 "6.1.0-56-amd64"
 #define K618 "6.18.44-fc-v669"
@@ -136,7 +135,7 @@ static void run_init(struct seen *sn, const char *kernel, const struct opt *o, i
 	s.ctx.tool = t;
 	s.ctx.params = params;
 	s.ctx.out = stdout;
-	s.opts.max_stack = STACK_MAX_DEFAULT;
+	s.opts.max_stack = SESSION_MAX_STACK_DEFAULT;
 	s.ctx.state = t->state_size ? calloc(1, t->state_size) : NULL;
 	load(&s.fs, kernel);
 	assert_int_equal(disk_table_add(&s.disks, 8 << 20, "sda", "mq-deadline"), 0);

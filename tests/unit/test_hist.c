@@ -248,9 +248,46 @@ static void test_set_print(void **state)
 	hist_set_release(&hs);
 }
 
+/* test_bt_layout - bpftrace's hist(): [0], [1], [2, 4) ... rows from the lowest to the highest */
+static void test_bt_layout(void **state)
+{
+	static const uint64_t vals[] = { 0, 1, 2, 3, 1024 };
+	struct hist_bt h = { 0 }, m = { 0 };
+	char *buf = NULL, row[128], bar[53];
+	size_t len = 0, lines = 0;
+	FILE *out;
+
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+		hist_bt_add(&h, vals[i]);
+	assert_int_equal(h.count, 5);
+	assert_int_equal(h.sum, 1030);
+	hist_bt_merge(&m, &h);
+	hist_bt_merge(&m, &h);
+	assert_int_equal(m.slot[2], 4);
+	assert_int_equal(m.count, 10);
+	out = open_memstream(&buf, &len);
+	assert_non_null(out);
+	assert_int_equal(hist_bt_print(&h, out), 0);
+	fclose(out);
+	for (char *p = buf; (p = strchr(p, '\n')); p++)
+		lines++;
+	assert_int_equal(lines, 12);		/* [0] up to [1K, 2K) */
+	memset(bar, '@', 52);
+	bar[52] = 0;
+	snprintf(row, sizeof(row), "%-16s%8d |%-52s|\n", "[2, 4)", 2, bar);
+	assert_non_null(strstr(buf, row));
+	memset(bar, 0, sizeof(bar));
+	memset(bar, '@', 26);
+	snprintf(row, sizeof(row), "%-16s%8d |%-52s|\n", "[1K, 2K)", 1, bar);
+	assert_non_null(strstr(buf, row));
+	assert_non_null(strstr(buf, "[4, 8)                 0 |"));
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bt_layout),
 		cmocka_unit_test(test_slots),
 		cmocka_unit_test(test_golden),
 		cmocka_unit_test(test_empty),

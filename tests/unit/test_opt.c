@@ -9,6 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "cmds.h"
 #include "opt.h"
 #include "record.h"
 #include "recording.h"

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "fmtcheck.h"
 #include "log.h"
 #include "opt.h"
 #include "perfdata.h"

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* cmd-report.c - the 'iotap report' command: its options, help and man page */
+#include <stddef.h>
+
+#include "cmds.h"
+#include "opt.h"
+#include "recording.h"
+
+#define RP(f) offsetof(struct report_params, f)
+static const struct opt report_opts[] = {
+	{ 0, "info", OPT_FLAG, RP(info), NULL,
+	  "describe the recording instead: host, kernel, CPUs, start, duration, events per type, events lost per CPU, and whether it is complete" },
+	OPT_END
+};
+
+const struct tool cmd_report = {
+	.name = "report",
+	.summary = "Run a tool over a recording made by iotap record (or a perf.data), or describe the recording.",
+	.description =
+		"Runs TOOL over the events of the recording given with -i, exactly as it runs live "
+		"(iotap TOOL -i FILE is the same): the same options, the same output, intervals "
+		"that follow the recorded time, and the events the kernel lost printed as they were "
+		"lost. Only the banner that live tracing prints is left out. A report reads nothing "
+		"of the machine it runs on (no tracefs, /proc, /sys or kallsyms), so it needs no "
+		"privileges and works on any machine. A recording that was cut short (the recorder "
+		"was killed, the disk filled up) is reported up to its last complete chunk, followed "
+		"by a warning; a damaged one gives one error line and a non-zero exit status. "
+		"A perf.data file (recognized by its magic) works the same for every tool whose "
+		"events perf recorded (perf record -e block:block_rq_issue -e block:block_rq_complete "
+		"-a; add block:block_io_start for the submitter, -g for the stack tools). perf.data "
+		"names no disks: they print as MAJ:MIN and -d takes that form, unless the file was "
+		"recorded on this machine and kernel; kernel symbols come from perf's build-id "
+		"cache (~/.debug), as perf report finds them. Pipe-mode and compressed (-z) files "
+		"are refused. With --cgroup a report needs the recorded cgroups (iotap record "
+		"--cgroups).",
+	.examples =
+		"iotap report -i io.iotap biolatency -D\n  One latency histogram per disk from the recording.\n"
+		"iotap report -i perf.data biosnoop\n  biosnoop over what perf record -e block:... -a recorded.\n"
+		"iotap report -i io.iotap biolatency 1\n  One histogram per recorded second.\n"
+		"iotap report -i io.iotap --info\n  Where, when and what was recorded, and whether anything was lost.\n",
+	.args = TOOL_ARGS_TOOL,
+	.opts = report_opts,
+	.common = report_common_opts,
+	.params_size = sizeof(struct report_params),
+};

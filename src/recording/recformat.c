@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* recformat.c - the fixed-layout sections of a recording, each encoder beside its decoder */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cursor.h"
+#include "fmtcheck.h"
+#include "recformat.h"
+
+/* Longest path a MAPS entry keeps. */
+#define MAPS_PATH_MAX 4095
+
+/* secbuf_put - append n bytes; a failure sticks and is reported at the end */
+void secbuf_put(struct secbuf *b, const void *data, size_t n)
+{
+	/* n == 0 on an empty buffer would compute NULL + 0 below. */
+	if (b->err || !n)
+		return;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		uint8_t *p;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p) {
+			b->err = -ENOMEM;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, data, n);
+	b->len += n;
+}
+
+/* secbuf_u32 - append a u32 in the recording's (this machine's) byte order */
+void secbuf_u32(struct secbuf *b, uint32_t v)
+{
+	secbuf_put(b, &v, sizeof(v));
+}
+
+/* secbuf_u64 - append a u64 */
+void secbuf_u64(struct secbuf *b, uint64_t v)
+{
+	secbuf_put(b, &v, sizeof(v));
+}
+
+/* secbuf_str0 - see recformat.h */
+void secbuf_str0(struct secbuf *b, const char *s, size_t n)
+{
+	char field[64] = "";
+
+	snprintf(field, n, "%s", s);
+	secbuf_put(b, field, n);
+}
+
+/* secbuf_meta - see recformat.h */
+void secbuf_meta(struct secbuf *b, const char *key, const char *fmt, ...)
+{
+	char val[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(val, sizeof(val), fmt, ap);
+	va_end(ap);
+	for (char *c = val; *c; c++)
+		if (*c == '\n' || *c == '\r')
+			*c = ' ';
+	secbuf_put(b, key, strlen(key));
+	secbuf_put(b, "=", 1);
+	secbuf_put(b, val, strlen(val));
+	secbuf_put(b, "\n", 1);
+}
+
+/* secbuf_reset - empty the buffer and clear its error */
+void secbuf_reset(struct secbuf *b)
+{
+	b->len = 0;
+	b->err = 0;
+}
+
+/* secbuf_release - free the buffer; safe twice */
+void secbuf_release(struct secbuf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+/* secbuf_patch_u32 - overwrite the u32 at off (a count written before the entries) */
+static void secbuf_patch_u32(struct secbuf *b, size_t off, uint32_t v)
+{
+	if (!b->err && b->len >= off + 4)
+		memcpy(b->p + off, &v, 4);
+}
+
+/* recfmt_version - see recformat.h */
+uint32_t recfmt_version(const void *p, size_t len)
+{
+	struct cursor c = cursor_make(p, len);
+	uint32_t v;
+
+	return cursor_u32(&c, &v) ? 0 : v;
+}
+
+/*
+ * recfmt_evnt_encode - u32 version, u32 nr_ids, u64 sample_type, u64 regs,
+ * u32 sys/name/format lengths, u32 flags, the ids, sys, name, format text
+ */
+void recfmt_evnt_encode(struct secbuf *b, const struct recfmt_evnt *e)
+{
+	/* Callchain ids need the flags, which version 1 has no room for. */
+	secbuf_u32(b, e->chain_ids ? REC_EVNT_VERSION_FLAGS : REC_SEC_VERSION);
+	secbuf_u32(b, (uint32_t)e->nr_ids);
+	secbuf_u64(b, e->sample_type);
+	secbuf_u64(b, e->regs_mask);
+	secbuf_u32(b, (uint32_t)strlen(e->sys));
+	secbuf_u32(b, (uint32_t)strlen(e->name));
+	secbuf_u32(b, (uint32_t)e->fmt_len);
+	secbuf_u32(b, e->chain_ids ? REC_EVNT_CHAIN_IDS : 0);
+	for (size_t c = 0; c < e->nr_ids; c++)
+		secbuf_u64(b, e->ids[c]);
+	secbuf_put(b, e->sys, strlen(e->sys));
+	secbuf_put(b, e->name, strlen(e->name));
+	secbuf_put(b, e->fmt, e->fmt_len);
+}
+
+/* recfmt_evnt_decode - see recformat.h */
+int recfmt_evnt_decode(const void *p, size_t len, struct recfmt_evnt *e, char *why,
+		       size_t whylen)
+{
+	uint32_t ver = 0, nr_ids = 0, sl = 0, nl = 0, fl = 0, flags = 0;
+	struct cursor c = cursor_make(p, len);
+	const char *q;
+	uint64_t need;
+
+	memset(e, 0, sizeof(*e));
+	if (len < REC_EVNT_FIXED || cursor_u32(&c, &ver) || cursor_u32(&c, &nr_ids) ||
+	    cursor_u64(&c, &e->sample_type) || cursor_u64(&c, &e->regs_mask) ||
+	    cursor_u32(&c, &sl) || cursor_u32(&c, &nl) || cursor_u32(&c, &fl) ||
+	    cursor_u32(&c, &flags) || (ver != REC_SEC_VERSION && ver != REC_EVNT_VERSION_FLAGS)) {
+		snprintf(why, whylen, "EVNT section of %zu bytes, version %u", len,
+			 recfmt_version(p, len));
+		return -EINVAL;
+	}
+	if ((ver == REC_SEC_VERSION && flags) || (flags & ~REC_EVNT_CHAIN_IDS)) {
+		snprintf(why, whylen, "EVNT section with unknown flags %#x", flags);
+		return -EINVAL;
+	}
+	need = REC_EVNT_FIXED + (uint64_t)nr_ids * 8 + sl + nl + fl;
+	if (nr_ids > 65536 || need != len || !(e->ids_raw = cursor_take(&c, (uint64_t)nr_ids * 8))) {
+		snprintf(why, whylen, "EVNT lengths do not add up to its %zu bytes", len);
+		return -EINVAL;
+	}
+	q = cursor_take(&c, (uint64_t)sl + nl + fl);
+	if (!q || !fmt_name_ok(q, sl) || !fmt_name_ok(q + sl, nl)) {
+		snprintf(why, whylen, "EVNT names an event with an invalid name");
+		return -EINVAL;
+	}
+	memcpy(e->sys_buf, q, sl);
+	e->sys_buf[sl] = 0;
+	memcpy(e->name_buf, q + sl, nl);
+	e->name_buf[nl] = 0;
+	e->sys = e->sys_buf;
+	e->name = e->name_buf;
+	e->fmt = q + sl + nl;
+	e->fmt_len = fl;
+	e->nr_ids = nr_ids;
+	e->chain_ids = flags & REC_EVNT_CHAIN_IDS;
+	return 0;
+}
+
+/* recfmt_evnt_id - see recformat.h */
+uint64_t recfmt_evnt_id(const struct recfmt_evnt *e, size_t i)
+{
+	uint64_t id;
+
+	memcpy(&id, (const uint8_t *)e->ids_raw + i * 8, 8);
+	return id;
+}
+
+/* recfmt_disk_encode - u32 version, u32 count, then u32 dev, name[32], sched[32] each */
+void recfmt_disk_encode(struct secbuf *b, const struct disk_table *t)
+{
+	secbuf_u32(b, REC_SEC_VERSION);
+	secbuf_u32(b, (uint32_t)t->nr);
+	for (size_t i = 0; i < t->nr; i++) {
+		secbuf_u32(b, t->d[i].dev);
+		secbuf_str0(b, t->d[i].name, 32);
+		secbuf_str0(b, t->d[i].sched, 32);
+	}
+}
+
+/* recfmt_disk_decode - the devices into t */
+int recfmt_disk_decode(const void *p, size_t len, struct disk_table *t, char *why, size_t whylen)
+{
+	struct cursor c = cursor_make(p, len);
+	uint32_t ver = 0, n = 0;
+
+	if (cursor_u32(&c, &ver) || cursor_u32(&c, &n) || ver != REC_SEC_VERSION) {
+		snprintf(why, whylen, "DISK section of %zu bytes, version %u", len,
+			 recfmt_version(p, len));
+		return -EINVAL;
+	}
+	if (cursor_left(&c) / REC_DISK_ENTRY < n) {
+		snprintf(why, whylen, "DISK says %u devices in %zu bytes", n, len);
+		return -EINVAL;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		char name[32], sched[32];
+		uint32_t dev;
+		int ret;
+
+		if (cursor_u32(&c, &dev) || cursor_copy(&c, name, 32) || cursor_copy(&c, sched, 32))
+			return -EINVAL;
+		name[31] = 0;
+		sched[31] = 0;
+		ret = disk_table_add(t, dev, name, sched);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* recfmt_cgrp_begin - u32 version, u32 count (patched by recfmt_cgrp_end) */
+void recfmt_cgrp_begin(struct secbuf *b)
+{
+	secbuf_u32(b, REC_SEC_VERSION);
+	secbuf_u32(b, 0);
+}
+
+/* recfmt_cgrp_add - u32 tid, u32 path length, u64 time, the path; a longer one is left out */
+void recfmt_cgrp_add(struct secbuf *b, uint32_t tid, const char *path, uint64_t t)
+{
+	size_t len = strlen(path);
+
+	if (len > REC_CGRP_PATH_MAX)
+		return;
+	secbuf_u32(b, tid);
+	secbuf_u32(b, (uint32_t)len);
+	secbuf_u64(b, t);
+	secbuf_put(b, path, len);
+}
+
+/* recfmt_cgrp_end - the count of entries added */
+void recfmt_cgrp_end(struct secbuf *b, uint32_t n)
+{
+	secbuf_patch_u32(b, 4, n);
+}
+
+/* recfmt_cgrp_decode - each task's cgroup to fn */
+int recfmt_cgrp_decode(const void *p, size_t len, recfmt_cgrp_fn fn, void *arg, char *why,
+		       size_t whylen)
+{
+	struct cursor c = cursor_make(p, len);
+	char path[REC_CGRP_PATH_MAX + 1];
+	uint32_t ver = 0, n = 0;
+
+	if (cursor_u32(&c, &ver) || cursor_u32(&c, &n) || ver != REC_SEC_VERSION) {
+		snprintf(why, whylen, "CGRP section of %zu bytes, version %u", len,
+			 recfmt_version(p, len));
+		return -EINVAL;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t tid, plen;
+		const char *at;
+		uint64_t t;
+
+		if (cursor_u32(&c, &tid) || cursor_u32(&c, &plen) || cursor_u64(&c, &t) ||
+		    plen > REC_CGRP_PATH_MAX || !(at = cursor_take(&c, plen)) || memchr(at, 0, plen)) {
+			snprintf(why, whylen, "CGRP entry %u of %u is damaged", i + 1, n);
+			return -EINVAL;
+		}
+		memcpy(path, at, plen);
+		path[plen] = 0;
+		fn(arg, tid, path, t);
+	}
+	return 0;
+}
+
+/* recfmt_comm_begin - u32 version, u32 count (patched by recfmt_comm_end) */
+void recfmt_comm_begin(struct secbuf *b)
+{
+	secbuf_u32(b, REC_SEC_VERSION);
+	secbuf_u32(b, 0);
+}
+
+/* recfmt_comm_add - u32 pid, comm[16] */
+void recfmt_comm_add(struct secbuf *b, uint32_t pid, const char *comm)
+{
+	secbuf_u32(b, pid);
+	secbuf_str0(b, comm, 16);
+}
+
+/* recfmt_comm_end - the count of entries added */
+void recfmt_comm_end(struct secbuf *b, uint32_t n)
+{
+	secbuf_patch_u32(b, 4, n);
+}
+
+/* recfmt_comm_decode - each process name to fn */
+int recfmt_comm_decode(const void *p, size_t len, recfmt_comm_fn fn, void *arg, char *why,
+		       size_t whylen)
+{
+	struct cursor c = cursor_make(p, len);
+	uint32_t ver = 0, n = 0;
+
+	if (cursor_u32(&c, &ver) || cursor_u32(&c, &n) || ver != REC_SEC_VERSION) {
+		snprintf(why, whylen, "COMM section of %zu bytes, version %u", len,
+			 recfmt_version(p, len));
+		return -EINVAL;
+	}
+	if (cursor_left(&c) / REC_COMM_ENTRY < n) {
+		snprintf(why, whylen, "COMM says %u processes in %zu bytes", n, len);
+		return -EINVAL;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const char *comm;
+		uint32_t pid;
+
+		if (cursor_u32(&c, &pid) || !(comm = cursor_take(&c, 16)))
+			return -EINVAL;
+		fn(arg, pid, comm);
+	}
+	return 0;
+}
+
+/* recfmt_stat_encode - u32 version, u32 zero, u64 end time, u64 records, u64 samples */
+void recfmt_stat_encode(struct secbuf *b, uint64_t t_end, uint64_t records, uint64_t samples)
+{
+	secbuf_u32(b, REC_SEC_VERSION);
+	secbuf_u32(b, 0);
+	secbuf_u64(b, t_end);
+	secbuf_u64(b, records);
+	secbuf_u64(b, samples);
+}
+
+/* recfmt_stat_decode - the end time */
+int recfmt_stat_decode(const void *p, size_t len, uint64_t *t_end, char *why, size_t whylen)
+{
+	struct cursor c = cursor_make(p, len);
+	uint32_t ver = 0, zero;
+
+	if (len < REC_STAT_SIZE || cursor_u32(&c, &ver) || ver != REC_SEC_VERSION ||
+	    cursor_u32(&c, &zero) || cursor_u64(&c, t_end)) {
+		snprintf(why, whylen, "STAT section of %zu bytes, version %u", len,
+			 recfmt_version(p, len));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* recfmt_maps_begin - u32 version, u32 count (patched by recfmt_maps_end) */
+void recfmt_maps_begin(struct secbuf *b)
+{
+	secbuf_u32(b, REC_SEC_VERSION);
+	secbuf_u32(b, 0);
+}
+
+/*
+ * recfmt_maps_add - u32 pid, u16 path length, u8 build-id length, u8 0, u64
+ * start, u64 len, u64 pgoff, the build-id bytes, the path bytes (no NUL)
+ */
+int recfmt_maps_add(struct secbuf *b, uint32_t pid, uint64_t start, uint64_t len,
+		    uint64_t pgoff, const char *path, const uint8_t *build_id, uint8_t build_id_len)
+{
+	size_t plen = strlen(path);
+	uint16_t pl = (uint16_t)plen;
+	uint8_t lens[2] = { build_id_len, 0 };
+
+	if (plen > MAPS_PATH_MAX)
+		return 0;
+	/* One section is one chunk: what does not fit is left to the MMAP2 records. */
+	if (b->len + REC_MAPS_FIXED + build_id_len + plen > REC_CHUNK_MAX)
+		return -E2BIG;
+	secbuf_u32(b, pid);
+	secbuf_put(b, &pl, sizeof(pl));
+	secbuf_put(b, lens, sizeof(lens));
+	secbuf_u64(b, start);
+	secbuf_u64(b, len);
+	secbuf_u64(b, pgoff);
+	secbuf_put(b, build_id, build_id_len);
+	secbuf_put(b, path, plen);
+	return b->err;
+}
+
+/* recfmt_maps_end - the count of mappings added */
+void recfmt_maps_end(struct secbuf *b, uint32_t count)
+{
+	secbuf_patch_u32(b, 4, count);
+}
+
+/* recfmt_maps_decode - each mapping to fn */
+int recfmt_maps_decode(const void *p, size_t len, recfmt_map_fn fn, void *arg)
+{
+	struct cursor c = cursor_make(p, len);
+	uint32_t ver, count;
+
+	if (cursor_u32(&c, &ver) || cursor_u32(&c, &count))
+		return -EINVAL;
+	if (ver != REC_SEC_VERSION)
+		return 0;
+	for (uint32_t k = 0; k < count; k++) {
+		uint64_t start, mlen, pgoff;
+		const uint8_t *bid;
+		char path[MAPS_PATH_MAX + 1];
+		uint16_t plen;
+		uint32_t pid;
+		uint8_t blen;
+
+		if (cursor_u32(&c, &pid) || cursor_u16(&c, &plen) || cursor_u8(&c, &blen) ||
+		    !cursor_take(&c, 1) || cursor_u64(&c, &start) || cursor_u64(&c, &mlen) ||
+		    cursor_u64(&c, &pgoff))
+			return -EINVAL;
+		if (blen > REC_MAPS_BUILD_ID_MAX || plen > MAPS_PATH_MAX ||
+		    !(bid = cursor_take(&c, blen)) || cursor_copy(&c, path, plen))
+			return -EINVAL;
+		path[plen] = 0;
+		fn(arg, pid, start, mlen, pgoff, path, bid, blen);
+	}
+	return 0;
+}

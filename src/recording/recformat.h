@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_RECFORMAT_H
+#define IOTAP_RECFORMAT_H
+
+/*
+ * What an iotap recording holds, on top of the container of recfile.h: the
+ * section types and their layouts (iotap-recording(5), SECTIONS), and for
+ * the sections of a fixed binary layout their encoder (used by the
+ * recorder, record.c) beside their decoder (used by the recorded source,
+ * recording.c), so that the two cannot drift. Decoders read through the
+ * bounds-checked cursor and return 0, or -EINVAL with why the section is
+ * malformed in why.
+ *
+ * Whole sections start with a u32 version; streamed ones with a u32 version
+ * and a u32 of zero, so that the records after them stay 8-byte aligned.
+ * Integers are in the byte order that META names (the recording machine's,
+ * as perf records are); a reader refuses any other than its own.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "disk.h"
+#include "recfile.h"
+
+#define REC_SEC_META	REC_FOURCC('M', 'E', 'T', 'A')	/* key=value lines: host, kernel, clock */
+#define REC_SEC_FMTH	REC_FOURCC('F', 'M', 'T', 'H')	/* tracefs events/header_page text */
+#define REC_SEC_EVNT	REC_FOURCC('E', 'V', 'N', 'T')	/* one recorded event: ids, format */
+#define REC_SEC_DISK	REC_FOURCC('D', 'I', 'S', 'K')	/* block devices and schedulers */
+#define REC_SEC_COMM	REC_FOURCC('C', 'O', 'M', 'M')	/* process names when recording began */
+#define REC_SEC_KSYM	REC_FOURCC('K', 'S', 'Y', 'M')	/* streamed: /proc/kallsyms text (-g) */
+#define REC_SEC_EVTS	REC_FOURCC('E', 'V', 'T', 'S')	/* streamed: the perf records, in time order */
+#define REC_SEC_STAT	REC_FOURCC('S', 'T', 'A', 'T')	/* after the records: end time, totals */
+#define REC_SEC_MAPS	REC_FOURCC('M', 'A', 'P', 'S')	/* -g: executable mappings when recording began */
+#define REC_SEC_CGRP	REC_FOURCC('C', 'G', 'R', 'P')	/* --cgroups: every task's cgroup v2 when recording began */
+
+#define REC_SEC_VERSION 1u
+
+/*
+ * EVNT: u32 version, u32 nr_ids, u64 sample_type, u64 regs, u32 sys/name/format lengths,
+ * u32 flags (version 2; zero in version 1).
+ */
+#define REC_EVNT_FIXED 40
+#define REC_EVNT_VERSION_FLAGS 2u
+/* EVNT flag: the event's samples carry one callchain entry, the id of a REC_RECORD_STACK. */
+#define REC_EVNT_CHAIN_IDS 1u
+/*
+ * An EVTS record of iotap's own, before the first sample that names it: a
+ * distinct callchain, once. Body: u64 id, u64 nr, then nr u64 callchain
+ * entries as the kernel lays them out. Ids count up from 0; 0 again starts
+ * the table over (the recorder bounds its memory).
+ */
+#define REC_RECORD_STACK 0x10000u
+#define REC_STACK_FIXED 24
+#define REC_STACKS_MAX (1u << 20)
+/* DISK: u32 version, u32 count, then count entries of u32 dev, name[32], sched[32]. */
+#define REC_DISK_ENTRY 68
+/*
+ * CGRP: u32 version, u32 count, then count entries of u32 tid, u32 path length, u64 time
+ * the entry was read at, and the path ("/a/b", no NUL). Later moves are the recorded
+ * cgroup:cgroup_attach_task and sched:sched_process_fork events.
+ */
+#define REC_CGRP_ENTRY 16
+#define REC_CGRP_PATH_MAX 4095
+/* COMM: u32 version, u32 count, then count entries of u32 pid, comm[16]. */
+#define REC_COMM_ENTRY 20
+/* Streamed sections: u32 version, u32 zero, then the content. */
+#define REC_STREAM_PREFIX 8
+/* STAT: u32 version, u32 zero, u64 end time, u64 records, u64 samples. */
+#define REC_STAT_SIZE 32
+
+/*
+ * MAPS (-g): the initial process mappings. u32 version, u32 count, then
+ * count entries of u32 pid, u16 path length, u8 build-id length, u8 0, u64
+ * start, u64 len, u64 pgoff, the build-id bytes and the path bytes (no NUL).
+ */
+#define REC_MAPS_FIXED 32
+#define REC_MAPS_BUILD_ID_MAX 64
+
+
+/* A growing byte buffer for one section; the first failure sticks in err. */
+struct secbuf {
+	uint8_t *p;
+	size_t len, cap;
+	int err;
+};
+
+void secbuf_put(struct secbuf *b, const void *data, size_t n);
+void secbuf_u32(struct secbuf *b, uint32_t v);
+void secbuf_u64(struct secbuf *b, uint64_t v);
+/* s in a zero-padded field of n (<= 64) bytes, always NUL-terminated */
+void secbuf_str0(struct secbuf *b, const char *s, size_t n);
+/* one key=value line of META, a line break in the value becoming a space */
+void secbuf_meta(struct secbuf *b, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* empty it, keeping its memory; secbuf_release frees it */
+void secbuf_reset(struct secbuf *b);
+void secbuf_release(struct secbuf *b);
+
+/* The version a section begins with; 0 when it is too short. */
+uint32_t recfmt_version(const void *p, size_t len);
+
+/* EVNT: one recorded event, its sample layout, its perf ids per CPU and its format text. */
+struct recfmt_evnt {
+	uint64_t sample_type, regs_mask;
+	bool chain_ids;			/* REC_EVNT_CHAIN_IDS: written as version 2 */
+	const uint64_t *ids;		/* encode: nr_ids ids */
+	const void *ids_raw;		/* decode: nr_ids u64s, unaligned (recfmt_evnt_id()) */
+	size_t nr_ids;
+	const char *sys, *name;
+	char sys_buf[65], name_buf[65];	/* decode: where sys and name point (fmt_name_ok()) */
+	const char *fmt;		/* format text, fmt_len bytes, not NUL-terminated */
+	size_t fmt_len;
+};
+
+void recfmt_evnt_encode(struct secbuf *b, const struct recfmt_evnt *e);
+/* the layout's own checks: version, flags, lengths, names; the caller checks the rest */
+int recfmt_evnt_decode(const void *p, size_t len, struct recfmt_evnt *e, char *why,
+		       size_t whylen);
+/* the i-th perf id of a decoded EVNT */
+uint64_t recfmt_evnt_id(const struct recfmt_evnt *e, size_t i);
+
+/* DISK: the block devices and their schedulers. */
+void recfmt_disk_encode(struct secbuf *b, const struct disk_table *t);
+int recfmt_disk_decode(const void *p, size_t len, struct disk_table *t, char *why, size_t whylen);
+
+/* COMM: process names (begin, add each, end patches the count). */
+void recfmt_comm_begin(struct secbuf *b);
+void recfmt_comm_add(struct secbuf *b, uint32_t pid, const char *comm);
+void recfmt_comm_end(struct secbuf *b, uint32_t n);
+/* comm: 16 bytes, NUL-padded, perhaps not NUL-terminated */
+typedef void (*recfmt_comm_fn)(void *arg, uint32_t pid, const char *comm);
+int recfmt_comm_decode(const void *p, size_t len, recfmt_comm_fn fn, void *arg, char *why,
+		       size_t whylen);
+
+/* CGRP (--cgroups): every task's cgroup v2 when recording began (begin, add each, end). */
+void recfmt_cgrp_begin(struct secbuf *b);
+void recfmt_cgrp_add(struct secbuf *b, uint32_t tid, const char *path, uint64_t t);
+void recfmt_cgrp_end(struct secbuf *b, uint32_t n);
+typedef void (*recfmt_cgrp_fn)(void *arg, uint32_t tid, const char *path, uint64_t t);
+int recfmt_cgrp_decode(const void *p, size_t len, recfmt_cgrp_fn fn, void *arg, char *why,
+		       size_t whylen);
+
+/* STAT: after the records, when recording stopped and how much it wrote. */
+void recfmt_stat_encode(struct secbuf *b, uint64_t t_end, uint64_t records, uint64_t samples);
+int recfmt_stat_decode(const void *p, size_t len, uint64_t *t_end, char *why, size_t whylen);
+
+/* MAPS (-g): executable mappings when recording began (begin, add each, end). */
+void recfmt_maps_begin(struct secbuf *b);
+/* -E2BIG once the section would outgrow a chunk; a path over 4095 bytes is left out */
+int recfmt_maps_add(struct secbuf *b, uint32_t pid, uint64_t start, uint64_t len,
+		    uint64_t pgoff, const char *path, const uint8_t *build_id, uint8_t build_id_len);
+void recfmt_maps_end(struct secbuf *b, uint32_t count);
+typedef void (*recfmt_map_fn)(void *arg, uint32_t pid, uint64_t start, uint64_t len,
+			      uint64_t pgoff, const char *path, const uint8_t *build_id,
+			      uint8_t build_id_len);
+/* a section of another version is skipped (0); -EINVAL when damaged */
+int recfmt_maps_decode(const void *p, size_t len, recfmt_map_fn fn, void *arg);
+
+#endif
