@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <event-parse.h>
@@ -76,10 +77,13 @@ static const struct source_ops *session_input_source(const struct session_opts *
 
 	if (!opts->input)
 		return source_perf.claims(opts->input_buf, opts->input_len) ? &source_perf : &source_file;
-	/* The recording source says why a file cannot be read. */
+	/* The recording source says why a file cannot be read; a pipe is not read twice. */
 	fd = open(opts->input, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
-		n = read(fd, magic, sizeof(magic));
+		struct stat st;
+
+		if (!fstat(fd, &st) && S_ISREG(st.st_mode))
+			n = read(fd, magic, sizeof(magic));
 		close(fd);
 	}
 	return n == sizeof(magic) && source_perf.claims(magic, sizeof(magic)) ? &source_perf : &source_file;

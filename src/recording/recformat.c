@@ -225,6 +225,62 @@ int recfmt_disk_decode(const void *p, size_t len, struct disk_table *t, char *wh
 	return 0;
 }
 
+/* recfmt_cgrp_begin - u32 version, u32 count (patched by recfmt_cgrp_end) */
+void recfmt_cgrp_begin(struct secbuf *b)
+{
+	secbuf_u32(b, REC_SEC_VERSION);
+	secbuf_u32(b, 0);
+}
+
+/* recfmt_cgrp_add - u32 tid, u32 path length, u64 time, the path; a longer one is left out */
+void recfmt_cgrp_add(struct secbuf *b, uint32_t tid, const char *path, uint64_t t)
+{
+	size_t len = strlen(path);
+
+	if (len > REC_CGRP_PATH_MAX)
+		return;
+	secbuf_u32(b, tid);
+	secbuf_u32(b, (uint32_t)len);
+	secbuf_u64(b, t);
+	secbuf_put(b, path, len);
+}
+
+/* recfmt_cgrp_end - the count of entries added */
+void recfmt_cgrp_end(struct secbuf *b, uint32_t n)
+{
+	secbuf_patch_u32(b, 4, n);
+}
+
+/* recfmt_cgrp_decode - each task's cgroup to fn */
+int recfmt_cgrp_decode(const void *p, size_t len, recfmt_cgrp_fn fn, void *arg, char *why,
+		       size_t whylen)
+{
+	struct cursor c = cursor_make(p, len);
+	char path[REC_CGRP_PATH_MAX + 1];
+	uint32_t ver = 0, n = 0;
+
+	if (cursor_u32(&c, &ver) || cursor_u32(&c, &n) || ver != REC_SEC_VERSION) {
+		snprintf(why, whylen, "CGRP section of %zu bytes, version %u", len,
+			 recfmt_version(p, len));
+		return -EINVAL;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t tid, plen;
+		const char *at;
+		uint64_t t;
+
+		if (cursor_u32(&c, &tid) || cursor_u32(&c, &plen) || cursor_u64(&c, &t) ||
+		    plen > REC_CGRP_PATH_MAX || !(at = cursor_take(&c, plen)) || memchr(at, 0, plen)) {
+			snprintf(why, whylen, "CGRP entry %u of %u is damaged", i + 1, n);
+			return -EINVAL;
+		}
+		memcpy(path, at, plen);
+		path[plen] = 0;
+		fn(arg, tid, path, t);
+	}
+	return 0;
+}
+
 /* recfmt_comm_begin - u32 version, u32 count (patched by recfmt_comm_end) */
 void recfmt_comm_begin(struct secbuf *b)
 {
@@ -243,55 +299,6 @@ void recfmt_comm_add(struct secbuf *b, uint32_t pid, const char *comm)
 void recfmt_comm_end(struct secbuf *b, uint32_t n)
 {
 	secbuf_patch_u32(b, 4, n);
-}
-
-/* recfmt_cgrp_begin - u32 version, u32 count (patched by recfmt_cgrp_end) */
-void recfmt_cgrp_begin(struct secbuf *b)
-{
-	secbuf_u32(b, REC_SEC_VERSION);
-	secbuf_u32(b, 0);
-}
-
-/* recfmt_cgrp_add - u32 tid, u32 path length, u64 time read, the path without its NUL */
-void recfmt_cgrp_add(struct secbuf *b, uint32_t tid, const char *path, uint64_t t)
-{
-	size_t len = strlen(path);
-
-	secbuf_u32(b, tid);
-	secbuf_u32(b, (uint32_t)len);
-	secbuf_u64(b, t);
-	secbuf_put(b, path, len);
-}
-
-/* recfmt_cgrp_end - the count of entries added */
-void recfmt_cgrp_end(struct secbuf *b, uint32_t n)
-{
-	secbuf_patch_u32(b, 4, n);
-}
-
-/* recfmt_cgrp_decode - each task's cgroup to fn */
-int recfmt_cgrp_decode(const void *p, size_t len, recfmt_cgrp_fn fn, void *arg)
-{
-	struct cursor c = cursor_make(p, len);
-	uint32_t ver = 0, n = 0;
-	char path[4096];
-
-	if (cursor_u32(&c, &ver) || cursor_u32(&c, &n) || ver != REC_SEC_VERSION ||
-	    cursor_left(&c) / REC_CGRP_ENTRY < n)
-		return -EINVAL;
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t tid, plen;
-		const char *s;
-		uint64_t t;
-
-		if (cursor_u32(&c, &tid) || cursor_u32(&c, &plen) || cursor_u64(&c, &t) ||
-		    plen >= sizeof(path) || !(s = cursor_take(&c, plen)) || memchr(s, 0, plen))
-			return -EINVAL;
-		memcpy(path, s, plen);
-		path[plen] = 0;
-		fn(arg, tid, path, t);
-	}
-	return 0;
 }
 
 /* recfmt_comm_decode - each process name to fn */

@@ -953,13 +953,16 @@ static int file_maps_load(struct session *s, struct usyms *us)
 static int file_cgroup_tasks(struct session *s, cgroup_task_fn fn, void *arg)
 {
 	const struct file_src *f = s->src_priv;
+	char why[128] = "";
 	int ret = 0;
 
 	for (size_t k = 0; k < f->nr_blobs && !ret; k++)
 		if (f->blobs[k].type == REC_SEC_CGRP)
-			ret = recfmt_cgrp_decode(f->blobs[k].data, f->blobs[k].len, fn, arg);
+			ret = recfmt_cgrp_decode(f->blobs[k].data, f->blobs[k].len, fn, arg, why,
+						 sizeof(why));
 	if (ret)
-		log_msg(LOG_WARN, "the recorded cgroups are damaged: some tasks' cgroups stay unknown");
+		log_msg(LOG_WARN, "the recorded cgroups are damaged (%s): some tasks' cgroups stay unknown",
+			why);
 	return ret;
 }
 
@@ -1069,3 +1072,4 @@ int recording_info(struct session *s, struct recording_info *info)
 	}
 	return s->src->info(s, info);
 }
+
