@@ -124,3 +124,29 @@ int block_flags_name(uint8_t op, uint8_t flags, char *buf, size_t len)
 	n = snprintf(buf, len, "%s", tmp);
 	return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
 }
+
+/*
+ * block_status_name - the BLK_STS_* name of a block event's error. The events carry
+ * blk_status_to_errno() of the status and their formats have no name table, so the
+ * kernel's errno mapping (block/blk-core.c) is mirrored here. NULL when unknown.
+ */
+const char *block_status_name(int32_t error)
+{
+	static const struct { int err; const char *name; } sts[] = {
+		{ 0, "BLK_STS_OK" }, { -EOPNOTSUPP, "BLK_STS_NOTSUPP" },
+		{ -ETIMEDOUT, "BLK_STS_TIMEOUT" }, { -ENOSPC, "BLK_STS_NOSPC" },
+		{ -ENOLINK, "BLK_STS_TRANSPORT" }, { -EREMOTEIO, "BLK_STS_TARGET" },
+		{ -EBADE, "BLK_STS_RESV_CONFLICT" }, { -ENODATA, "BLK_STS_MEDIUM" },
+		{ -EILSEQ, "BLK_STS_PROTECTION" }, { -ENOMEM, "BLK_STS_RESOURCE" },
+		{ -EBUSY, "BLK_STS_DEV_RESOURCE" }, { -EAGAIN, "BLK_STS_AGAIN" },
+		{ -ENODEV, "BLK_STS_OFFLINE" }, { -EREMCHG, "BLK_STS_DM_REQUEUE" },
+		{ -ETOOMANYREFS, "BLK_STS_ZONE_OPEN_RESOURCE" },
+		{ -EOVERFLOW, "BLK_STS_ZONE_ACTIVE_RESOURCE" }, { -ETIME, "BLK_STS_DURATION_LIMIT" },
+		{ -EINVAL, "BLK_STS_INVAL" }, { -EIO, "BLK_STS_IOERR" },
+	};
+
+	for (size_t i = 0; i < sizeof(sts) / sizeof(sts[0]); i++)
+		if (sts[i].err == error)
+			return sts[i].name;
+	return NULL;
+}

@@ -51,5 +51,6 @@ int block_rq_decode(const struct block_fmt *fmt, const void *raw, uint32_t size,
 		    struct block_rq *rq);
 void block_rwbs_parse(const char *rwbs, uint8_t *op, uint8_t *flags);
 int block_flags_name(uint8_t op, uint8_t flags, char *buf, size_t len);
+const char *block_status_name(int32_t error);
 
 #endif

@@ -14,6 +14,10 @@ extern const struct tool tool_biosnoop;
 extern const struct tool tool_biotop;
 extern const struct tool tool_biostacks;
 extern const struct tool tool_iostack;
+extern const struct tool tool_bioerr;
+extern const struct tool tool_nvmelatency;
+extern const struct tool tool_scsilatency;
+extern const struct tool tool_scsiresult;
 
 const struct tool *const iotap_tools[] = {
 	&tool_biolatency,
@@ -26,6 +30,10 @@ const struct tool *const iotap_tools[] = {
 	&tool_biotop,
 	&tool_biostacks,
 	&tool_iostack,
+	&tool_bioerr,
+	&tool_nvmelatency,
+	&tool_scsilatency,
+	&tool_scsiresult,
 	NULL
 };
 

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_NVME_H
+#define IOTAP_NVME_H
+
+#include <stdint.h>
+
+#include "field.h"
+#include "symtab.h"
+
+/* The fields of nvme:nvme_setup_cmd and nvme:nvme_complete_rq, found by name. */
+struct nvme_fmt {
+	struct field disk, ctrl_id, qid, cid, opcode, fctype, nsid, status, result;
+	struct symtab io_ops, admin_ops, fabrics_ops;	/* setup only */
+};
+
+/* One decoded command event; qid 0 is the admin queue, whose disk is "". */
+struct nvme_cmd {
+	char disk[32];
+	int32_t ctrl_id, qid;
+	uint16_t cid;
+	uint8_t opcode, fctype;
+	uint32_t nsid;
+	uint16_t status;		/* completion only */
+};
+
+#define NVME_FABRICS_COMMAND 0x7f
+
+int nvme_fmt_init(struct nvme_fmt *f, struct tep_event *ev);
+void nvme_fmt_release(struct nvme_fmt *f);
+int nvme_cmd_decode(const struct nvme_fmt *f, const void *raw, uint32_t size, struct nvme_cmd *c);
+int nvme_cmd_name(const struct nvme_fmt *f, const struct nvme_cmd *c, char *buf, size_t len);
+
+#endif

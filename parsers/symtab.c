@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* symtab.c - name tables from the __print_symbolic() calls of a kernel print fmt */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "symtab.h"
+
+/* symtab_expr - the field an expression reads and how far right it shifts it */
+static const char *symtab_expr(const struct tep_print_arg *a, unsigned int *shift)
+{
+	while (a) {
+		switch (a->type) {
+		case TEP_PRINT_FIELD:
+			return a->field.name;
+		case TEP_PRINT_TYPE:
+			a = a->typecast.item;
+			break;
+		case TEP_PRINT_OP:
+			if (!strcmp(a->op.op, ">>") && a->op.right &&
+			    a->op.right->type == TEP_PRINT_ATOM)
+				*shift += strtoul(a->op.right->atom.atom, NULL, 0);
+			else if (strcmp(a->op.op, "&"))
+				return NULL;
+			a = a->op.left;
+			break;
+		default:
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
+/* symtab_refers - whether an expression reads field name anywhere */
+static bool symtab_refers(const struct tep_print_arg *a, const char *name)
+{
+	if (!a)
+		return false;
+	switch (a->type) {
+	case TEP_PRINT_FIELD:
+		return !strcmp(a->field.name, name);
+	case TEP_PRINT_TYPE:
+		return symtab_refers(a->typecast.item, name);
+	case TEP_PRINT_OP:
+		return symtab_refers(a->op.left, name) || symtab_refers(a->op.right, name);
+	default:
+		return false;
+	}
+}
+
+/* symtab_value - a table value: a number, or an enum identifier the built-in table knows */
+static int symtab_value(const char *text, const struct sym_name *known, size_t nr_known,
+			uint64_t *v)
+{
+	char *end;
+
+	*v = strtoull(text, &end, 0);
+	if (end != text && !*end)
+		return 0;
+	for (size_t i = 0; i < nr_known; i++) {
+		if (!strcmp(known[i].name, text)) {
+			*v = known[i].value;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* symtab_take - copy one __print_symbolic's entries; the first of equal values wins */
+static int symtab_take(struct symtab *t, const struct tep_print_flag_sym *sym,
+		       const struct sym_name *known, size_t nr_known)
+{
+	for (; sym; sym = sym->next) {
+		struct symtab_ent *e;
+		uint64_t v;
+
+		if (symtab_value(sym->value, known, nr_known, &v)) {
+			t->unresolved++;
+			continue;
+		}
+		if (symtab_name(t, v))
+			continue;
+		e = realloc(t->e, (t->nr + 1) * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		t->e = e;
+		e[t->nr].value = v;
+		e[t->nr].name = strdup(sym->str);
+		if (!e[t->nr].name)
+			return -ENOMEM;
+		t->nr++;
+	}
+	t->from_format = true;
+	return 0;
+}
+
+/*
+ * symtab_walk - find the wanted __print_symbolic in expression a; branch: -1 outside any
+ * conditional on w->cond_field, else 1 (its true side) or 0 (its false side)
+ */
+static int symtab_walk(struct symtab *t, const struct tep_print_arg *a,
+		       const struct symtab_want *w, int branch, const struct sym_name *known,
+		       size_t nr_known)
+{
+	const struct tep_print_arg *r;
+	unsigned int shift = 0;
+	const char *f;
+	int ret = 0;
+
+	if (!a || t->from_format)
+		return 0;
+	switch (a->type) {
+	case TEP_PRINT_SYMBOL:
+		f = symtab_expr(a->symbol.field, &shift);
+		if (f && !strcmp(f, w->field) && shift == w->shift &&
+		    (!w->cond_field || branch == (int)w->cond_true))
+			ret = symtab_take(t, a->symbol.symbols, known, nr_known);
+		break;
+	case TEP_PRINT_TYPE:
+		ret = symtab_walk(t, a->typecast.item, w, branch, known, nr_known);
+		break;
+	case TEP_PRINT_FUNC:
+		for (r = a->func.args; r && !ret; r = r->next)
+			ret = symtab_walk(t, r, w, branch, known, nr_known);
+		break;
+	case TEP_PRINT_OP:
+		r = a->op.right;
+		/* "c ? x : y" is parsed as op "?" (left c, right op ":" (left x, right y)). */
+		if (!strcmp(a->op.op, "?") && r && r->type == TEP_PRINT_OP && !strcmp(r->op.op, ":")) {
+			bool on = w->cond_field && symtab_refers(a->op.left, w->cond_field);
+
+			ret = symtab_walk(t, r->op.left, w, on ? 1 : branch, known, nr_known);
+			if (!ret)
+				ret = symtab_walk(t, r->op.right, w, on ? 0 : branch, known, nr_known);
+		}
+		break;
+	default:
+		break;
+	}
+	return ret;
+}
+
+/* symtab_load - the wanted table from ev's print fmt, else the built-in one; 0 or -ENOMEM */
+int symtab_load(struct symtab *t, struct tep_event *ev, const struct symtab_want *w,
+		const struct sym_name *known, size_t nr_known)
+{
+	int ret = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (ev) {
+		for (const struct tep_print_arg *a = ev->print_fmt.args; a && !ret && !t->from_format;
+		     a = a->next)
+			ret = symtab_walk(t, a, w, -1, known, nr_known);
+		if (ret) {
+			symtab_release(t);
+			return ret;
+		}
+		/* A table none of whose identifiers we know is no better than none. */
+		if (t->from_format && t->nr)
+			return 0;
+		t->from_format = false;
+	}
+	for (size_t i = 0; i < nr_known; i++) {
+		struct symtab_ent *e = realloc(t->e, (t->nr + 1) * sizeof(*e));
+
+		if (!e) {
+			symtab_release(t);
+			return -ENOMEM;
+		}
+		t->e = e;
+		e[t->nr].value = known[i].value;
+		e[t->nr].name = strdup(known[i].name);
+		if (!e[t->nr].name) {
+			symtab_release(t);
+			return -ENOMEM;
+		}
+		t->nr++;
+	}
+	return 0;
+}
+
+/* symtab_name - the name of value, or NULL */
+const char *symtab_name(const struct symtab *t, uint64_t value)
+{
+	for (size_t i = 0; i < t->nr; i++)
+		if (t->e[i].value == value)
+			return t->e[i].name;
+	return NULL;
+}
+
+/* symtab_release - free the table; safe twice */
+void symtab_release(struct symtab *t)
+{
+	for (size_t i = 0; i < t->nr; i++)
+		free(t->e[i].name);
+	free(t->e);
+	memset(t, 0, sizeof(*t));
+}

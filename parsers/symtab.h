@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_SYMTAB_H
+#define IOTAP_SYMTAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct tep_event;
+
+/*
+ * Value -> name tables read from the __print_symbolic() calls of an event's
+ * print fmt, so that a kernel that names a new opcode is understood without
+ * a code change. The kernel writes some values as enum identifiers it did not
+ * export (nvme_cmd_read, DID_OK): those are resolved through a built-in table,
+ * which also stands in when the format has no table at all.
+ */
+struct sym_name {
+	uint64_t value;
+	const char *name;		/* the kernel's identifier and printed name */
+};
+
+struct symtab_ent {
+	uint64_t value;
+	char *name;
+};
+
+struct symtab {
+	struct symtab_ent *e;
+	size_t nr;
+	bool from_format;		/* false: the built-in table */
+	size_t unresolved;		/* format entries whose enum value is not known */
+};
+
+/* Which __print_symbolic to take: the one over (field >> shift), optionally under a ?: */
+struct symtab_want {
+	const char *field;
+	unsigned int shift;
+	const char *cond_field;		/* NULL, or only in a "cond_field ? a : b" branch */
+	bool cond_true;			/* with cond_field: a (true) or b (false) */
+};
+
+int symtab_load(struct symtab *t, struct tep_event *ev, const struct symtab_want *w,
+		const struct sym_name *known, size_t nr_known);
+const char *symtab_name(const struct symtab *t, uint64_t value);
+void symtab_release(struct symtab *t);
+
+#endif
