@@ -1,0 +1,149 @@
+#!/bin/bash
+# VM tier: the tools below the block layer (nvmelatency, scsilatency, scsiresult, bioerr)
+# on real NVMe and scsi_debug disks with injected medium errors, live and recorded, under
+# Debian's 6.1 and 6.12 kernels; the recordings are then reported here, unprivileged.
+. "$(dirname "$0")/../live/lib.sh"
+[ "$(id -u)" = 0 ] || skip "VM tests need root for apt-get download of the kernel"
+[ -x "${IOTAP_SRCDIR:-.}/tests/vm/vm-run" ] || skip "no vm-run"
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86 not installed"
+
+# The workload: N reads, M writes and one flush on nvme0n1; NS good direct reads on sda,
+# then K reads inside scsi_debug's medium error range (from LBA 0x1234, its default).
+N=100 M=50 NS=50 K=5 ERR_LBA=4660
+# scsi_debug answers every command after 5 ms: its latencies sit in [4K, 8K) us.
+SCSI_PARAMS="scsi_debug dev_size_mb=64 delay=0 ndelay=5000000 opts=2 medium_error_start=$ERR_LBA medium_error_count=40"
+
+cat >"$LIVE_TMP/work.sh" <<WORK
+dio read /dev/nvme0n1 $N 4096 >/dev/null
+dio write /dev/nvme0n1 $M 4096 seq 1048576 >/dev/null
+dio fsync /dev/nvme0n1 1 0
+dio read /dev/sda $NS 4096 >/dev/null
+for i in \$(seq 0 $((K - 1))); do
+	dio read /dev/sda 1 4096 seq \$(( ($ERR_LBA + i * 8) * 512 )) >/dev/null 2>&1 && echo "read \$i did not fail"
+done
+exit 0
+WORK
+
+cat >"$LIVE_TMP/guest.sh" <<'GUEST'
+# started FILE - wait (bounded) until a background iotap printed its banner
+started() {
+	for i in $(seq 1 100); do [ -s "$1" ] && return 0; sleep 0.1; done
+	echo "iotap did not start: $(cat "$1")"
+	exit 1
+}
+echo "== write_cache $(cat /sys/block/nvme0n1/queue/write_cache)"
+for tool in nvmelatency scsilatency scsiresult bioerr; do
+	iotap $tool >/tmp/$tool.out 2>/tmp/$tool.err &
+	eval pid_$tool=$!
+	started /tmp/$tool.out
+done
+sh /iotap/work.sh
+sleep 0.5
+for tool in nvmelatency scsilatency scsiresult bioerr; do
+	eval kill -INT \$pid_$tool
+	eval wait \$pid_$tool
+	echo "== live $tool"
+	cat /tmp/$tool.out /tmp/$tool.err
+done
+iotap record -o /tmp/rec.iotap --tools nvmelatency,scsilatency,scsiresult,bioerr -- sh /iotap/work.sh 2>/tmp/rec.err
+echo "== record $(cat /tmp/rec.err)"
+for tool in nvmelatency scsilatency scsiresult bioerr; do
+	echo "== guest-report $tool"
+	iotap $tool -i /tmp/rec.iotap 2>&1
+done
+echo "== recording"
+base64 /tmp/rec.iotap
+echo "== dynamic_events"
+cat /sys/kernel/tracing/dynamic_events
+ls /sys/kernel/tracing/instances
+echo "== end"
+GUEST
+
+# section OUT NAME - the lines of one "== NAME" block of the guest's output
+section() {
+	awk -v want="== $2" 'index($0, "== ") == 1 { on = index($0, want) == 1; next } on' "$1"
+}
+
+# bt_total FILE KEY - the sum of one bpftrace histogram's rows (@usecs[KEY]:)
+bt_total() {
+	awk -v key="$2" '
+		/^@[a-z]+\[/ { on = index($0, key "]:") > 0; next }
+		on && /^\[/ { sub(/^[^)\]]*[)\]] */, ""); n += $1 }
+		/^$/ { on = 0 }
+		END { print n + 0 }' "$1"
+}
+
+# bt_bucket FILE KEY LABEL - the count of one row of one bpftrace histogram
+bt_bucket() {
+	awk -v key="$2" -v row="$3" '
+		/^@[a-z]+\[/ { on = index($0, key "]:") > 0; next }
+		on && index($0, row) == 1 { sub(/^[^)\]]*[)\]] */, ""); n += $1 }
+		/^$/ { on = 0 }
+		END { print n + 0 }' "$1"
+}
+
+# check_counts KERNEL LABEL DIR - the exact figures, from the outputs of one run
+check_counts() {
+	local k=$1 what=$2 d=$3 v
+	[ "$(bt_total "$d/nvmelatency" "nvme0n1, nvme_cmd_read")" = $N ] ||
+		fail "$k $what: nvme_cmd_read $(bt_total "$d/nvmelatency" "nvme0n1, nvme_cmd_read"), expected $N"
+	[ "$(bt_total "$d/nvmelatency" "nvme0n1, nvme_cmd_write")" = $M ] ||
+		fail "$k $what: nvme_cmd_write $(bt_total "$d/nvmelatency" "nvme0n1, nvme_cmd_write"), expected $M"
+	[ "$(bt_total "$d/nvmelatency" "nvme0n1, nvme_cmd_flush")" = 1 ] ||
+		fail "$k $what: nvme_cmd_flush $(bt_total "$d/nvmelatency" "nvme0n1, nvme_cmd_flush"), expected 1"
+	v=$(grep -c '^@usecs\[nvme0n1' "$d/nvmelatency")
+	[ "$v" = 3 ] || fail "$k $what: $v nvme0n1 histograms, expected read, write and flush only"
+	grep -q '^@admin\[' "$d/nvmelatency" && fail "$k $what: admin commands during the workload?"
+	v=$(( $(bt_total "$d/scsilatency" ", READ_10") + $(bt_total "$d/scsilatency" ", READ_16") ))
+	[ "$v" = $((NS + K)) ] || fail "$k $what: READ_10/16 on sda $v, expected $((NS + K))"
+	grep -q "^@[a-z]*\\[[0-9:]*, WRITE" "$d/scsilatency" && fail "$k $what: writes on sda?"
+	grep -q "^@\[DID_OK, SAM_STAT_GOOD\]: $NS$" "$d/scsiresult" ||
+		fail "$k $what: SAM_STAT_GOOD count: $(cat "$d/scsiresult")"
+	grep -q "^@\[DID_OK, SAM_STAT_CHECK_CONDITION\]: $K$" "$d/scsiresult" ||
+		fail "$k $what: CHECK_CONDITION count: $(cat "$d/scsiresult")"
+	[ "$(grep -c '^@\[' "$d/scsiresult")" = 2 ] || fail "$k $what: other results: $(cat "$d/scsiresult")"
+	v=$(awk '$4 == "sda" && $NF == "BLK_STS_MEDIUM" { print $6 }' "$d/bioerr" | tr '\n' ' ')
+	[ "$v" = "$(for i in $(seq 0 $((K - 1))); do printf '%d ' $((ERR_LBA + i * 8)); done)" ] ||
+		fail "$k $what: bioerr sectors '$v': $(cat "$d/bioerr")"
+	[ "$(grep -c ' BLK_STS_\| errno ' "$d/bioerr")" = $K ] || fail "$k $what: bioerr lines: $(cat "$d/bioerr")"
+	awk '$4 == "sda" { if ($2 != "dio" || $7 != 4096 || $5 !~ /^R/) exit 1 }' "$d/bioerr" ||
+		fail "$k $what: bioerr comm/bytes/rwbs: $(cat "$d/bioerr")"
+}
+
+for k in 6.1 6.12; do
+	rc=0
+	out=$LIVE_TMP/vm-$k.out
+	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \
+		--mod "$SCSI_PARAMS" --file "$LIVE_TMP/work.sh:/iotap/work.sh" \
+		--timeout 170 -- "$LIVE_TMP/guest.sh" >"$out" 2>"$LIVE_TMP/vm-$k.err" || rc=$?
+	[ $rc = 125 ] && skip "VM for $k could not run: $(tail -3 "$LIVE_TMP/vm-$k.err")"
+	[ $rc = 0 ] || { cat "$out" "$LIVE_TMP/vm-$k.err"; fail "guest script failed on $k ($rc)"; }
+	[ -n "${IOTAP_VM_KEEP:-}" ] && cp "$out" "$IOTAP_VM_KEEP/"
+	grep -q "did not fail" "$out" && fail "$k: an injected read succeeded: $(grep 'did not fail' "$out")"
+	mkdir -p "$LIVE_TMP/live-$k" "$LIVE_TMP/guest-$k" "$LIVE_TMP/host-$k"
+	for t in nvmelatency scsilatency scsiresult bioerr; do
+		section "$out" "live $t" >"$LIVE_TMP/live-$k/$t"
+		section "$out" "guest-report $t" >"$LIVE_TMP/guest-$k/$t"
+	done
+	check_counts $k live "$LIVE_TMP/live-$k"
+	# scsi_debug's 5 ms delay: every good read in the [4K, 8K) us row.
+	v=$(bt_bucket "$LIVE_TMP/live-$k/scsilatency" ", READ_10" "[4K, 8K)")
+	[ "$v" -ge $NS ] || fail "$k: $v READ_10 in [4K, 8K), expected at least $NS: $(cat "$LIVE_TMP/live-$k/scsilatency")"
+	v=$(awk '/^\[/ && !/^\[4K, 8K\)/ { sub(/^[^)\]]*[)\]] */, ""); n += $1 } END { print n + 0 }' \
+		"$LIVE_TMP/live-$k/scsilatency")
+	[ "$v" -le $K ] || fail "$k: $v sda commands outside [4K, 8K) (only the $K failed ones may be)"
+	check_counts $k guest-report "$LIVE_TMP/guest-$k"
+	grep -q "0 lost" "$out" || fail "$k: record lost events: $(section "$out" record)"
+	section "$out" recording | base64 -d >"$LIVE_TMP/rec-$k.iotap" || fail "$k: recording not decoded"
+	chmod 644 "$LIVE_TMP/rec-$k.iotap"
+	chmod 755 "$LIVE_TMP"
+	for t in nvmelatency scsilatency scsiresult bioerr; do
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$IOTAP" $t -i "$LIVE_TMP/rec-$k.iotap" \
+			>"$LIVE_TMP/host-$k/$t" 2>&1 || fail "$k: host report $t failed: $(cat "$LIVE_TMP/host-$k/$t")"
+		cmp -s "$LIVE_TMP/host-$k/$t" "$LIVE_TMP/guest-$k/$t" ||
+			fail "$k: $t reports differently here: $(diff "$LIVE_TMP/guest-$k/$t" "$LIVE_TMP/host-$k/$t")"
+	done
+	check_counts $k host-report "$LIVE_TMP/host-$k"
+	section "$out" dynamic_events | grep -q iotap && fail "$k: tracefs left dirty: $(section "$out" dynamic_events)"
+	echo "ok: $k: nvme read=$N write=$M flush=1, sda READ=$((NS + K)) in [4K, 8K), results GOOD=$NS CHECK_CONDITION=$K, bioerr $K BLK_STS_MEDIUM at the injected sectors; live, recorded, reported here unprivileged"
+done
