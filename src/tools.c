@@ -18,6 +18,7 @@ extern const struct tool tool_bioerr;
 extern const struct tool tool_nvmelatency;
 extern const struct tool tool_scsilatency;
 extern const struct tool tool_scsiresult;
+extern const struct tool tool_mdflush;
 
 const struct tool *const iotap_tools[] = {
 	&tool_biolatency,
@@ -34,6 +35,7 @@ const struct tool *const iotap_tools[] = {
 	&tool_nvmelatency,
 	&tool_scsilatency,
 	&tool_scsiresult,
+	&tool_mdflush,
 	NULL
 };
 
