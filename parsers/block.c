@@ -150,3 +150,28 @@ const char *block_status_name(int32_t error)
 			return sts[i].name;
 	return NULL;
 }
+
+/* block_remap_fmt_init - the fields of block_bio_remap; -ENOENT if one is missing */
+int block_remap_fmt_init(struct block_remap_fmt *fmt, struct tep_event *ev)
+{
+	memset(fmt, 0, sizeof(*fmt));
+	if (field_init(&fmt->dev, ev, "dev") || field_init(&fmt->sector, ev, "sector") ||
+	    field_init(&fmt->nr_sector, ev, "nr_sector") || field_init(&fmt->old_dev, ev, "old_dev") ||
+	    field_init(&fmt->old_sector, ev, "old_sector"))
+		return -ENOENT;
+	return 0;
+}
+
+/* block_remap_decode - one block_bio_remap record; -EINVAL when it is too short */
+int block_remap_decode(const struct block_remap_fmt *fmt, const void *raw, uint32_t size,
+		       struct block_remap *r)
+{
+	if ((uint32_t)fmt->old_sector.offset + fmt->old_sector.size > size)
+		return -EINVAL;
+	r->dev = field_u64(&fmt->dev, raw, size);
+	r->sector = field_u64(&fmt->sector, raw, size);
+	r->nr_sector = field_u64(&fmt->nr_sector, raw, size);
+	r->old_dev = field_u64(&fmt->old_dev, raw, size);
+	r->old_sector = field_u64(&fmt->old_sector, raw, size);
+	return 0;
+}

@@ -42,6 +42,17 @@ struct block_rq {
 	char comm[16];
 };
 
+/* block_bio_remap: a bio sent on from a stacked device (md, dm, a partition) to another. */
+struct block_remap_fmt {
+	struct field dev, sector, nr_sector, old_dev, old_sector;
+};
+
+struct block_remap {
+	uint32_t dev, old_dev;
+	uint64_t sector, old_sector;
+	uint32_t nr_sector;
+};
+
 #define BLOCK_DEV_MAJOR(d) ((unsigned int)((d) >> 20))
 #define BLOCK_DEV_MINOR(d) ((unsigned int)((d) & ((1u << 20) - 1)))
 #define BLOCK_DEV(ma, mi) ((uint32_t)(((ma) << 20) | (mi)))
@@ -52,5 +63,8 @@ int block_rq_decode(const struct block_fmt *fmt, const void *raw, uint32_t size,
 void block_rwbs_parse(const char *rwbs, uint8_t *op, uint8_t *flags);
 int block_flags_name(uint8_t op, uint8_t flags, char *buf, size_t len);
 const char *block_status_name(int32_t error);
+int block_remap_fmt_init(struct block_remap_fmt *fmt, struct tep_event *ev);
+int block_remap_decode(const struct block_remap_fmt *fmt, const void *raw, uint32_t size,
+		       struct block_remap *r);
 
 #endif

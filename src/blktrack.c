@@ -163,6 +163,61 @@ static int blktrack_on_start(struct iotap_ctx *ctx, const struct perf_sample *s,
 	return bt->cfg.on_start ? bt->cfg.on_start(bt->cfg.arg, r, s) : 0;
 }
 
+/* blktrack_on_bio_queue - bio mode: a bio enters the block layer, keyed by its end */
+static int blktrack_on_bio_queue(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct blktrack *bt = arg;
+	struct block_rq rq;
+	struct blkreq *r;
+
+	if (blktrack_decode(bt, &bt->f_start, s, &rq) || rq.nr_sector == 0)
+		return 0;
+	if (bt->cfg.pid && (int)s->pid != bt->cfg.pid)
+		return 0;
+	rq.sector += rq.nr_sector;
+	r = blktrack_new(bt, &rq, s);
+	r->t_start = r->t_issue = s->time;
+	return bt->cfg.on_start ? bt->cfg.on_start(bt->cfg.arg, r, s) : 0;
+}
+
+/* blktrack_on_bio_done - bio mode: the bio ended, whole or advanced to its end */
+static int blktrack_on_bio_done(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct blktrack *bt = arg;
+	struct block_rq rq;
+	struct blkreq *r;
+	struct blk_io io;
+
+	if (blktrack_decode(bt, &bt->f_done, s, &rq))
+		return 0;
+	r = reqtab_find(bt->tab, rq.dev, rq.sector + rq.nr_sector);
+	if (!r) {
+		if (rq.nr_sector == 0 && rq.sector == 0)
+			bt->st.nodata++;
+		else
+			bt->st.unmatched++;
+		return 0;
+	}
+	memset(&io, 0, sizeof(io));
+	io.dev = r->dev;
+	io.sector = r->sector - r->nr_sector;
+	io.nr_sector = r->nr_sector;
+	io.bytes = r->bytes;
+	io.op = r->op;
+	io.flags = r->flags;
+	memcpy(io.rwbs, rq.rwbs, sizeof(io.rwbs));
+	io.error = rq.error;
+	io.t_start = r->t_start;
+	io.t_issue = r->t_issue;
+	io.t_done = s->time;
+	io.pid = r->pid;
+	memcpy(io.comm, r->comm, sizeof(io.comm));
+	io.user = r->user;
+	reqtab_remove(bt->tab, r);
+	bt->st.completed++;
+	return bt->cfg.on_done ? bt->cfg.on_done(bt->cfg.arg, &io) : 0;
+}
+
 /* blktrack_on_insert - scheduler insert, when it is not the start event */
 static int blktrack_on_insert(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
 {
@@ -319,6 +374,18 @@ int blktrack_create(struct blktrack **out, struct iotap_ctx *ctx, const struct b
 		ret = -errno;
 		goto out_free;
 	}
+	if (cfg->flags & BT_BIO) {
+		bt->have_start = true;
+		ret = blktrack_use(bt, ctx, "block_bio_queue", sflags, blktrack_on_bio_queue,
+				   &bt->f_start, true);
+		if (!ret)
+			ret = blktrack_use(bt, ctx, "block_bio_complete", 0, blktrack_on_bio_done,
+					   &bt->f_done, false);
+		if (ret)
+			goto out_free;
+		*out = bt;
+		return 0;
+	}
 	/* Without -Q a pid filter still needs the submitter's event to know whose I/O it is. */
 	if (cfg->pid)
 		want_start = true;
@@ -382,6 +449,15 @@ const struct reqtab_stats *blktrack_reqtab_stats(const struct blktrack *bt)
 bool blktrack_has_start(const struct blktrack *bt)
 {
 	return bt->have_start;
+}
+
+/* blktrack_dev_bio_based - md and dm devices: their bios never become requests */
+bool blktrack_dev_bio_based(struct iotap_ctx *ctx, uint32_t dev)
+{
+	const char *name = iotap_disk_name(ctx, dev);
+
+	/* By name, which recordings keep too; request-based dm (multipath) also works with bios. */
+	return !strncmp(name, "md", 2) || !strncmp(name, "dm-", 3);
 }
 
 /* blktrack_warn_stats - say what was not paired, so nothing is dropped silently */

@@ -36,6 +36,7 @@ struct blk_io {
 #define BT_START_STACK	(1u << 2)	/* callchain on the start event */
 #define BT_PID_STRICT	(1u << 3)	/* with pid: only requests whose start we saw */
 #define BT_ISSUE_ALL	(1u << 4)	/* with pid: report every request, the PID's with t_start */
+#define BT_BIO		(1u << 5)	/* bios, block_bio_queue -> block_bio_complete (md, dm) */
 
 struct blktrack_cfg {
 	unsigned int flags;
@@ -76,6 +77,7 @@ void blktrack_free(struct blktrack *bt);
 const struct blktrack_stats *blktrack_stats(const struct blktrack *bt);
 const struct reqtab_stats *blktrack_reqtab_stats(const struct blktrack *bt);
 bool blktrack_has_start(const struct blktrack *bt);
+bool blktrack_dev_bio_based(struct iotap_ctx *ctx, uint32_t dev);
 int blktrack_warn_stats(struct blktrack *bt, struct iotap_ctx *ctx);
 
 int blk_lastpos_seek(struct blk_lastpos *lp, uint32_t dev, uint64_t sector, uint32_t nr_sector,

@@ -8,7 +8,7 @@
 #include "../hist.h"
 
 struct biolatency_params {
-	bool timestamp, queued, msecs, disks, flags, extension, json, percentiles;
+	bool timestamp, queued, msecs, disks, flags, extension, json, percentiles, bio;
 	const char *disk;
 	int pid;
 };
@@ -34,6 +34,8 @@ static const struct opt biolatency_opts[] = {
 	{ 'p', "pid", OPT_PID, P(pid), "PID", "trace I/O submitted by this process only" },
 	{ 0, "percentiles", OPT_FLAG, P(percentiles), NULL,
 	  "print p50, p90, p99, p99.9 and max under each histogram" },
+	{ 0, "bio", OPT_FLAG, P(bio), NULL,
+	  "time bios from block_bio_queue to block_bio_complete instead of requests, on the devices that complete bios as such: md and dm (the default for them)" },
 	OPT_END
 };
 
@@ -42,6 +44,8 @@ static const struct tool_event biolatency_events[] = {
 	{ "block", "block_rq_complete", 0 },
 	{ "block", "block_io_start", TOOL_EV_OPTIONAL },
 	{ "block", "block_rq_insert", TOOL_EV_OPTIONAL },
+	{ "block", "block_bio_queue", TOOL_EV_OPTIONAL },
+	{ "block", "block_bio_complete", TOOL_EV_OPTIONAL },
 	{ NULL, NULL, 0 }
 };
 
@@ -90,6 +94,12 @@ static int biolatency_init(struct iotap_ctx *ctx)
 	ret = blktrack_cfg_select(&cfg, ctx, p->disk, p->pid);
 	if (ret)
 		return ret;
+	if (p->bio && cfg.has_dev && !blktrack_dev_bio_based(ctx, cfg.dev)) {
+		iotap_err(ctx, "--bio: %s completes requests, not bios: trace it without --bio", p->disk);
+		return -EINVAL;
+	}
+	if (p->bio || (cfg.has_dev && blktrack_dev_bio_based(ctx, cfg.dev)))
+		cfg.flags |= BT_BIO;
 	return blktrack_create(&st->bt, ctx, &cfg);
 }
 
@@ -154,12 +164,15 @@ const struct tool tool_biolatency = {
 		"in the submitting task. Requests are paired by device and sector in user space from "
 		"the block_rq_issue and block_rq_complete tracepoints; flushes and other requests "
 		"without a sector are not timed. Output is byte-compatible with BCC's biolatency; "
-		"-F works on tracepoints since the flags come from rwbs.",
+		"-F works on tracepoints since the flags come from rwbs. md and dm devices never "
+		"issue requests: for them (or for any device with --bio) bios are timed from "
+		"block_bio_queue to block_bio_complete, each bio once, merged or not.",
 	.examples =
 		"iotap biolatency\n  Trace until Ctrl-C, then print a histogram in microseconds.\n"
 		"iotap biolatency -mT 1 10\n  Print a millisecond histogram with a timestamp every second, ten times.\n"
 		"iotap biolatency -D -Q\n  One histogram per disk, including time queued in the OS.\n"
 		"iotap biolatency -F -d sda --percentiles\n  One histogram per I/O flag set on sda, with percentiles.\n"
+		"iotap biolatency -d md0\n  Bio latency of a software RAID device.\n"
 		"iotap biolatency -i trace.iotap -D\n  The same report from a recording.\n",
 	.banner = "Tracing block device I/O... Hit Ctrl-C to end.",
 	.args = TOOL_ARGS_INTERVAL,

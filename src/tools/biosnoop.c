@@ -2,20 +2,34 @@
 /* biosnoop.c - one line per block I/O with its submitter and latency, BCC's biosnoop */
 #include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../blktrack.h"
 #include "../hist.h"
 
 struct biosnoop_params {
-	bool queued, pattern, timestamp, json;
+	bool queued, pattern, timestamp, json, bio, remap;
 	const char *disk, *comm;
 	int pid;
 	uint64_t min_ms;
 };
 
+/* Where a stacked device's bio was sent, until the bio completes. */
+struct biosnoop_remap {
+	uint32_t old_dev;
+	uint64_t old_sector;
+	char to[48];			/* "nvme0n1:2048" */
+};
+
+#define BIOSNOOP_MAX_REMAPS 4096
+
 struct biosnoop_state {
 	struct blktrack *bt;
+	struct block_remap_fmt f_remap;
+	struct biosnoop_remap *remaps;	/* oldest first */
+	size_t nr_remaps;
+	uint64_t remaps_dropped;
 	struct blk_lastpos pos;
 	uint64_t first_us;		/* completion of the first line: TIME(s) counts from it */
 	bool header_done;
@@ -35,6 +49,10 @@ static const struct opt biosnoop_opts[] = {
 	{ 't', "timestamp", OPT_FLAG, P(timestamp), NULL,
 	  "print wall-clock time (HH:MM:SS.mmm) instead of seconds since the first I/O" },
 	{ 'j', "json", OPT_FLAG, P(json), NULL, "json output: one object per I/O and line" },
+	{ 0, "bio", OPT_FLAG, P(bio), NULL,
+	  "trace bios from block_bio_queue to block_bio_complete instead of requests, on the devices that complete bios as such: md and dm (the default for them)" },
+	{ 0, "remap", OPT_FLAG, P(remap), NULL,
+	  "add a REMAP column: the devices and sectors a stacked device (md, dm) sent the bio to (block_bio_remap)" },
 	OPT_END
 };
 
@@ -43,6 +61,9 @@ static const struct tool_event biosnoop_events[] = {
 	{ "block", "block_rq_complete", 0 },
 	{ "block", "block_io_start", TOOL_EV_OPTIONAL },
 	{ "block", "block_rq_insert", TOOL_EV_OPTIONAL },
+	{ "block", "block_bio_queue", TOOL_EV_OPTIONAL },
+	{ "block", "block_bio_complete", TOOL_EV_OPTIONAL },
+	{ "block", "block_bio_remap", TOOL_EV_OPTIONAL },
 	{ NULL, NULL, 0 }
 };
 
@@ -65,7 +86,50 @@ static void biosnoop_header(struct iotap_ctx *ctx)
 		fprintf(ctx->out, "%-1s ", "P");
 	if (p->queued)
 		fprintf(ctx->out, "%7s ", "QUE(ms)");
-	fprintf(ctx->out, "%7s\n", "LAT(ms)");
+	fprintf(ctx->out, "%7s%s\n", "LAT(ms)", p->remap ? " REMAP" : "");
+}
+
+/* biosnoop_on_remap - a stacked device sent a bio on: remember where, until it completes */
+static int biosnoop_on_remap(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct biosnoop_state *st = ctx->state;
+	struct biosnoop_remap *m;
+	struct block_remap r;
+
+	if (block_remap_decode(&st->f_remap, s->raw, s->raw_size, &r))
+		return 0;
+	if (st->nr_remaps == BIOSNOOP_MAX_REMAPS) {
+		memmove(st->remaps, st->remaps + 1, --st->nr_remaps * sizeof(*st->remaps));
+		st->remaps_dropped++;
+	}
+	m = &st->remaps[st->nr_remaps++];
+	m->old_dev = r.old_dev;
+	m->old_sector = r.old_sector;
+	snprintf(m->to, sizeof(m->to), "%s:%llu", iotap_disk_name(ctx, r.dev),
+		 (unsigned long long)r.sector);
+	return 0;
+}
+
+/* biosnoop_remaps - the REMAP column of io: where its bio went ("-" for none); forgets them */
+static void biosnoop_remaps(struct biosnoop_state *st, const struct blk_io *io, char *buf,
+			    size_t len)
+{
+	size_t n = 0, i = 0;
+
+	buf[0] = 0;
+	while (i < st->nr_remaps) {
+		struct biosnoop_remap *m = &st->remaps[i];
+
+		if (m->old_dev != io->dev || m->old_sector != io->sector) {
+			i++;
+			continue;
+		}
+		if (n < len)
+			n += snprintf(buf + n, len - n, "%s%s", n ? "," : "", m->to);
+		memmove(m, m + 1, (--st->nr_remaps - i) * sizeof(*m));
+	}
+	if (!buf[0])
+		snprintf(buf, len, "-");
 }
 
 /* biosnoop_type - the T column: W, R, F for flushes, D for discards */
@@ -111,11 +175,14 @@ static void biosnoop_time(struct iotap_ctx *ctx, const struct blk_io *io, char *
 static int biosnoop_print(struct iotap_ctx *ctx, const struct blk_io *io, const char *pat)
 {
 	struct biosnoop_params *p = ctx->params;
+	struct biosnoop_state *st = ctx->state;
 	uint64_t lat = io->t_done - io->t_issue, que = 0;
 	const char *disk = iotap_disk_name(ctx, io->dev);
-	char t[32], sector[24] = "-";
+	char t[32], sector[24] = "-", remap[256] = "";
 	FILE *out = ctx->out;
 
+	if (p->remap)
+		biosnoop_remaps(st, io, remap, sizeof(remap));
 	if (p->comm && strncmp(io->comm, p->comm, sizeof(io->comm) - 1))
 		return 0;
 	if (lat < p->min_ms * 1000000)
@@ -140,7 +207,12 @@ static int biosnoop_print(struct iotap_ctx *ctx, const struct blk_io *io, const 
 			fprintf(out, ", \"pattern\": \"%s\"", pat);
 		if (p->queued)
 			fprintf(out, ", \"que_ms\": %.3f", que / 1e6);
-		fprintf(out, ", \"lat_ms\": %.3f}\n", lat / 1e6);
+		fprintf(out, ", \"lat_ms\": %.3f", lat / 1e6);
+		if (p->remap) {
+			fputs(", \"remap\": ", out);
+			json_str(out, remap);
+		}
+		fputs("}\n", out);
 		return 0;
 	}
 	fprintf(out, "%-*s %-14.14s %-7u %-9s %-1s %-10s %-7u", p->timestamp ? 12 : 11, t, io->comm,
@@ -149,7 +221,7 @@ static int biosnoop_print(struct iotap_ctx *ctx, const struct blk_io *io, const 
 		fprintf(out, "%-1s ", pat);
 	if (p->queued)
 		fprintf(out, "%7.2f ", que / 1e6);
-	fprintf(out, "%7.2f\n", lat / 1e6);
+	fprintf(out, "%7.2f%s%s\n", lat / 1e6, p->remap ? " " : "", remap);
 	return 0;
 }
 
@@ -193,9 +265,32 @@ static int biosnoop_init(struct iotap_ctx *ctx)
 		.on_nodata = biosnoop_on_nodata,
 		.arg = ctx,
 	};
+	struct iotap_event *ev;
 	int ret = blktrack_cfg_select(&cfg, ctx, p->disk, p->pid);
 
-	return ret ? ret : blktrack_create(&st->bt, ctx, &cfg);
+	if (ret)
+		return ret;
+	if (p->bio && cfg.has_dev && !blktrack_dev_bio_based(ctx, cfg.dev)) {
+		iotap_err(ctx, "--bio: %s completes requests, not bios: trace it without --bio", p->disk);
+		return -EINVAL;
+	}
+	if (p->bio || (cfg.has_dev && blktrack_dev_bio_based(ctx, cfg.dev)))
+		cfg.flags |= BT_BIO;
+	ret = blktrack_create(&st->bt, ctx, &cfg);
+	if (ret || !p->remap)
+		return ret;
+	st->remaps = calloc(BIOSNOOP_MAX_REMAPS, sizeof(*st->remaps));
+	if (!st->remaps)
+		return -ENOMEM;
+	ev = iotap_event_use(ctx, "block", "block_bio_remap", 0, biosnoop_on_remap, NULL);
+	if (!ev)
+		return -errno;
+	ret = block_remap_fmt_init(&st->f_remap, iotap_event_format(ev));
+	if (ret) {
+		iotap_err(ctx, "block:block_bio_remap has no dev/sector/old_dev/old_sector fields");
+		return ret;
+	}
+	return cfg.has_dev ? iotap_event_filter(ev, "old_dev == %u", cfg.dev) : 0;
 }
 
 /* biosnoop_report - the lines went out as requests completed; say what was not paired */
@@ -205,6 +300,9 @@ static int biosnoop_report(struct iotap_ctx *ctx)
 
 	biosnoop_header(ctx);
 	blktrack_warn_stats(st->bt, ctx);
+	if (st->remaps_dropped)
+		iotap_warn(ctx, "%llu remaps were forgotten before their bio completed (more than %d pending)",
+			   (unsigned long long)st->remaps_dropped, BIOSNOOP_MAX_REMAPS);
 	return ferror(ctx->out) ? -EIO : 0;
 }
 
@@ -215,6 +313,7 @@ static void biosnoop_fini(struct iotap_ctx *ctx)
 
 	blktrack_free(st->bt);
 	blk_lastpos_release(&st->pos);
+	free(st->remaps);
 }
 
 const struct tool tool_biosnoop = {
@@ -231,13 +330,17 @@ const struct tool tool_biosnoop = {
 		"device in issue order, named after the oldest fsync waiting for them, with SECTOR "
 		"'-' and 0 bytes. Requests in flight when tracing starts are not shown. The columns "
 		"and widths are those of BCC's biosnoop; -t prints libbpf-tools' TIMESTAMP column "
-		"instead of TIME(s).",
+		"instead of TIME(s). md and dm devices never issue requests: for them (or for any "
+		"device with --bio) bios are traced from block_bio_queue to block_bio_complete, and "
+		"--remap adds a REMAP column with the member devices and sectors each bio was sent "
+		"to (block_bio_remap).",
 	.examples =
 		"iotap biosnoop\n  Trace every block I/O until Ctrl-C.\n"
 		"iotap biosnoop -Q -d sda\n  Only sda, with the time queued in the OS.\n"
 		"iotap biosnoop -P -c postgres\n  The I/O of postgres, marked sequential or random.\n"
 		"iotap biosnoop -m 10 -t\n  I/O slower than 10 ms, with wall-clock times.\n"
-		"iotap biosnoop -j 10\n  Ten seconds of I/O as JSON, one object per line.\n",
+		"iotap biosnoop -j 10\n  Ten seconds of I/O as JSON, one object per line.\n"
+		"iotap biosnoop -d md0 --remap\n  The bios of a RAID device and the member disks they went to.\n",
 	.banner = "Tracing block device I/O... Hit Ctrl-C to end.",
 	.args = TOOL_ARGS_DURATION,
 	.opts = biosnoop_opts,

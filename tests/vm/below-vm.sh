@@ -61,7 +61,7 @@ GUEST
 
 # section OUT NAME - the lines of one "== NAME" block of the guest's output
 section() {
-	awk -v want="== $2" 'index($0, "== ") == 1 { on = index($0, want) == 1; next } on' "$1"
+	awk -v want="== $2" 'index($0, "== ") == 1 { on = $0 == want || index($0, want " ") == 1; next } on' "$1"
 }
 
 # bt_total FILE KEY - the sum of one bpftrace histogram's rows (@usecs[KEY]:)
