@@ -39,6 +39,10 @@ static int blktrack_decode(const struct blktrack *bt, const struct block_fmt *fm
 	/* The kernel filters by disk when live; a recording holds every disk's events. */
 	if (!ret && bt->cfg.has_dev && rq->dev != bt->cfg.dev)
 		return -ENODEV;
+	/* A partition's I/O: its disk's events, sectors counted from the disk's start. */
+	if (!ret && bt->cfg.part_end && rq->nr_sector &&
+	    (rq->sector < bt->cfg.part_start || rq->sector >= bt->cfg.part_end))
+		return -ENODEV;
 	return ret;
 }
 
@@ -331,6 +335,14 @@ static int blktrack_use(struct blktrack *bt, struct iotap_ctx *ctx, const char *
 		if (ret)
 			return ret;
 	}
+	/* Sectorless requests (flushes) carry no place: the disk's go through. */
+	if (bt->cfg.part_end) {
+		ret = iotap_event_filter(ev, "nr_sector == 0 || (sector >= %llu && sector < %llu)",
+					 (unsigned long long)bt->cfg.part_start,
+					 (unsigned long long)bt->cfg.part_end);
+		if (ret)
+			return ret;
+	}
 	if (pid_filter && bt->cfg.pid)
 		return iotap_event_filter(ev, "common_pid == %d", bt->cfg.pid);
 	return 0;
@@ -343,12 +355,26 @@ int blktrack_cfg_select(struct blktrack_cfg *cfg, struct iotap_ctx *ctx, const c
 	int ret;
 
 	if (disk) {
+		uint64_t start, nr;
+		uint32_t whole;
+
 		ret = iotap_disk_resolve(ctx, disk, &cfg->dev);
 		if (ret) {
 			iotap_err(ctx, "unknown disk '%s'", disk);
 			return ret;
 		}
 		cfg->has_dev = true;
+		ret = iotap_disk_partition(ctx, cfg->dev, &whole, &start, &nr);
+		if (ret == -ENODATA) {
+			iotap_err(ctx, "'%s' is a partition, and the recording does not say where it lies on its disk: trace the disk",
+				  disk);
+			return ret;
+		}
+		if (!ret) {
+			cfg->dev = whole;
+			cfg->part_start = start;
+			cfg->part_end = start + nr;
+		}
 	}
 	if (pid && iotap_pid_check(ctx, pid)) {
 		iotap_err(ctx, "no process with PID %d", pid);

@@ -42,6 +42,7 @@ struct blktrack_cfg {
 	unsigned int flags;
 	bool has_dev;
 	uint32_t dev;			/* kernel dev_t, with has_dev */
+	uint64_t part_start, part_end;	/* -d partition: its sectors on dev; end 0: the whole disk */
 	int pid;			/* 0: every process */
 	unsigned int stack_flags;	/* IOTAP_EV_* for BT_START_STACK */
 	int (*on_start)(void *arg, struct blkreq *r, const struct perf_sample *s);

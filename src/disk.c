@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "disk.h"
 #include "../parsers/block.h"
@@ -46,10 +47,36 @@ int disk_table_add(struct disk_table *t, uint32_t dev, const char *name, const c
 		return -ENOMEM;
 	t->d = d;
 	d = &t->d[t->nr++];
+	memset(d, 0, sizeof(*d));
 	d->dev = dev;
 	snprintf(d->name, sizeof(d->name), "%s", name);
 	snprintf(d->sched, sizeof(d->sched), "%s", sched ? sched : "");
 	return 0;
+}
+
+/* disk_part_scan - a partition's disk and place on it (block events carry those, not its own) */
+static void disk_part_scan(struct disk *d, const char *sysfs_block)
+{
+	char path[512], line[64];
+	unsigned long long start, size;
+	unsigned int ma, mi;
+
+	snprintf(path, sizeof(path), "%s/%s/partition", sysfs_block, d->name);
+	if (access(path, F_OK))
+		return;
+	/* The class entry is a symlink into the disk's directory: ".." is the disk. */
+	snprintf(path, sizeof(path), "%s/%s/../dev", sysfs_block, d->name);
+	if (disk_read_line(path, line, sizeof(line)) || sscanf(line, "%u:%u", &ma, &mi) != 2)
+		return;
+	snprintf(path, sizeof(path), "%s/%s/start", sysfs_block, d->name);
+	if (disk_read_line(path, line, sizeof(line)) || sscanf(line, "%llu", &start) != 1)
+		return;
+	snprintf(path, sizeof(path), "%s/%s/size", sysfs_block, d->name);
+	if (disk_read_line(path, line, sizeof(line)) || sscanf(line, "%llu", &size) != 1)
+		return;
+	d->parent = BLOCK_DEV(ma, mi);
+	d->start = start;
+	d->nr_sectors = size;
 }
 
 /* disk_table_scan - every device under sysfs_block (/sys/class/block), partitions included */
@@ -76,6 +103,7 @@ int disk_table_scan(struct disk_table *t, const char *sysfs_block)
 		ret = disk_table_add(t, BLOCK_DEV(ma, mi), de->d_name, sched);
 		if (ret)
 			break;
+		disk_part_scan(&t->d[t->nr - 1], sysfs_block);
 	}
 	closedir(dir);
 	return ret;
@@ -103,6 +131,30 @@ const struct disk *disk_table_by_dev(const struct disk_table *t, uint32_t dev)
 	for (size_t i = 0; i < t->nr; i++)
 		if (t->d[i].dev == dev)
 			return &t->d[i];
+	return NULL;
+}
+
+/*
+ * disk_table_parent_guess - the disk whose name d's extends by a partition number (sda for
+ * sda1, nvme0n1 for nvme0n1p1), for tables that do not say (recordings); NULL: none
+ */
+const struct disk *disk_table_parent_guess(const struct disk_table *t, const struct disk *d)
+{
+	size_t n = strlen(d->name);
+
+	while (n && d->name[n - 1] >= '0' && d->name[n - 1] <= '9')
+		n--;
+	if (!n || n == strlen(d->name))
+		return NULL;
+	for (size_t i = 0; i < t->nr; i++) {
+		size_t m = strlen(t->d[i].name);
+
+		if (&t->d[i] == d || strncmp(t->d[i].name, d->name, m))
+			continue;
+		/* sda1 after sda; nvme0n1p1 after nvme0n1 and its "p". */
+		if (m == n || (m + 1 == n && d->name[m] == 'p'))
+			return &t->d[i];
+	}
 	return NULL;
 }
 

@@ -10,6 +10,8 @@ struct disk {
 	uint32_t dev;			/* major << 20 | minor, as tracepoints carry it */
 	char name[32];
 	char sched[32];			/* active I/O scheduler, "" when unknown */
+	uint32_t parent;		/* a partition's disk; 0: a whole disk, or not known */
+	uint64_t start, nr_sectors;	/* a partition's place on its disk */
 };
 
 struct disk_table {
@@ -21,6 +23,7 @@ int disk_table_scan(struct disk_table *t, const char *sysfs_block);
 int disk_table_add(struct disk_table *t, uint32_t dev, const char *name, const char *sched);
 const struct disk *disk_table_by_name(const struct disk_table *t, const char *name);
 const struct disk *disk_table_by_dev(const struct disk_table *t, uint32_t dev);
+const struct disk *disk_table_parent_guess(const struct disk_table *t, const struct disk *d);
 void disk_table_release(struct disk_table *t);
 void disk_sched_parse(const char *text, char *out, size_t len);
 

@@ -113,6 +113,8 @@ int iotap_event_filter(struct iotap_event *ev, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 int iotap_disk_resolve(struct iotap_ctx *ctx, const char *name, uint32_t *dev);
+int iotap_disk_partition(struct iotap_ctx *ctx, uint32_t dev, uint32_t *disk, uint64_t *start,
+			 uint64_t *nr_sectors);
 const char *iotap_disk_name(struct iotap_ctx *ctx, uint32_t dev);
 const char *iotap_disk_sched(struct iotap_ctx *ctx, uint32_t dev);
 int iotap_pid_check(struct iotap_ctx *ctx, int pid);

@@ -347,6 +347,25 @@ int iotap_disk_resolve(struct iotap_ctx *ctx, const char *name, uint32_t *dev)
 	return 0;
 }
 
+/*
+ * iotap_disk_partition - where partition dev lies on its disk; -ENOENT: dev is a whole
+ * disk; -ENODATA: a partition whose place is not known (a recording does not keep it)
+ */
+int iotap_disk_partition(struct iotap_ctx *ctx, uint32_t dev, uint32_t *disk, uint64_t *start,
+			 uint64_t *nr_sectors)
+{
+	const struct disk *d = disk_table_by_dev(&ctx->sess->disks, dev);
+
+	if (!d)
+		return -ENOENT;
+	if (!d->parent)
+		return disk_table_parent_guess(&ctx->sess->disks, d) ? -ENODATA : -ENOENT;
+	*disk = d->parent;
+	*start = d->start;
+	*nr_sectors = d->nr_sectors;
+	return 0;
+}
+
 /* iotap_disk_name - the name of a dev_t, or "MAJ:MIN" when unknown */
 const char *iotap_disk_name(struct iotap_ctx *ctx, uint32_t dev)
 {

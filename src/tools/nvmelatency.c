@@ -152,7 +152,8 @@ static int nvmelatency_init(struct iotap_ctx *ctx)
 {
 	struct nvmelatency_params *p = ctx->params;
 	struct nvmelatency_state *st = ctx->state;
-	uint32_t dev;
+	uint32_t dev, whole;
+	uint64_t start, nr;
 	int ret;
 
 	if (p->disk) {
@@ -160,6 +161,9 @@ static int nvmelatency_init(struct iotap_ctx *ctx)
 			iotap_err(ctx, "unknown disk '%s'", p->disk);
 			return -ENODEV;
 		}
+		/* A partition's commands are its namespace's: the events name no partitions. */
+		if (iotap_disk_partition(ctx, dev, &whole, &start, &nr) == 0)
+			dev = whole;
 		st->disk = iotap_disk_name(ctx, dev);
 		if (strncmp(st->disk, "nvme", 4)) {
 			iotap_err(ctx, "'%s' is not an NVMe namespace", p->disk);
