@@ -8,7 +8,7 @@
 #include "../hist.h"
 
 struct bioerr_params {
-	bool json;
+	bool json, bio;
 	const char *disk;
 	int pid;
 };
@@ -24,6 +24,8 @@ static const struct opt bioerr_opts[] = {
 	{ 'd', "disk", OPT_DISK, P(disk), "DISK", "trace this disk only" },
 	{ 'p', "pid", OPT_PID, P(pid), "PID", "trace I/O submitted by this process only" },
 	{ 'j', "json", OPT_FLAG, P(json), NULL, "json output: one object per failed request and line" },
+	{ 0, "bio", OPT_FLAG, P(bio), NULL,
+	  "failed bios of the devices that complete bios as such: md and dm (the default for them)" },
 	OPT_END
 };
 
@@ -32,6 +34,8 @@ static const struct tool_event bioerr_events[] = {
 	{ "block", "block_rq_complete", 0 },
 	{ "block", "block_io_start", TOOL_EV_OPTIONAL },
 	{ "block", "block_rq_insert", TOOL_EV_OPTIONAL },
+	{ "block", "block_bio_queue", TOOL_EV_OPTIONAL },
+	{ "block", "block_bio_complete", TOOL_EV_OPTIONAL },
 	{ NULL, NULL, 0 }
 };
 
@@ -99,7 +103,15 @@ static int bioerr_init(struct iotap_ctx *ctx)
 	};
 	int ret = blktrack_cfg_select(&cfg, ctx, p->disk, p->pid);
 
-	return ret ? ret : blktrack_create(&st->bt, ctx, &cfg);
+	if (ret)
+		return ret;
+	if (p->bio && cfg.has_dev && !blktrack_dev_bio_based(ctx, cfg.dev)) {
+		iotap_err(ctx, "--bio: %s completes requests, not bios: trace it without --bio", p->disk);
+		return -EINVAL;
+	}
+	if (p->bio || (cfg.has_dev && blktrack_dev_bio_based(ctx, cfg.dev)))
+		cfg.flags |= BT_BIO;
+	return blktrack_create(&st->bt, ctx, &cfg);
 }
 
 /* bioerr_report - the lines went out as requests failed; say how many and what was not paired */
@@ -134,7 +146,9 @@ const struct tool tool_bioerr = {
 		"status as an errno (blk_status_to_errno) and their formats have no name table, so "
 		"the names come from the kernel's errno mapping, built in; an errno without a name "
 		"prints as a number. Requests are paired from block_rq_issue and block_rq_complete; "
-		"requests in flight when tracing starts are not shown.",
+		"requests in flight when tracing starts are not shown. md and dm devices complete "
+		"bios, not requests: for them (-d md0, or --bio for all of them) failed bios are "
+		"shown, from block_bio_queue and block_bio_complete.",
 	.examples =
 		"iotap bioerr\n  Print failed requests until Ctrl-C.\n"
 		"iotap bioerr -d sda -j\n  Only sda, as JSON.\n"
