@@ -51,6 +51,16 @@ for tool in nvmelatency scsilatency scsiresult bioerr; do
 	echo "== guest-report $tool"
 	iotap $tool -i /tmp/rec.iotap 2>&1
 done
+# Admin commands: a namespace rescan sends Identify on queue 0; -A times them.
+iotap nvmelatency -A >/tmp/adm.out 2>&1 &
+t=$!
+started /tmp/adm.out
+echo 1 >/sys/class/nvme/nvme0/rescan_controller
+sleep 2
+kill -INT $t
+wait $t
+echo "== admin"
+cat /tmp/adm.out
 echo "== recording"
 base64 /tmp/rec.iotap
 echo "== dynamic_events"
@@ -133,6 +143,10 @@ for k in 6.1 6.12; do
 		"$LIVE_TMP/live-$k/scsilatency")
 	[ "$v" -le $K ] || fail "$k: $v sda commands outside [4K, 8K) (only the $K failed ones may be)"
 	check_counts $k guest-report "$LIVE_TMP/guest-$k"
+	section "$out" admin >"$LIVE_TMP/admin-$k"
+	v=$(bt_total "$LIVE_TMP/admin-$k" "nvme0, nvme_admin_identify")
+	[ "$v" -ge 1 ] || fail "$k: -A timed no nvme_admin_identify on a rescan: $(cat "$LIVE_TMP/admin-$k")"
+	grep -q '^@usecs\[nvme0n1' "$LIVE_TMP/admin-$k" && fail "$k: I/O commands during the rescan?"
 	grep -q "0 lost" "$out" || fail "$k: record lost events: $(section "$out" record)"
 	section "$out" recording | base64 -d >"$LIVE_TMP/rec-$k.iotap" || fail "$k: recording not decoded"
 	chmod 644 "$LIVE_TMP/rec-$k.iotap"
@@ -145,5 +159,6 @@ for k in 6.1 6.12; do
 	done
 	check_counts $k host-report "$LIVE_TMP/host-$k"
 	section "$out" dynamic_events | grep -q iotap && fail "$k: tracefs left dirty: $(section "$out" dynamic_events)"
+	echo "ok: $k: a rescan's admin commands timed apart with -A ($v nvme_admin_identify)"
 	echo "ok: $k: nvme read=$N write=$M flush=1, sda READ=$((NS + K)) in [4K, 8K), results GOOD=$NS CHECK_CONDITION=$K, bioerr $K BLK_STS_MEDIUM at the injected sectors; live, recorded, reported here unprivileged"
 done
