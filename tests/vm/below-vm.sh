@@ -13,7 +13,7 @@ N=100 M=50 NS=50 K=5 ERR_LBA=4660
 # scsi_debug answers every command after 5 ms: its latencies sit in [4K, 8K) us.
 SCSI_PARAMS="scsi_debug dev_size_mb=64 delay=0 ndelay=5000000 opts=2 medium_error_start=$ERR_LBA medium_error_count=40"
 
-cat >"$LIVE_TMP/work.sh" <<WORK
+cat >"$LIVE_TMP/workload.sh" <<WORKLOAD
 dio read /dev/nvme0n1 $N 4096 >/dev/null
 dio write /dev/nvme0n1 $M 4096 seq 1048576 >/dev/null
 dio fsync /dev/nvme0n1 1 0
@@ -22,7 +22,7 @@ for i in \$(seq 0 $((K - 1))); do
 	dio read /dev/sda 1 4096 seq \$(( ($ERR_LBA + i * 8) * 512 )) >/dev/null 2>&1 && echo "read \$i did not fail"
 done
 exit 0
-WORK
+WORKLOAD
 
 cat >"$LIVE_TMP/guest.sh" <<'GUEST'
 # started FILE - wait (bounded) until a background iotap printed its banner
@@ -37,7 +37,7 @@ for tool in nvmelatency scsilatency scsiresult bioerr; do
 	eval pid_$tool=$!
 	started /tmp/$tool.out
 done
-sh /iotap/work.sh
+sh /iotap/workload.sh
 sleep 0.5
 for tool in nvmelatency scsilatency scsiresult bioerr; do
 	eval kill -INT \$pid_$tool
@@ -45,7 +45,7 @@ for tool in nvmelatency scsilatency scsiresult bioerr; do
 	echo "== live $tool"
 	cat /tmp/$tool.out /tmp/$tool.err
 done
-iotap record -o /tmp/rec.iotap --tools nvmelatency,scsilatency,scsiresult,bioerr -- sh /iotap/work.sh 2>/tmp/rec.err
+iotap record -o /tmp/rec.iotap --tools nvmelatency,scsilatency,scsiresult,bioerr -- sh /iotap/workload.sh 2>/tmp/rec.err
 echo "== record $(cat /tmp/rec.err)"
 for tool in nvmelatency scsilatency scsiresult bioerr; do
 	echo "== guest-report $tool"
@@ -124,7 +124,7 @@ for k in 6.1 6.12; do
 	rc=0
 	out=$LIVE_TMP/vm-$k.out
 	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \
-		--mod "$SCSI_PARAMS" --file "$LIVE_TMP/work.sh:/iotap/work.sh" \
+		--mod "$SCSI_PARAMS" --file "$LIVE_TMP/workload.sh:/iotap/workload.sh" \
 		--timeout 170 -- "$LIVE_TMP/guest.sh" >"$out" 2>"$LIVE_TMP/vm-$k.err" || rc=$?
 	[ $rc = 125 ] && skip "VM for $k could not run: $(tail -3 "$LIVE_TMP/vm-$k.err")"
 	[ $rc = 0 ] || { cat "$out" "$LIVE_TMP/vm-$k.err"; fail "guest script failed on $k ($rc)"; }
