@@ -423,3 +423,16 @@ int hist_bt_print(const struct hist_bt *h, FILE *out)
 	}
 	return ferror(out) ? -EIO : 0;
 }
+
+/* hist_print_bt - a BCC-slotted histogram in bpftrace's hist() layout; 0 or -EIO */
+int hist_print_bt(const struct hist *h, FILE *out)
+{
+	struct hist_bt bt = { .count = h->count, .sum = h->sum };
+
+	/* Slot 1 holds 0 and 1 together; the fine copy is exact below 64 and tells them apart. */
+	for (int i = 0; i < 2; i++)
+		bt.slot[i] = h->fine ? h->fine[i] : 0;
+	for (int i = 2; i < HIST_LOG2_SLOTS && i < HIST_BT_SLOTS; i++)
+		bt.slot[i] = h->slot[i];
+	return hist_bt_print(&bt, out);
+}

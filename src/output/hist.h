@@ -77,5 +77,7 @@ void hist_set_release(struct hist_set *hs);
 void hist_bt_add(struct hist_bt *h, uint64_t v);
 void hist_bt_merge(struct hist_bt *dst, const struct hist_bt *src);
 int hist_bt_print(const struct hist_bt *h, FILE *out);
+/* a struct hist in bpftrace's layout: its fine copy tells [0] from [1] */
+int hist_print_bt(const struct hist *h, FILE *out);
 
 #endif

@@ -4,7 +4,6 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "bthist.h"
 #include "hist.h"
 #include "iotap.h"
 #include "reqtab.h"
@@ -193,7 +192,7 @@ static int nvmelatency_print_set(struct iotap_ctx *ctx, struct hist_set *hs, con
 			continue;
 		}
 		fprintf(ctx->out, "@%s[%s]:\n", label, hs->keys[i]);
-		ret = bthist_print(&hs->h[i], ctx->out);
+		ret = hist_print_bt(&hs->h[i], ctx->out);
 		if (!ret && p->percentiles)
 			ret = hist_print_percentiles(&hs->h[i], ctx->out, label);
 		fputc('\n', ctx->out);

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bthist.h"
 #include "hist.h"
 #include "iotap.h"
 #include "reqtab.h"
@@ -258,7 +257,7 @@ static int scsilatency_report(struct iotap_ctx *ctx)
 			continue;
 		}
 		fprintf(ctx->out, "@%s[%s]:\n", label, st->lat.keys[i]);
-		ret = bthist_print(&st->lat.h[i], ctx->out);
+		ret = hist_print_bt(&st->lat.h[i], ctx->out);
 		if (!ret && p->percentiles)
 			ret = hist_print_percentiles(&st->lat.h[i], ctx->out, label);
 		fputc('\n', ctx->out);

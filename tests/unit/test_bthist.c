@@ -9,9 +9,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "bthist.h"
+#include "hist.h"
 
-/* print - bthist_print into a string */
+/* print - hist_print_bt into a string */
 static char *print(const struct hist *h)
 {
 	char *buf = NULL;
@@ -19,7 +19,7 @@ static char *print(const struct hist *h)
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	assert_int_equal(bthist_print(h, f), 0);
+	assert_int_equal(hist_print_bt(h, f), 0);
 	fclose(f);
 	return buf;
 }
