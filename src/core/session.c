@@ -502,14 +502,7 @@ const char *iotap_comm(struct iotap_ctx *ctx, uint32_t pid)
 int iotap_disk_resolve(struct iotap_ctx *ctx, const char *name, uint32_t *dev)
 {
 	const struct disk *d = disk_table_by_name(&ctx->sess->disks, name);
-	unsigned int ma, mi;
-	char c;
 
-	/* A file that names no disks (perf.data) still knows them by number. */
-	if (!d && ctx->sess->src != &source_live && sscanf(name, "%u:%u%c", &ma, &mi, &c) == 2) {
-		*dev = BLOCK_DEV(ma, mi);
-		return 0;
-	}
 	if (!d)
 		return -ENODEV;
 	*dev = d->dev;

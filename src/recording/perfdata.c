@@ -19,6 +19,8 @@
 #include "perfdata.h"
 #include "recording.h"
 #include "session.h"
+#include "../parsers/block.h"
+#include "../parsers/field.h"
 #include "../tracefs/cursor.h"
 #include "../tracefs/merge.h"
 
@@ -48,6 +50,8 @@
 #define PD_IDS_MAX (1u << 20)
 /* Largest kallsyms text read from perf's build-id cache: real ones are 5 to 20 MiB. */
 #define PD_KSYM_MAX (64u << 20)
+/* Disks named by number only, at most (more only happens in a damaged file). */
+#define PD_DISKS_MAX 1024
 /* Distinct CPUs whose lost counts are kept; more only happens in a damaged file. */
 #define PD_LOST_CPUS_MAX 4096
 /* The sample_id trailer iotap writes: TID, TIME, CPU, IDENTIFIER. */
@@ -65,6 +69,7 @@ struct pd_attr {
 	bool sample_id_all;
 	uint32_t trailer;		/* bytes of its sample_id trailer */
 	const char *sys, *name;		/* the fmt_set's, for a tracepoint with a format */
+	struct field dev;		/* a block event's disk */
 	struct iotap_event *ev;		/* the session's, when a tool uses it */
 	uint64_t out_type;		/* the layout its samples are rewritten to */
 };
@@ -579,15 +584,11 @@ static uint64_t pd_read_size(struct cursor *c, uint64_t rf)
 	return nr > 0xffff ? UINT64_MAX : 8 + head + nr * per;
 }
 
-/*
- * pd_sample_rewrite - a sample of the file in iotap's layout (the attribute's
- * out_type) into f->rec: its size, 0 for a sample no tool takes, -EINVAL when
- * it does not decode
- */
-static int pd_sample_rewrite(struct perf_src *f, const struct perf_event_header *h)
+/* pd_sample_decode - a sample in the file's layout, up to its raw data; its attribute in *attr */
+static int pd_sample_decode(struct perf_src *f, const struct perf_event_header *h,
+			    struct perf_sample *smp, struct pd_attr **attr)
 {
 	struct cursor c = { (const uint8_t *)(h + 1), (const uint8_t *)h + h->size };
-	struct perf_sample smp;
 	struct pd_attr *a;
 	uint64_t st, v, id = 0;
 	uint32_t raw_size;
@@ -597,20 +598,18 @@ static int pd_sample_rewrite(struct perf_src *f, const struct perf_event_header 
 	a = pd_attr_of(f, id);
 	if (!a)
 		return -EINVAL;
-	if (!a->ev)
-		return 0;
 	st = a->sample_type;
-	memset(&smp, 0, sizeof(smp));
-	smp.id = (uint64_t)(a - f->attrs) + 1;
+	memset(smp, 0, sizeof(*smp));
+	smp->id = (uint64_t)(a - f->attrs) + 1;
 	if ((st & PERF_SAMPLE_IP) && cursor_u64(&c, &v))
 		return -EINVAL;
 	if (st & PERF_SAMPLE_TID) {
 		if (cursor_u64(&c, &v))
 			return -EINVAL;
-		smp.pid = (uint32_t)v;
-		smp.tid = (uint32_t)(v >> 32);
+		smp->pid = (uint32_t)v;
+		smp->tid = (uint32_t)(v >> 32);
 	}
-	if ((st & PERF_SAMPLE_TIME) && cursor_u64(&c, &smp.time))
+	if ((st & PERF_SAMPLE_TIME) && cursor_u64(&c, &smp->time))
 		return -EINVAL;
 	if ((st & PERF_SAMPLE_ADDR) && cursor_u64(&c, &v))
 		return -EINVAL;
@@ -621,25 +620,44 @@ static int pd_sample_rewrite(struct perf_src *f, const struct perf_event_header 
 	if (st & PERF_SAMPLE_CPU) {
 		if (cursor_u64(&c, &v))
 			return -EINVAL;
-		smp.cpu = (uint32_t)v;
+		smp->cpu = (uint32_t)v;
 	}
 	if ((st & PERF_SAMPLE_PERIOD) && cursor_u64(&c, &v))
 		return -EINVAL;
 	if ((st & PERF_SAMPLE_READ) && !cursor_take(&c, pd_read_size(&c, a->read_format)))
 		return -EINVAL;
-	if (st & PERF_SAMPLE_CALLCHAIN) {
-		if (cursor_u64(&c, &smp.nr_ips) || smp.nr_ips > 0xffff ||
-		    !(smp.ips = (const uint64_t *)cursor_take(&c, smp.nr_ips * 8)))
-			return -EINVAL;
-		if (!(a->out_type & PERF_SAMPLE_CALLCHAIN))
-			smp.nr_ips = 0;
-	}
-	if (cursor_u32(&c, &raw_size) || !(smp.raw = cursor_take(&c, raw_size)))
+	if ((st & PERF_SAMPLE_CALLCHAIN) &&
+	    (cursor_u64(&c, &smp->nr_ips) || smp->nr_ips > 0xffff ||
+	     !(smp->ips = cursor_take(&c, smp->nr_ips * 8))))
 		return -EINVAL;
-	smp.raw_size = raw_size;
+	if (!(st & PERF_SAMPLE_RAW) || cursor_u32(&c, &raw_size) ||
+	    !(smp->raw = cursor_take(&c, raw_size)))
+		return -EINVAL;
+	smp->raw_size = raw_size;
 	/* What follows RAW (branch stack, user registers and stack, ...) iotap does not use. */
-	v = perf_sample_write(&smp, a->out_type, h->misc, f->rec, PERF_RECORD_MAX);
-	return (int)v < 0 ? -EINVAL : (int)v;
+	*attr = a;
+	return 0;
+}
+
+/*
+ * pd_sample_rewrite - a sample of the file in iotap's layout (the attribute's
+ * out_type) into f->rec: its size, 0 for a sample no tool takes, -EINVAL when
+ * it does not decode
+ */
+static int pd_sample_rewrite(struct perf_src *f, const struct perf_event_header *h)
+{
+	struct perf_sample smp;
+	struct pd_attr *a;
+	int ret = pd_sample_decode(f, h, &smp, &a);
+
+	if (ret)
+		return ret;
+	if (!a->ev)
+		return 0;
+	if (!(a->out_type & PERF_SAMPLE_CALLCHAIN))
+		smp.nr_ips = 0;
+	ret = perf_sample_write(&smp, a->out_type, h->misc, f->rec, PERF_RECORD_MAX);
+	return ret < 0 ? -EINVAL : ret;
 }
 
 /*
@@ -694,11 +712,34 @@ static int pd_other_rewrite(struct perf_src *f, const struct perf_event_header *
 	return out.size;
 }
 
-/* pd_scan - check every record's framing; the span of the samples' times */
-static int pd_scan(struct perf_src *f)
+/* pd_disk_seen - a block event's disk, named by its numbers unless the table knows it */
+static int pd_disk_seen(struct session *s, struct perf_src *f, const struct perf_event_header *h,
+			size_t *added)
+{
+	struct perf_sample smp;
+	struct pd_attr *a;
+	char name[32];
+	uint32_t dev;
+
+	if (pd_sample_decode(f, h, &smp, &a) || !a->dev.present)
+		return 0;
+	dev = (uint32_t)field_u64(&a->dev, smp.raw, smp.raw_size);
+	if (disk_table_by_dev(&s->disks, dev) || *added == PD_DISKS_MAX)
+		return 0;
+	(*added)++;
+	snprintf(name, sizeof(name), "%u:%u", BLOCK_DEV_MAJOR(dev), BLOCK_DEV_MINOR(dev));
+	return disk_table_add(&s->disks, dev, name, "");
+}
+
+/*
+ * pd_scan - check every record's framing; the span of the samples' times; the
+ * disks of block events (perf.data names none: -d MAJ:MIN finds them)
+ */
+static int pd_scan(struct session *s, struct perf_src *f)
 {
 	const struct perf_event_header *h;
 	uint64_t pos = f->data, t;
+	size_t added = 0;
 	bool any = false;
 	int ret;
 
@@ -710,6 +751,9 @@ static int pd_scan(struct perf_src *f)
 			return ret;
 		if (h->type != PERF_RECORD_SAMPLE || pd_sample_time(f, h, &t, &a) || a->type != PERF_TYPE_TRACEPOINT)
 			continue;
+		ret = pd_disk_seen(s, f, h, &added);
+		if (ret)
+			return ret;
 		if (!any || t < f->t_first)
 			f->t_first = t;
 		if (!any || t > f->t_last)
@@ -827,19 +871,21 @@ static int pd_open(struct session *s)
 
 			a->sys = mine->system;
 			a->name = mine->name;
+			if (!strcmp(a->sys, "block"))
+				field_init(&a->dev, mine, "dev");
 		}
 	}
-	ret = pd_scan(f);
+	if (s->opts.input && pd_same_host(f)) {
+		/* perf.data names no disks: this machine's are the best guess when it recorded the file. */
+		disk_table_scan(&s->disks, "/sys/class/block");
+	}
+	ret = pd_scan(s, f);
 	if (ret)
 		return ret;
 	f->m = merge_alloc();
 	f->rec = malloc(PERF_RECORD_MAX);
 	if (!f->m || !f->rec)
 		return -ENOMEM;
-	if (s->opts.input && pd_same_host(f)) {
-		/* perf.data names no disks: this machine's are the best guess when it recorded the file. */
-		disk_table_scan(&s->disks, "/sys/class/block");
-	}
 	if (!s->wall_offset && mtime_ns)
 		s->wall_offset = mtime_ns - (int64_t)f->t_last;
 	s->t_start = f->t_first;
