@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "hashtab.h"
 
 #define STACKMAP_MIN_SLOTS 256
@@ -115,24 +116,10 @@ void stackmap_free(struct stackmap *map)
 /* stackmap_arena_reserve - make room for words more u64 in the arena */
 static int stackmap_arena_reserve(struct stackmap *map, size_t words)
 {
-	size_t cap = map->cap;
-	uint64_t *arena;
-
-	if (words <= map->cap - map->len)
-		return 0;
 	if (words > UINT32_MAX - map->len)
 		return -ENOMEM;
-	while (cap - map->len < words) {
-		if (cap > SIZE_MAX / 2 / sizeof(*arena))
-			return -ENOMEM;
-		cap *= 2;
-	}
-	arena = realloc(map->arena, cap * sizeof(*arena));
-	if (!arena)
-		return -ENOMEM;
-	map->arena = arena;
-	map->cap = cap;
-	return 0;
+	return array_reserve(&map->arena, &map->cap, map->len + words,
+			     sizeof(*map->arena), 0);
 }
 
 /* stackmap_rec_match - whether the record at rec holds exactly this stack */

@@ -809,19 +809,7 @@ static void uproc_free(struct uproc *p)
 /* uproc_maps_reserve - room for n more mappings */
 static int uproc_maps_reserve(struct uproc *p, size_t n)
 {
-	size_t cap = p->cap ? p->cap : 16;
-	struct umap *maps;
-
-	if (p->nmaps + n <= p->cap)
-		return 0;
-	while (cap < p->nmaps + n)
-		cap *= 2;
-	maps = realloc(p->maps, cap * sizeof(*maps));
-	if (!maps)
-		return -ENOMEM;
-	p->maps = maps;
-	p->cap = cap;
-	return 0;
+	return array_reserve(&p->maps, &p->cap, p->nmaps + n, sizeof(*p->maps), 16);
 }
 
 /* uproc_map_insert - insert a mapping, cutting away what it overlaps */
@@ -1254,20 +1242,14 @@ static int ufile_cus_load(struct ufile *f)
 	Dwarf_Die *cu = NULL;
 	size_t cap = 0;
 	ptrdiff_t off;
-	struct ucu *cus;
 
 	f->cus_loaded = true;
 	while ((cu = dwfl_module_nextcu(f->mod, cu, &bias))) {
 		for (off = 0; (off = dwarf_ranges(cu, off, &base, &lo, &hi)) > 0;) {
 			if (hi <= lo)
 				continue;
-			if (f->ncus == cap) {
-				cap = cap ? cap * 2 : 64;
-				cus = realloc(f->cus, cap * sizeof(*cus));
-				if (!cus)
-					return -ENOMEM;
-				f->cus = cus;
-			}
+			if (array_reserve(&f->cus, &cap, f->ncus + 1, sizeof(*f->cus), 64))
+				return -ENOMEM;
 			f->cus[f->ncus++] = (struct ucu){
 				.lo = lo + bias,
 				.hi = hi + bias,
@@ -1475,15 +1457,9 @@ uint32_t usyms_proc_key(struct usyms *us, uint32_t pid)
 	if (!p->key) {
 		if (us->nkeyed == UINT32_MAX)
 			return 0;
-		if (us->nkeyed == us->keyed_cap) {
-			size_t cap = us->keyed_cap ? us->keyed_cap * 2 : 256;
-			struct uproc **k = realloc(us->keyed, cap * sizeof(*k));
-
-			if (!k)
-				return 0;
-			us->keyed = k;
-			us->keyed_cap = cap;
-		}
+		if (array_reserve(&us->keyed, &us->keyed_cap, us->nkeyed + 1,
+				  sizeof(*us->keyed), 256))
+			return 0;
 		us->keyed[us->nkeyed++] = p;
 		p->key = (uint32_t)us->nkeyed;
 	}
