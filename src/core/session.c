@@ -11,6 +11,7 @@
 
 #include <event-parse.h>
 
+#include "array.h"
 #include "cgroup.h"
 #include "log.h"
 #include "session.h"
@@ -465,15 +466,9 @@ void session_comm_cache(struct session *s, uint32_t pid, const char *comm)
 			return;
 		}
 	}
-	if (s->nr_comms == s->cap_comms) {
-		size_t cap = s->cap_comms ? s->cap_comms * 2 : 64;
-		struct comm_ent *c = realloc(s->comms, cap * sizeof(*c));
-
-		if (!c)
-			return;
-		s->comms = c;
-		s->cap_comms = cap;
-	}
+	if (array_reserve(&s->comms, &s->cap_comms, s->nr_comms + 1,
+			  sizeof(*s->comms), 64))
+		return;
 	s->comms[s->nr_comms].pid = pid;
 	snprintf(s->comms[s->nr_comms++].comm, 16, "%.15s", comm);
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "cursor.h"
 #include "fmtcheck.h"
 #include "recformat.h"
@@ -19,19 +20,9 @@ void secbuf_put(struct secbuf *b, const void *data, size_t n)
 	/* n == 0 on an empty buffer would compute NULL + 0 below. */
 	if (b->err || !n)
 		return;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		uint8_t *p;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p) {
-			b->err = -ENOMEM;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
+	if (array_reserve(&b->p, &b->cap, b->len + n, 1, 4096)) {
+		b->err = -ENOMEM;
+		return;
 	}
 	memcpy(b->p + b->len, data, n);
 	b->len += n;

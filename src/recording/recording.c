@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "cursor.h"
 #include "fmtcheck.h"
 #include "ksyms.h"
@@ -671,27 +672,9 @@ static int stack_add(struct file_src *f, const struct perf_event_header *h)
 	}
 	if (id != t->nr || t->nr >= REC_STACKS_MAX)
 		return file_bad(f, "stack id %" PRIu64 " out of sequence (%zu so far)", id, t->nr);
-	if (t->nr == t->cap_st) {
-		size_t cap = t->cap_st ? t->cap_st * 2 : 256;
-		struct rec_stack *st = realloc(t->st, cap * sizeof(*st));
-
-		if (!st)
-			return -ENOMEM;
-		t->st = st;
-		t->cap_st = cap;
-	}
-	if (t->len + nr > t->cap) {
-		size_t cap = t->cap ? t->cap : 4096;
-		uint64_t *ips;
-
-		while (cap < t->len + nr)
-			cap *= 2;
-		ips = realloc(t->ips, cap * sizeof(*ips));
-		if (!ips)
-			return -ENOMEM;
-		t->ips = ips;
-		t->cap = cap;
-	}
+	if (array_reserve(&t->st, &t->cap_st, t->nr + 1, sizeof(*t->st), 256) ||
+	    array_reserve(&t->ips, &t->cap, t->len + nr, sizeof(*t->ips), 4096))
+		return -ENOMEM;
 	memcpy(t->ips + t->len, chain, nr * 8);
 	t->st[t->nr].at = t->len;
 	t->st[t->nr++].nr = (uint32_t)nr;
