@@ -79,11 +79,6 @@ struct pd_id {
 	uint32_t idx;			/* into attrs */
 };
 
-struct pd_lost {
-	int cpu;
-	uint64_t lost;
-};
-
 struct perf_src {
 	const char *path;
 	const uint8_t *img;
@@ -111,8 +106,7 @@ struct perf_src {
 	uint64_t t_first, t_last;	/* of the samples */
 	uint64_t last_time;		/* newest time read (file order) or delivered (run) */
 	bool ended;
-	struct pd_lost *lost;
-	size_t nr_lost;
+	struct lost_cpus lost;
 };
 
 /* pd_bad - say what is wrong with the file; returns -EINVAL */
@@ -996,35 +990,6 @@ static int pd_fill(struct session *s, struct perf_src *f)
 	return merge_flush(f->m, UINT64_MAX, pd_ready_add, f);
 }
 
-/* pd_count_lost - a LOST or LOST_SAMPLES record, counted for its CPU */
-static void pd_count_lost(struct perf_src *f, const struct perf_event_header *h)
-{
-	struct perf_sample_id sid;
-	uint64_t n;
-	size_t i;
-
-	/* LOST: id and count; LOST_SAMPLES: count; then the trailer. */
-	if (perf_sample_id_parse(h, &sid) ||
-	    h->size < sizeof(*h) + (h->type == PERF_RECORD_LOST ? 16 : 8) + PD_TRAILER)
-		return;
-	memcpy(&n, (const uint8_t *)(h + 1) + (h->type == PERF_RECORD_LOST ? 8 : 0), 8);
-	for (i = 0; i < f->nr_lost && f->lost[i].cpu != (int)sid.cpu; i++)
-		;
-	if (i == f->nr_lost) {
-		struct pd_lost *l;
-
-		if (f->nr_lost == PD_LOST_CPUS_MAX)
-			return;
-		l = realloc(f->lost, (f->nr_lost + 1) * sizeof(*l));
-		if (!l)
-			return;
-		f->lost = l;
-		f->lost[f->nr_lost].cpu = (int)sid.cpu;
-		f->lost[f->nr_lost++].lost = 0;
-	}
-	f->lost[i].lost += n;
-}
-
 /* pd_run - deliver the records in time order up to deadline; 1 at the deadline, 0 at the end */
 static int pd_run(struct session *s, uint64_t deadline)
 {
@@ -1044,7 +1009,7 @@ static int pd_run(struct session *s, uint64_t deadline)
 			}
 			f->ready_pos += h->size;
 			if (h->type == PERF_RECORD_LOST || h->type == PERF_RECORD_LOST_SAMPLES)
-				pd_count_lost(f, h);
+				lost_cpus_add(&f->lost, h, PD_LOST_CPUS_MAX);
 			ret = session_dispatch(s, h);
 			if (ret)
 				return ret;
@@ -1118,11 +1083,7 @@ static int pd_lost(const struct session *s, int i, int *cpu, uint64_t *lost)
 {
 	const struct perf_src *f = s->src_priv;
 
-	if (!f || i < 0 || (size_t)i >= f->nr_lost)
-		return -ENOENT;
-	*cpu = f->lost[i].cpu;
-	*lost = f->lost[i].lost;
-	return 0;
+	return f ? lost_cpus_get(&f->lost, i, cpu, lost) : -ENOENT;
 }
 
 /* pd_bid_hex - the kernel build-id as perf names its cache directories */
@@ -1256,7 +1217,7 @@ static int pd_info(struct session *s, struct recording_info *info)
 			f->info_ev[row[a - f->attrs] - 1].count++;
 		else if ((h->type == PERF_RECORD_LOST || h->type == PERF_RECORD_LOST_SAMPLES) &&
 			 pd_other_rewrite(f, h) > 0)
-			pd_count_lost(f, (const void *)f->rec);
+			lost_cpus_add(&f->lost, (const void *)f->rec, PD_LOST_CPUS_MAX);
 	}
 	free(row);
 	snprintf(f->writer, sizeof(f->writer), "perf.data, perf %s", f->version[0] ? f->version : "?");
@@ -1293,7 +1254,7 @@ static void pd_close(struct session *s)
 	merge_free(f->m);
 	free(f->rec);
 	free(f->ready);
-	free(f->lost);
+	lost_cpus_release(&f->lost);
 	free(f->info_ev);
 	free(f);
 	s->src_priv = NULL;

@@ -53,11 +53,6 @@ struct rec_id {
 	size_t idx;			/* into evs */
 };
 
-struct rec_lost {
-	int cpu;
-	uint64_t lost;
-};
-
 /* A section kept until META is known (FMTH, EVNT). */
 struct rec_blob {
 	uint32_t type;
@@ -109,8 +104,7 @@ struct file_src {
 	bool have_t_end;
 	uint64_t t_end, last_time;
 	uint64_t records;
-	struct rec_lost *lost;
-	size_t nr_lost;
+	struct lost_cpus lost;
 	struct rec_stacks stacks;
 	struct recording_event *info_ev;
 };
@@ -624,36 +618,6 @@ static int file_peek(struct file_src *f, const struct perf_event_header **out)
 	}
 }
 
-/* file_count_lost - a LOST or LOST_SAMPLES record, counted for its CPU */
-static void file_count_lost(struct file_src *f, const struct perf_event_header *h)
-{
-	struct cursor c = cursor_make(h + 1, h->size - sizeof(*h));
-	struct perf_sample_id sid;
-	uint64_t id, n;
-	size_t i;
-
-	/* LOST: id and count; LOST_SAMPLES: count; then the sample_id trailer. */
-	if (perf_sample_id_parse(h, &sid) ||
-	    h->size < sizeof(*h) + (h->type == PERF_RECORD_LOST ? 16 : 8) + sizeof(uint64_t) * 4 ||
-	    (h->type == PERF_RECORD_LOST && cursor_u64(&c, &id)) || cursor_u64(&c, &n))
-		return;
-	for (i = 0; i < f->nr_lost && f->lost[i].cpu != (int)sid.cpu; i++)
-		;
-	if (i == f->nr_lost) {
-		struct rec_lost *l;
-
-		if (f->nr_lost == LOST_CPUS_MAX)
-			return;
-		l = realloc(f->lost, (f->nr_lost + 1) * sizeof(*l));
-		if (!l)
-			return;
-		f->lost = l;
-		f->lost[f->nr_lost].cpu = (int)sid.cpu;
-		f->lost[f->nr_lost++].lost = 0;
-	}
-	f->lost[i].lost += n;
-}
-
 /* stack_add - a REC_RECORD_STACK: the callchain of its id, from now on */
 static int stack_add(struct file_src *f, const struct perf_event_header *h)
 {
@@ -775,7 +739,7 @@ static int file_run(struct session *s, uint64_t deadline)
 		f->pos += h->size;
 		f->records++;
 		if (h->type == PERF_RECORD_LOST || h->type == PERF_RECORD_LOST_SAMPLES)
-			file_count_lost(f, h);
+			lost_cpus_add(&f->lost, h, LOST_CPUS_MAX);
 		ret = f->info ? file_info_count(f, h) : session_dispatch(s, h);
 		if (ret)
 			return ret;
@@ -797,11 +761,7 @@ static int file_lost(const struct session *s, int i, int *cpu, uint64_t *lost)
 {
 	const struct file_src *f = s->src_priv;
 
-	if (!f || i < 0 || (size_t)i >= f->nr_lost)
-		return -ENOENT;
-	*cpu = f->lost[i].cpu;
-	*lost = f->lost[i].lost;
-	return 0;
+	return f ? lost_cpus_get(&f->lost, i, cpu, lost) : -ENOENT;
 }
 
 /* maps_add - a recorded mapping into the user symbolizer */
@@ -973,7 +933,7 @@ static void file_close(struct session *s)
 	free(f->stacks.ips);
 	free(f->stacks.st);
 	free(f->ksym);
-	free(f->lost);
+	lost_cpus_release(&f->lost);
 	free(f->info_ev);
 	free(f);
 	s->src_priv = NULL;
