@@ -436,3 +436,43 @@ int hist_print_bt(const struct hist *h, FILE *out)
 		bt.slot[i] = h->slot[i];
 	return hist_bt_print(&bt, out);
 }
+
+/* hist_set_print_bt - see hist.h; 0 or -EIO */
+int hist_set_print_bt(struct hist_set *hs, FILE *out, const char *label, bool json,
+		      bool percentiles, const char *ts)
+{
+	int ret = 0;
+
+	hist_set_sort(hs);
+	for (size_t i = 0; i < hs->nr && !ret; i++) {
+		if (json) {
+			ret = hist_print_json(&hs->h[i], out, label, ts, "key", hs->keys[i]);
+			continue;
+		}
+		fprintf(out, "@%s[%s]:\n", label, hs->keys[i]);
+		ret = hist_print_bt(&hs->h[i], out);
+		if (!ret && percentiles)
+			ret = hist_print_percentiles(&hs->h[i], out, label);
+		fputc('\n', out);
+	}
+	return ret;
+}
+
+/* hist_set_print_counts - see hist.h; 0 or -EIO */
+int hist_set_print_counts(struct hist_set *hs, FILE *out, const char *name, bool json)
+{
+	hist_set_sort(hs);
+	for (size_t i = 0; i < hs->nr; i++) {
+		if (json) {
+			fprintf(out, "{\"%s\": ", name);
+			json_str(out, hs->keys[i]);
+			fprintf(out, ", \"count\": %llu}\n", (unsigned long long)hs->h[i].count);
+		} else {
+			fprintf(out, "@%s[%s]: %llu\n", name, hs->keys[i],
+				(unsigned long long)hs->h[i].count);
+		}
+	}
+	if (hs->nr && !json)
+		fputc('\n', out);
+	return ferror(out) ? -EIO : 0;
+}
