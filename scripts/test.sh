@@ -11,6 +11,7 @@ if [ "${1:-}" = --asan ]; then
 	dir=$top/build-asan
 	cfg=(CC=clang "CFLAGS=-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all")
 	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
+	export LSAN_OPTIONS=suppressions=$top/tests/lsan.supp:print_suppressions=0
 fi
 "$top/scripts/build.sh" "$dir" "${cfg[@]}" >/dev/null
 cd "$dir"

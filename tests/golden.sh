@@ -2,7 +2,8 @@
 # golden.sh - every tool over the checked-in recordings, compared byte for byte with
 # tests/golden/expected (stdout, stderr and exit status). Proves a restructuring changed
 # no output. --update rewrites the expected files instead (review the diff before committing).
-# Needs no root: reports only read files.
+# Needs no root: reports only read files. Printed paths are the recordings' short names, and
+# the checkout a recorded command ran from is masked ('.../tests/progs/dio').
 set -uo pipefail
 SRC=$(cd "${IOTAP_SRCDIR:-$(dirname "$0")/..}" && pwd)
 IOTAP=${IOTAP:-$PWD/iotap}
@@ -35,7 +36,7 @@ while read -r name args; do
 			echo "--- ${f##*/}"
 			cat "$f"
 		done
-	} | sed "s|$OUT/||g" >"$OUT/got"
+	} | sed -e "s|$OUT/||g" -e "s|'[^' ]*/tests/progs/|'.../tests/progs/|g" >"$OUT/got"
 	if [ $update = 1 ]; then
 		cp "$OUT/got" "$G/expected/$name"
 	elif ! cmp -s "$OUT/got" "$G/expected/$name"; then

@@ -492,6 +492,14 @@ static int ring_read(struct evlist *el, struct ring *r, struct merge *m)
 					sel->delivered++;
 			}
 		}
+		/*
+		 * A ring without tracepoints carries side-band only: its losses are
+		 * no events, and must not read as event losses in a recording.
+		 */
+		if (!el->nr && (hdr->type == PERF_RECORD_LOST || hdr->type == PERF_RECORD_LOST_SAMPLES)) {
+			tail += size;
+			continue;
+		}
 		/* size stays the ring's: the record queued may be a smaller rewrite. */
 		if (hdr->type == PERF_RECORD_SAMPLE && el->compact)
 			hdr = el->compact(el->compact_arg, hdr);

@@ -91,12 +91,62 @@ static bool field_line_ok(const char *p, const char *end)
 	return p && end - p == 2 && (*p == '0' || *p == '1') && p[1] == ';';
 }
 
+/* skip_string - p (at a '"') past the end of its string literal, or NULL */
+static const char *skip_string(const char *p, const char *end)
+{
+	for (p++; p < end; p++) {
+		if (*p == '\\' && p + 1 < end)
+			p++;
+		else if (*p == '"')
+			return p + 1;
+	}
+	return NULL;
+}
+
+/*
+ * print_fmt_ok - the arguments of a print fmt: string literals closed, (), [] and {}
+ * nested, no tab or line end outside a string. libtraceevent 1.7 dereferences NULL
+ * on some that are not (an unclosed __print_symbolic( whose table holds "{ X[1] }").
+ */
+static bool print_fmt_ok(const char *p, const char *end)
+{
+	char open[64];
+	int depth = 0;
+
+	for (; p < end; p++) {
+		char c = *p, want;
+
+		if (c == '"') {
+			p = skip_string(p, end);
+			if (!p)
+				return false;
+			p--;
+			continue;
+		}
+		if (c == '\t' || c == '\n')
+			return false;
+		if (c == '(' || c == '[' || c == '{') {
+			if (depth == (int)sizeof(open))
+				return false;
+			open[depth++] = c;
+			continue;
+		}
+		if (c != ')' && c != ']' && c != '}')
+			continue;
+		want = c == ')' ? '(' : c == ']' ? '[' : '{';
+		if (!depth || open[--depth] != want)
+			return false;
+	}
+	return depth == 0;
+}
+
 /*
  * fmt_text_ok - a format text laid out as the kernel writes them, in printable
- * ASCII, whose print format names only declared fields. libtraceevent 1.7
- * dereferences NULL on some texts that are not (a size that is no number, a
- * control character in a declaration, a REC->field that does not exist); the
- * kernel never writes those, but a file can hold anything.
+ * ASCII, whose print format names only declared fields and ends the text.
+ * libtraceevent 1.7 dereferences NULL on some texts that are not (a size that
+ * is no number, a control character in a declaration, a REC->field that does
+ * not exist, a malformed symbol table); the kernel never writes those, but a
+ * file can hold anything.
  */
 bool fmt_text_ok(const char *text, size_t len)
 {
@@ -118,7 +168,8 @@ bool fmt_text_ok(const char *text, size_t len)
 		    skip_lit(p, nl, "print fmt: ") ? !(pf = p) : nl != p && !field_line_ok(p, nl))
 			return false;
 	}
-	if (!pf)
+	/* The print fmt is the last thing, one line but for line ends inside its string. */
+	if (!pf || end[-1] != '\n' || !print_fmt_ok(pf + 11, end - 1))
 		return false;
 	for (p = pf; (p = memmem(p, end - p, "REC->", 5)); ) {
 		size_t n;

@@ -542,15 +542,21 @@ int ftrace_instance_remove_stale(void)
 	ret = tfs_libtracefs_sync();
 	if (ret)
 		return ret;
-	/* A basic regular expression: no "+" */
-	names = tracefs_instances("^" FTRACE_PREFIX "[0-9][0-9]*$");
+	/* Every instance, matched here: libtracefs 1.6 never frees the regex it is given. */
+	names = tracefs_instances(NULL);
 	if (!names)
 		return 0;
 	for (size_t i = 0; names[i]; i++) {
-		long pid = strtol(names[i] + strlen(FTRACE_PREFIX), NULL, 10);
+		const char *digits = names[i] + strlen(FTRACE_PREFIX);
 		struct tracefs_instance *inst;
+		char *end;
+		long pid;
 
-		if (pid <= 0 || pid == getpid() || !kill(pid, 0) || errno != ESRCH)
+		if (strncmp(names[i], FTRACE_PREFIX, strlen(FTRACE_PREFIX)) || *digits < '0' ||
+		    *digits > '9')
+			continue;
+		pid = strtol(digits, &end, 10);
+		if (*end || pid <= 0 || pid == getpid() || !kill(pid, 0) || errno != ESRCH)
 			continue;
 		inst = tracefs_instance_alloc(NULL, names[i]);
 		if (!inst)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* sample.c - bounds-checked decoding of perf records */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cursor.h"
@@ -178,4 +179,51 @@ int perf_record_time(const struct perf_event_header *hdr, uint64_t *time)
 	if (!ret)
 		*time = sid.time;
 	return ret;
+}
+
+/* lost_cpus_add - see sample.h */
+int lost_cpus_add(struct lost_cpus *lc, const struct perf_event_header *hdr, size_t max)
+{
+	struct cursor c = cursor_make(hdr + 1, hdr->size - sizeof(*hdr));
+	struct perf_sample_id sid;
+	struct lost_cpu *v;
+	uint64_t id, n;
+	size_t i;
+
+	/* LOST: id and count; LOST_SAMPLES: count; then the sample_id trailer. */
+	if (hdr->size < sizeof(*hdr) + (hdr->type == PERF_RECORD_LOST ? 16 : 8) + 32 ||
+	    perf_sample_id_parse(hdr, &sid) ||
+	    (hdr->type == PERF_RECORD_LOST && cursor_u64(&c, &id)) || cursor_u64(&c, &n))
+		return -EINVAL;
+	for (i = 0; i < lc->nr && lc->v[i].cpu != (int)sid.cpu; i++)
+		;
+	if (i == lc->nr) {
+		if (lc->nr == max)
+			return -E2BIG;
+		v = realloc(lc->v, (lc->nr + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		lc->v = v;
+		lc->v[lc->nr++] = (struct lost_cpu){ .cpu = (int)sid.cpu };
+	}
+	lc->v[i].lost += n;
+	return 0;
+}
+
+/* lost_cpus_get - see sample.h */
+int lost_cpus_get(const struct lost_cpus *lc, int i, int *cpu, uint64_t *lost)
+{
+	if (i < 0 || (size_t)i >= lc->nr)
+		return -ENOENT;
+	*cpu = lc->v[i].cpu;
+	*lost = lc->v[i].lost;
+	return 0;
+}
+
+/* lost_cpus_release - see sample.h */
+void lost_cpus_release(struct lost_cpus *lc)
+{
+	free(lc->v);
+	lc->v = NULL;
+	lc->nr = 0;
 }

@@ -47,6 +47,25 @@ struct perf_sample_id {
 	uint64_t id;
 };
 
+/* Events lost per CPU, as LOST and LOST_SAMPLES records of a file tell them. */
+struct lost_cpus {
+	struct lost_cpu {
+		int cpu;
+		uint64_t lost;
+	} *v;
+	size_t nr;
+};
+
+/*
+ * lost_cpus_add - count a LOST or LOST_SAMPLES record (with its sample_id trailer) for
+ * its CPU; at most max CPUs are kept. -EINVAL malformed, -E2BIG past max, -ENOMEM.
+ */
+int lost_cpus_add(struct lost_cpus *lc, const struct perf_event_header *hdr, size_t max);
+/* lost_cpus_get - the i-th CPU seen losing events and its count; -ENOENT past the last */
+int lost_cpus_get(const struct lost_cpus *lc, int i, int *cpu, uint64_t *lost);
+/* lost_cpus_release - free the counts; lc may be zeroed or released already */
+void lost_cpus_release(struct lost_cpus *lc);
+
 int perf_sample_parse(const struct perf_event_header *hdr, uint64_t sample_type,
 		      uint64_t regs_mask, struct perf_sample *s);
 int perf_sample_write(const struct perf_sample *s, uint64_t sample_type, uint16_t misc,

@@ -215,21 +215,21 @@ bool tfs_event_exists(const char *sys, const char *name)
 	return tfs_file_exists(rel);
 }
 
-/* tfs_helper_print - stands in for a kernel print helper: its text is not needed */
-static unsigned long long tfs_helper_print(struct trace_seq *s, unsigned long long *args)
+/* tfs_print_func_stub - stands in for a kernel print function: its text is not needed */
+static unsigned long long tfs_print_func_stub(struct trace_seq *s, unsigned long long *args)
 {
 	return 0;
 }
 
 /*
- * Print helpers the kernel's nvme and scsi formats call (nvme_trace_disk_name(p, ...)).
+ * Print functions the kernel's nvme and scsi formats call (nvme_trace_disk_name(p, ...)).
  * libtraceevent stops parsing a print fmt at a function it does not know, which loses
  * every argument after it, the __print_symbolic name tables among them.
  */
 static const struct {
 	char name[32];
 	int nr_args;
-} tfs_helpers[] = {
+} tfs_print_funcs[] = {
 	{ "nvme_trace_disk_name", 2 },
 	{ "nvme_trace_parse_nvm_cmd", 3 },
 	{ "nvme_trace_parse_admin_cmd", 3 },
@@ -237,23 +237,22 @@ static const struct {
 	{ "scsi_trace_parse_cdb", 3 },
 };
 
-/* tfs_helpers_register - declare the kernel's print helpers so their formats parse whole */
-static int tfs_helpers_register(struct tep_handle *tep)
+/* tfs_print_funcs_register - declare the kernel's print functions so their formats parse whole */
+static int tfs_print_funcs_register(struct tep_handle *tep)
 {
-	for (size_t i = 0; i < sizeof(tfs_helpers) / sizeof(tfs_helpers[0]); i++) {
+	for (size_t i = 0; i < sizeof(tfs_print_funcs) / sizeof(tfs_print_funcs[0]); i++) {
 		/* libtraceevent copies the name, but takes it as char *. */
-		char name[sizeof(tfs_helpers[0].name)];
+		char name[sizeof(tfs_print_funcs[0].name)];
 		int ret;
 
-		memcpy(name, tfs_helpers[i].name, sizeof(name));
-
+		memcpy(name, tfs_print_funcs[i].name, sizeof(name));
 		/* Only the argument count matters for parsing; the pointers are never followed. */
-		if (tfs_helpers[i].nr_args == 2)
-			ret = tep_register_print_function(tep, tfs_helper_print, TEP_FUNC_ARG_STRING,
+		if (tfs_print_funcs[i].nr_args == 2)
+			ret = tep_register_print_function(tep, tfs_print_func_stub, TEP_FUNC_ARG_STRING,
 							  name, TEP_FUNC_ARG_PTR,
 							  TEP_FUNC_ARG_PTR, TEP_FUNC_ARG_VOID);
 		else
-			ret = tep_register_print_function(tep, tfs_helper_print, TEP_FUNC_ARG_STRING,
+			ret = tep_register_print_function(tep, tfs_print_func_stub, TEP_FUNC_ARG_STRING,
 							  name, TEP_FUNC_ARG_PTR,
 							  TEP_FUNC_ARG_LONG, TEP_FUNC_ARG_PTR,
 							  TEP_FUNC_ARG_VOID);
@@ -276,7 +275,7 @@ int fmt_set_init(struct fmt_set *fs, const char *header_page, size_t len,
 	tep_set_long_size(fs->tep, long_size);
 	tep_set_page_size(fs->tep, page_size);
 	fs->header_page = malloc(len + 1);
-	if (!fs->header_page || tfs_helpers_register(fs->tep)) {
+	if (!fs->header_page || tfs_print_funcs_register(fs->tep)) {
 		fmt_set_release(fs);
 		return -ENOMEM;
 	}

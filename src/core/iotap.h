@@ -140,7 +140,7 @@ void iotap_stop(struct iotap_ctx *ctx);
 /*
  * File descriptors' names beyond the traced open syscalls (systrack.h).
  * iotap_fds_initial: fn for each descriptor every process had open when
- * tracing began (0, fn's error, -EINVAL damaged, -ENOTSUP: the source does
+ * tracing began (0, fn's error, -EINVAL damaged: logged, -ENOTSUP: the source does
  * not know them). iotap_fd_path: what pid's fd names now (-ENOENT: not
  * known, -ENOTSUP: the source cannot tell). iotap_fd_names: how the source
  * knows, for a banner ("" when it does not).

@@ -6,10 +6,12 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <event-parse.h>
 
+#include "array.h"
 #include "cgroup.h"
 #include "log.h"
 #include "session.h"
@@ -76,10 +78,13 @@ static const struct source_ops *session_input_source(const struct session_opts *
 
 	if (!opts->input)
 		return source_perf.claims(opts->input_buf, opts->input_len) ? &source_perf : &source_file;
-	/* The recording source says why a file cannot be read. */
+	/* The recording source says why a file cannot be read; a pipe is not read twice. */
 	fd = open(opts->input, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
-		n = read(fd, magic, sizeof(magic));
+		struct stat st;
+
+		if (!fstat(fd, &st) && S_ISREG(st.st_mode))
+			n = read(fd, magic, sizeof(magic));
 		close(fd);
 	}
 	return n == sizeof(magic) && source_perf.claims(magic, sizeof(magic)) ? &source_perf : &source_file;
@@ -485,15 +490,9 @@ void session_comm_cache(struct session *s, uint32_t pid, const char *comm)
 			return;
 		}
 	}
-	if (s->nr_comms == s->cap_comms) {
-		size_t cap = s->cap_comms ? s->cap_comms * 2 : 64;
-		struct comm_ent *c = realloc(s->comms, cap * sizeof(*c));
-
-		if (!c)
-			return;
-		s->comms = c;
-		s->cap_comms = cap;
-	}
+	if (array_reserve(&s->comms, &s->cap_comms, s->nr_comms + 1,
+			  sizeof(*s->comms), 64))
+		return;
 	s->comms[s->nr_comms].pid = pid;
 	snprintf(s->comms[s->nr_comms++].comm, 16, "%.15s", comm);
 }
@@ -522,14 +521,7 @@ const char *iotap_comm(struct iotap_ctx *ctx, uint32_t pid)
 int iotap_disk_resolve(struct iotap_ctx *ctx, const char *name, uint32_t *dev)
 {
 	const struct disk *d = disk_table_by_name(&ctx->sess->disks, name);
-	unsigned int ma, mi;
-	char c;
 
-	/* A file that names no disks (perf.data) still knows them by number. */
-	if (!d && ctx->sess->src != &source_live && sscanf(name, "%u:%u%c", &ma, &mi, &c) == 2) {
-		*dev = BLOCK_DEV(ma, mi);
-		return 0;
-	}
 	if (!d)
 		return -ENODEV;
 	*dev = d->dev;

@@ -510,10 +510,6 @@ int systrack_create(struct systrack **out, struct iotap_ctx *ctx, const struct s
 		return ret;
 	/* The descriptors open when tracing began, where the source knows them (a recording). */
 	ret = iotap_fds_initial(ctx, systrack_fd_initial, st);
-	if (ret == -EINVAL) {
-		iotap_err(ctx, "the recording's descriptor table (FDTB) is malformed");
-		return ret;
-	}
 	if (ret && ret != -ENOTSUP)
 		return ret;
 	how = iotap_fd_names(ctx);

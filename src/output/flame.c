@@ -7,22 +7,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hashtab.h"
+
 #define FOLD_UNKNOWN "[unknown]"
 #define FOLD_MIN_NAMES 256
 #define FOLD_MIN_NODES 256
 
 /*
  * Frame names are interned once in a character pool and named by their
- * offset; the table maps a name to its offset.
+ * offset; the index maps a name's hash to its offset.
  */
 struct fold_names {
 	char *buf;
 	size_t len;
 	size_t cap;
-	uint32_t *off;		/* offset + 1 of each name, 0: free */
-	uint32_t *hash;		/* low 32 bits of each name's hash */
-	uint32_t mask;
-	uint32_t count;
+	struct hashtab index;
 };
 
 /*
@@ -41,8 +40,7 @@ struct fold_tree {
 	struct fold_node *nodes;
 	uint32_t n;
 	uint32_t cap;
-	uint32_t *edges;	/* node index, 0: free (the root is no child) */
-	uint32_t mask;
+	struct hashtab edges;	/* hash of (parent, name) -> child node */
 };
 
 struct fold {
@@ -98,80 +96,36 @@ static int fold_names_init(struct fold_names *names)
 	if (!names->buf)
 		return -ENOMEM;
 	names->cap = FOLD_MIN_NAMES * 16;
-	names->off = calloc(FOLD_MIN_NAMES, sizeof(*names->off));
-	if (!names->off)
-		goto free_buf;
-	names->hash = calloc(FOLD_MIN_NAMES, sizeof(*names->hash));
-	if (!names->hash)
-		goto free_off;
-	names->mask = FOLD_MIN_NAMES - 1;
+	if (hashtab_init(&names->index, FOLD_MIN_NAMES)) {
+		free(names->buf);
+		return -ENOMEM;
+	}
 	return 0;
-
-free_off:
-	free(names->off);
-free_buf:
-	free(names->buf);
-	return -ENOMEM;
 }
 
 /* fold_names_release - free the pool's memory */
 static void fold_names_release(struct fold_names *names)
 {
 	free(names->buf);
-	free(names->off);
-	free(names->hash);
-}
-
-/* fold_names_grow - double the name table */
-static int fold_names_grow(struct fold_names *names)
-{
-	uint32_t n = (names->mask + 1) * 2;
-	uint32_t *off, *hash;
-	uint32_t i, j;
-
-	if (!n)
-		return -ENOMEM;
-	off = calloc(n, sizeof(*off));
-	if (!off)
-		return -ENOMEM;
-	hash = calloc(n, sizeof(*hash));
-	if (!hash) {
-		free(off);
-		return -ENOMEM;
-	}
-	for (i = 0; i <= names->mask; i++) {
-		if (!names->off[i])
-			continue;
-		for (j = names->hash[i] & (n - 1); off[j];
-		     j = (j + 1) & (n - 1))
-			;
-		off[j] = names->off[i];
-		hash[j] = names->hash[i];
-	}
-	free(names->off);
-	free(names->hash);
-	names->off = off;
-	names->hash = hash;
-	names->mask = n - 1;
-	return 0;
+	hashtab_release(&names->index);
 }
 
 /* fold_names_intern - offset of the sanitised name s, added if new */
 static int fold_names_intern(struct fold_names *names, const char *s,
 			     uint32_t *name)
 {
-	uint32_t h, i;
+	struct hashtab_pos pos;
 	size_t len, cap;
 	char *buf, *dst;
-	int ret;
+	uint32_t *off;
 
 	if (!s || !*s)
 		s = FOLD_UNKNOWN;
-	h = (uint32_t)fold_mix(fold_name_hash(s));
-	for (i = h & names->mask; names->off[i]; i = (i + 1) & names->mask) {
-		if (names->hash[i] == h &&
-		    fold_name_equal(names->buf + names->off[i] - 1, s)) {
-			*name = names->off[i] - 1;
+	for (off = hashtab_find(&names->index,
+				(uint32_t)fold_mix(fold_name_hash(s)), &pos);
+	     off; off = hashtab_find_next(&names->index, &pos)) {
+		if (fold_name_equal(names->buf + *off, s)) {
+			*name = *off;
 			return 0;
 		}
 	}
@@ -188,23 +142,14 @@ static int fold_names_intern(struct fold_names *names, const char *s,
 		names->buf = buf;
 		names->cap = cap;
 	}
-	if (names->count + 1 > (names->mask + 1) / 2) {
-		ret = fold_names_grow(names);
-		if (ret)
-			return ret;
-		for (i = h & names->mask; names->off[i];
-		     i = (i + 1) & names->mask)
-			;
-	}
+	if (hashtab_add(&names->index, &pos, (uint32_t)names->len))
+		return -ENOMEM;
 	dst = names->buf + names->len;
 	for (; *s; s++)
 		*dst++ = fold_char_clean(*s);
 	*dst = '\0';
 	*name = (uint32_t)names->len;
-	names->off[i] = *name + 1;
-	names->hash[i] = h;
 	names->len += len;
-	names->count++;
 	return 0;
 }
 
@@ -216,22 +161,18 @@ static int fold_tree_init(struct fold_tree *tree)
 		return -ENOMEM;
 	tree->cap = FOLD_MIN_NODES;
 	tree->n = 1;
-	tree->edges = calloc(FOLD_MIN_NODES, sizeof(*tree->edges));
-	if (!tree->edges)
-		goto free_nodes;
-	tree->mask = FOLD_MIN_NODES - 1;
+	if (hashtab_init(&tree->edges, FOLD_MIN_NODES)) {
+		free(tree->nodes);
+		return -ENOMEM;
+	}
 	return 0;
-
-free_nodes:
-	free(tree->nodes);
-	return -ENOMEM;
 }
 
 /* fold_tree_release - free the tree's memory */
 static void fold_tree_release(struct fold_tree *tree)
 {
 	free(tree->nodes);
-	free(tree->edges);
+	hashtab_release(&tree->edges);
 }
 
 /* fold_edge_hash - table hash of the edge from parent to name */
@@ -240,47 +181,19 @@ static inline uint32_t fold_edge_hash(uint32_t parent, uint32_t name)
 	return (uint32_t)fold_mix((uint64_t)parent << 32 | name);
 }
 
-/* fold_tree_grow - double the edge table */
-static int fold_tree_grow(struct fold_tree *tree)
-{
-	uint32_t n = (tree->mask + 1) * 2;
-	const struct fold_node *node;
-	uint32_t *edges;
-	uint32_t i, j;
-
-	if (!n)
-		return -ENOMEM;
-	edges = calloc(n, sizeof(*edges));
-	if (!edges)
-		return -ENOMEM;
-	for (i = 0; i <= tree->mask; i++) {
-		if (!tree->edges[i])
-			continue;
-		node = &tree->nodes[tree->edges[i]];
-		for (j = fold_edge_hash(node->parent, node->name) & (n - 1);
-		     edges[j]; j = (j + 1) & (n - 1))
-			;
-		edges[j] = tree->edges[i];
-	}
-	free(tree->edges);
-	tree->edges = edges;
-	tree->mask = n - 1;
-	return 0;
-}
-
 /* fold_tree_child - the child of parent named name, added if new */
 static int fold_tree_child(struct fold_tree *tree, uint32_t parent,
 			   uint32_t name, uint32_t *child)
 {
-	uint32_t h = fold_edge_hash(parent, name);
 	struct fold_node *nodes, *node;
-	uint32_t i, cap;
-	int ret;
+	struct hashtab_pos pos;
+	uint32_t *i, cap;
 
-	for (i = h & tree->mask; tree->edges[i]; i = (i + 1) & tree->mask) {
-		node = &tree->nodes[tree->edges[i]];
+	for (i = hashtab_find(&tree->edges, fold_edge_hash(parent, name), &pos);
+	     i; i = hashtab_find_next(&tree->edges, &pos)) {
+		node = &tree->nodes[*i];
 		if (node->parent == parent && node->name == name) {
-			*child = tree->edges[i];
+			*child = *i;
 			return 0;
 		}
 	}
@@ -295,19 +208,12 @@ static int fold_tree_child(struct fold_tree *tree, uint32_t parent,
 		tree->nodes = nodes;
 		tree->cap = cap;
 	}
-	if (tree->n + 1 > (tree->mask + 1) / 2) {
-		ret = fold_tree_grow(tree);
-		if (ret)
-			return ret;
-		for (i = h & tree->mask; tree->edges[i];
-		     i = (i + 1) & tree->mask)
-			;
-	}
+	if (hashtab_add(&tree->edges, &pos, tree->n))
+		return -ENOMEM;
 	node = &tree->nodes[tree->n];
 	memset(node, 0, sizeof(*node));
 	node->parent = parent;
 	node->name = name;
-	tree->edges[i] = tree->n;
 	*child = tree->n++;
 	return 0;
 }

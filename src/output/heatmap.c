@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "heatmap.h"
 #include "hist.h"
 
@@ -53,17 +54,11 @@ int heatmap_add(struct heatmap *hm, uint64_t t_ns, unsigned int slot)
 	if (slot < 1 || slot >= HM_SLOTS)
 		return -EINVAL;
 	if (c >= hm->cap) {
-		size_t cap = hm->cap ? hm->cap : 64;
-		void *n;
+		size_t old = hm->cap;
 
-		while (cap <= c)
-			cap *= 2;
-		n = realloc(hm->col, cap * sizeof(*hm->col));
-		if (!n)
+		if (array_reserve(&hm->col, &hm->cap, c + 1, sizeof(*hm->col), 64))
 			return -ENOMEM;
-		hm->col = n;
-		memset(hm->col + hm->cap, 0, (cap - hm->cap) * sizeof(*hm->col));
-		hm->cap = cap;
+		memset(hm->col + old, 0, (hm->cap - old) * sizeof(*hm->col));
 	}
 	if (c >= hm->nr)
 		hm->nr = c + 1;

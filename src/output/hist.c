@@ -423,3 +423,56 @@ int hist_bt_print(const struct hist_bt *h, FILE *out)
 	}
 	return ferror(out) ? -EIO : 0;
 }
+
+/* hist_print_bt - a BCC-slotted histogram in bpftrace's hist() layout; 0 or -EIO */
+int hist_print_bt(const struct hist *h, FILE *out)
+{
+	struct hist_bt bt = { .count = h->count, .sum = h->sum };
+
+	/* Slot 1 holds 0 and 1 together; the fine copy is exact below 64 and tells them apart. */
+	for (int i = 0; i < 2; i++)
+		bt.slot[i] = h->fine ? h->fine[i] : 0;
+	for (int i = 2; i < HIST_LOG2_SLOTS && i < HIST_BT_SLOTS; i++)
+		bt.slot[i] = h->slot[i];
+	return hist_bt_print(&bt, out);
+}
+
+/* hist_set_print_bt - see hist.h; 0 or -EIO */
+int hist_set_print_bt(struct hist_set *hs, FILE *out, const char *label, bool json,
+		      bool percentiles, const char *ts)
+{
+	int ret = 0;
+
+	hist_set_sort(hs);
+	for (size_t i = 0; i < hs->nr && !ret; i++) {
+		if (json) {
+			ret = hist_print_json(&hs->h[i], out, label, ts, "key", hs->keys[i]);
+			continue;
+		}
+		fprintf(out, "@%s[%s]:\n", label, hs->keys[i]);
+		ret = hist_print_bt(&hs->h[i], out);
+		if (!ret && percentiles)
+			ret = hist_print_percentiles(&hs->h[i], out, label);
+		fputc('\n', out);
+	}
+	return ret;
+}
+
+/* hist_set_print_counts - see hist.h; 0 or -EIO */
+int hist_set_print_counts(struct hist_set *hs, FILE *out, const char *name, bool json)
+{
+	hist_set_sort(hs);
+	for (size_t i = 0; i < hs->nr; i++) {
+		if (json) {
+			fprintf(out, "{\"%s\": ", name);
+			json_str(out, hs->keys[i]);
+			fprintf(out, ", \"count\": %llu}\n", (unsigned long long)hs->h[i].count);
+		} else {
+			fprintf(out, "@%s[%s]: %llu\n", name, hs->keys[i],
+				(unsigned long long)hs->h[i].count);
+		}
+	}
+	if (hs->nr && !json)
+		fputc('\n', out);
+	return ferror(out) ? -EIO : 0;
+}

@@ -71,11 +71,18 @@ struct hist *hist_set_get(struct hist_set *hs, const char *key);
 void hist_set_sort(struct hist_set *hs);
 int hist_set_print_log2(struct hist_set *hs, FILE *out, const char *section,
 			const char *val_type);
+/* each histogram as bpftrace prints a map, "@label[key]:" (percentiles under it), or JSON lines */
+int hist_set_print_bt(struct hist_set *hs, FILE *out, const char *label, bool json,
+		      bool percentiles, const char *ts);
+/* "@name[key]: count" lines, bpftrace's count() maps, or {"name": key, "count": n} JSON lines */
+int hist_set_print_counts(struct hist_set *hs, FILE *out, const char *name, bool json);
 void hist_set_reset(struct hist_set *hs);
 void hist_set_release(struct hist_set *hs);
 
 void hist_bt_add(struct hist_bt *h, uint64_t v);
 void hist_bt_merge(struct hist_bt *dst, const struct hist_bt *src);
 int hist_bt_print(const struct hist_bt *h, FILE *out);
+/* a struct hist in bpftrace's layout: its fine copy tells [0] from [1] */
+int hist_print_bt(const struct hist *h, FILE *out);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "prom.h"
 
 enum prom_kind { PROM_COUNTER, PROM_HIST };
@@ -163,15 +164,8 @@ static struct prom_series *prom_series_get(struct prom *p, enum prom_kind kind, 
 	for (size_t i = 0; i < p->nr; i++)
 		if (!strcmp(p->s[i].metric, metric) && !strcmp(p->s[i].labels, labels))
 			return p->s[i].kind == kind ? &p->s[i] : NULL;
-	if (p->nr == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 16;
-		struct prom_series *ns = realloc(p->s, cap * sizeof(*ns));
-
-		if (!ns)
-			return NULL;
-		p->s = ns;
-		p->cap = cap;
-	}
+	if (array_reserve(&p->s, &p->cap, p->nr + 1, sizeof(*p->s), 16))
+		return NULL;
 	s = &p->s[p->nr];
 	memset(s, 0, sizeof(*s));
 	s->kind = kind;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "hist.h"
 #include "timeline.h"
 
@@ -99,15 +100,8 @@ int timeline_add(struct timeline *tl, const struct timeline_req *r)
 	p = d < 0 ? d : timeline_track(&tl->procs, &tl->nr_procs, r->pid, proc, "");
 	if (p < 0)
 		return p;
-	if (tl->nr == tl->cap) {
-		size_t cap = tl->cap ? tl->cap * 2 : 256;
-		struct tl_req *n = realloc(tl->req, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		tl->req = n;
-		tl->cap = cap;
-	}
+	if (array_reserve(&tl->req, &tl->cap, tl->nr + 1, sizeof(*tl->req), 256))
+		return -ENOMEM;
 	q = &tl->req[tl->nr++];
 	memset(q, 0, sizeof(*q));
 	q->disk = d;

@@ -13,11 +13,15 @@
 
 #include <event-parse.h>
 
+#include "fmtcheck.h"
 #include "ksyms.h"
 #include "log.h"
 #include "perfdata.h"
 #include "recording.h"
 #include "session.h"
+#include "../parsers/block.h"
+#include "../parsers/field.h"
+#include "../tracefs/cursor.h"
 #include "../tracefs/merge.h"
 
 /* The perf_file_header: magic, size, attr_size, three sections, the feature bitmap. */
@@ -46,6 +50,8 @@
 #define PD_IDS_MAX (1u << 20)
 /* Largest kallsyms text read from perf's build-id cache: real ones are 5 to 20 MiB. */
 #define PD_KSYM_MAX (64u << 20)
+/* Disks named by number only, at most (more only happens in a damaged file). */
+#define PD_DISKS_MAX 1024
 /* Distinct CPUs whose lost counts are kept; more only happens in a damaged file. */
 #define PD_LOST_CPUS_MAX 4096
 /* The sample_id trailer iotap writes: TID, TIME, CPU, IDENTIFIER. */
@@ -53,10 +59,6 @@
 /* The fields of a non-sample record's sample_id trailer, in the order they come. */
 #define PD_ID_FIELDS (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | \
 		      PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
-
-struct cursor {
-	const uint8_t *p, *end;
-};
 
 /* One perf_event_attr of the file, and what iotap makes of it. */
 struct pd_attr {
@@ -67,6 +69,7 @@ struct pd_attr {
 	bool sample_id_all;
 	uint32_t trailer;		/* bytes of its sample_id trailer */
 	const char *sys, *name;		/* the fmt_set's, for a tracepoint with a format */
+	struct field dev;		/* a block event's disk */
 	struct iotap_event *ev;		/* the session's, when a tool uses it */
 	uint64_t out_type;		/* the layout its samples are rewritten to */
 };
@@ -74,11 +77,6 @@ struct pd_attr {
 struct pd_id {
 	uint64_t id;
 	uint32_t idx;			/* into attrs */
-};
-
-struct pd_lost {
-	int cpu;
-	uint64_t lost;
 };
 
 struct perf_src {
@@ -108,8 +106,7 @@ struct perf_src {
 	uint64_t t_first, t_last;	/* of the samples */
 	uint64_t last_time;		/* newest time read (file order) or delivered (run) */
 	bool ended;
-	struct pd_lost *lost;
-	size_t nr_lost;
+	struct lost_cpus lost;
 };
 
 /* pd_bad - say what is wrong with the file; returns -EINVAL */
@@ -140,39 +137,6 @@ pd_unsupported(const struct perf_src *f, const char *fmt, ...)
 	return -ENOTSUP;
 }
 
-/* cur_take - n bytes at the cursor, or NULL past the end */
-static const uint8_t *cur_take(struct cursor *c, uint64_t n)
-{
-	const uint8_t *at = c->p;
-
-	if ((uint64_t)(c->end - c->p) < n)
-		return NULL;
-	c->p += n;
-	return at;
-}
-
-/* cur_u64 - one u64 */
-static int cur_u64(struct cursor *c, uint64_t *v)
-{
-	const uint8_t *p = cur_take(c, 8);
-
-	if (!p)
-		return -EINVAL;
-	memcpy(v, p, 8);
-	return 0;
-}
-
-/* cur_u32 - one u32 */
-static int cur_u32(struct cursor *c, uint32_t *v)
-{
-	const uint8_t *p = cur_take(c, 4);
-
-	if (!p)
-		return -EINVAL;
-	memcpy(v, p, 4);
-	return 0;
-}
-
 /* cur_str - a NUL-terminated string of at most max bytes before the NUL */
 static const char *cur_str(struct cursor *c, size_t max)
 {
@@ -192,20 +156,20 @@ static const uint8_t *cur_sized(struct cursor *c, bool small, uint64_t *len)
 	uint32_t n32;
 
 	if (small) {
-		if (cur_u32(c, &n32))
+		if (cursor_u32(c, &n32))
 			return NULL;
 		*len = n32;
-	} else if (cur_u64(c, len)) {
+	} else if (cursor_u64(c, len)) {
 		return NULL;
 	}
-	return cur_take(c, *len);
+	return cursor_take(c, *len);
 }
 
 /* pd_section - a file section {u64 offset, u64 size} that lies within the file */
 static int pd_section(const struct perf_src *f, struct cursor *c, const char *what,
 		      uint64_t *off, uint64_t *size)
 {
-	if (cur_u64(c, off) || cur_u64(c, size))
+	if (cursor_u64(c, off) || cursor_u64(c, size))
 		return pd_bad(f, "the file ends inside the %s section entry", what);
 	if (*off > f->len || *size > f->len - *off)
 		return pd_bad(f, "the %s section (%" PRIu64 " bytes at %" PRIu64 ") lies beyond the file's %zu bytes",
@@ -369,13 +333,13 @@ static int pd_tracing_data(struct session *s, struct perf_src *f, const uint8_t 
 	uint8_t big, long_size;
 	int ret;
 
-	if (!(b = cur_take(&c, sizeof(magic))) || memcmp(b, magic, sizeof(magic)))
+	if (!(b = cursor_take(&c, sizeof(magic))) || memcmp(b, magic, sizeof(magic)))
 		return pd_bad(f, "the tracing data does not start with its magic");
 	version = cur_str(&c, 15);
 	if (!version || (strcmp(version, "0.5") && strcmp(version, "0.6")))
 		return pd_unsupported(f, "its tracing data has version '%s'; iotap reads 0.5 and 0.6",
 				      version ? version : "?");
-	if (!(b = cur_take(&c, 2)) || cur_u32(&c, &page_size))
+	if (!(b = cursor_take(&c, 2)) || cursor_u32(&c, &page_size))
 		return pd_bad(f, "the tracing data ends in its header");
 	big = b[0];
 	long_size = b[1];
@@ -385,24 +349,24 @@ static int pd_tracing_data(struct session *s, struct perf_src *f, const uint8_t 
 	if ((long_size != 4 && long_size != 8) || page_size < 512 || page_size > (1u << 20) ||
 	    (page_size & (page_size - 1)))
 		return pd_bad(f, "the tracing data says long size %u, page size %u", long_size, page_size);
-	if (!(b = cur_take(&c, 12)) || memcmp(b, "header_page", 12) || !(hp = cur_sized(&c, false, &hp_len)))
+	if (!(b = cursor_take(&c, 12)) || memcmp(b, "header_page", 12) || !(hp = cur_sized(&c, false, &hp_len)))
 		return pd_bad(f, "the tracing data has no header_page");
-	if (!(b = cur_take(&c, 13)) || memcmp(b, "header_event", 13) || !cur_sized(&c, false, &n))
+	if (!(b = cursor_take(&c, 13)) || memcmp(b, "header_event", 13) || !cur_sized(&c, false, &n))
 		return pd_bad(f, "the tracing data has no header_event");
 	ret = fmt_set_init(&s->fs, (const char *)hp, hp_len, long_size, page_size);
 	if (ret)
 		return ret;
 	/* The ftrace formats (function, print, ...): iotap opens none of them. */
-	if (cur_u32(&c, &nr))
+	if (cursor_u32(&c, &nr))
 		return pd_bad(f, "the tracing data ends before its ftrace formats");
 	for (uint32_t i = 0; i < nr; i++)
 		if (!cur_sized(&c, false, &n))
 			return pd_bad(f, "ftrace format %u of %u lies beyond the tracing data", i + 1, nr);
-	if (cur_u32(&c, &nr_sys))
+	if (cursor_u32(&c, &nr_sys))
 		return pd_bad(f, "the tracing data ends before its event formats");
 	for (uint32_t i = 0; i < nr_sys; i++) {
 		sys = cur_str(&c, 64);
-		if (!sys || !pd_name_ok(sys, strlen(sys)) || cur_u32(&c, &nr))
+		if (!sys || !pd_name_ok(sys, strlen(sys)) || cursor_u32(&c, &nr))
 			return pd_bad(f, "system %u of %u of the tracing data has no valid name", i + 1, nr_sys);
 		for (uint32_t k = 0; k < nr; k++) {
 			if (!(at = cur_sized(&c, false, &n)))
@@ -430,7 +394,7 @@ static void pd_string(const uint8_t *p, uint64_t len, char *out, size_t outlen)
 	uint32_t n;
 
 	out[0] = 0;
-	if (cur_u32(&c, &n) || !(b = cur_take(&c, n)) || !memchr(b, 0, n))
+	if (cursor_u32(&c, &n) || !(b = cursor_take(&c, n)) || !memchr(b, 0, n))
 		return;
 	snprintf(out, outlen, "%s", (const char *)b);
 }
@@ -443,13 +407,13 @@ static void pd_cmdline(struct perf_src *f, const uint8_t *p, uint64_t len)
 	uint32_t nr, n;
 
 	f->cmdline[0] = 0;
-	if (cur_u32(&c, &nr))
+	if (cursor_u32(&c, &nr))
 		return;
 	for (uint32_t i = 0; i < nr && i < 256; i++) {
 		const uint8_t *s = c.p;
 		char arg[PD_CMDLINE_MAX];
 
-		if (cur_u32(&c, &n) || !cur_take(&c, n))
+		if (cursor_u32(&c, &n) || !cursor_take(&c, n))
 			return;
 		pd_string(s, 4 + (uint64_t)n, arg, sizeof(arg));
 		at += snprintf(f->cmdline + at, sizeof(f->cmdline) - at, "%s%s", i ? " " : "", arg);
@@ -470,7 +434,7 @@ static void pd_build_ids(struct perf_src *f, const uint8_t *p, uint64_t len)
 		const char *name;
 
 		memcpy(&h, e, sizeof(h));
-		if (h.size < 36 || !cur_take(&c, h.size))
+		if (h.size < 36 || !cursor_take(&c, h.size))
 			return;
 		name = (const char *)e + 36;
 		if (memchr(name, 0, h.size - 36) && !strcmp(name, "[kernel.kallsyms]") &&
@@ -536,8 +500,8 @@ static int pd_features(struct session *s, struct perf_src *f, const uint8_t *bit
 			uint64_t wall, clk;
 
 			/* The wall clock against the events' clock (perf record -k). */
-			if (!cur_u32(&cd, &version) && !cur_u32(&cd, &clockid) && !cur_u64(&cd, &wall) &&
-			    !cur_u64(&cd, &clk) && version == 1)
+			if (!cursor_u32(&cd, &version) && !cursor_u32(&cd, &clockid) && !cursor_u64(&cd, &wall) &&
+			    !cursor_u64(&cd, &clk) && version == 1)
 				s->wall_offset = (int64_t)(wall - clk);
 			break;
 		}
@@ -585,18 +549,18 @@ static int pd_sample_time(struct perf_src *f, const struct perf_event_header *h,
 	struct pd_attr *a;
 	uint64_t id = 0;
 
-	if (f->by_identifier && cur_u64(&c, &id))
+	if (f->by_identifier && cursor_u64(&c, &id))
 		return -EINVAL;
 	a = pd_attr_of(f, id);
 	if (!a || !(a->sample_type & PERF_SAMPLE_TIME))
 		return -EINVAL;
 	/* TIME comes after IDENTIFIER, IP and TID. */
 	c.p = (const uint8_t *)(h + 1);
-	if (!cur_take(&c, 8ull * __builtin_popcountll(a->sample_type & (PERF_SAMPLE_IDENTIFIER |
+	if (!cursor_take(&c, 8ull * __builtin_popcountll(a->sample_type & (PERF_SAMPLE_IDENTIFIER |
 									 PERF_SAMPLE_IP | PERF_SAMPLE_TID))))
 		return -EINVAL;
 	*attr = a;
-	return cur_u64(&c, t);
+	return cursor_u64(&c, t);
 }
 
 /* pd_read_size - bytes of a PERF_SAMPLE_READ value for read_format */
@@ -614,6 +578,61 @@ static uint64_t pd_read_size(struct cursor *c, uint64_t rf)
 	return nr > 0xffff ? UINT64_MAX : 8 + head + nr * per;
 }
 
+/* pd_sample_decode - a sample in the file's layout, up to its raw data; its attribute in *attr */
+static int pd_sample_decode(struct perf_src *f, const struct perf_event_header *h,
+			    struct perf_sample *smp, struct pd_attr **attr)
+{
+	struct cursor c = { (const uint8_t *)(h + 1), (const uint8_t *)h + h->size };
+	struct pd_attr *a;
+	uint64_t st, v, id = 0;
+	uint32_t raw_size;
+
+	if (f->by_identifier && cursor_u64(&c, &id))
+		return -EINVAL;
+	a = pd_attr_of(f, id);
+	if (!a)
+		return -EINVAL;
+	st = a->sample_type;
+	memset(smp, 0, sizeof(*smp));
+	smp->id = (uint64_t)(a - f->attrs) + 1;
+	if ((st & PERF_SAMPLE_IP) && cursor_u64(&c, &v))
+		return -EINVAL;
+	if (st & PERF_SAMPLE_TID) {
+		if (cursor_u64(&c, &v))
+			return -EINVAL;
+		smp->pid = (uint32_t)v;
+		smp->tid = (uint32_t)(v >> 32);
+	}
+	if ((st & PERF_SAMPLE_TIME) && cursor_u64(&c, &smp->time))
+		return -EINVAL;
+	if ((st & PERF_SAMPLE_ADDR) && cursor_u64(&c, &v))
+		return -EINVAL;
+	if ((st & PERF_SAMPLE_ID) && cursor_u64(&c, &v))
+		return -EINVAL;
+	if ((st & PERF_SAMPLE_STREAM_ID) && cursor_u64(&c, &v))
+		return -EINVAL;
+	if (st & PERF_SAMPLE_CPU) {
+		if (cursor_u64(&c, &v))
+			return -EINVAL;
+		smp->cpu = (uint32_t)v;
+	}
+	if ((st & PERF_SAMPLE_PERIOD) && cursor_u64(&c, &v))
+		return -EINVAL;
+	if ((st & PERF_SAMPLE_READ) && !cursor_take(&c, pd_read_size(&c, a->read_format)))
+		return -EINVAL;
+	if ((st & PERF_SAMPLE_CALLCHAIN) &&
+	    (cursor_u64(&c, &smp->nr_ips) || smp->nr_ips > 0xffff ||
+	     !(smp->ips = cursor_take(&c, smp->nr_ips * 8))))
+		return -EINVAL;
+	if (!(st & PERF_SAMPLE_RAW) || cursor_u32(&c, &raw_size) ||
+	    !(smp->raw = cursor_take(&c, raw_size)))
+		return -EINVAL;
+	smp->raw_size = raw_size;
+	/* What follows RAW (branch stack, user registers and stack, ...) iotap does not use. */
+	*attr = a;
+	return 0;
+}
+
 /*
  * pd_sample_rewrite - a sample of the file in iotap's layout (the attribute's
  * out_type) into f->rec: its size, 0 for a sample no tool takes, -EINVAL when
@@ -621,60 +640,18 @@ static uint64_t pd_read_size(struct cursor *c, uint64_t rf)
  */
 static int pd_sample_rewrite(struct perf_src *f, const struct perf_event_header *h)
 {
-	struct cursor c = { (const uint8_t *)(h + 1), (const uint8_t *)h + h->size };
 	struct perf_sample smp;
 	struct pd_attr *a;
-	uint64_t st, v, id = 0;
-	uint32_t raw_size;
+	int ret = pd_sample_decode(f, h, &smp, &a);
 
-	if (f->by_identifier && cur_u64(&c, &id))
-		return -EINVAL;
-	a = pd_attr_of(f, id);
-	if (!a)
-		return -EINVAL;
+	if (ret)
+		return ret;
 	if (!a->ev)
 		return 0;
-	st = a->sample_type;
-	memset(&smp, 0, sizeof(smp));
-	smp.id = (uint64_t)(a - f->attrs) + 1;
-	if ((st & PERF_SAMPLE_IP) && cur_u64(&c, &v))
-		return -EINVAL;
-	if (st & PERF_SAMPLE_TID) {
-		if (cur_u64(&c, &v))
-			return -EINVAL;
-		smp.pid = (uint32_t)v;
-		smp.tid = (uint32_t)(v >> 32);
-	}
-	if ((st & PERF_SAMPLE_TIME) && cur_u64(&c, &smp.time))
-		return -EINVAL;
-	if ((st & PERF_SAMPLE_ADDR) && cur_u64(&c, &v))
-		return -EINVAL;
-	if ((st & PERF_SAMPLE_ID) && cur_u64(&c, &v))
-		return -EINVAL;
-	if ((st & PERF_SAMPLE_STREAM_ID) && cur_u64(&c, &v))
-		return -EINVAL;
-	if (st & PERF_SAMPLE_CPU) {
-		if (cur_u64(&c, &v))
-			return -EINVAL;
-		smp.cpu = (uint32_t)v;
-	}
-	if ((st & PERF_SAMPLE_PERIOD) && cur_u64(&c, &v))
-		return -EINVAL;
-	if ((st & PERF_SAMPLE_READ) && !cur_take(&c, pd_read_size(&c, a->read_format)))
-		return -EINVAL;
-	if (st & PERF_SAMPLE_CALLCHAIN) {
-		if (cur_u64(&c, &smp.nr_ips) || smp.nr_ips > 0xffff ||
-		    !(smp.ips = (const uint64_t *)cur_take(&c, smp.nr_ips * 8)))
-			return -EINVAL;
-		if (!(a->out_type & PERF_SAMPLE_CALLCHAIN))
-			smp.nr_ips = 0;
-	}
-	if (cur_u32(&c, &raw_size) || !(smp.raw = cur_take(&c, raw_size)))
-		return -EINVAL;
-	smp.raw_size = raw_size;
-	/* What follows RAW (branch stack, user registers and stack, ...) iotap does not use. */
-	v = perf_sample_write(&smp, a->out_type, h->misc, f->rec, PERF_RECORD_MAX);
-	return (int)v < 0 ? -EINVAL : (int)v;
+	if (!(a->out_type & PERF_SAMPLE_CALLCHAIN))
+		smp.nr_ips = 0;
+	ret = perf_sample_write(&smp, a->out_type, h->misc, f->rec, PERF_RECORD_MAX);
+	return ret < 0 ? -EINVAL : ret;
 }
 
 /*
@@ -707,15 +684,15 @@ static int pd_other_rewrite(struct perf_src *f, const struct perf_event_header *
 	if (a->sample_id_all) {
 		trailer[1] = 0;
 		if (a->sample_type & PERF_SAMPLE_TID)
-			cur_u64(&c, &trailer[0]);
+			cursor_u64(&c, &trailer[0]);
 		if (a->sample_type & PERF_SAMPLE_TIME)
-			cur_u64(&c, &trailer[1]);
+			cursor_u64(&c, &trailer[1]);
 		if (a->sample_type & PERF_SAMPLE_ID)
-			cur_u64(&c, &v);
+			cursor_u64(&c, &v);
 		if (a->sample_type & PERF_SAMPLE_STREAM_ID)
-			cur_u64(&c, &v);
+			cursor_u64(&c, &v);
 		if (a->sample_type & PERF_SAMPLE_CPU)
-			cur_u64(&c, &trailer[2]);
+			cursor_u64(&c, &trailer[2]);
 		trailer[2] &= UINT32_MAX;
 	}
 	trailer[3] = (uint64_t)(a - f->attrs) + 1;
@@ -729,11 +706,34 @@ static int pd_other_rewrite(struct perf_src *f, const struct perf_event_header *
 	return out.size;
 }
 
-/* pd_scan - check every record's framing; the span of the samples' times */
-static int pd_scan(struct perf_src *f)
+/* pd_disk_seen - a block event's disk, named by its numbers unless the table knows it */
+static int pd_disk_seen(struct session *s, struct perf_src *f, const struct perf_event_header *h,
+			size_t *added)
+{
+	struct perf_sample smp;
+	struct pd_attr *a;
+	char name[32];
+	uint32_t dev;
+
+	if (pd_sample_decode(f, h, &smp, &a) || !a->dev.present)
+		return 0;
+	dev = (uint32_t)field_u64(&a->dev, smp.raw, smp.raw_size);
+	if (disk_table_by_dev(&s->disks, dev) || *added == PD_DISKS_MAX)
+		return 0;
+	(*added)++;
+	snprintf(name, sizeof(name), "%u:%u", BLOCK_DEV_MAJOR(dev), BLOCK_DEV_MINOR(dev));
+	return disk_table_add(&s->disks, dev, name, "");
+}
+
+/*
+ * pd_scan - check every record's framing; the span of the samples' times; the
+ * disks of block events (perf.data names none: -d MAJ:MIN finds them)
+ */
+static int pd_scan(struct session *s, struct perf_src *f)
 {
 	const struct perf_event_header *h;
 	uint64_t pos = f->data, t;
+	size_t added = 0;
 	bool any = false;
 	int ret;
 
@@ -745,6 +745,9 @@ static int pd_scan(struct perf_src *f)
 			return ret;
 		if (h->type != PERF_RECORD_SAMPLE || pd_sample_time(f, h, &t, &a) || a->type != PERF_TYPE_TRACEPOINT)
 			continue;
+		ret = pd_disk_seen(s, f, h, &added);
+		if (ret)
+			return ret;
 		if (!any || t < f->t_first)
 			f->t_first = t;
 		if (!any || t > f->t_last)
@@ -830,7 +833,7 @@ static int pd_open(struct session *s)
 		return pd_bad(f, "its header has %" PRIu64 " bytes", hsize);
 	c.p = f->img + 16;
 	c.end = f->img + PD_HEADER_SIZE;
-	cur_u64(&c, &attr_size);
+	cursor_u64(&c, &attr_size);
 	if (attr_size < PD_ATTR_SIZE_VER0 + 16 || attr_size > 4096)
 		return pd_bad(f, "attributes of %" PRIu64 " bytes", attr_size);
 	ret = pd_section(f, &c, "attributes", &off, &size);
@@ -862,19 +865,21 @@ static int pd_open(struct session *s)
 
 			a->sys = mine->system;
 			a->name = mine->name;
+			if (!strcmp(a->sys, "block"))
+				field_init(&a->dev, mine, "dev");
 		}
 	}
-	ret = pd_scan(f);
+	if (s->opts.input && pd_same_host(f)) {
+		/* perf.data names no disks: this machine's are the best guess when it recorded the file. */
+		disk_table_scan(&s->disks, "/sys/class/block");
+	}
+	ret = pd_scan(s, f);
 	if (ret)
 		return ret;
 	f->m = merge_alloc();
 	f->rec = malloc(PERF_RECORD_MAX);
 	if (!f->m || !f->rec)
 		return -ENOMEM;
-	if (s->opts.input && pd_same_host(f)) {
-		/* perf.data names no disks: this machine's are the best guess when it recorded the file. */
-		disk_table_scan(&s->disks, "/sys/class/block");
-	}
 	if (!s->wall_offset && mtime_ns)
 		s->wall_offset = mtime_ns - (int64_t)f->t_last;
 	s->t_start = f->t_first;
@@ -985,35 +990,6 @@ static int pd_fill(struct session *s, struct perf_src *f)
 	return merge_flush(f->m, UINT64_MAX, pd_ready_add, f);
 }
 
-/* pd_count_lost - a LOST or LOST_SAMPLES record, counted for its CPU */
-static void pd_count_lost(struct perf_src *f, const struct perf_event_header *h)
-{
-	struct perf_sample_id sid;
-	uint64_t n;
-	size_t i;
-
-	/* LOST: id and count; LOST_SAMPLES: count; then the trailer. */
-	if (perf_sample_id_parse(h, &sid) ||
-	    h->size < sizeof(*h) + (h->type == PERF_RECORD_LOST ? 16 : 8) + PD_TRAILER)
-		return;
-	memcpy(&n, (const uint8_t *)(h + 1) + (h->type == PERF_RECORD_LOST ? 8 : 0), 8);
-	for (i = 0; i < f->nr_lost && f->lost[i].cpu != (int)sid.cpu; i++)
-		;
-	if (i == f->nr_lost) {
-		struct pd_lost *l;
-
-		if (f->nr_lost == PD_LOST_CPUS_MAX)
-			return;
-		l = realloc(f->lost, (f->nr_lost + 1) * sizeof(*l));
-		if (!l)
-			return;
-		f->lost = l;
-		f->lost[f->nr_lost].cpu = (int)sid.cpu;
-		f->lost[f->nr_lost++].lost = 0;
-	}
-	f->lost[i].lost += n;
-}
-
 /* pd_run - deliver the records in time order up to deadline; 1 at the deadline, 0 at the end */
 static int pd_run(struct session *s, uint64_t deadline)
 {
@@ -1033,7 +1009,7 @@ static int pd_run(struct session *s, uint64_t deadline)
 			}
 			f->ready_pos += h->size;
 			if (h->type == PERF_RECORD_LOST || h->type == PERF_RECORD_LOST_SAMPLES)
-				pd_count_lost(f, h);
+				lost_cpus_add(&f->lost, h, PD_LOST_CPUS_MAX);
 			ret = session_dispatch(s, h);
 			if (ret)
 				return ret;
@@ -1107,11 +1083,7 @@ static int pd_lost(const struct session *s, int i, int *cpu, uint64_t *lost)
 {
 	const struct perf_src *f = s->src_priv;
 
-	if (!f || i < 0 || (size_t)i >= f->nr_lost)
-		return -ENOENT;
-	*cpu = f->lost[i].cpu;
-	*lost = f->lost[i].lost;
-	return 0;
+	return f ? lost_cpus_get(&f->lost, i, cpu, lost) : -ENOENT;
 }
 
 /* pd_bid_hex - the kernel build-id as perf names its cache directories */
@@ -1245,7 +1217,7 @@ static int pd_info(struct session *s, struct recording_info *info)
 			f->info_ev[row[a - f->attrs] - 1].count++;
 		else if ((h->type == PERF_RECORD_LOST || h->type == PERF_RECORD_LOST_SAMPLES) &&
 			 pd_other_rewrite(f, h) > 0)
-			pd_count_lost(f, (const void *)f->rec);
+			lost_cpus_add(&f->lost, (const void *)f->rec, PD_LOST_CPUS_MAX);
 	}
 	free(row);
 	snprintf(f->writer, sizeof(f->writer), "perf.data, perf %s", f->version[0] ? f->version : "?");
@@ -1282,7 +1254,7 @@ static void pd_close(struct session *s)
 	merge_free(f->m);
 	free(f->rec);
 	free(f->ready);
-	free(f->lost);
+	lost_cpus_release(&f->lost);
 	free(f->info_ev);
 	free(f);
 	s->src_priv = NULL;

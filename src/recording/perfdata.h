@@ -7,9 +7,10 @@
  * (the file format of tools/perf/Documentation/perf.data-file-format.txt).
  * Read: the file header, the attributes with their ids, the tracing-data
  * feature section (header_page, the event format texts, kallsyms when
- * perf put them there), the hostname, release and build-id features, and
- * the records: samples of tracepoint events, COMM, FORK, EXIT, MMAP2, LOST
- * and LOST_SAMPLES, ordered by FINISHED_ROUND as perf orders them.
+ * perf put them there), the hostname, release, version, arch, CPU count,
+ * command line, clock data and build-id features, and the records:
+ * samples of tracepoint events, COMM, FORK, EXIT, MMAP2, LOST and
+ * LOST_SAMPLES, ordered by FINISHED_ROUND as perf orders them.
  *
  * Samples and side-band records are rewritten, as they are read, into the
  * layout iotap's own events have (IOTAP_SAMPLE_BASE, plus a callchain with

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "cursor.h"
 #include "fmtcheck.h"
 #include "recformat.h"
@@ -19,19 +20,9 @@ void secbuf_put(struct secbuf *b, const void *data, size_t n)
 	/* n == 0 on an empty buffer would compute NULL + 0 below. */
 	if (b->err || !n)
 		return;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		uint8_t *p;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p) {
-			b->err = -ENOMEM;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
+	if (array_reserve(&b->p, &b->cap, b->len + n, 1, 4096)) {
+		b->err = -ENOMEM;
+		return;
 	}
 	memcpy(b->p + b->len, data, n);
 	b->len += n;
@@ -225,6 +216,62 @@ int recfmt_disk_decode(const void *p, size_t len, struct disk_table *t, char *wh
 	return 0;
 }
 
+/* recfmt_cgrp_begin - u32 version, u32 count (patched by recfmt_cgrp_end) */
+void recfmt_cgrp_begin(struct secbuf *b)
+{
+	secbuf_u32(b, REC_SEC_VERSION);
+	secbuf_u32(b, 0);
+}
+
+/* recfmt_cgrp_add - u32 tid, u32 path length, u64 time, the path; a longer one is left out */
+void recfmt_cgrp_add(struct secbuf *b, uint32_t tid, const char *path, uint64_t t)
+{
+	size_t len = strlen(path);
+
+	if (len > REC_CGRP_PATH_MAX)
+		return;
+	secbuf_u32(b, tid);
+	secbuf_u32(b, (uint32_t)len);
+	secbuf_u64(b, t);
+	secbuf_put(b, path, len);
+}
+
+/* recfmt_cgrp_end - the count of entries added */
+void recfmt_cgrp_end(struct secbuf *b, uint32_t n)
+{
+	secbuf_patch_u32(b, 4, n);
+}
+
+/* recfmt_cgrp_decode - each task's cgroup to fn */
+int recfmt_cgrp_decode(const void *p, size_t len, recfmt_cgrp_fn fn, void *arg, char *why,
+		       size_t whylen)
+{
+	struct cursor c = cursor_make(p, len);
+	char path[REC_CGRP_PATH_MAX + 1];
+	uint32_t ver = 0, n = 0;
+
+	if (cursor_u32(&c, &ver) || cursor_u32(&c, &n) || ver != REC_SEC_VERSION) {
+		snprintf(why, whylen, "CGRP section of %zu bytes, version %u", len,
+			 recfmt_version(p, len));
+		return -EINVAL;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t tid, plen;
+		const char *at;
+		uint64_t t;
+
+		if (cursor_u32(&c, &tid) || cursor_u32(&c, &plen) || cursor_u64(&c, &t) ||
+		    plen > REC_CGRP_PATH_MAX || !(at = cursor_take(&c, plen)) || memchr(at, 0, plen)) {
+			snprintf(why, whylen, "CGRP entry %u of %u is damaged", i + 1, n);
+			return -EINVAL;
+		}
+		memcpy(path, at, plen);
+		path[plen] = 0;
+		fn(arg, tid, path, t);
+	}
+	return 0;
+}
+
 /* recfmt_comm_begin - u32 version, u32 count (patched by recfmt_comm_end) */
 void recfmt_comm_begin(struct secbuf *b)
 {
@@ -243,55 +290,6 @@ void recfmt_comm_add(struct secbuf *b, uint32_t pid, const char *comm)
 void recfmt_comm_end(struct secbuf *b, uint32_t n)
 {
 	secbuf_patch_u32(b, 4, n);
-}
-
-/* recfmt_cgrp_begin - u32 version, u32 count (patched by recfmt_cgrp_end) */
-void recfmt_cgrp_begin(struct secbuf *b)
-{
-	secbuf_u32(b, REC_SEC_VERSION);
-	secbuf_u32(b, 0);
-}
-
-/* recfmt_cgrp_add - u32 tid, u32 path length, u64 time read, the path without its NUL */
-void recfmt_cgrp_add(struct secbuf *b, uint32_t tid, const char *path, uint64_t t)
-{
-	size_t len = strlen(path);
-
-	secbuf_u32(b, tid);
-	secbuf_u32(b, (uint32_t)len);
-	secbuf_u64(b, t);
-	secbuf_put(b, path, len);
-}
-
-/* recfmt_cgrp_end - the count of entries added */
-void recfmt_cgrp_end(struct secbuf *b, uint32_t n)
-{
-	secbuf_patch_u32(b, 4, n);
-}
-
-/* recfmt_cgrp_decode - each task's cgroup to fn */
-int recfmt_cgrp_decode(const void *p, size_t len, recfmt_cgrp_fn fn, void *arg)
-{
-	struct cursor c = cursor_make(p, len);
-	uint32_t ver = 0, n = 0;
-	char path[4096];
-
-	if (cursor_u32(&c, &ver) || cursor_u32(&c, &n) || ver != REC_SEC_VERSION ||
-	    cursor_left(&c) / REC_CGRP_ENTRY < n)
-		return -EINVAL;
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t tid, plen;
-		const char *s;
-		uint64_t t;
-
-		if (cursor_u32(&c, &tid) || cursor_u32(&c, &plen) || cursor_u64(&c, &t) ||
-		    plen >= sizeof(path) || !(s = cursor_take(&c, plen)) || memchr(s, 0, plen))
-			return -EINVAL;
-		memcpy(path, s, plen);
-		path[plen] = 0;
-		fn(arg, tid, path, t);
-	}
-	return 0;
 }
 
 /* recfmt_fdtb_begin - u32 version, u32 count (patched by recfmt_fdtb_end) */
@@ -321,26 +319,33 @@ void recfmt_fdtb_end(struct secbuf *b, uint32_t n)
 }
 
 /* recfmt_fdtb_decode - each descriptor and its name to fn */
-int recfmt_fdtb_decode(const void *p, size_t len, recfmt_fdtb_fn fn, void *arg)
+int recfmt_fdtb_decode(const void *p, size_t len, recfmt_fdtb_fn fn, void *arg, char *why,
+		       size_t whylen)
 {
 	struct cursor c = cursor_make(p, len);
 	char path[REC_FDTB_PATH_MAX + 1];
 	uint32_t ver = 0, n = 0;
 
-	if (cursor_u32(&c, &ver) || cursor_u32(&c, &n))
+	if (cursor_u32(&c, &ver) || cursor_u32(&c, &n)) {
+		snprintf(why, whylen, "FDTB section of %zu bytes", len);
 		return -EINVAL;
+	}
 	if (ver != REC_SEC_VERSION)
 		return 0;
-	if (cursor_left(&c) / REC_FDTB_ENTRY < n)
+	if (cursor_left(&c) / REC_FDTB_ENTRY < n) {
+		snprintf(why, whylen, "FDTB says %u descriptors in %zu bytes", n, len);
 		return -EINVAL;
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t pid, fd, plen;
 		int ret;
 
 		if (cursor_u32(&c, &pid) || cursor_u32(&c, &fd) || cursor_u32(&c, &plen) ||
 		    plen > REC_FDTB_PATH_MAX || cursor_copy(&c, path, plen) ||
-		    !cursor_take(&c, (4 - plen % 4) % 4) || memchr(path, 0, plen))
+		    !cursor_take(&c, (4 - plen % 4) % 4) || memchr(path, 0, plen)) {
+			snprintf(why, whylen, "FDTB entry %u of %u is damaged", i + 1, n);
 			return -EINVAL;
+		}
 		path[plen] = 0;
 		ret = fn(arg, pid, (int)fd, path);
 		if (ret)

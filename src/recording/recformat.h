@@ -56,14 +56,15 @@
 #define REC_STACKS_MAX (1u << 20)
 /* DISK: u32 version, u32 count, then count entries of u32 dev, name[32], sched[32]. */
 #define REC_DISK_ENTRY 68
-/* COMM: u32 version, u32 count, then count entries of u32 pid, comm[16]. */
-#define REC_COMM_ENTRY 20
 /*
  * CGRP: u32 version, u32 count, then count entries of u32 tid, u32 path length, u64 time
  * the entry was read at, and the path ("/a/b", no NUL). Later moves are the recorded
  * cgroup:cgroup_attach_task and sched:sched_process_fork events.
  */
 #define REC_CGRP_ENTRY 16
+#define REC_CGRP_PATH_MAX 4095
+/* COMM: u32 version, u32 count, then count entries of u32 pid, comm[16]. */
+#define REC_COMM_ENTRY 20
 /*
  * FDTB (tools that name files by descriptor): u32 version, u32 count, then count
  * entries of u32 pid, s32 fd, u32 path length and the path (no NUL), each
@@ -144,10 +145,9 @@ int recfmt_comm_decode(const void *p, size_t len, recfmt_comm_fn fn, void *arg, 
 void recfmt_cgrp_begin(struct secbuf *b);
 void recfmt_cgrp_add(struct secbuf *b, uint32_t tid, const char *path, uint64_t t);
 void recfmt_cgrp_end(struct secbuf *b, uint32_t n);
-/* path: NUL-terminated, valid only during the call */
 typedef void (*recfmt_cgrp_fn)(void *arg, uint32_t tid, const char *path, uint64_t t);
-/* -EINVAL when damaged */
-int recfmt_cgrp_decode(const void *p, size_t len, recfmt_cgrp_fn fn, void *arg);
+int recfmt_cgrp_decode(const void *p, size_t len, recfmt_cgrp_fn fn, void *arg, char *why,
+		       size_t whylen);
 
 /* FDTB: every process's open descriptors when recording began (begin, add each, end). */
 void recfmt_fdtb_begin(struct secbuf *b);
@@ -155,8 +155,9 @@ void recfmt_fdtb_add(struct secbuf *b, uint32_t pid, int fd, const char *path);
 void recfmt_fdtb_end(struct secbuf *b, uint32_t n);
 /* path: NUL-terminated, valid only during the call; fn's error ends the decode */
 typedef int (*recfmt_fdtb_fn)(void *arg, uint32_t pid, int fd, const char *path);
-/* a section of another version is skipped (0); -EINVAL when damaged */
-int recfmt_fdtb_decode(const void *p, size_t len, recfmt_fdtb_fn fn, void *arg);
+/* a section of another version is skipped (0); -EINVAL with why when damaged */
+int recfmt_fdtb_decode(const void *p, size_t len, recfmt_fdtb_fn fn, void *arg, char *why,
+		       size_t whylen);
 
 /* STAT: after the records, when recording stopped and how much it wrote. */
 void recfmt_stat_encode(struct secbuf *b, uint64_t t_end, uint64_t records, uint64_t samples);

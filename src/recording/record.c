@@ -530,8 +530,8 @@ out_free:
 	return ret;
 }
 
-/* Building the CGRP section: the entries so far. */
-struct cgrp_build {
+/* The CGRP section being filled, and how many tasks it holds. */
+struct record_cgrp {
 	struct secbuf b;
 	uint32_t n;
 };
@@ -539,26 +539,26 @@ struct cgrp_build {
 /* record_cgroup_add - one task of the CGRP section */
 static void record_cgroup_add(void *arg, uint32_t tid, const char *path, uint64_t t)
 {
-	struct cgrp_build *cb = arg;
+	struct record_cgrp *cg = arg;
 
-	recfmt_cgrp_add(&cb->b, tid, path, t);
-	cb->n++;
+	recfmt_cgrp_add(&cg->b, tid, path, t);
+	cg->n++;
 }
 
 /* record_put_cgroups - --cgroups: every task's cgroup now; the recorded events follow moves */
 static int record_put_cgroups(struct recorder *rc)
 {
-	struct cgrp_build cb = { 0 };
+	struct record_cgrp cg = { 0 };
 	int ret;
 
-	recfmt_cgrp_begin(&cb.b);
-	ret = cgroup_tasks_proc(record_cgroup_add, &cb);
+	recfmt_cgrp_begin(&cg.b);
+	ret = cgroup_tasks_proc(record_cgroup_add, &cg);
 	if (ret)
 		log_msg(LOG_WARN, "cannot list /proc: %s; only tasks that fork or move have a cgroup",
 			strerror(-ret));
-	recfmt_cgrp_end(&cb.b, cb.n);
-	ret = sb_flush(rc, &cb.b, REC_SEC_CGRP);
-	secbuf_release(&cb.b);
+	recfmt_cgrp_end(&cg.b, cg.n);
+	ret = sb_flush(rc, &cg.b, REC_SEC_CGRP);
+	secbuf_release(&cg.b);
 	return ret;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "cursor.h"
 #include "fmtcheck.h"
 #include "ksyms.h"
@@ -50,11 +51,6 @@ struct rec_stacks {
 struct rec_id {
 	uint64_t id;
 	size_t idx;			/* into evs */
-};
-
-struct rec_lost {
-	int cpu;
-	uint64_t lost;
 };
 
 /* A section kept until META is known (FMTH, EVNT). */
@@ -108,8 +104,7 @@ struct file_src {
 	bool have_t_end;
 	uint64_t t_end, last_time;
 	uint64_t records;
-	struct rec_lost *lost;
-	size_t nr_lost;
+	struct lost_cpus lost;
 	struct rec_stacks stacks;
 	struct recording_event *info_ev;
 };
@@ -624,36 +619,6 @@ static int file_peek(struct file_src *f, const struct perf_event_header **out)
 	}
 }
 
-/* file_count_lost - a LOST or LOST_SAMPLES record, counted for its CPU */
-static void file_count_lost(struct file_src *f, const struct perf_event_header *h)
-{
-	struct cursor c = cursor_make(h + 1, h->size - sizeof(*h));
-	struct perf_sample_id sid;
-	uint64_t id, n;
-	size_t i;
-
-	/* LOST: id and count; LOST_SAMPLES: count; then the sample_id trailer. */
-	if (perf_sample_id_parse(h, &sid) ||
-	    h->size < sizeof(*h) + (h->type == PERF_RECORD_LOST ? 16 : 8) + sizeof(uint64_t) * 4 ||
-	    (h->type == PERF_RECORD_LOST && cursor_u64(&c, &id)) || cursor_u64(&c, &n))
-		return;
-	for (i = 0; i < f->nr_lost && f->lost[i].cpu != (int)sid.cpu; i++)
-		;
-	if (i == f->nr_lost) {
-		struct rec_lost *l;
-
-		if (f->nr_lost == LOST_CPUS_MAX)
-			return;
-		l = realloc(f->lost, (f->nr_lost + 1) * sizeof(*l));
-		if (!l)
-			return;
-		f->lost = l;
-		f->lost[f->nr_lost].cpu = (int)sid.cpu;
-		f->lost[f->nr_lost++].lost = 0;
-	}
-	f->lost[i].lost += n;
-}
-
 /* stack_add - a REC_RECORD_STACK: the callchain of its id, from now on */
 static int stack_add(struct file_src *f, const struct perf_event_header *h)
 {
@@ -672,27 +637,9 @@ static int stack_add(struct file_src *f, const struct perf_event_header *h)
 	}
 	if (id != t->nr || t->nr >= REC_STACKS_MAX)
 		return file_bad(f, "stack id %" PRIu64 " out of sequence (%zu so far)", id, t->nr);
-	if (t->nr == t->cap_st) {
-		size_t cap = t->cap_st ? t->cap_st * 2 : 256;
-		struct rec_stack *st = realloc(t->st, cap * sizeof(*st));
-
-		if (!st)
-			return -ENOMEM;
-		t->st = st;
-		t->cap_st = cap;
-	}
-	if (t->len + nr > t->cap) {
-		size_t cap = t->cap ? t->cap : 4096;
-		uint64_t *ips;
-
-		while (cap < t->len + nr)
-			cap *= 2;
-		ips = realloc(t->ips, cap * sizeof(*ips));
-		if (!ips)
-			return -ENOMEM;
-		t->ips = ips;
-		t->cap = cap;
-	}
+	if (array_reserve(&t->st, &t->cap_st, t->nr + 1, sizeof(*t->st), 256) ||
+	    array_reserve(&t->ips, &t->cap, t->len + nr, sizeof(*t->ips), 4096))
+		return -ENOMEM;
 	memcpy(t->ips + t->len, chain, nr * 8);
 	t->st[t->nr].at = t->len;
 	t->st[t->nr++].nr = (uint32_t)nr;
@@ -793,7 +740,7 @@ static int file_run(struct session *s, uint64_t deadline)
 		f->pos += h->size;
 		f->records++;
 		if (h->type == PERF_RECORD_LOST || h->type == PERF_RECORD_LOST_SAMPLES)
-			file_count_lost(f, h);
+			lost_cpus_add(&f->lost, h, LOST_CPUS_MAX);
 		ret = f->info ? file_info_count(f, h) : session_dispatch(s, h);
 		if (ret)
 			return ret;
@@ -815,11 +762,7 @@ static int file_lost(const struct session *s, int i, int *cpu, uint64_t *lost)
 {
 	const struct file_src *f = s->src_priv;
 
-	if (!f || i < 0 || (size_t)i >= f->nr_lost)
-		return -ENOENT;
-	*cpu = f->lost[i].cpu;
-	*lost = f->lost[i].lost;
-	return 0;
+	return f ? lost_cpus_get(&f->lost, i, cpu, lost) : -ENOENT;
 }
 
 /* maps_add - a recorded mapping into the user symbolizer */
@@ -954,13 +897,16 @@ static int file_maps_load(struct session *s, struct usyms *us)
 static int file_cgroup_tasks(struct session *s, cgroup_task_fn fn, void *arg)
 {
 	const struct file_src *f = s->src_priv;
+	char why[128] = "";
 	int ret = 0;
 
 	for (size_t k = 0; k < f->nr_blobs && !ret; k++)
 		if (f->blobs[k].type == REC_SEC_CGRP)
-			ret = recfmt_cgrp_decode(f->blobs[k].data, f->blobs[k].len, fn, arg);
+			ret = recfmt_cgrp_decode(f->blobs[k].data, f->blobs[k].len, fn, arg, why,
+						 sizeof(why));
 	if (ret)
-		log_msg(LOG_WARN, "the recorded cgroups are damaged: some tasks' cgroups stay unknown");
+		log_msg(LOG_WARN, "the recorded cgroups are damaged (%s): some tasks' cgroups stay unknown",
+			why);
 	return ret;
 }
 
@@ -970,9 +916,14 @@ static int file_fds_initial(struct session *s, iotap_fd_fn fn, void *arg)
 	const struct file_src *f = s->src_priv;
 	int ret = 0;
 
+	char why[128] = "";
+
 	for (size_t k = 0; k < f->nr_blobs && !ret; k++)
 		if (f->blobs[k].type == REC_SEC_FDTB)
-			ret = recfmt_fdtb_decode(f->blobs[k].data, f->blobs[k].len, fn, arg);
+			ret = recfmt_fdtb_decode(f->blobs[k].data, f->blobs[k].len, fn, arg, why,
+						 sizeof(why));
+	if (ret == -EINVAL && why[0])
+		log_msg(LOG_ERR, "the recording's descriptor table is damaged (%s)", why);
 	return ret;
 }
 
@@ -1000,7 +951,7 @@ static void file_close(struct session *s)
 	free(f->stacks.ips);
 	free(f->stacks.st);
 	free(f->ksym);
-	free(f->lost);
+	lost_cpus_release(&f->lost);
 	free(f->info_ev);
 	free(f);
 	s->src_priv = NULL;
@@ -1084,3 +1035,4 @@ int recording_info(struct session *s, struct recording_info *info)
 	}
 	return s->src->info(s, info);
 }
+

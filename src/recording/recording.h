@@ -49,6 +49,5 @@ struct report_params {
 
 
 int recording_info(struct session *s, struct recording_info *info);
-bool fmt_text_ok(const char *text, size_t len);
 
 #endif

@@ -7,30 +7,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
+#include "hashtab.h"
+
 #define STACKMAP_MIN_SLOTS 256
 #define STACKMAP_MIN_ARENA 8192
 
 /*
- * The slot array only indexes: 16-byte slots, four to a cache line, keep the
- * table small enough to stay in cache.  Each stack lives in the arena as one
+ * The hash index only maps a stack's hash to its record's offset, which keeps
+ * it small enough to stay in cache.  Each stack lives in the arena as one
  * record of u64 words: key, ctx << 32 | nr, the STACKMAP_NVAL values, then the
  * nr ips; a hit reads one slot then one contiguous record.  Records are
- * appended, so walking the arena visits stacks in insertion order.
+ * appended, so walking the arena visits stacks in insertion order.  Offsets
+ * are 32-bit: the arena holds at most 4G words (32 GiB).
  */
 #define STACKMAP_REC_KEY 0
 #define STACKMAP_REC_CTXNR 1
 #define STACKMAP_REC_V 2
 #define STACKMAP_REC_IPS (STACKMAP_REC_V + STACKMAP_NVAL)
 
-struct stackmap_slot {
-	uint64_t hash;		/* 0: free */
-	uint64_t off;		/* record offset in the arena */
-};
-
 struct stackmap {
-	struct stackmap_slot *slots;
-	size_t mask;		/* slot count - 1, a power of two */
-	size_t count;
+	struct hashtab index;	/* stack hash -> record offset in the arena */
 	uint64_t *arena;
 	size_t len;		/* u64 words used in the arena */
 	size_t cap;
@@ -49,9 +46,9 @@ static inline uint64_t stackmap_rotl(uint64_t x, unsigned int r)
  * another and overlap in the pipeline.  Even and odd frames go to two chains
  * (xor, rotate, multiply), halving the serial latency of deep stacks.  A final
  * avalanche makes the low bits, which pick the slot, depend on every input
- * bit.  Never returns 0, which marks free slots.
+ * bit.
  */
-static uint64_t stackmap_hash(uint32_t ctx, uint64_t key, const uint64_t *ips,
+static uint32_t stackmap_hash(uint32_t ctx, uint64_t key, const uint64_t *ips,
 			      uint32_t nr)
 {
 	const uint64_t k1 = 0x9e3779b97f4a7c15ULL;
@@ -77,21 +74,7 @@ static uint64_t stackmap_hash(uint32_t ctx, uint64_t key, const uint64_t *ips,
 	h ^= h >> 29;
 	h *= k1;
 	h ^= h >> 32;
-	return h ? h : 1;
-}
-
-/* stackmap_slots_alloc - zeroed, cache-line aligned array of n slots */
-static struct stackmap_slot *stackmap_slots_alloc(size_t n)
-{
-	struct stackmap_slot *slots;
-
-	if (n > SIZE_MAX / sizeof(*slots))
-		return NULL;
-	slots = aligned_alloc(64, n * sizeof(*slots));
-	if (!slots)
-		return NULL;
-	memset(slots, 0, n * sizeof(*slots));
-	return slots;
+	return (uint32_t)h;
 }
 
 /* stackmap_alloc - empty map */
@@ -104,18 +87,16 @@ struct stackmap *stackmap_alloc(void)
 		errno = ENOMEM;
 		return NULL;
 	}
-	map->slots = stackmap_slots_alloc(STACKMAP_MIN_SLOTS);
-	if (!map->slots)
+	if (hashtab_init(&map->index, STACKMAP_MIN_SLOTS))
 		goto free_map;
-	map->mask = STACKMAP_MIN_SLOTS - 1;
 	map->arena = malloc(STACKMAP_MIN_ARENA * sizeof(*map->arena));
 	if (!map->arena)
-		goto free_slots;
+		goto release_index;
 	map->cap = STACKMAP_MIN_ARENA;
 	return map;
 
-free_slots:
-	free(map->slots);
+release_index:
+	hashtab_release(&map->index);
 free_map:
 	free(map);
 	errno = ENOMEM;
@@ -127,54 +108,18 @@ void stackmap_free(struct stackmap *map)
 {
 	if (!map)
 		return;
-	free(map->slots);
+	hashtab_release(&map->index);
 	free(map->arena);
 	free(map);
-}
-
-/* stackmap_grow - double the slot array, rehashing from the stored hashes */
-static int stackmap_grow(struct stackmap *map)
-{
-	size_t n = (map->mask + 1) * 2;
-	struct stackmap_slot *slots;
-	size_t i, j;
-
-	slots = stackmap_slots_alloc(n);
-	if (!slots)
-		return -ENOMEM;
-	for (i = 0; i <= map->mask; i++) {
-		if (!map->slots[i].hash)
-			continue;
-		for (j = map->slots[i].hash & (n - 1); slots[j].hash;
-		     j = (j + 1) & (n - 1))
-			;
-		slots[j] = map->slots[i];
-	}
-	free(map->slots);
-	map->slots = slots;
-	map->mask = n - 1;
-	return 0;
 }
 
 /* stackmap_arena_reserve - make room for words more u64 in the arena */
 static int stackmap_arena_reserve(struct stackmap *map, size_t words)
 {
-	size_t cap = map->cap;
-	uint64_t *arena;
-
-	if (words <= map->cap - map->len)
-		return 0;
-	while (cap - map->len < words) {
-		if (cap > SIZE_MAX / 2 / sizeof(*arena))
-			return -ENOMEM;
-		cap *= 2;
-	}
-	arena = realloc(map->arena, cap * sizeof(*arena));
-	if (!arena)
+	if (words > UINT32_MAX - map->len)
 		return -ENOMEM;
-	map->arena = arena;
-	map->cap = cap;
-	return 0;
+	return array_reserve(&map->arena, &map->cap, map->len + words,
+			     sizeof(*map->arena), 0);
 }
 
 /* stackmap_rec_match - whether the record at rec holds exactly this stack */
@@ -192,38 +137,26 @@ static inline bool stackmap_rec_match(const uint64_t *rec, uint32_t ctx,
 uint64_t *stackmap_get(struct stackmap *map, uint32_t ctx, uint64_t key,
 		       const uint64_t *ips, uint32_t nr)
 {
-	uint64_t hash, *rec;
-	size_t i;
+	struct hashtab_pos pos;
+	uint32_t *off;
+	uint64_t *rec;
 
 	if (!ips && nr) {
 		errno = EINVAL;
 		return NULL;
 	}
-	hash = stackmap_hash(ctx, key, ips, nr);
-	for (i = hash & map->mask; map->slots[i].hash;
-	     i = (i + 1) & map->mask) {
-		rec = map->arena + map->slots[i].off;
-		if (map->slots[i].hash == hash &&
-		    stackmap_rec_match(rec, ctx, key, ips, nr))
+	for (off = hashtab_find(&map->index, stackmap_hash(ctx, key, ips, nr), &pos);
+	     off; off = hashtab_find_next(&map->index, &pos)) {
+		rec = map->arena + *off;
+		if (stackmap_rec_match(rec, ctx, key, ips, nr))
 			return rec + STACKMAP_REC_V;
 	}
 
-	/* New stack: keep the load at or under 3/4, then probe again. */
-	if (stackmap_arena_reserve(map, STACKMAP_REC_IPS + (size_t)nr)) {
+	if (stackmap_arena_reserve(map, STACKMAP_REC_IPS + (size_t)nr) ||
+	    hashtab_add(&map->index, &pos, (uint32_t)map->len)) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	if (map->count + 1 > (map->mask + 1) - (map->mask + 1) / 4) {
-		if (stackmap_grow(map)) {
-			errno = ENOMEM;
-			return NULL;
-		}
-		for (i = hash & map->mask; map->slots[i].hash;
-		     i = (i + 1) & map->mask)
-			;
-	}
-	map->slots[i].hash = hash;
-	map->slots[i].off = map->len;
 	rec = map->arena + map->len;
 	rec[STACKMAP_REC_KEY] = key;
 	rec[STACKMAP_REC_CTXNR] = (uint64_t)ctx << 32 | nr;
@@ -231,7 +164,6 @@ uint64_t *stackmap_get(struct stackmap *map, uint32_t ctx, uint64_t key,
 	if (nr)
 		memcpy(rec + STACKMAP_REC_IPS, ips, nr * sizeof(*ips));
 	map->len += STACKMAP_REC_IPS + nr;
-	map->count++;
 	return rec + STACKMAP_REC_V;
 }
 
@@ -258,13 +190,12 @@ int stackmap_for_each(const struct stackmap *map, stackmap_fn fn, void *arg)
 /* stackmap_count - number of distinct stacks */
 size_t stackmap_count(const struct stackmap *map)
 {
-	return map->count;
+	return hashtab_count(&map->index);
 }
 
 /* stackmap_clear - drop every stack, keeping the memory */
 void stackmap_clear(struct stackmap *map)
 {
-	memset(map->slots, 0, (map->mask + 1) * sizeof(*map->slots));
-	map->count = 0;
+	hashtab_clear(&map->index);
 	map->len = 0;
 }

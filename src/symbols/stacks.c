@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "session.h"
 #include "stacks.h"
 
@@ -248,15 +249,8 @@ static int stack_lines_one(uint32_t pid, uint64_t key, const uint64_t *ips, uint
 	FILE *out;
 	int ret;
 
-	if (lc->nr == lc->cap) {
-		size_t cap = lc->cap ? lc->cap * 2 : 64;
-
-		l = realloc(lc->l, cap * sizeof(*l));
-		if (!l)
-			return -ENOMEM;
-		lc->l = l;
-		lc->cap = cap;
-	}
+	if (array_reserve(&lc->l, &lc->cap, lc->nr + 1, sizeof(*lc->l), 64))
+		return -ENOMEM;
 	l = &lc->l[lc->nr];
 	memset(l, 0, sizeof(*l));
 	out = open_memstream(&l->text, &size);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "ksyms.h"
 #include "symbolizer.h"
 #include "usyms.h"
@@ -200,18 +201,9 @@ uint64_t symbolizer_proc_key(struct symbolizer *sy, uint32_t pid, char **comm)
 
 	*comm = NULL;
 	if (key && key > sy->nr_key_comm) {
-		if (key > sy->cap_key_comm) {
-			size_t cap = sy->cap_key_comm ? sy->cap_key_comm : 256;
-			char (*kc)[16];
-
-			while (cap < key)
-				cap *= 2;
-			kc = realloc(sy->key_comm, cap * sizeof(*kc));
-			if (!kc)
-				return key;	/* the name then comes from the pid */
-			sy->key_comm = kc;
-			sy->cap_key_comm = cap;
-		}
+		if (array_reserve(&sy->key_comm, &sy->cap_key_comm, key,
+				  sizeof(*sy->key_comm), 256))
+			return key;	/* the name then comes from the pid */
 		memset(sy->key_comm + sy->nr_key_comm, 0,
 		       (key - sy->nr_key_comm) * sizeof(*sy->key_comm));
 		sy->nr_key_comm = key;

@@ -25,6 +25,9 @@
 #endif
 #include "usyms.h"
 
+#include "array.h"
+#include "hashtab.h"
+
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
@@ -99,7 +102,6 @@ struct ucu {
 };
 
 struct ufile {
-	struct ufile *next;		/* hash chain */
 	char *path;			/* as mapped, without " (deleted)" */
 	const char *base;		/* module name handed out, into path */
 	uint8_t build_id[USYMS_BUILD_ID_MAX];
@@ -142,7 +144,7 @@ struct usample {
 };
 
 struct uproc {
-	struct uproc *next;		/* hash chain */
+	struct uproc *next;		/* in the retired list */
 	uint32_t pid;
 	bool exited;
 	struct umap *maps;		/* sorted by start, not overlapping */
@@ -167,12 +169,16 @@ struct usyms {
 	char *debuginfo_path;
 	Dwfl_Callbacks file_cbs;
 	Dwfl_Callbacks unwind_cbs;
-	struct uproc **procs;
-	size_t nprocs;
-	size_t procs_cap;		/* power of two */
-	struct ufile **files;
-	size_t nfiles;
-	size_t files_cap;		/* power of two */
+	struct uproc **procs;		/* in creation order */
+	size_t nprocs, procs_cap;
+	struct hashtab proc_index;	/* hash of pid -> index in procs */
+	struct ufile **files;		/* in creation order */
+	size_t nfiles, files_cap;
+	struct hashtab file_index;	/* hash of path and build-id -> index in files */
+	/*
+	 * Symbolized addresses, open addressing with the entries in the slots:
+	 * a hit reads one slot, where an index would add a second load.
+	 */
 	struct ucache_entry *cache;
 	size_t cache_used;
 	size_t cache_cap;		/* power of two */
@@ -184,17 +190,6 @@ struct usyms {
 	size_t nkeyed, keyed_cap;
 	struct uproc *retired;		/* chained by next */
 };
-
-/* hash_mix - spread the bits of a 64-bit key */
-static uint64_t hash_mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
 
 /* hash_bytes - FNV-1a over a byte string, continuing from h */
 static uint64_t hash_bytes(uint64_t h, const void *data, size_t len)
@@ -666,31 +661,6 @@ static uint64_t ufile_hash(const char *path, size_t path_len,
 	return hash_bytes(h, build_id, build_id_len);
 }
 
-/* usyms_files_grow - double the file hash table */
-static int usyms_files_grow(struct usyms *us)
-{
-	size_t cap = us->files_cap ? us->files_cap * 2 : 64, i;
-	struct ufile **files, *f, *next;
-
-	files = calloc(cap, sizeof(*files));
-	if (!files)
-		return -ENOMEM;
-	for (i = 0; i < us->files_cap; i++) {
-		for (f = us->files[i]; f; f = next) {
-			uint64_t h = ufile_hash(f->path, strlen(f->path),
-						f->build_id, f->build_id_len);
-
-			next = f->next;
-			f->next = files[h & (cap - 1)];
-			files[h & (cap - 1)] = f;
-		}
-	}
-	free(us->files);
-	us->files = files;
-	us->files_cap = cap;
-	return 0;
-}
-
 /* usyms_file_get - the file for a path and build-id, created if new */
 static struct ufile *usyms_file_get(struct usyms *us, const char *path,
 				    const uint8_t *build_id,
@@ -698,20 +668,26 @@ static struct ufile *usyms_file_get(struct usyms *us, const char *path,
 {
 	static const uint8_t no_id[1];
 	size_t len = path_strip_deleted(path);
+	struct hashtab_pos pos;
 	struct ufile *f;
-	uint64_t h;
+	uint32_t *i;
 
 	if (!build_id)
 		build_id = no_id;	/* build_id_len is 0: keeps memcmp defined */
-	if (us->nfiles >= us->files_cap && usyms_files_grow(us))
-		return NULL;
-	h = ufile_hash(path, len, build_id, build_id_len);
-	for (f = us->files[h & (us->files_cap - 1)]; f; f = f->next) {
+	for (i = hashtab_find(&us->file_index,
+			      hashtab_mix(ufile_hash(path, len, build_id, build_id_len)),
+			      &pos);
+	     i; i = hashtab_find_next(&us->file_index, &pos)) {
+		f = us->files[*i];
 		if (f->build_id_len == build_id_len &&
 		    memcmp(f->build_id, build_id, build_id_len) == 0 &&
 		    strncmp(f->path, path, len) == 0 && f->path[len] == '\0')
 			return f;
 	}
+	if (us->nfiles >= UINT32_MAX ||
+	    array_reserve(&us->files, &us->files_cap, us->nfiles + 1,
+			  sizeof(*us->files), 64))
+		return NULL;
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
@@ -724,9 +700,11 @@ static struct ufile *usyms_file_get(struct usyms *us, const char *path,
 	if (build_id_len)
 		memcpy(f->build_id, build_id, build_id_len);
 	f->build_id_len = build_id_len;
-	f->next = us->files[h & (us->files_cap - 1)];
-	us->files[h & (us->files_cap - 1)] = f;
-	us->nfiles++;
+	if (hashtab_add(&us->file_index, &pos, (uint32_t)us->nfiles)) {
+		ufile_free(f);
+		return NULL;
+	}
+	us->files[us->nfiles++] = f;
 	return f;
 }
 
@@ -771,61 +749,50 @@ static void uproc_maps_clear(struct usyms *us, struct uproc *p)
 	p->gen++;
 }
 
-/* usyms_proc_find - the process of a pid, or NULL */
-static struct uproc *usyms_proc_find(const struct usyms *us, uint32_t pid)
+/* usyms_proc_probe - the process of a pid, or NULL with pos where it would go */
+static struct uproc *usyms_proc_probe(const struct usyms *us, uint32_t pid,
+				      struct hashtab_pos *pos)
 {
-	struct uproc *p;
+	uint32_t *i;
 
-	if (!us->procs_cap)
-		return NULL;
-	for (p = us->procs[hash_mix(pid) & (us->procs_cap - 1)]; p; p = p->next) {
-		if (p->pid == pid)
-			return p;
+	for (i = hashtab_find(&us->proc_index, hashtab_mix(pid), pos); i;
+	     i = hashtab_find_next(&us->proc_index, pos)) {
+		if (us->procs[*i]->pid == pid)
+			return us->procs[*i];
 	}
 	return NULL;
 }
 
-/* usyms_procs_grow - double the process hash table */
-static int usyms_procs_grow(struct usyms *us)
+/* usyms_proc_find - the process of a pid, or NULL */
+static struct uproc *usyms_proc_find(const struct usyms *us, uint32_t pid)
 {
-	size_t cap = us->procs_cap ? us->procs_cap * 2 : 256, i;
-	struct uproc **procs, *p, *next;
+	struct hashtab_pos pos;
 
-	procs = calloc(cap, sizeof(*procs));
-	if (!procs)
-		return -ENOMEM;
-	for (i = 0; i < us->procs_cap; i++) {
-		for (p = us->procs[i]; p; p = next) {
-			next = p->next;
-			p->next = procs[hash_mix(p->pid) & (cap - 1)];
-			procs[hash_mix(p->pid) & (cap - 1)] = p;
-		}
-	}
-	free(us->procs);
-	us->procs = procs;
-	us->procs_cap = cap;
-	return 0;
+	return usyms_proc_probe(us, pid, &pos);
 }
 
 /* usyms_proc_get - the process of a pid, created if new */
 static struct uproc *usyms_proc_get(struct usyms *us, uint32_t pid)
 {
-	struct uproc *p = usyms_proc_find(us, pid);
-	size_t b;
+	struct hashtab_pos pos;
+	struct uproc *p = usyms_proc_probe(us, pid, &pos);
 
 	if (p)
 		return p;
-	if (us->nprocs >= us->procs_cap && usyms_procs_grow(us))
+	if (us->nprocs >= UINT32_MAX ||
+	    array_reserve(&us->procs, &us->procs_cap, us->nprocs + 1,
+			  sizeof(*us->procs), 256))
 		return NULL;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
 	p->pid = pid;
 	p->gen = 1;
-	b = hash_mix(pid) & (us->procs_cap - 1);
-	p->next = us->procs[b];
-	us->procs[b] = p;
-	us->nprocs++;
+	if (hashtab_add(&us->proc_index, &pos, (uint32_t)us->nprocs)) {
+		free(p);
+		return NULL;
+	}
+	us->procs[us->nprocs++] = p;
 	return p;
 }
 
@@ -842,19 +809,7 @@ static void uproc_free(struct uproc *p)
 /* uproc_maps_reserve - room for n more mappings */
 static int uproc_maps_reserve(struct uproc *p, size_t n)
 {
-	size_t cap = p->cap ? p->cap : 16;
-	struct umap *maps;
-
-	if (p->nmaps + n <= p->cap)
-		return 0;
-	while (cap < p->nmaps + n)
-		cap *= 2;
-	maps = realloc(p->maps, cap * sizeof(*maps));
-	if (!maps)
-		return -ENOMEM;
-	p->maps = maps;
-	p->cap = cap;
-	return 0;
+	return array_reserve(&p->maps, &p->cap, p->nmaps + n, sizeof(*p->maps), 16);
 }
 
 /* uproc_map_insert - insert a mapping, cutting away what it overlaps */
@@ -1287,20 +1242,14 @@ static int ufile_cus_load(struct ufile *f)
 	Dwarf_Die *cu = NULL;
 	size_t cap = 0;
 	ptrdiff_t off;
-	struct ucu *cus;
 
 	f->cus_loaded = true;
 	while ((cu = dwfl_module_nextcu(f->mod, cu, &bias))) {
 		for (off = 0; (off = dwarf_ranges(cu, off, &base, &lo, &hi)) > 0;) {
 			if (hi <= lo)
 				continue;
-			if (f->ncus == cap) {
-				cap = cap ? cap * 2 : 64;
-				cus = realloc(f->cus, cap * sizeof(*cus));
-				if (!cus)
-					return -ENOMEM;
-				f->cus = cus;
-			}
+			if (array_reserve(&f->cus, &cap, f->ncus + 1, sizeof(*f->cus), 64))
+				return -ENOMEM;
 			f->cus[f->ncus++] = (struct ucu){
 				.lo = lo + bias,
 				.hi = hi + bias,
@@ -1420,7 +1369,7 @@ static int usyms_cache_grow(struct usyms *us)
 
 		if (!e->file)
 			continue;
-		j = hash_mix((uintptr_t)e->file ^ e->addr) & (cap - 1);
+		j = hashtab_mix((uintptr_t)e->file ^ e->addr) & (cap - 1);
 		while (cache[j].file)
 			j = (j + 1) & (cap - 1);
 		cache[j] = *e;
@@ -1444,7 +1393,7 @@ static struct ucache_entry *usyms_cache_slot(struct usyms *us,
 					     const struct ufile *f,
 					     uint64_t addr)
 {
-	size_t i = hash_mix((uintptr_t)f ^ addr) & (us->cache_cap - 1);
+	size_t i = hashtab_mix((uintptr_t)f ^ addr) & (us->cache_cap - 1);
 
 	while (us->cache[i].file &&
 	       (us->cache[i].file != f || us->cache[i].addr != addr))
@@ -1463,18 +1412,9 @@ static void usyms_cache_store(struct usyms *us, const struct ufile *f,
 		usyms_cache_reset(us);
 	if ((us->cache_used + 1) * 2 > us->cache_cap && usyms_cache_grow(us))
 		return;
-	if (us->ncframes + n > us->cframes_cap) {
-		size_t cap = us->cframes_cap ? us->cframes_cap * 2 : 4096;
-		struct usym_frame *cframes;
-
-		while (cap < us->ncframes + n)
-			cap *= 2;
-		cframes = realloc(us->cframes, cap * sizeof(*cframes));
-		if (!cframes)
-			return;
-		us->cframes = cframes;
-		us->cframes_cap = cap;
-	}
+	if (array_reserve(&us->cframes, &us->cframes_cap, us->ncframes + n,
+			  sizeof(*us->cframes), 4096))
+		return;
 	e = usyms_cache_slot(us, f, addr);
 	e->file = f;
 	e->addr = addr;
@@ -1517,15 +1457,9 @@ uint32_t usyms_proc_key(struct usyms *us, uint32_t pid)
 	if (!p->key) {
 		if (us->nkeyed == UINT32_MAX)
 			return 0;
-		if (us->nkeyed == us->keyed_cap) {
-			size_t cap = us->keyed_cap ? us->keyed_cap * 2 : 256;
-			struct uproc **k = realloc(us->keyed, cap * sizeof(*k));
-
-			if (!k)
-				return 0;
-			us->keyed = k;
-			us->keyed_cap = cap;
-		}
+		if (array_reserve(&us->keyed, &us->keyed_cap, us->nkeyed + 1,
+				  sizeof(*us->keyed), 256))
+			return 0;
 		us->keyed[us->nkeyed++] = p;
 		p->key = (uint32_t)us->nkeyed;
 	}
@@ -1794,6 +1728,9 @@ struct usyms *usyms_alloc(const char *sysroot)
 		errno = ENOMEM;
 		return NULL;
 	}
+	if (hashtab_init(&us->proc_index, 256) ||
+	    hashtab_init(&us->file_index, 64))
+		goto free_us;
 	if (sysroot && sysroot[0]) {
 		us->sysroot = strdup(sysroot);
 		if (!us->sysroot)
@@ -1835,30 +1772,23 @@ free_us:
 void usyms_free(struct usyms *us)
 {
 	struct uproc *p, *pnext;
-	struct ufile *f, *fnext;
 	size_t i;
 
 	if (!us)
 		return;
-	for (i = 0; i < us->procs_cap; i++) {
-		for (p = us->procs[i]; p; p = pnext) {
-			pnext = p->next;
-			uproc_free(p);
-		}
-	}
+	for (i = 0; i < us->nprocs; i++)
+		uproc_free(us->procs[i]);
 	free(us->procs);
+	hashtab_release(&us->proc_index);
 	for (p = us->retired; p; p = pnext) {
 		pnext = p->next;
 		uproc_free(p);
 	}
 	free(us->keyed);
-	for (i = 0; i < us->files_cap; i++) {
-		for (f = us->files[i]; f; f = fnext) {
-			fnext = f->next;
-			ufile_free(f);
-		}
-	}
+	for (i = 0; i < us->nfiles; i++)
+		ufile_free(us->files[i]);
 	free(us->files);
+	hashtab_release(&us->file_index);
 	free(us->cache);
 	free(us->cframes);
 	free(us->debuginfo_path);

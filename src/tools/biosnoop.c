@@ -104,7 +104,9 @@ static int biosnoop_on_remap(struct iotap_ctx *ctx, const struct perf_sample *s,
 	struct biosnoop_remap *m;
 	struct block_remap r;
 
-	if (block_remap_decode(&st->f_remap, s->raw, s->raw_size, &r))
+	/* Partitions remap too, but their I/O is shown as the disk's: only md/dm bios wait here. */
+	if (block_remap_decode(&st->f_remap, s->raw, s->raw_size, &r) ||
+	    !blktrack_dev_bio_based(ctx, r.old_dev))
 		return 0;
 	if (st->nr_remaps == BIOSNOOP_MAX_REMAPS) {
 		memmove(st->remaps, st->remaps + 1, --st->nr_remaps * sizeof(*st->remaps));

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "blktrack.h"
 #include "hist.h"
 #include "opt.h"
@@ -64,15 +65,8 @@ static int biostacks_on_start(void *arg, struct blkreq *r, const struct perf_sam
 	if (!v)
 		return -ENOMEM;
 	if (!v[0]) {
-		if (st->nr == st->cap) {
-			size_t cap = st->cap ? st->cap * 2 : 64;
-			struct hist_bt *h = realloc(st->h, cap * sizeof(*h));
-
-			if (!h)
-				return -ENOMEM;
-			st->h = h;
-			st->cap = cap;
-		}
+		if (array_reserve(&st->h, &st->cap, st->nr + 1, sizeof(*st->h), 64))
+			return -ENOMEM;
 		memset(&st->h[st->nr], 0, sizeof(st->h[0]));
 		v[0] = ++st->nr;
 		/* Learn the name while the process lives: the report may come after it exits. */

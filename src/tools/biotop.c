@@ -9,6 +9,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "blktrack.h"
 #include "prom.h"
 
@@ -91,15 +92,8 @@ static struct biotop_row *biotop_row_add(struct biotop_state *st, const struct b
 {
 	struct biotop_row *row;
 
-	if (st->nr == st->cap) {
-		size_t cap = st->cap ? st->cap * 2 : 64;
-		struct biotop_row **rows = realloc(st->rows, cap * sizeof(*rows));
-
-		if (!rows)
-			return NULL;
-		st->rows = rows;
-		st->cap = cap;
-	}
+	if (array_reserve(&st->rows, &st->cap, st->nr + 1, sizeof(*st->rows), 64))
+		return NULL;
 	row = malloc(sizeof(*row));
 	if (!row)
 		return NULL;

@@ -137,7 +137,8 @@ static int mdflush_init(struct iotap_ctx *ctx)
 		return ret;
 	}
 	iotap_info(ctx, "tracing preflush bios queued to md devices (block:block_bio_queue)%s",
-		   p->tracepoint ? "" : ": no kprobes or no BTF for md_flush_request");
+		   p->tracepoint ? "" :
+		   ": no md_flush_request kprobe (no kprobes or BTF here, or none recorded)");
 	return iotap_event_filter(ev, "rwbs ~ \"F*\"");
 }
 

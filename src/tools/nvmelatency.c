@@ -4,7 +4,6 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "bthist.h"
 #include "hist.h"
 #include "iotap.h"
 #include "reqtab.h"
@@ -179,53 +178,12 @@ static int nvmelatency_init(struct iotap_ctx *ctx)
 	return ret;
 }
 
-/* nvmelatency_print_set - each histogram of a set as bpftrace prints a map, or JSON */
-static int nvmelatency_print_set(struct iotap_ctx *ctx, struct hist_set *hs, const char *ts)
-{
-	struct nvmelatency_params *p = ctx->params;
-	const char *label = p->msecs ? "msecs" : "usecs";
-	int ret = 0;
-
-	hist_set_sort(hs);
-	for (size_t i = 0; i < hs->nr && !ret; i++) {
-		if (p->json) {
-			ret = hist_print_json(&hs->h[i], ctx->out, label, ts, "key", hs->keys[i]);
-			continue;
-		}
-		fprintf(ctx->out, "@%s[%s]:\n", label, hs->keys[i]);
-		ret = bthist_print(&hs->h[i], ctx->out);
-		if (!ret && p->percentiles)
-			ret = hist_print_percentiles(&hs->h[i], ctx->out, label);
-		fputc('\n', ctx->out);
-	}
-	return ret;
-}
-
-/* nvmelatency_print_counts - "@name[key]: count" lines, bpftrace's count() maps */
-static void nvmelatency_print_counts(struct iotap_ctx *ctx, struct hist_set *hs, const char *name)
-{
-	struct nvmelatency_params *p = ctx->params;
-
-	hist_set_sort(hs);
-	for (size_t i = 0; i < hs->nr; i++) {
-		if (p->json) {
-			fprintf(ctx->out, "{\"%s\": ", name);
-			json_str(ctx->out, hs->keys[i]);
-			fprintf(ctx->out, ", \"count\": %llu}\n", (unsigned long long)hs->h[i].count);
-		} else {
-			fprintf(ctx->out, "@%s[%s]: %llu\n", name, hs->keys[i],
-				(unsigned long long)hs->h[i].count);
-		}
-	}
-	if (hs->nr && !p->json)
-		fputc('\n', ctx->out);
-}
-
 /* nvmelatency_report - print and reset: I/O histograms, admin commands, error statuses */
 static int nvmelatency_report(struct iotap_ctx *ctx)
 {
 	struct nvmelatency_params *p = ctx->params;
 	struct nvmelatency_state *st = ctx->state;
+	const char *label = p->msecs ? "msecs" : "usecs";
 	char ts[32] = "";
 	int ret;
 
@@ -233,13 +191,13 @@ static int nvmelatency_report(struct iotap_ctx *ctx)
 		iotap_strftime(ctx, iotap_now(ctx), "%Y-%m-%d %H:%M:%S", ts, sizeof(ts));
 	else
 		iotap_interval_header(ctx, p->timestamp);
-	ret = nvmelatency_print_set(ctx, &st->io, ts);
+	ret = hist_set_print_bt(&st->io, ctx->out, label, p->json, p->percentiles, ts);
 	if (!ret && p->admin)
-		ret = nvmelatency_print_set(ctx, &st->adm, ts);
+		ret = hist_set_print_bt(&st->adm, ctx->out, label, p->json, p->percentiles, ts);
 	else if (!ret)
-		nvmelatency_print_counts(ctx, &st->adm, "admin");
+		ret = hist_set_print_counts(&st->adm, ctx->out, "admin", p->json);
 	if (!ret)
-		nvmelatency_print_counts(ctx, &st->status, "status");
+		ret = hist_set_print_counts(&st->status, ctx->out, "status", p->json);
 	if (ctx->final) {
 		const struct reqtab_stats *rs = reqtab_stats(st->tab);
 

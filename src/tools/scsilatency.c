@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bthist.h"
 #include "hist.h"
 #include "iotap.h"
 #include "reqtab.h"
@@ -217,26 +216,6 @@ static int scsilatency_init(struct iotap_ctx *ctx)
 	return ret;
 }
 
-/* scsilatency_print_counts - "@name[key]: count" lines */
-static void scsilatency_print_counts(struct iotap_ctx *ctx, struct hist_set *hs, const char *name)
-{
-	struct scsilatency_params *p = ctx->params;
-
-	hist_set_sort(hs);
-	for (size_t i = 0; i < hs->nr; i++) {
-		if (p->json) {
-			fprintf(ctx->out, "{\"%s\": ", name);
-			json_str(ctx->out, hs->keys[i]);
-			fprintf(ctx->out, ", \"count\": %llu}\n", (unsigned long long)hs->h[i].count);
-		} else {
-			fprintf(ctx->out, "@%s[%s]: %llu\n", name, hs->keys[i],
-				(unsigned long long)hs->h[i].count);
-		}
-	}
-	if (hs->nr && !p->json)
-		fputc('\n', ctx->out);
-}
-
 /* scsilatency_report - print and reset the histograms, then timeouts and dispatch errors */
 static int scsilatency_report(struct iotap_ctx *ctx)
 {
@@ -250,21 +229,11 @@ static int scsilatency_report(struct iotap_ctx *ctx)
 		iotap_strftime(ctx, iotap_now(ctx), "%Y-%m-%d %H:%M:%S", ts, sizeof(ts));
 	else
 		iotap_interval_header(ctx, p->timestamp);
-	hist_set_sort(&st->lat);
-	for (size_t i = 0; i < st->lat.nr && !ret; i++) {
-		if (p->json) {
-			ret = hist_print_json(&st->lat.h[i], ctx->out, label, ts, "key",
-					      st->lat.keys[i]);
-			continue;
-		}
-		fprintf(ctx->out, "@%s[%s]:\n", label, st->lat.keys[i]);
-		ret = bthist_print(&st->lat.h[i], ctx->out);
-		if (!ret && p->percentiles)
-			ret = hist_print_percentiles(&st->lat.h[i], ctx->out, label);
-		fputc('\n', ctx->out);
-	}
-	scsilatency_print_counts(ctx, &st->timeouts, "timeout");
-	scsilatency_print_counts(ctx, &st->errors, "dispatch_error");
+	ret = hist_set_print_bt(&st->lat, ctx->out, label, p->json, p->percentiles, ts);
+	if (!ret)
+		ret = hist_set_print_counts(&st->timeouts, ctx->out, "timeout", p->json);
+	if (!ret)
+		ret = hist_set_print_counts(&st->errors, ctx->out, "dispatch_error", p->json);
 	if (ctx->final) {
 		const struct reqtab_stats *rs = reqtab_stats(st->tab);
 

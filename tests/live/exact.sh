@@ -71,6 +71,27 @@ und=$(sed -n 's/.*block_rq_complete: [0-9]* events counted by the kernel but not
 echo "ok: overflowed perf rings: $got delivered + $und not delivered = 16384"
 [ "$(tracefs_snapshot)" = "$before" ] || fail "tracefs changed"
 
+# Recordings carry both: perf's undelivered counts per event, ftrace's losses per CPU.
+# The command stops the recorder while it makes the I/O, so that its buffers overflow.
+stall="kill -STOP \$PPID; $IOTAP_PROGS/dio read $DEV 16384 4096 >/dev/null; kill -CONT \$PPID"
+"$IOTAP" record --source perf --mmap-pages 1 --tools biolatency -o "$LIVE_TMP/p.iotap" -- sh -c "$stall" \
+	2>"$LIVE_TMP/pr.err" || fail "record --source perf: $(cat "$LIVE_TMP/pr.err")"
+grep -q 'events counted by the kernel but not delivered' "$LIVE_TMP/pr.err" || fail "record summary: $(cat "$LIVE_TMP/pr.err")"
+"$IOTAP" report -i "$LIVE_TMP/p.iotap" --info >"$LIVE_TMP/pi.out" || fail "report --info"
+grep -q '^  block:block_rq_complete .*([0-9]* counted by the kernel but not delivered)' "$LIVE_TMP/pi.out" ||
+	fail "--info: $(cat "$LIVE_TMP/pi.out")"
+"$IOTAP" report -i "$LIVE_TMP/p.iotap" biolatency >/dev/null 2>"$LIVE_TMP/pb.err" || fail "report biolatency"
+grep -q 'block:block_rq_complete: [0-9]* events counted by the kernel but not delivered' "$LIVE_TMP/pb.err" ||
+	fail "report biolatency: $(cat "$LIVE_TMP/pb.err")"
+"$IOTAP" record --mmap-pages 1 --tools biolatency -o "$LIVE_TMP/f.iotap" -- sh -c "$stall" \
+	2>"$LIVE_TMP/fr.err" || fail "record: $(cat "$LIVE_TMP/fr.err")"
+lost=$(sed -n 's/.* written to .*, \([0-9]*\) lost$/\1/p' "$LIVE_TMP/fr.err")
+[ "${lost:-0}" -gt 0 ] || fail "record summary lost nothing: $(cat "$LIVE_TMP/fr.err")"
+"$IOTAP" report -i "$LIVE_TMP/f.iotap" --info >"$LIVE_TMP/fi.out" || fail "report --info"
+grep -q "^lost: *$lost " "$LIVE_TMP/fi.out" || fail "--info lost != $lost: $(cat "$LIVE_TMP/fi.out")"
+echo "ok: recordings keep perf's undelivered counts and ftrace's $lost losses"
+[ "$(tracefs_snapshot)" = "$before" ] || fail "tracefs changed"
+
 # A SIGKILLed run leaves its instance; the next run removes it and says so.
 tracer_start "$LIVE_TMP/k.out" probe -c "block:block_rq_complete dev == $DEVT"
 kill -KILL $TRACER_PID

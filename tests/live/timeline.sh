@@ -10,20 +10,25 @@ CHECK=$IOTAP_SRCDIR/tests/live/tracecheck.py
 
 T=$LIVE_TMP/io.json
 tracer_start "$LIVE_TMP/s.out" biosnoop -Q -d "$D" --timeline "$T"
-dio read "$DEV" 300 4096 >/dev/null &
+# Both readers start at once and run long enough that their requests overlap.
+(until [ -e "$LIVE_TMP/go" ]; do sleep 0.01; done
+	exec "$IOTAP_PROGS/dio" read "$DEV" 1000 4096 >/dev/null) &
 w1=$!
-dio read "$DEV" 200 65536 rand >/dev/null &
+(until [ -e "$LIVE_TMP/go" ]; do sleep 0.01; done
+	exec "$IOTAP_PROGS/dio" read "$DEV" 500 65536 rand >/dev/null) &
 w2=$!
+touch "$LIVE_TMP/go"
 wait $w1 $w2
 dd if=/dev/zero of="$DEV" bs=4k count=1 seek=5 oflag=direct conv=fsync 2>/dev/null
 tracer_stop
 lines=$(awk -v d="$D" '$4 == d' "$LIVE_TMP/s.out" | wc -l)
 flush_lines=$(awk -v d="$D" '$4 == d && $5 == "F"' "$LIVE_TMP/s.out" | wc -l)
-read -r req dev flushes errors lanes queued < <(python3 "$CHECK" "$T") || fail "the timeline is not valid Trace Event JSON"
+read -r req dev flushes errors lanes queued overlap < <(python3 "$CHECK" "$T") || fail "the timeline is not valid Trace Event JSON"
 [ "$dev" = "$lines" ] && [ "$req" = "$lines" ] || fail "$dev device slices, $req requests, $lines biosnoop lines"
-[ "$lines" -ge 502 ] || fail "only $lines requests traced, expected 300 + 200 reads, a write and a flush"
+[ "$lines" -ge 1502 ] || fail "only $lines requests traced, expected 1000 + 500 reads, a write and a flush"
 [ "$flushes" = "$flush_lines" ] && [ "$flushes" -ge 1 ] || fail "$flushes flush marks, $flush_lines F lines"
 [ "$lanes" -ge 2 ] || fail "two concurrent readers gave $lanes lane(s) on $D"
+[ "$lanes" = "$overlap" ] || fail "$lanes lanes for at most $overlap requests in flight at once on $D"
 [ "$queued" -ge 1 ] || fail "no queued slice although -Q saw block_io_start"
 echo "ok: timeline: $dev device slices = $lines requests, $flushes flush(es), $lanes lanes on $D"
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # tracecheck.py FILE - check a Trace Event Format file as iotap writes it: every event has
 # ph, ts, pid, tid; complete events on a thread nest; each disk request has one device slice.
-# Prints: requests device-slices flushes errors lanes
+# Prints: requests device-slices flushes errors lanes queued-slices overlap, where overlap is
+# the most requests in flight at once on one disk: the fewest lanes that can hold them.
 import json
 import sys
 
@@ -47,4 +48,12 @@ flushes = [e for e in events if e["ph"] == "i" and e["name"] == "flush"]
 assert len(flushes) == sum(1 for r in requests if r["cat"] == "flush")
 errors = [e for e in events if e["ph"] == "i" and e["name"].startswith("error")]
 lanes = len({(e["pid"], e["tid"]) for e in requests})
-print(len(requests), len(device), len(flushes), len(errors), lanes, len(queued))
+overlap = 0
+for p in disk_pids:
+    edges = sorted([(ns(r["ts"]) + ns(r["dur"]), -1) for r in requests if r["pid"] == p] +
+                   [(ns(r["ts"]), 1) for r in requests if r["pid"] == p])
+    now = 0
+    for _, d in edges:
+        now += d
+        overlap = max(overlap, now)
+print(len(requests), len(device), len(flushes), len(errors), lanes, len(queued), overlap)

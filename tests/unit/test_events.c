@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "log.h"
@@ -33,6 +34,10 @@ struct seen {
 };
 
 static char last_err[512];
+/* The value string options get: a file in a directory of the test's own, since tools
+ * that write files (--prom, --heatmap, --timeline) check them at init. */
+static char str_dir[] = "/tmp/test_events.XXXXXX";
+static char str_arg[sizeof(str_dir) + 2];
 
 /* on_log - keep the last error line, to tell why an init failed */
 static void on_log(enum log_level level, const char *msg)
@@ -171,7 +176,7 @@ static void run_init(struct seen *sn, const char *kernel, const struct opt *o, i
 			*(const char **)f = "sda";
 			break;
 		case OPT_STR:
-			*(const char **)f = "x";
+			*(const char **)f = str_arg;
 			break;
 		default:
 			break;
@@ -271,5 +276,18 @@ int main(void)
 		cmocka_unit_test(test_undeclared),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int ret;
+
+	if (!mkdtemp(str_dir))
+		return 1;
+	snprintf(str_arg, sizeof(str_arg), "%s/x", str_dir);
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	for (const char *sfx = ""; sfx; sfx = *sfx ? NULL : ".tmp") {
+		char path[sizeof(str_arg) + 4];
+
+		snprintf(path, sizeof(path), "%s%s", str_arg, sfx);
+		unlink(path);
+	}
+	rmdir(str_dir);
+	return ret;
 }

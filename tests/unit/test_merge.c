@@ -124,6 +124,34 @@ static void test_random_rounds(void **state)
 	merge_free(m);
 }
 
+/* test_many_runs - sorted runs of every length, equal times across runs: merged in order, stable */
+static void test_many_runs(void **state)
+{
+	struct merge *m = merge_alloc();
+	static struct seen s;
+	uint32_t id = 0;
+
+	s.n = 0;
+	srand(11);
+	for (int run = 0; run < 9; run++) {
+		uint64_t t = 100 + rand() % 50;
+		int len = 1 + rand() % 300;
+
+		for (int i = 0; i < len; i++) {
+			push(m, t, id++);
+			t += rand() % 4;	/* repeats: equal times within and across runs */
+		}
+	}
+	merge_flush(m, UINT64_MAX, collect, &s);
+	assert_int_equal(s.n, id);
+	for (size_t i = 1; i < s.n; i++) {
+		assert_true(s.t[i - 1] <= s.t[i]);
+		if (s.t[i - 1] == s.t[i])
+			assert_true(s.payload[i - 1] < s.payload[i]);
+	}
+	merge_free(m);
+}
+
 /* test_empty - rounds and flushes with nothing queued (an idle interval) */
 static void test_empty(void **state)
 {
@@ -144,6 +172,7 @@ int main(void)
 		cmocka_unit_test(test_late_kept),
 		cmocka_unit_test(test_stable),
 		cmocka_unit_test(test_random_rounds),
+		cmocka_unit_test(test_many_runs),
 		cmocka_unit_test(test_empty),
 	};
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "fmtcheck.h"
 #include "log.h"
 #include "opt.h"
 #include "perfdata.h"
@@ -355,6 +356,38 @@ static void test_unsupported(void **state)
 	}
 }
 
+/* test_format_check - texts the kernel writes pass; ones that crash libtraceevent do not */
+static void test_format_check(void **state)
+{
+	static const char head[] =
+		"name: e\nID: 7\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\n"
+		"\tfield:int x;\toffset:8;\tsize:4;\tsigned:1;\n\n";
+	static const struct {
+		const char *print;
+		bool ok;
+	} cases[] = {
+		{ "print fmt: \"x=%d\", REC->x\n", true },
+		/* ext4 writes a line end inside the format string */
+		{ "print fmt: \"x=%d\n\", REC->x\n", true },
+		{ "print fmt: \"%s\", __print_symbolic(REC->x, { 0, \"A\" }, { -1, ((void *)0) })\n", true },
+		/* what fuzz_perfdata found: an unclosed __print_symbolic( with "{ X[1] }" */
+		{ "print fmt: \"%s\", __print_symbolic(REC->x, { 0, \"A\" }, { IOP[10] }\n", false },
+		{ "print fmt: \"%s\", __print_symbolic(REC->x, { 0, \"A\" }\t)\n", false },
+		{ "print fmt: \"x=%d\", REC->x", false },
+		{ "print fmt: \"x=%d\", REC->x\n\tfield:int y;\n", false },
+		{ "print fmt: \"x=%d, REC->x\n", false },
+		{ "print fmt: \"x=%d\", (REC->x]\n", false },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[1024];
+
+		snprintf(text, sizeof(text), "%s%s", head, cases[i].print);
+		assert_int_equal(fmt_text_ok(text, strlen(text)), cases[i].ok);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -366,6 +399,7 @@ int main(void)
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_malformed_sample),
 		cmocka_unit_test(test_unsupported),
+		cmocka_unit_test(test_format_check),
 	};
 
 	log_set(test_log);

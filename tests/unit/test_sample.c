@@ -174,6 +174,52 @@ static void test_sample_id(void **state)
 	assert_int_not_equal(perf_record_time((void *)b.buf, &t), 0);
 }
 
+/* build_lost - a LOST (id, count) or LOST_SAMPLES (count) record of cpu, with its trailer */
+static struct perf_event_header *build_lost(struct builder *b, uint32_t type, uint32_t cpu,
+					    uint64_t n)
+{
+	struct perf_event_header h = { type, 0, 0 };
+
+	b->len = 0;
+	put(b, &h, sizeof(h));
+	if (type == PERF_RECORD_LOST)
+		put64(b, 42);
+	put64(b, n);
+	put64(b, (uint64_t)8 << 32 | 7);
+	put64(b, 5555);
+	put64(b, cpu);
+	put64(b, 42);
+	((struct perf_event_header *)b->buf)->size = b->len;
+	return (struct perf_event_header *)b->buf;
+}
+
+/* test_lost_cpus - LOST and LOST_SAMPLES add up per CPU; short records and a full table refused */
+static void test_lost_cpus(void **state)
+{
+	struct lost_cpus lc = { 0 };
+	struct builder b;
+	uint64_t lost;
+	int cpu;
+
+	assert_int_equal(lost_cpus_add(&lc, build_lost(&b, PERF_RECORD_LOST, 3, 17), 2), 0);
+	assert_int_equal(lost_cpus_add(&lc, build_lost(&b, PERF_RECORD_LOST_SAMPLES, 3, 5), 2), 0);
+	assert_int_equal(lost_cpus_add(&lc, build_lost(&b, PERF_RECORD_LOST, 1, 2), 2), 0);
+	assert_int_equal(lost_cpus_add(&lc, build_lost(&b, PERF_RECORD_LOST, 0, 9), 2), -E2BIG);
+	build_lost(&b, PERF_RECORD_LOST, 1, 100);
+	((struct perf_event_header *)b.buf)->size -= 8;
+	assert_int_equal(lost_cpus_add(&lc, (void *)b.buf, 2), -EINVAL);
+	assert_int_equal(lost_cpus_get(&lc, 0, &cpu, &lost), 0);
+	assert_int_equal(cpu, 3);
+	assert_int_equal(lost, 22);
+	assert_int_equal(lost_cpus_get(&lc, 1, &cpu, &lost), 0);
+	assert_int_equal(cpu, 1);
+	assert_int_equal(lost, 2);
+	assert_int_equal(lost_cpus_get(&lc, 2, &cpu, &lost), -ENOENT);
+	lost_cpus_release(&lc);
+	lost_cpus_release(&lc);
+	assert_int_equal(lost_cpus_get(&lc, 0, &cpu, &lost), -ENOENT);
+}
+
 /* test_unsupported - sample types iotap never asks for are refused */
 static void test_unsupported(void **state)
 {
@@ -193,6 +239,7 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_huge_callchain),
 		cmocka_unit_test(test_sample_id),
+		cmocka_unit_test(test_lost_cpus),
 		cmocka_unit_test(test_unsupported),
 	};
 

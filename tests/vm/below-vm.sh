@@ -13,7 +13,7 @@ N=100 M=50 NS=50 K=5 ERR_LBA=4660
 # scsi_debug answers every command after 5 ms: its latencies sit in [4K, 8K) us.
 SCSI_PARAMS="scsi_debug dev_size_mb=64 delay=0 ndelay=5000000 opts=2 medium_error_start=$ERR_LBA medium_error_count=40"
 
-cat >"$LIVE_TMP/work.sh" <<WORK
+cat >"$LIVE_TMP/workload.sh" <<WORKLOAD
 dio read /dev/nvme0n1 $N 4096 >/dev/null
 dio write /dev/nvme0n1 $M 4096 seq 1048576 >/dev/null
 dio fsync /dev/nvme0n1 1 0
@@ -22,7 +22,7 @@ for i in \$(seq 0 $((K - 1))); do
 	dio read /dev/sda 1 4096 seq \$(( ($ERR_LBA + i * 8) * 512 )) >/dev/null 2>&1 && echo "read \$i did not fail"
 done
 exit 0
-WORK
+WORKLOAD
 
 cat >"$LIVE_TMP/guest.sh" <<'GUEST'
 # started FILE - wait (bounded) until a background iotap printed its banner
@@ -37,7 +37,7 @@ for tool in nvmelatency scsilatency scsiresult bioerr; do
 	eval pid_$tool=$!
 	started /tmp/$tool.out
 done
-sh /iotap/work.sh
+sh /iotap/workload.sh
 sleep 0.5
 for tool in nvmelatency scsilatency scsiresult bioerr; do
 	eval kill -INT \$pid_$tool
@@ -45,12 +45,22 @@ for tool in nvmelatency scsilatency scsiresult bioerr; do
 	echo "== live $tool"
 	cat /tmp/$tool.out /tmp/$tool.err
 done
-iotap record -o /tmp/rec.iotap --tools nvmelatency,scsilatency,scsiresult,bioerr -- sh /iotap/work.sh 2>/tmp/rec.err
+iotap record -o /tmp/rec.iotap --tools nvmelatency,scsilatency,scsiresult,bioerr -- sh /iotap/workload.sh 2>/tmp/rec.err
 echo "== record $(cat /tmp/rec.err)"
 for tool in nvmelatency scsilatency scsiresult bioerr; do
 	echo "== guest-report $tool"
 	iotap $tool -i /tmp/rec.iotap 2>&1
 done
+# Admin commands: a namespace rescan sends Identify on queue 0; -A times them.
+iotap nvmelatency -A >/tmp/adm.out 2>&1 &
+t=$!
+started /tmp/adm.out
+echo 1 >/sys/class/nvme/nvme0/rescan_controller
+sleep 2
+kill -INT $t
+wait $t
+echo "== admin"
+cat /tmp/adm.out
 echo "== recording"
 base64 /tmp/rec.iotap
 echo "== dynamic_events"
@@ -114,7 +124,7 @@ for k in 6.1 6.12; do
 	rc=0
 	out=$LIVE_TMP/vm-$k.out
 	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \
-		--mod "$SCSI_PARAMS" --file "$LIVE_TMP/work.sh:/iotap/work.sh" \
+		--mod "$SCSI_PARAMS" --file "$LIVE_TMP/workload.sh:/iotap/workload.sh" \
 		--timeout 170 -- "$LIVE_TMP/guest.sh" >"$out" 2>"$LIVE_TMP/vm-$k.err" || rc=$?
 	[ $rc = 125 ] && skip "VM for $k could not run: $(tail -3 "$LIVE_TMP/vm-$k.err")"
 	[ $rc = 0 ] || { cat "$out" "$LIVE_TMP/vm-$k.err"; fail "guest script failed on $k ($rc)"; }
@@ -133,6 +143,10 @@ for k in 6.1 6.12; do
 		"$LIVE_TMP/live-$k/scsilatency")
 	[ "$v" -le $K ] || fail "$k: $v sda commands outside [4K, 8K) (only the $K failed ones may be)"
 	check_counts $k guest-report "$LIVE_TMP/guest-$k"
+	section "$out" admin >"$LIVE_TMP/admin-$k"
+	v=$(bt_total "$LIVE_TMP/admin-$k" "nvme0, nvme_admin_identify")
+	[ "$v" -ge 1 ] || fail "$k: -A timed no nvme_admin_identify on a rescan: $(cat "$LIVE_TMP/admin-$k")"
+	grep -q '^@usecs\[nvme0n1' "$LIVE_TMP/admin-$k" && fail "$k: I/O commands during the rescan?"
 	grep -q "0 lost" "$out" || fail "$k: record lost events: $(section "$out" record)"
 	section "$out" recording | base64 -d >"$LIVE_TMP/rec-$k.iotap" || fail "$k: recording not decoded"
 	chmod 644 "$LIVE_TMP/rec-$k.iotap"
@@ -145,5 +159,6 @@ for k in 6.1 6.12; do
 	done
 	check_counts $k host-report "$LIVE_TMP/host-$k"
 	section "$out" dynamic_events | grep -q iotap && fail "$k: tracefs left dirty: $(section "$out" dynamic_events)"
+	echo "ok: $k: a rescan's admin commands timed apart with -A ($v nvme_admin_identify)"
 	echo "ok: $k: nvme read=$N write=$M flush=1, sda READ=$((NS + K)) in [4K, 8K), results GOOD=$NS CHECK_CONDITION=$K, bioerr $K BLK_STS_MEDIUM at the injected sectors; live, recorded, reported here unprivileged"
 done
