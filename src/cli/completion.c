@@ -70,6 +70,16 @@ static void completion_value(FILE *out, const struct opt *opts)
 	}
 }
 
+/* completion_names - every tool and command name, and the other names tools answer to */
+static void completion_names(FILE *out, const struct tool *const *specs)
+{
+	for (const struct tool *const *t = specs; *t; t++) {
+		fprintf(out, "%s ", (*t)->name);
+		if ((*t)->alias)
+			fprintf(out, "%s ", (*t)->alias);
+	}
+}
+
 /* completion_bash_write - see completion.h */
 int completion_bash_write(FILE *out, const struct tool *const *specs)
 {
@@ -97,6 +107,14 @@ int completion_bash_write(FILE *out, const struct tool *const *specs)
 		else if (s->args == TOOL_ARGS_COMMAND)
 			fputs("\t[[ $cur == -* ]] || COMPREPLY+=($(compgen -c -- \"$cur\"))\n", out);
 		fputs("}\n\n", out);
+		if (s->alias) {
+			/* iotap iobreakdown completes as iotap iostackbreakdown. */
+			fputs("_iotap_", out);
+			completion_ident(out, s->alias);
+			fputs("()\n{\n\t_iotap_", out);
+			completion_ident(out, s->name);
+			fputs("\n}\n\n", out);
+		}
 	}
 	fputs("# _iotap - iotap TOOL|COMMAND ..., a tool by its own name, or iotap report ... TOOL\n"
 	      "_iotap()\n{\n\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
@@ -105,16 +123,14 @@ int completion_bash_write(FILE *out, const struct tool *const *specs)
 	      "\tif [[ $name == iotap ]]; then\n"
 	      "\t\tif ((COMP_CWORD == 1)); then\n"
 	      "\t\t\tCOMPREPLY=($(compgen -W \"", out);
-	for (const struct tool *const *t = specs; *t; t++)
-		fprintf(out, "%s ", (*t)->name);
+	completion_names(out, specs);
 	fputs("help list man completion --help --version\" -- \"$cur\"))\n"
 	      "\t\t\treturn 0\n\t\tfi\n"
 	      "\t\tname=${COMP_WORDS[1]} i=2\n"
 	      "\t\tcase $name in\n"
 	      "\t\thelp|man)\n"
 	      "\t\t\t((COMP_CWORD == 2)) && COMPREPLY=($(compgen -W \"", out);
-	for (const struct tool *const *t = specs; *t; t++)
-		fprintf(out, "%s ", (*t)->name);
+	completion_names(out, specs);
 	fputs("\" -- \"$cur\"))\n\t\t\treturn 0 ;;\n"
 	      "\t\tcompletion)\n"
 	      "\t\t\t((COMP_CWORD == 2)) && COMPREPLY=($(compgen -W \"bash\" -- \"$cur\"))\n"
@@ -131,7 +147,8 @@ int completion_bash_write(FILE *out, const struct tool *const *specs)
 	      "\t\t\tCOMPREPLY=($(compgen -W \"", out);
 	for (const struct tool *const *t = specs; *t; t++)
 		if (tool_find((*t)->name) == *t)
-			fprintf(out, "%s ", (*t)->name);
+			fprintf(out, "%s %s%s", (*t)->name, (*t)->alias ? (*t)->alias : "",
+				(*t)->alias ? " " : "");
 	fputs("\" -- \"$cur\"))\n\t\t\treturn 0\n\t\tfi\n\tfi\n"
 	      "\tfn=_iotap_${name//[^a-zA-Z0-9]/_}\n"
 	      "\tdeclare -F \"$fn\" >/dev/null && \"$fn\"\n"
