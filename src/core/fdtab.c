@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "fdtab.h"
 
 /* Descriptors above this are not followed: a table is an array indexed by fd. */
@@ -20,8 +21,8 @@ struct fd_ent {
 
 struct fd_proc {
 	uint32_t pid;
-	struct fd_ent *fd;
-	int nr;
+	struct fd_ent *fd;		/* indexed by descriptor */
+	size_t cap;
 };
 
 struct fdtab {
@@ -111,21 +112,13 @@ static struct fd_proc *fdtab_get_proc(struct fdtab *t, uint32_t pid)
 /* fdtab_slot - room for fd in pr, zeroed when new */
 static struct fd_ent *fdtab_slot(struct fd_proc *pr, int fd)
 {
+	size_t old = pr->cap;
+
 	if (fd < 0 || fd >= FDTAB_MAX_FD)
 		return NULL;
-	if (fd >= pr->nr) {
-		int nr = pr->nr ? pr->nr : 16;
-		struct fd_ent *a;
-
-		while (nr <= fd)
-			nr *= 2;
-		a = realloc(pr->fd, nr * sizeof(*a));
-		if (!a)
-			return NULL;
-		memset(a + pr->nr, 0, (nr - pr->nr) * sizeof(*a));
-		pr->fd = a;
-		pr->nr = nr;
-	}
+	if (array_reserve(&pr->fd, &pr->cap, (size_t)fd + 1, sizeof(*pr->fd), 16))
+		return NULL;
+	memset(pr->fd + old, 0, (pr->cap - old) * sizeof(*pr->fd));
 	return &pr->fd[fd];
 }
 
@@ -156,7 +149,7 @@ int fdtab_set(struct fdtab *t, uint32_t pid, int fd, const char *path, bool cloe
 const char *fdtab_get(const struct fdtab *t, uint32_t pid, int fd, bool *known)
 {
 	struct fd_proc *pr = fdtab_find(t, pid);
-	const struct fd_ent *e = pr && fd >= 0 && fd < pr->nr ? &pr->fd[fd] : NULL;
+	const struct fd_ent *e = pr && fd >= 0 && (size_t)fd < pr->cap ? &pr->fd[fd] : NULL;
 
 	if (known)
 		*known = e && e->open;
@@ -168,7 +161,7 @@ void fdtab_close(struct fdtab *t, uint32_t pid, int fd)
 {
 	struct fd_proc *pr = fdtab_find(t, pid);
 
-	if (pr && fd >= 0 && fd < pr->nr)
+	if (pr && fd >= 0 && (size_t)fd < pr->cap)
 		memset(&pr->fd[fd], 0, sizeof(pr->fd[fd]));
 }
 
@@ -190,7 +183,7 @@ void fdtab_set_cloexec(struct fdtab *t, uint32_t pid, int fd, bool cloexec)
 {
 	struct fd_proc *pr = fdtab_find(t, pid);
 
-	if (pr && fd >= 0 && fd < pr->nr)
+	if (pr && fd >= 0 && (size_t)fd < pr->cap)
 		pr->fd[fd].cloexec = cloexec;
 }
 
@@ -205,13 +198,13 @@ int fdtab_fork(struct fdtab *t, uint32_t ppid, uint32_t cpid)
 	child = fdtab_get_proc(t, cpid);
 	if (!child)
 		return -ENOMEM;
-	if (!parent->nr)
+	if (!parent->cap)
 		return 0;
-	child->fd = malloc(parent->nr * sizeof(*child->fd));
+	child->fd = malloc(parent->cap * sizeof(*child->fd));
 	if (!child->fd)
 		return -ENOMEM;
-	memcpy(child->fd, parent->fd, parent->nr * sizeof(*child->fd));
-	child->nr = parent->nr;
+	memcpy(child->fd, parent->fd, parent->cap * sizeof(*child->fd));
+	child->cap = parent->cap;
 	return 0;
 }
 
@@ -220,7 +213,7 @@ void fdtab_exec(struct fdtab *t, uint32_t pid)
 {
 	struct fd_proc *pr = fdtab_find(t, pid);
 
-	for (int i = 0; pr && i < pr->nr; i++)
+	for (size_t i = 0; pr && i < pr->cap; i++)
 		if (pr->fd[i].cloexec)
 			memset(&pr->fd[i], 0, sizeof(pr->fd[i]));
 }

@@ -10,6 +10,7 @@
 
 #include <event-parse.h>
 
+#include "array.h"
 #include "cgroup.h"
 #include "elfsym.h"
 #include "fdtab.h"
@@ -45,7 +46,7 @@ struct live_src {
 	bool enabled;
 	/* The uprobes made, by place: one place is probed once (aliases share one). */
 	struct live_place { char *path; uint64_t offset; bool ret; } *places;
-	size_t nr_places;
+	size_t nr_places, cap_places;
 	/* available_filter_functions, sorted, read at the first kprobe asked about */
 	char **ftrace_fns;
 	size_t nr_ftrace_fns;
@@ -252,14 +253,9 @@ static void live_ftrace_fns_read(struct live_src *lv)
 		char *name;
 
 		line[strcspn(line, " \t\n")] = 0;
-		if (lv->nr_ftrace_fns == cap) {
-			char **a = realloc(lv->ftrace_fns, (cap ? cap * 2 : 4096) * sizeof(*a));
-
-			if (!a)
-				break;
-			lv->ftrace_fns = a;
-			cap = cap ? cap * 2 : 4096;
-		}
+		if (array_reserve(&lv->ftrace_fns, &cap, lv->nr_ftrace_fns + 1,
+				  sizeof(*lv->ftrace_fns), 4096))
+			break;
 		name = strdup(line);
 		if (!name)
 			break;
@@ -299,21 +295,17 @@ static bool live_probe_available(struct session *s, const struct probe_spec *p)
 /* live_place_seen - remember a uprobe's place; -EEXIST when one was made there already */
 static int live_place_seen(struct live_src *lv, const char *path, uint64_t off, bool ret)
 {
-	struct live_place *a;
-
 	for (size_t i = 0; i < lv->nr_places; i++)
 		if (lv->places[i].offset == off && lv->places[i].ret == ret &&
 		    !strcmp(lv->places[i].path, path))
 			return -EEXIST;
-	a = realloc(lv->places, (lv->nr_places + 1) * sizeof(*a));
-	if (!a)
+	if (array_reserve(&lv->places, &lv->cap_places, lv->nr_places + 1, sizeof(*lv->places), 8))
 		return -ENOMEM;
-	lv->places = a;
-	a[lv->nr_places].path = strdup(path);
-	if (!a[lv->nr_places].path)
+	lv->places[lv->nr_places].path = strdup(path);
+	if (!lv->places[lv->nr_places].path)
 		return -ENOMEM;
-	a[lv->nr_places].offset = off;
-	a[lv->nr_places++].ret = ret;
+	lv->places[lv->nr_places].offset = off;
+	lv->places[lv->nr_places++].ret = ret;
 	return 0;
 }
 

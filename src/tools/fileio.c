@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "systrack.h"
 
 #define FILEIO_ROWS 20
@@ -90,7 +91,7 @@ static const char *fileio_file(const struct sys_call *c, char *buf, size_t len)
 static struct fileio_row *fileio_row_get(struct iotap_ctx *ctx, const struct sys_call *c)
 {
 	struct fileio_state *st = ctx->state;
-	struct fileio_row key = { .pid = c->pid }, *row, **rows;
+	struct fileio_row key = { .pid = c->pid }, *row;
 	char buf[32];
 	void *node;
 
@@ -99,15 +100,8 @@ static struct fileio_row *fileio_row_get(struct iotap_ctx *ctx, const struct sys
 	node = tfind(&key, &st->tree, fileio_cmp);
 	if (node)
 		return *(struct fileio_row **)node;
-	if (st->nr == st->cap) {
-		size_t cap = st->cap ? st->cap * 2 : 64;
-
-		rows = realloc(st->rows, cap * sizeof(*rows));
-		if (!rows)
-			return NULL;
-		st->rows = rows;
-		st->cap = cap;
-	}
+	if (array_reserve(&st->rows, &st->cap, st->nr + 1, sizeof(*st->rows), 64))
+		return NULL;
 	row = calloc(1, sizeof(*row));
 	if (!row)
 		return NULL;

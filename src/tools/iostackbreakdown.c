@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "blktrack.h"
 #include "field.h"
 #include "hist.h"
@@ -321,15 +322,8 @@ static uint64_t iosb_fsin_take(struct iosb_state *st, uint32_t tid, const char *
 static int iosb_fsin_put(struct iosb_state *st, uint32_t tid, const char *op, uint64_t t)
 {
 	iosb_fsin_take(st, tid, op);
-	if (st->nr_fsin == st->cap_fsin) {
-		size_t cap = st->cap_fsin ? st->cap_fsin * 2 : 64;
-		struct iosb_fsin *a = realloc(st->fsin, cap * sizeof(*a));
-
-		if (!a)
-			return -ENOMEM;
-		st->fsin = a;
-		st->cap_fsin = cap;
-	}
+	if (array_reserve(&st->fsin, &st->cap_fsin, st->nr_fsin + 1, sizeof(*st->fsin), 64))
+		return -ENOMEM;
 	st->fsin[st->nr_fsin++] = (struct iosb_fsin){ tid, t, op };
 	return 0;
 }
