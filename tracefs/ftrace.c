@@ -188,7 +188,12 @@ static uint32_t ftrace_tgid(struct ftrace_ring *fr, uint32_t tid)
 				break;
 		fclose(f);
 	}
-	/* A thread gone before we looked: its id is the best answer, and right for most. */
+	/*
+	 * A thread gone before we looked: its id is the best answer, and right for most.
+	 * So for one being reaped as we read: its status still opens but says Tgid 0.
+	 */
+	if (!tgid)
+		tgid = tid;
 	e->tid = tid;
 	e->tgid = tgid;
 	return tgid;
