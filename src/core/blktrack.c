@@ -197,13 +197,40 @@ static int blktrack_on_bio_queue(struct iotap_ctx *ctx, const struct perf_sample
 	return bt->cfg.on_start ? bt->cfg.on_start(bt->cfg.arg, r, s) : 0;
 }
 
+/* blktrack_complete - r completed as rq at s: hand the whole request to the tool, forget it */
+static int blktrack_complete(struct blktrack *bt, struct blkreq *r, const struct block_rq *rq,
+			     const struct perf_sample *s, uint64_t sector)
+{
+	struct blk_io io = {
+		.dev = r->dev,
+		.sector = sector,
+		.nr_sector = r->nr_sector,
+		.bytes = r->bytes,
+		.op = r->op,
+		.flags = r->flags,
+		.error = rq->error,
+		.t_start = r->t_start,
+		.t_insert = r->t_insert,
+		.t_issue = r->t_issue,
+		.t_done = s->time,
+		.pid = r->pid,
+		.cgroup = r->cgroup,
+		.user = r->user,
+	};
+
+	memcpy(io.rwbs, rq->rwbs, sizeof(io.rwbs));
+	memcpy(io.comm, r->comm, sizeof(io.comm));
+	reqtab_remove(bt->tab, r);
+	bt->st.completed++;
+	return bt->cfg.on_done ? bt->cfg.on_done(bt->cfg.arg, &io) : 0;
+}
+
 /* blktrack_on_bio_done - bio mode: the bio ended, whole or advanced to its end */
 static int blktrack_on_bio_done(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
 {
 	struct blktrack *bt = arg;
 	struct block_rq rq;
 	struct blkreq *r;
-	struct blk_io io;
 
 	if (blktrack_decode(bt, &bt->f_done, s, &rq))
 		return 0;
@@ -215,24 +242,8 @@ static int blktrack_on_bio_done(struct iotap_ctx *ctx, const struct perf_sample 
 			bt->st.unmatched++;
 		return 0;
 	}
-	memset(&io, 0, sizeof(io));
-	io.dev = r->dev;
-	io.sector = r->sector - r->nr_sector;
-	io.nr_sector = r->nr_sector;
-	io.bytes = r->bytes;
-	io.op = r->op;
-	io.flags = r->flags;
-	memcpy(io.rwbs, rq.rwbs, sizeof(io.rwbs));
-	io.error = rq.error;
-	io.t_start = r->t_start;
-	io.t_issue = r->t_issue;
-	io.t_done = s->time;
-	io.pid = r->pid;
-	memcpy(io.comm, r->comm, sizeof(io.comm));
-	io.user = r->user;
-	reqtab_remove(bt->tab, r);
-	bt->st.completed++;
-	return bt->cfg.on_done ? bt->cfg.on_done(bt->cfg.arg, &io) : 0;
+	/* Keyed by its end; the bio began nr_sector before it. */
+	return blktrack_complete(bt, r, &rq, s, r->sector - r->nr_sector);
 }
 
 /* blktrack_on_insert - scheduler insert, when it is not the start event */
@@ -292,8 +303,6 @@ static int blktrack_on_done(struct iotap_ctx *ctx, const struct perf_sample *s, 
 	struct blktrack *bt = arg;
 	struct block_rq rq;
 	struct blkreq *r;
-	struct blk_io io;
-	int ret;
 
 	if (blktrack_decode(bt, &bt->f_done, s, &rq))
 		return 0;
@@ -306,27 +315,7 @@ static int blktrack_on_done(struct iotap_ctx *ctx, const struct perf_sample *s, 
 		bt->st.unmatched++;
 		return 0;
 	}
-	memset(&io, 0, sizeof(io));
-	io.dev = r->dev;
-	io.sector = r->sector;
-	io.nr_sector = r->nr_sector;
-	io.bytes = r->bytes;
-	io.op = r->op;
-	io.flags = r->flags;
-	memcpy(io.rwbs, rq.rwbs, sizeof(io.rwbs));
-	io.error = rq.error;
-	io.t_start = r->t_start;
-	io.t_insert = r->t_insert;
-	io.t_issue = r->t_issue;
-	io.t_done = s->time;
-	io.pid = r->pid;
-	io.cgroup = r->cgroup;
-	memcpy(io.comm, r->comm, sizeof(io.comm));
-	io.user = r->user;
-	reqtab_remove(bt->tab, r);
-	bt->st.completed++;
-	ret = bt->cfg.on_done ? bt->cfg.on_done(bt->cfg.arg, &io) : 0;
-	return ret;
+	return blktrack_complete(bt, r, &rq, s, r->sector);
 }
 
 /* blktrack_use - subscribe to one block event with the tracker's filters */
