@@ -86,9 +86,10 @@ static void put(uint8_t **at, const uint8_t *end, const void *data, size_t n)
  * perf_sample_write - lay out a sample as the kernel would for sample_type
  *
  * The inverse of perf_sample_parse(), for IOTAP_SAMPLE_BASE plus
- * PERF_SAMPLE_CALLCHAIN (no user registers or stack: they are what a
- * writer replaces with the callchain it walked). RAW keeps the kernel's
- * padding, so the record stays 8-byte aligned.
+ * PERF_SAMPLE_CALLCHAIN, PERF_SAMPLE_REGS_USER (regs_abi, then the registers
+ * of regs_mask unless it is 0) and PERF_SAMPLE_STACK_USER (stack_size bytes,
+ * none when 0). RAW keeps the kernel's padding and a stack copy is padded
+ * as the kernel pads it, so the record stays 8-byte aligned.
  * Return: the record's size, -ENOSPC when it does not fit in room, or
  * -EINVAL for a sample_type or raw size it cannot lay out.
  */
@@ -102,7 +103,9 @@ int perf_sample_write(const struct perf_sample *s, uint64_t sample_type, uint16_
 	uint32_t raw_size;
 	size_t size;
 
-	if ((sample_type & ~PERF_SAMPLE_CALLCHAIN) != IOTAP_SAMPLE_BASE || (s->raw_size + 4) % 8)
+	if ((sample_type & ~(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+			     PERF_SAMPLE_STACK_USER)) != IOTAP_SAMPLE_BASE ||
+	    (s->raw_size + 4) % 8)
 		return -EINVAL;
 	if (room < sizeof(h))
 		return -ENOSPC;
@@ -119,6 +122,22 @@ int perf_sample_write(const struct perf_sample *s, uint64_t sample_type, uint16_
 	raw_size = s->raw_size;
 	put(&at, end, &raw_size, 4);
 	put(&at, end, s->raw, raw_size);
+	if (sample_type & PERF_SAMPLE_REGS_USER) {
+		put(&at, end, &s->regs_abi, 8);
+		if (s->regs_abi)
+			put(&at, end, s->regs, 8ull * __builtin_popcountll(s->regs_mask));
+	}
+	if (sample_type & PERF_SAMPLE_STACK_USER) {
+		static const uint8_t zero[8];
+
+		v = (s->stack_size + 7) & ~7ull;
+		put(&at, end, &v, 8);
+		if (v) {
+			put(&at, end, s->stack, s->stack_size);
+			put(&at, end, zero, v - s->stack_size);
+			put(&at, end, &s->stack_size, 8);
+		}
+	}
 	if (!at)
 		return -ENOSPC;
 	size = at - (uint8_t *)buf;

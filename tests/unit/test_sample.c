@@ -114,10 +114,49 @@ static void test_write(void **state)
 	assert_int_equal(back.time, 987654321);
 	assert_memory_equal(back.raw, s.raw, 12);
 	/* Only what perf_sample_parse() knows, and only kernel-aligned raw data. */
-	assert_int_equal(perf_sample_write(&s, IOTAP_SAMPLE_BASE | PERF_SAMPLE_STACK_USER, 0, w.buf,
+	assert_int_equal(perf_sample_write(&s, IOTAP_SAMPLE_BASE | PERF_SAMPLE_IP, 0, w.buf,
 					   sizeof(w.buf)), -EINVAL);
 	s.raw_size = 11;
 	assert_int_equal(perf_sample_write(&s, IOTAP_SAMPLE_BASE, 0, w.buf, sizeof(w.buf)), -EINVAL);
+}
+
+/* test_write_user - user registers and a stack copy, or none of either, parse back as written */
+static void test_write_user(void **state)
+{
+	const uint64_t type = IOTAP_SAMPLE_BASE | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+		PERF_SAMPLE_STACK_USER;
+	struct builder b, w;
+	struct perf_sample s, back;
+	uint64_t regs[3] = { 0x7ffd0000, 0x7ffd0100, 0x401000 };
+	uint8_t stack[13] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13 };
+	int n;
+
+	assert_int_equal(perf_sample_parse(build_sample(&b, true), IOTAP_SAMPLE_BASE |
+					   PERF_SAMPLE_CALLCHAIN, 0, &s), 0);
+	/* None: a kernel thread's sample, or a stand-in for one never delivered. */
+	n = perf_sample_write(&s, type, 0, w.buf, sizeof(w.buf));
+	assert_int_equal(n, b.len + 16);
+	assert_int_equal(perf_sample_parse((void *)w.buf, type, 0x7, &back), 0);
+	assert_int_equal(back.regs_abi, 0);
+	assert_null(back.regs);
+	assert_int_equal(back.stack_size, 0);
+	assert_null(back.stack);
+	assert_int_equal(back.nr_ips, 3);
+	/* Both: the stack is padded as the kernel pads it, its real size kept. */
+	s.regs_abi = PERF_SAMPLE_REGS_ABI_64;
+	s.regs_mask = 0x7;
+	s.regs = regs;
+	s.stack = stack;
+	s.stack_size = sizeof(stack);
+	n = perf_sample_write(&s, type, 0, w.buf, sizeof(w.buf));
+	assert_int_equal(n, b.len + 8 + 24 + 8 + 16 + 8);
+	assert_int_equal(n % 8, 0);
+	assert_int_equal(perf_sample_parse((void *)w.buf, type, 0x7, &back), 0);
+	assert_int_equal(back.regs_abi, PERF_SAMPLE_REGS_ABI_64);
+	assert_memory_equal(back.regs, regs, sizeof(regs));
+	assert_int_equal(back.stack_size, sizeof(stack));
+	assert_memory_equal(back.stack, stack, sizeof(stack));
+	assert_memory_equal(back.raw, s.raw, 12);
 }
 
 /* test_truncated - every shorter size is rejected, never read past */
@@ -236,6 +275,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_write),
+		cmocka_unit_test(test_write_user),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_huge_callchain),
 		cmocka_unit_test(test_sample_id),
