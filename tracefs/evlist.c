@@ -43,6 +43,7 @@ struct evlist {
 	struct merge *merge;
 	bool opened;
 	bool disabled;
+	bool counted_elsewhere;	/* every event's count comes from another ring */
 	evlist_compact_fn compact;
 	void *compact_arg;
 };
@@ -382,6 +383,9 @@ int evlist_open(struct evlist *el, const struct evlist_opts *opts, char *err, si
 			sel->fds[c] = -1;
 	}
 	el->opened = true;
+	el->counted_elsewhere = true;
+	for (size_t i = 0; i < el->nr; i++)
+		el->counted_elsewhere &= el->sel[i]->unaccounted;
 	/* Wake at a quarter full: room for three more quarters while we drain. */
 	wakeup = opts->mmap_pages * sysconf(_SC_PAGESIZE) / 4;
 	for (int c = 0; c < el->nr_cpus; c++) {
@@ -447,8 +451,8 @@ void evlist_set_compact(struct evlist *el, evlist_compact_fn fn, void *arg)
 	el->compact_arg = arg;
 }
 
-/* ring_read - move every complete record of one ring into the merge queue */
-static int ring_read(struct evlist *el, struct ring *r, struct merge *m)
+/* ring_read - hand every complete record of one ring to push, which copies it */
+static int ring_read(struct evlist *el, struct ring *r, evlist_push_fn push, void *arg)
 {
 	struct perf_event_mmap_page *pc = r->base;
 	const char *data = (const char *)r->base + r->page;
@@ -493,10 +497,12 @@ static int ring_read(struct evlist *el, struct ring *r, struct merge *m)
 			}
 		}
 		/*
-		 * A ring without tracepoints carries side-band only: its losses are
+		 * A ring without tracepoints carries side-band only, and one whose
+		 * events another ring counts loses stacks: either way its losses are
 		 * no events, and must not read as event losses in a recording.
 		 */
-		if (!el->nr && (hdr->type == PERF_RECORD_LOST || hdr->type == PERF_RECORD_LOST_SAMPLES)) {
+		if (el->counted_elsewhere &&
+		    (hdr->type == PERF_RECORD_LOST || hdr->type == PERF_RECORD_LOST_SAMPLES)) {
 			tail += size;
 			continue;
 		}
@@ -504,7 +510,7 @@ static int ring_read(struct evlist *el, struct ring *r, struct merge *m)
 		if (hdr->type == PERF_RECORD_SAMPLE && el->compact)
 			hdr = el->compact(el->compact_arg, hdr);
 		perf_record_time(hdr, &time);
-		ret = merge_push(m, time, hdr, hdr->size);
+		ret = push(arg, time, hdr);
 		if (ret)
 			break;
 		tail += size;
@@ -526,22 +532,28 @@ static int evlist_emit(void *arg, uint64_t time, const void *rec, size_t size)
 	return e->fn(e->arg, rec);
 }
 
+/* evlist_queue - an evlist_push_fn into the list's own merge */
+static int evlist_queue(void *arg, uint64_t time, const struct perf_event_header *rec)
+{
+	return merge_push(arg, time, rec, rec->size);
+}
+
 /* evlist_read_round - drain every ring once, then emit what ordering now allows */
 int evlist_read_round(struct evlist *el, evlist_record_fn fn, void *arg)
 {
 	struct emit_ctx e = { fn, arg };
-	int ret = evlist_read(el, el->merge);
+	int ret = evlist_read(el, evlist_queue, el->merge);
 
-	return ret ? ret : merge_round_end(el->merge, evlist_emit, &e);
+	return ret ? ret : merge_round_end(el->merge, UINT64_MAX, evlist_emit, &e);
 }
 
-/* evlist_read - every ring's complete records into m; whoever owns m ends the round */
-int evlist_read(struct evlist *el, struct merge *m)
+/* evlist_read - every ring's complete records to push, in each ring's order */
+int evlist_read(struct evlist *el, evlist_push_fn push, void *arg)
 {
 	int ret;
 
 	for (int c = 0; c < el->nr_cpus; c++) {
-		ret = ring_read(el, &el->rings[c], m);
+		ret = ring_read(el, &el->rings[c], push, arg);
 		if (ret)
 			return ret;
 	}
@@ -593,7 +605,7 @@ int evlist_account(struct evlist *el, struct merge *m, uint64_t time)
 		struct perf_event_header *h = (void *)rec;
 		int ret;
 
-		if (!sel->fds)
+		if (!sel->fds || sel->unaccounted)
 			continue;
 		ret = evsel_count_read(sel, el->nr_cpus, &now);
 		if (ret)
@@ -666,6 +678,12 @@ const int *evlist_cpus(const struct evlist *el)
 const struct ring_stats *evlist_ring_stats(const struct evlist *el, int i)
 {
 	return &el->rings[i].st;
+}
+
+/* evlist_counted_elsewhere - whether the rings' losses are no events (see evsel.unaccounted) */
+bool evlist_counted_elsewhere(const struct evlist *el)
+{
+	return el->counted_elsewhere;
 }
 
 /* evlist_late - records that the merge had to emit out of order */

@@ -23,6 +23,7 @@ struct evsel {
 	uint64_t delivered;	/* samples read from the rings */
 	uint64_t counted;	/* the fds' counts at the last evlist_account() */
 	uint64_t undelivered;	/* counted but never delivered, as last accounted */
+	bool unaccounted;	/* another ring delivers its events: evlist_account() skips it */
 };
 
 struct evlist_opts {
@@ -64,10 +65,15 @@ int evlist_disable(struct evlist *el);
 int evlist_poll(struct evlist *el, int timeout_ms);
 int evlist_read_round(struct evlist *el, evlist_record_fn fn, void *arg);
 int evlist_flush(struct evlist *el, uint64_t limit, evlist_record_fn fn, void *arg);
-/* For a reader that merges several kinds of ring: read into its merge, poll its set. */
+/*
+ * For a reader that merges several kinds of ring: every complete record goes
+ * to push (which must copy it: its ring space is released after the read),
+ * each ring's records in the order they were written.
+ */
+typedef int (*evlist_push_fn)(void *arg, uint64_t time, const struct perf_event_header *rec);
 struct merge;
 struct pollfd;
-int evlist_read(struct evlist *el, struct merge *m);
+int evlist_read(struct evlist *el, evlist_push_fn push, void *arg);
 int evlist_pollfds(const struct evlist *el, struct pollfd *pfd, int max);
 int evlist_account(struct evlist *el, struct merge *m, uint64_t time);
 int evsel_count_read(const struct evsel *sel, int nr_cpus, uint64_t *count);
@@ -78,6 +84,7 @@ int evlist_nr_cpus(const struct evlist *el);
 const int *evlist_cpus(const struct evlist *el);
 const struct ring_stats *evlist_ring_stats(const struct evlist *el, int i);
 uint64_t evlist_late(const struct evlist *el);
+bool evlist_counted_elsewhere(const struct evlist *el);
 int cpus_online(int **cpus);
 
 #endif

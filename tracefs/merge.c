@@ -213,10 +213,10 @@ int merge_flush(struct merge *m, uint64_t limit, merge_emit_fn emit, void *arg)
 	return ret;
 }
 
-/* merge_round_end - close a round: emit what the previous round made safe */
-int merge_round_end(struct merge *m, merge_emit_fn emit, void *arg)
+/* merge_round_end - close a round: emit what the previous round made safe, up to horizon */
+int merge_round_end(struct merge *m, uint64_t horizon, merge_emit_fn emit, void *arg)
 {
-	uint64_t limit = m->prev_max;
+	uint64_t limit = m->prev_max < horizon ? m->prev_max : horizon;
 	int ret;
 
 	m->prev_max = m->round_max;

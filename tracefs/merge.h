@@ -14,6 +14,8 @@
  * was written during round N-1 at the latest.
  *
  * Records are copied on push, so the caller may release ring space at once.
+ * A reader that holds records back before pushing them passes the time of
+ * its oldest as the horizon: a round emits nothing newer.
  */
 struct merge;
 
@@ -22,7 +24,7 @@ typedef int (*merge_emit_fn)(void *arg, uint64_t time, const void *rec, size_t s
 struct merge *merge_alloc(void);
 void merge_free(struct merge *m);
 int merge_push(struct merge *m, uint64_t time, const void *rec, size_t size);
-int merge_round_end(struct merge *m, merge_emit_fn emit, void *arg);
+int merge_round_end(struct merge *m, uint64_t horizon, merge_emit_fn emit, void *arg);
 int merge_flush(struct merge *m, uint64_t limit, merge_emit_fn emit, void *arg);
 size_t merge_pending(const struct merge *m);
 uint64_t merge_late(const struct merge *m);

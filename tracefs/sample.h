@@ -19,6 +19,15 @@
 #define IOTAP_RECORD_UNDELIVERED 0x10001u
 #define IOTAP_UNDELIVERED_SIZE (8 + 16 + 32)
 
+/*
+ * Events of one event delivered without their callchain: read from the
+ * ftrace ring, while the perf sample that carried the stack never came.
+ * Body: u64 stackless, u64 events, both since the start, all CPUs; then the
+ * sample_id trailer, as IOTAP_RECORD_UNDELIVERED.
+ */
+#define IOTAP_RECORD_STACKLESS 0x10002u
+#define IOTAP_STACKLESS_SIZE (8 + 16 + 32)
+
 /* Room for any perf record: its size is a u16. */
 #define PERF_RECORD_MAX 65536
 

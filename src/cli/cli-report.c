@@ -45,6 +45,8 @@ static void cli_info_print(struct session *s, const struct recording_info *in)
 		if (in->ev[i].undelivered)
 			printf("  (%" PRIu64 " counted by the kernel but not delivered)",
 			       in->ev[i].undelivered);
+		if (in->ev[i].stackless)
+			printf("  (%" PRIu64 " without a stack)", in->ev[i].stackless);
 		putchar('\n');
 	}
 	printf("lost:       %" PRIu64, session_lost_total(s));

@@ -29,9 +29,10 @@
 	"least 512 (fp) or 1024 (dwarf): samples carry a copy of the user stack", \
 	stack_call_graph_names }
 #define OPT_SOURCE { 0, "source", OPT_CHOICE, offsetof(struct session_opts, source), "SOURCE", \
-	"where live events are read: auto takes events without callchains from the ftrace ring " \
-	"buffer of a private tracefs instance (lossless, cheaper) and those with callchains from " \
-	"perf_event_open; ftrace or perf forces one for every event (ftrace cannot take stacks)", \
+	"where live events are read: auto takes every event from the ftrace ring buffer of a " \
+	"private tracefs instance (lossless, cheaper), and the callchains of those that need them " \
+	"from perf_event_open as well; ftrace or perf forces one ring for every event (ftrace " \
+	"cannot take stacks)", \
 	session_source_names }
 #define OPT_CGROUP { 0, "cgroup", OPT_STR, offsetof(struct session_opts, cgroup), "PATH", \
 	"only I/O submitted by tasks in this cgroup v2 or below it (e.g. /sys/fs/cgroup/system.slice), " \

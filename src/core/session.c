@@ -679,10 +679,11 @@ int session_dispatch(struct session *s, const struct perf_event_header *rec)
 	int ret;
 
 	/* Recorders too keep the count: they say it when they stop. */
-	if (rec->type == IOTAP_RECORD_UNDELIVERED) {
+	if (rec->type == IOTAP_RECORD_UNDELIVERED || rec->type == IOTAP_RECORD_STACKLESS) {
 		ev = s->src->find(s, perf_record_id(rec));
 		if (ev && rec->size >= IOTAP_UNDELIVERED_SIZE)
-			memcpy(&ev->undelivered, rec + 1, 8);
+			memcpy(rec->type == IOTAP_RECORD_STACKLESS ? &ev->stackless : &ev->undelivered,
+			       rec + 1, 8);
 	}
 	if (s->ctx.tool && s->ctx.tool->on_record)
 		return s->ctx.tool->on_record(&s->ctx, rec);
@@ -794,6 +795,16 @@ uint64_t session_undelivered_total(const struct session *s)
 	return n;
 }
 
+/* session_stackless_total - events delivered without the callchain they were to carry */
+uint64_t session_stackless_total(const struct session *s)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < s->nr_ev; i++)
+		n += s->ev[i]->stackless;
+	return n;
+}
+
 /* session_report_undelivered - per event, samples the kernel counted but never delivered */
 static void session_report_undelivered(struct session *s)
 {
@@ -809,6 +820,16 @@ static void session_report_undelivered(struct session *s)
 			session_lost_total(s) ? "; the lost events are among them" :
 			": perf sampling dropped them without a lost record; --source ftrace does not");
 		ev->undelivered_reported = ev->undelivered;
+	}
+	for (size_t i = 0; i < s->nr_ev; i++) {
+		struct iotap_event *ev = s->ev[i];
+
+		if (ev->stackless <= ev->stackless_reported)
+			continue;
+		log_msg(LOG_WARN, "%s:%s: %llu events without a stack (%llu in all): perf sampling dropped their samples; the events are counted, from the ftrace ring",
+			ev->sys, ev->name, (unsigned long long)(ev->stackless - ev->stackless_reported),
+			(unsigned long long)ev->stackless);
+		ev->stackless_reported = ev->stackless;
 	}
 }
 

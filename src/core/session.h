@@ -61,6 +61,9 @@ struct iotap_event {
 	uint64_t count;
 	uint64_t undelivered;		/* counted by the kernel, never delivered (perf) */
 	uint64_t undelivered_reported;
+	uint64_t stackless;		/* delivered without their callchain (a twin's) */
+	uint64_t stackless_reported;
+	unsigned int twin;		/* live: 1 + its index among the twinned events; 0 none */
 	struct session *sess;
 };
 
@@ -104,6 +107,7 @@ struct iotap_event *session_event_use(struct session *s, const char *sys, const 
 bool session_aborted(void);
 uint64_t session_lost_total(const struct session *s);
 uint64_t session_undelivered_total(const struct session *s);
+uint64_t session_stackless_total(const struct session *s);
 void session_warn_malformed(const struct session *s);
 uint64_t mono_now(void);
 

@@ -965,7 +965,7 @@ static int pd_fill(struct session *s, struct perf_src *f)
 		if (ret)
 			return ret;
 		if (h->type == PD_REC_FINISHED_ROUND)
-			return merge_round_end(f->m, pd_ready_add, f);
+			return merge_round_end(f->m, UINT64_MAX, pd_ready_add, f);
 		if (h->type >= PD_REC_USER_MIN)
 			continue;
 		ret = h->type == PERF_RECORD_SAMPLE ? pd_sample_rewrite(f, h) : pd_other_rewrite(f, h);

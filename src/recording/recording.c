@@ -30,6 +30,7 @@ struct rec_ev {
 	uint64_t regs_mask;		/* with PERF_SAMPLE_REGS_USER */
 	uint64_t count;			/* samples seen, for --info */
 	uint64_t undelivered;		/* the last IOTAP_RECORD_UNDELIVERED's count, for --info */
+	uint64_t stackless;		/* the last IOTAP_RECORD_STACKLESS's count, for --info */
 	bool chain_ids;			/* REC_EVNT_CHAIN_IDS */
 	struct iotap_event *ev;		/* the session's, when a tool uses it */
 };
@@ -701,6 +702,9 @@ static int file_info_count(struct file_src *f, const struct perf_event_header *r
 	else if (rec->type == IOTAP_RECORD_UNDELIVERED && rec->size >= IOTAP_UNDELIVERED_SIZE &&
 		 (re = file_lookup(f, perf_record_id(rec))))
 		memcpy(&re->undelivered, rec + 1, 8);
+	else if (rec->type == IOTAP_RECORD_STACKLESS && rec->size >= IOTAP_STACKLESS_SIZE &&
+		 (re = file_lookup(f, perf_record_id(rec))))
+		memcpy(&re->stackless, rec + 1, 8);
 	return 0;
 }
 
@@ -977,6 +981,7 @@ static int file_info(struct session *s, struct recording_info *info)
 		f->info_ev[i].sample_type = f->evs[i].sample_type;
 		f->info_ev[i].count = f->evs[i].count;
 		f->info_ev[i].undelivered = f->evs[i].undelivered;
+		f->info_ev[i].stackless = f->evs[i].stackless;
 	}
 	memset(info, 0, sizeof(*info));
 	info->path = f->path;

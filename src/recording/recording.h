@@ -21,6 +21,7 @@ struct recording_event {
 	uint64_t sample_type;
 	uint64_t count;			/* samples in the stream */
 	uint64_t undelivered;		/* counted by the kernel but not delivered */
+	uint64_t stackless;		/* delivered without their callchain */
 };
 
 /* What 'iotap report --info' prints; strings live as long as the session. */

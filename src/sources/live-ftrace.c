@@ -20,6 +20,7 @@ struct ft_event {
 	struct iotap_event *ev;
 	char *filter;
 	uint64_t *ids;		/* the same id on every CPU, for a recorder's EVNT */
+	bool twin;		/* another backend delivers ev: its records go to the join */
 };
 
 struct live_ftrace {
@@ -59,32 +60,49 @@ static bool ftrace_claims(void *priv, const struct iotap_event *ev)
 		f->s->opts.source != SOURCE_PERF;
 }
 
-/* ftrace_attach - the event's records are laid out as perf's IOTAP_SAMPLE_BASE samples */
-static int ftrace_attach(void *priv, struct iotap_event *ev)
+/* ftrace_add - read ev from the instance */
+static int ftrace_add(struct live_ftrace *f, struct iotap_event *ev, bool twin)
 {
-	struct live_ftrace *f = priv;
 	struct ft_event *arr;
 
 	arr = realloc(f->ev, (f->nr + 1) * sizeof(*arr));
 	if (!arr)
 		return -ENOMEM;
 	f->ev = arr;
-	memset(&f->ev[f->nr], 0, sizeof(*arr));
-	f->ev[f->nr].ev = ev;
-	/* The index, not a pointer: the array may move as events are added. */
-	ev->backend = (void *)(uintptr_t)(f->nr + 1);
-	ev->sample_type = IOTAP_SAMPLE_BASE;
-	ev->regs_mask = 0;
-	f->nr++;
+	f->ev[f->nr++] = (struct ft_event){ .ev = ev, .twin = twin };
 	return 0;
 }
 
-/* ftrace_of - the backend's record of an attached event */
+/* ftrace_attach - the event's records are laid out as perf's IOTAP_SAMPLE_BASE samples */
+static int ftrace_attach(void *priv, struct iotap_event *ev)
+{
+	int ret = ftrace_add(priv, ev, false);
+
+	if (ret)
+		return ret;
+	ev->sample_type = IOTAP_SAMPLE_BASE;
+	ev->regs_mask = 0;
+	return 0;
+}
+
+/* ftrace_twin - the lossless copy of an event perf reads for its callchains */
+static int ftrace_twin(void *priv, struct iotap_event *ev, uint64_t *id)
+{
+	struct live_ftrace *f = priv;
+
+	if (f->s->opts.source != SOURCE_AUTO)
+		return -ENOTSUP;
+	*id = ftrace_sample_id(ev->tep->id);
+	return ftrace_add(f, ev, true);
+}
+
+/* ftrace_of - the backend's record of an attached or twinned event */
 static struct ft_event *ftrace_of(struct live_ftrace *f, const struct iotap_event *ev)
 {
-	size_t i = (uintptr_t)ev->backend;
-
-	return i && i <= f->nr ? &f->ev[i - 1] : NULL;
+	for (size_t i = 0; i < f->nr; i++)
+		if (f->ev[i].ev == ev)
+			return &f->ev[i];
+	return NULL;
 }
 
 /* ftrace_filter - AND a clause onto the filter written to the instance's event */
@@ -170,18 +188,12 @@ static int ftrace_pollfds(void *priv, struct pollfd *pfd, int max)
 	return n;
 }
 
-/* ftrace_push - an event, as a perf sample, into the live source's merge */
-static int ftrace_push(void *arg, uint64_t time, const struct perf_event_header *rec)
-{
-	return merge_push(arg, time, rec, rec->size);
-}
-
-/* ftrace_read - every CPU's events into m; to the last one once disabled */
-static int ftrace_read(void *priv, struct merge *m)
+/* ftrace_read - every CPU's events, as perf samples, to push; to the last one once disabled */
+static int ftrace_read(void *priv, live_push_fn push, void *arg)
 {
 	struct live_ftrace *f = priv;
 
-	return ftrace_ring_read(f->fr, f->disabled, ftrace_push, m);
+	return ftrace_ring_read(f->fr, f->disabled, push, arg);
 }
 
 /*
@@ -225,7 +237,7 @@ static struct iotap_event *ftrace_find(void *priv, uint64_t id)
 	if ((id & ~0xffffffffull) != FTRACE_ID_BASE)
 		return NULL;
 	for (size_t i = 0; i < f->nr; i++)
-		if ((uint32_t)f->ev[i].ev->tep->id == (uint32_t)id)
+		if (!f->ev[i].twin && (uint32_t)f->ev[i].ev->tep->id == (uint32_t)id)
 			return f->ev[i].ev;
 	return NULL;
 }
@@ -296,6 +308,7 @@ const struct live_backend_ops live_ftrace = {
 	.alloc = ftrace_alloc,
 	.claims = ftrace_claims,
 	.attach = ftrace_attach,
+	.twin = ftrace_twin,
 	.filter = ftrace_filter,
 	.open = ftrace_open,
 	.enable = ftrace_enable,

@@ -90,6 +90,8 @@ static int perf_attach(void *priv, struct iotap_event *ev)
 	if (!sel)
 		return -errno;
 	sel->user_callchain = (ev->flags & IOTAP_EV_USTACK) && !ucopy;
+	/* The ftrace twin counts it: a sample perf drops is an event without a stack, not a loss. */
+	sel->unaccounted = ev->twin;
 	if (ucopy) {
 		sel->regs_mask = stack_regs_mask(s->opts.call_graph);
 		sel->stack_size = stack_copy_size(s->opts.call_graph);
@@ -147,10 +149,10 @@ static int perf_pollfds(void *priv, struct pollfd *pfd, int max)
 	return evlist_pollfds(((struct live_perf *)priv)->el, pfd, max);
 }
 
-/* perf_read - every ring's complete records into the live source's merge */
-static int perf_read(void *priv, struct merge *m)
+/* perf_read - every ring's complete records to the live source */
+static int perf_read(void *priv, live_push_fn push, void *arg)
 {
-	return evlist_read(((struct live_perf *)priv)->el, m);
+	return evlist_read(((struct live_perf *)priv)->el, push, arg);
 }
 
 /* perf_account - undelivered samples: each event's kernel count against what its rings gave */
@@ -175,8 +177,8 @@ static int perf_lost(void *priv, int i, int *cpu, uint64_t *lost)
 	if (i >= evlist_nr_cpus(p->el))
 		return -ENOENT;
 	*cpu = evlist_cpus(p->el)[i];
-	/* Rings that carry side-band only lose no events (perf_free() tells of them). */
-	*lost = evlist_nr(p->el) ? evlist_ring_stats(p->el, i)->lost : 0;
+	/* Rings of side-band and of twinned events' stacks lose no events (perf_free() tells). */
+	*lost = evlist_counted_elsewhere(p->el) ? 0 : evlist_ring_stats(p->el, i)->lost;
 	return 0;
 }
 
@@ -217,14 +219,14 @@ static void perf_free(void *priv)
 
 	if (!p)
 		return;
-	if (!evlist_nr(p->el)) {
+	if (evlist_counted_elsewhere(p->el)) {
 		uint64_t lost = 0;
 
 		for (int c = 0; c < evlist_nr_cpus(p->el); c++)
 			lost += evlist_ring_stats(p->el, c)->lost;
 		if (lost)
-			log_msg(LOG_WARN, "lost %llu side-band records (process names, mappings): some names may show as '?'; raise --mmap-pages",
-				(unsigned long long)lost);
+			log_msg(LOG_WARN, "lost %llu perf records (%sprocess names, mappings): some stacks or names may be missing; raise --mmap-pages",
+				(unsigned long long)lost, evlist_nr(p->el) ? "stacks, " : "");
 	}
 	evlist_free(p->el);
 	free(p);

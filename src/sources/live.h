@@ -23,6 +23,10 @@
 struct session;
 struct iotap_event;
 struct merge;
+struct perf_event_header;
+
+/* Where a backend's reader hands each record, perf-shaped; it is copied. */
+typedef int (*live_push_fn)(void *arg, uint64_t time, const struct perf_event_header *rec);
 
 struct live_backend_ops {
 	const char *name;
@@ -31,6 +35,13 @@ struct live_backend_ops {
 	bool (*claims)(void *priv, const struct iotap_event *ev);
 	/* Add ev (its format is ev->tep): set ev->sample_type and regs_mask; 0 or -errno. */
 	int (*attach)(void *priv, struct iotap_event *ev);
+	/*
+	 * Optional: read ev too, which another backend attached for its
+	 * callchains, and return the sample id its records carry here; the
+	 * live source joins the two streams (stackjoin.h). ev stays the other's.
+	 */
+	int (*twin)(void *priv, struct iotap_event *ev, uint64_t *id);
+	/* Filter clauses, for ev attached or twinned here. */
 	int (*filter)(void *priv, struct iotap_event *ev, const char *clause);
 	/* Open the kernel side of every attached event; log why not. */
 	int (*open)(void *priv);
@@ -38,8 +49,8 @@ struct live_backend_ops {
 	int (*disable)(void *priv);
 	/* The descriptors that wake the reader; up to max into pfd, returns how many. */
 	int (*pollfds)(void *priv, struct pollfd *pfd, int max);
-	/* Push every complete record into m (merge_push), without ending the round. */
-	int (*read)(void *priv, struct merge *m);
+	/* Every complete record to push, each ring's in its order; the source ends the round. */
+	int (*read)(void *priv, live_push_fn push, void *arg);
 	/*
 	 * Optional: before each report, push the backend's own accounting into m,
 	 * stamped time: records of events lost or counted but not delivered since

@@ -18,11 +18,20 @@
 #include "live.h"
 #include "log.h"
 #include "session.h"
+#include "stackjoin.h"
 #include "usyms.h"
 #include "../tracefs/ftrace.h"
 #include "../tracefs/merge.h"
+#include "../tracefs/sample.h"
 
 #define DRAIN_MS 100
+/*
+ * How long a stack event's copy in one ring waits for its twin in the other
+ * before it goes out alone. Both are written in one tracepoint call, so a
+ * twin that has not come within a round is lost; the margin covers a vCPU
+ * the host stops between the two writes.
+ */
+#define TWIN_GRACE_NS (50 * 1000000ull)
 /* Backends one session can use at once. */
 #define LIVE_BACKENDS_MAX 4
 /* Poll descriptors over all backends: a ring per CPU each. */
@@ -36,10 +45,21 @@ struct live_be {
 	void *priv;
 };
 
+/* An event read from perf for its callchains and from ftrace for its count. */
+struct live_twin {
+	struct iotap_event *ev;
+	uint64_t ftrace_id;		/* the sample id of its ftrace copies */
+	int join;			/* its index in the stackjoin */
+	uint64_t stackless_pushed;	/* stackless events already in the stream */
+};
+
 struct live_src {
 	struct live_be be[LIVE_BACKENDS_MAX];
 	int nr_be;
 	struct merge *merge;
+	struct live_twin *twins;
+	size_t nr_twins, cap_twins;
+	struct stackjoin *join;		/* with twins: their two streams made one */
 	struct pollfd *pfd;
 	int nr_pfd;
 	struct dynevent_set *dyn;
@@ -152,6 +172,33 @@ static struct live_be *live_backend(struct session *s, const struct iotap_event 
 	return NULL;
 }
 
+/*
+ * live_twin_add - have ev read from the ftrace ring too, when its backend
+ * samples callchains: perf drops a sample now and then without a trace, the
+ * ftrace ring does not, so the count stays exact and only the stack is lost
+ */
+static int live_twin_add(struct session *s, struct iotap_event *ev)
+{
+	struct live_src *lv = s->src_priv;
+	struct live_be *be;
+	uint64_t id;
+	int ret;
+
+	if (!(ev->flags & (IOTAP_EV_KSTACK | IOTAP_EV_USTACK)) || s->opts.source != SOURCE_AUTO)
+		return 0;
+	be = live_backend_get(s, &live_ftrace);
+	if (!be)
+		return -errno;
+	if (array_reserve(&lv->twins, &lv->cap_twins, lv->nr_twins + 1, sizeof(*lv->twins), 4))
+		return -ENOMEM;
+	ret = be->ops->twin(be->priv, ev, &id);
+	if (ret)
+		return ret;
+	lv->twins[lv->nr_twins++] = (struct live_twin){ .ev = ev, .ftrace_id = id, .join = -1 };
+	ev->twin = (unsigned int)lv->nr_twins;
+	return 0;
+}
+
 /* live_event_attach - the kernel's format of ev, and a backend to read it */
 static int live_event_attach(struct session *s, struct iotap_event *ev)
 {
@@ -170,6 +217,9 @@ static int live_event_attach(struct session *s, struct iotap_event *ev)
 	be = live_backend(s, ev);
 	if (!be)
 		return -errno;
+	ret = live_twin_add(s, ev);
+	if (ret)
+		return ret;
 	ret = be->ops->attach(be->priv, ev);
 	if (ret)
 		return ret;
@@ -179,12 +229,19 @@ static int live_event_attach(struct session *s, struct iotap_event *ev)
 	return 0;
 }
 
-/* live_event_filter - a kernel-side filter, through the event's backend */
+/* live_event_filter - a kernel-side filter, through the event's backend and its twin's */
 static int live_event_filter(struct session *s, struct iotap_event *ev, const char *clause)
 {
-	struct live_be *be = &((struct live_src *)s->src_priv)->be[ev->be];
+	struct live_src *lv = s->src_priv;
+	struct live_be *be = &lv->be[ev->be];
+	int ret = be->ops->filter ? be->ops->filter(be->priv, ev, clause) : 0;
 
-	return be->ops->filter ? be->ops->filter(be->priv, ev, clause) : 0;
+	/* The two copies of an event must be the same events. */
+	if (!ret && ev->twin) {
+		be = live_backend_get(s, &live_ftrace);
+		ret = be ? be->ops->filter(be->priv, ev, clause) : -errno;
+	}
+	return ret;
 }
 
 /* live_libc - the C library this program runs with, from its own mappings */
@@ -385,6 +442,89 @@ static int live_deliver(void *arg, uint64_t time, const void *rec, size_t size)
 	return session_dispatch(arg, rec);
 }
 
+/* live_queue - a record into the merge (a live_push_fn, and the join's way out) */
+static int live_queue(void *arg, uint64_t time, const struct perf_event_header *rec)
+{
+	struct live_src *lv = ((struct session *)arg)->src_priv;
+
+	return merge_push(lv->merge, time, rec, rec->size);
+}
+
+/* live_push - a backend's record: a twinned event's copy to the join, the rest to the merge */
+static int live_push(void *arg, uint64_t time, const struct perf_event_header *rec)
+{
+	struct session *s = arg;
+	struct live_src *lv = s->src_priv;
+	struct iotap_event *ev;
+	uint64_t id;
+
+	if (!lv->join || rec->type != PERF_RECORD_SAMPLE)
+		return live_queue(s, time, rec);
+	id = perf_record_id(rec);
+	for (size_t i = 0; i < lv->nr_twins; i++)
+		if (lv->twins[i].ftrace_id == id)
+			return stackjoin_push(lv->join, lv->twins[i].join, STACKJOIN_FTRACE, rec);
+	ev = s->src->find(s, id);
+	if (ev && ev->twin)
+		return stackjoin_push(lv->join, lv->twins[ev->twin - 1].join, STACKJOIN_PERF, rec);
+	return live_queue(s, time, rec);
+}
+
+/* live_key - the raw bytes of an event's own fields, which tell its events apart; caller frees */
+static struct stackjoin_range *live_key(const struct tep_event *tp, size_t *nr)
+{
+	struct stackjoin_range *k = NULL;
+	size_t cap = 0;
+
+	*nr = 0;
+	for (const struct tep_format_field *f = tp->format.fields; f; f = f->next) {
+		if (array_reserve(&k, &cap, *nr + 1, sizeof(*k), 8)) {
+			free(k);
+			return NULL;
+		}
+		k[(*nr)++] = (struct stackjoin_range){ .off = (uint32_t)f->offset,
+						       .len = (uint32_t)f->size,
+						       .string = f->flags & TEP_FIELD_IS_STRING };
+	}
+	/* An event without fields is told apart by its thread alone. */
+	return k ? k : calloc(1, sizeof(*k));
+}
+
+/* live_join_open - the join of the twinned events, once perf has handed out their ids */
+static int live_join_open(struct session *s)
+{
+	struct live_src *lv = s->src_priv;
+
+	if (!lv->nr_twins)
+		return 0;
+	lv->join = stackjoin_alloc(TWIN_GRACE_NS);
+	if (!lv->join)
+		return -ENOMEM;
+	for (size_t i = 0; i < lv->nr_twins; i++) {
+		struct iotap_event *ev = lv->twins[i].ev;
+		struct live_be *be = &lv->be[ev->be];
+		struct stackjoin_range *key;
+		const uint64_t *ids;
+		size_t nr, nr_key;
+		int ret = be->ops->event_ids(be->priv, ev, &ids, &nr);
+
+		if (ret)
+			return ret;
+		if (!nr)
+			return -ENOENT;
+		key = live_key(ev->tep, &nr_key);
+		if (!key)
+			return -ENOMEM;
+		ret = stackjoin_event_add(lv->join, ev->sample_type, ev->regs_mask, ids[0], key,
+					  nr_key);
+		free(key);
+		if (ret < 0)
+			return ret;
+		lv->twins[i].join = ret;
+	}
+	return 0;
+}
+
 /* live_start - open every backend's events, then enable them all */
 static int live_start(struct session *s)
 {
@@ -405,6 +545,9 @@ static int live_start(struct session *s)
 		lv->nr_pfd += lv->be[i].ops->pollfds(lv->be[i].priv, lv->pfd + lv->nr_pfd,
 						     LIVE_POLLFDS_MAX - lv->nr_pfd);
 	}
+	ret = live_join_open(s);
+	if (ret)
+		return ret;
 	s->t_start = mono_now();
 	s->now = s->t_start;
 	lv->enabled = true;
@@ -418,25 +561,82 @@ static int live_start(struct session *s)
 	return 0;
 }
 
-/* live_read_round - every backend read into the merge, then what ordering allows emitted */
-static int live_read_round(struct session *s)
+/* live_horizon - the newest time the merge may emit: none the join still holds is older */
+static uint64_t live_horizon(const struct live_src *lv)
+{
+	return lv->join ? stackjoin_horizon(lv->join) : UINT64_MAX;
+}
+
+/*
+ * live_read_round - every backend read, twins joined, then what ordering
+ * allows emitted; final: the kernel writes no more, nothing waits for a twin
+ */
+static int live_read_round(struct session *s, bool final)
 {
 	struct live_src *lv = s->src_priv;
+	/* Before the reads: a twin written before now - grace is in what they take. */
+	uint64_t now = mono_now();
 	int ret;
 
 	for (int i = 0; i < lv->nr_be; i++) {
-		ret = lv->be[i].ops->read(lv->be[i].priv, lv->merge);
+		ret = lv->be[i].ops->read(lv->be[i].priv, live_push, s);
 		if (ret)
 			return ret;
 	}
-	return merge_round_end(lv->merge, live_deliver, s);
+	if (lv->join) {
+		ret = stackjoin_resolve(lv->join, now, final, live_queue, s);
+		if (ret)
+			return ret;
+	}
+	return merge_round_end(lv->merge, live_horizon(lv), live_deliver, s);
+}
+
+/*
+ * live_twins_account - a record per twinned event whose stackless count
+ * grew: events delivered from the ftrace ring whose perf sample, and so
+ * whose stack, never came
+ */
+static int live_twins_account(struct live_src *lv, uint64_t time)
+{
+	for (size_t i = 0; lv->join && i < lv->nr_twins; i++) {
+		struct live_twin *t = &lv->twins[i];
+		const struct stackjoin_stats *st = stackjoin_stats(lv->join, t->join);
+		uint64_t rec[IOTAP_STACKLESS_SIZE / 8];
+		struct perf_event_header *h = (void *)rec;
+		const uint64_t *ids;
+		size_t nr;
+		int ret;
+
+		if (!st || st->stackless <= t->stackless_pushed)
+			continue;
+		ret = lv->be[t->ev->be].ops->event_ids(lv->be[t->ev->be].priv, t->ev, &ids, &nr);
+		if (ret)
+			return ret;
+		h->type = IOTAP_RECORD_STACKLESS;
+		h->misc = 0;
+		h->size = sizeof(rec);
+		rec[1] = st->stackless;
+		rec[2] = st->joined + st->stackless + st->perf_only;
+		rec[3] = 0;		/* pid, tid */
+		rec[4] = time;
+		rec[5] = 0;		/* cpu: the event's, all of them */
+		rec[6] = ids[0];
+		t->stackless_pushed = st->stackless;
+		ret = merge_push(lv->merge, time, rec, sizeof(rec));
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /* live_account - every backend's accounting records into the merge, stamped time */
 static int live_account(struct session *s, uint64_t time)
 {
 	struct live_src *lv = s->src_priv;
-	int ret;
+	int ret = live_twins_account(lv, time);
+
+	if (ret)
+		return ret;
 
 	for (int i = 0; i < lv->nr_be; i++) {
 		if (!lv->be[i].ops->account)
@@ -469,11 +669,15 @@ static int live_run(struct session *s, uint64_t deadline)
 		int timeout;
 
 		if (now >= deadline) {
-			ret = live_read_round(s);
+			uint64_t limit;
+
+			ret = live_read_round(s, false);
 			if (!ret)
 				ret = live_account(s, deadline);
+			/* What the join holds is older than the deadline: the next interval has it. */
+			limit = live_horizon(lv) < deadline ? live_horizon(lv) : deadline;
 			if (!ret)
-				ret = merge_flush(lv->merge, deadline, live_deliver, s);
+				ret = merge_flush(lv->merge, limit, live_deliver, s);
 			return ret ? ret : 1;
 		}
 		/* Drain on a timer too, so an idle CPU's ring does not hold events back. */
@@ -482,7 +686,7 @@ static int live_run(struct session *s, uint64_t deadline)
 		ret = poll(lv->pfd, lv->nr_pfd, timeout);
 		if (ret < 0 && errno != EINTR)
 			return -errno;
-		ret = live_read_round(s);
+		ret = live_read_round(s, false);
 		if (ret)
 			return ret;
 	}
@@ -490,7 +694,7 @@ static int live_run(struct session *s, uint64_t deadline)
 		return 0;
 	/* Stop the kernel writing, then take everything that is left. */
 	live_disable(lv);
-	ret = live_read_round(s);
+	ret = live_read_round(s, true);
 	s->now = mono_now();
 	if (!ret)
 		ret = live_account(s, s->now);
@@ -646,6 +850,14 @@ static void live_report_stats(struct session *s)
 	for (size_t i = 0; i < s->nr_ev; i++)
 		log_msg(LOG_INFO, "  %s:%s: %llu samples", s->ev[i]->sys, s->ev[i]->name,
 			(unsigned long long)s->ev[i]->count);
+	for (size_t i = 0; lv->join && i < lv->nr_twins; i++) {
+		const struct stackjoin_stats *st = stackjoin_stats(lv->join, lv->twins[i].join);
+
+		log_msg(LOG_INFO, "  %s:%s from both rings: %llu joined (%llu by thread and time), %llu without a stack, %llu from perf alone, %llu late twins dropped",
+			lv->twins[i].ev->sys, lv->twins[i].ev->name, (unsigned long long)st->joined,
+			(unsigned long long)st->loose, (unsigned long long)st->stackless,
+			(unsigned long long)st->perf_only, (unsigned long long)st->late);
+	}
 }
 
 /* live_close - stop and close the events, then remove the dynamic events they used */
@@ -665,6 +877,8 @@ static void live_close(struct session *s)
 	for (size_t i = 0; i < lv->nr_ftrace_fns; i++)
 		free(lv->ftrace_fns[i]);
 	free(lv->ftrace_fns);
+	stackjoin_free(lv->join);
+	free(lv->twins);
 	merge_free(lv->merge);
 	free(lv->pfd);
 	free(lv);

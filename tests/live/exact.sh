@@ -102,6 +102,23 @@ grep -q 'removed 1 tracefs instances left by a killed iotap' "$LIVE_TMP/k2.err" 
 [ "$(tracefs_snapshot)" = "$before" ] || fail "the killed run's instance was not reaped"
 echo "ok: a killed run's instance is reaped by the next run"
 
+# Stack tools stay exact: their events are read from the ftrace ring as well, so that
+# a sample perf drops (here a one-page ring overflows while the reader is stopped) is
+# an event without a stack, not a missing event.
+tracer_start "$LIVE_TMP/st.out" iostack -K -f --mmap-pages 1
+kill -STOP $TRACER_PID
+dio read "$DEV" 60 4096 >/dev/null
+kill -CONT $TRACER_PID
+tracer_stop
+bytes=$(awk -v d="$D" 'index($0, d ";dio") == 1 { s += $NF } END { print s + 0 }' "$LIVE_TMP/st.out")
+bare=$(awk -v d="$D" '$1 == d ";dio" { s += $2 } END { print s + 0 }' "$LIVE_TMP/st.out")
+nostack=$(sed -n 's/.*: [0-9]* events without a stack (\([0-9]*\) in all).*/\1/p' "$LIVE_TMP/st.out.err" | tail -1)
+[ "$bytes" = $((60 * 4096)) ] || fail "iostack counted $bytes bytes of $((60 * 4096)): $(cat "$LIVE_TMP/st.out.err")"
+[ "${nostack:-0}" -gt 0 ] && [ "$bare" -gt 0 ] ||
+	fail "a one-page perf ring dropped no stacks: $(cat "$LIVE_TMP/st.out.err")"
+grep -q 'lost [0-9]* events' "$LIVE_TMP/st.out.err" && fail "stack losses reported as lost events"
+echo "ok: iostack with an overflowing perf ring: all 60 reads, $((bare / 4096)) of them without a stack ($nostack events in all)"
+
 # Callchains need perf: --source ftrace refuses a stack tool with one line.
 rc=0; "$IOTAP" biostacks --source ftrace -d "$D" >/dev/null 2>"$LIVE_TMP/s.err" || rc=$?
 [ $rc = 1 ] && [ "$(wc -l <"$LIVE_TMP/s.err")" = 1 ] && grep -q 'cannot take the callchains' "$LIVE_TMP/s.err" ||

@@ -45,13 +45,13 @@ static void test_two_cpus(void **state)
 	push(m, 30, 3);
 	push(m, 20, 2);
 	push(m, 40, 4);
-	merge_round_end(m, collect, &s);
+	merge_round_end(m, UINT64_MAX, collect, &s);
 	/* Nothing yet: the previous round's max is 0. */
 	assert_int_equal(s.n, 0);
 	/* round 2: a late cpu1 record at 35, then cpu0 50 */
 	push(m, 35, 5);
 	push(m, 50, 6);
-	merge_round_end(m, collect, &s);
+	merge_round_end(m, UINT64_MAX, collect, &s);
 	/* Safe now: everything <= 40 (round 1's newest). */
 	assert_int_equal(s.n, 5);
 	assert_int_equal(s.t[0], 10);
@@ -113,7 +113,7 @@ static void test_random_rounds(void **state)
 			for (int i = 0; i < 40; i++)
 				push(m, base + i * 10 + cpu * 5 + rand() % 3, id++);
 		base += 400;
-		merge_round_end(m, collect, &s);
+		merge_round_end(m, UINT64_MAX, collect, &s);
 		assert_true(merge_pending(m) <= 80 * 2);
 	}
 	merge_flush(m, UINT64_MAX, collect, &s);
@@ -152,13 +152,38 @@ static void test_many_runs(void **state)
 	merge_free(m);
 }
 
+/* test_horizon - a round emits nothing newer than the horizon; held records sort in later */
+static void test_horizon(void **state)
+{
+	struct merge *m = merge_alloc();
+	struct seen s = { .n = 0 };
+
+	push(m, 10, 1);
+	push(m, 30, 3);
+	merge_round_end(m, UINT64_MAX, collect, &s);
+	push(m, 40, 4);
+	/* A reader still holds a record of time 20: 30 must wait for it. */
+	assert_int_equal(merge_round_end(m, 19, collect, &s), 0);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.t[0], 10);
+	push(m, 20, 2);
+	push(m, 50, 5);
+	assert_int_equal(merge_round_end(m, UINT64_MAX, collect, &s), 0);
+	assert_int_equal(s.n, 4);
+	assert_int_equal(s.t[1], 20);
+	assert_int_equal(s.t[2], 30);
+	assert_int_equal(s.t[3], 40);
+	assert_int_equal(merge_late(m), 0);
+	merge_free(m);
+}
+
 /* test_empty - rounds and flushes with nothing queued (an idle interval) */
 static void test_empty(void **state)
 {
 	struct merge *m = merge_alloc();
 	struct seen s = { .n = 0 };
 
-	assert_int_equal(merge_round_end(m, collect, &s), 0);
+	assert_int_equal(merge_round_end(m, UINT64_MAX, collect, &s), 0);
 	assert_int_equal(merge_flush(m, UINT64_MAX, collect, &s), 0);
 	assert_int_equal(s.n, 0);
 	assert_int_equal(merge_pending(m), 0);
@@ -173,6 +198,7 @@ int main(void)
 		cmocka_unit_test(test_stable),
 		cmocka_unit_test(test_random_rounds),
 		cmocka_unit_test(test_many_runs),
+		cmocka_unit_test(test_horizon),
 		cmocka_unit_test(test_empty),
 	};
 
