@@ -48,9 +48,6 @@ static void cli_record_progress(void *arg, const struct record_progress *p)
 	if (p->undelivered)
 		cli_error("warning: %llu events counted by the kernel but not delivered (perf sampling; --source ftrace does not drop them)",
 			  (unsigned long long)p->undelivered);
-	if (p->stackless)
-		cli_error("warning: %llu events recorded without their stack (perf sampling dropped the samples; the events came from the ftrace ring)",
-			  (unsigned long long)p->stackless);
 	if (WIFEXITED(p->cmd_status) && WEXITSTATUS(p->cmd_status))
 		cli_error("warning: the command exited with status %d", WEXITSTATUS(p->cmd_status));
 	else if (WIFSIGNALED(p->cmd_status))

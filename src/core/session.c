@@ -795,15 +795,6 @@ uint64_t session_undelivered_total(const struct session *s)
 	return n;
 }
 
-/* session_stackless_total - events delivered without the callchain they were to carry */
-uint64_t session_stackless_total(const struct session *s)
-{
-	uint64_t n = 0;
-
-	for (size_t i = 0; i < s->nr_ev; i++)
-		n += s->ev[i]->stackless;
-	return n;
-}
 
 /* session_report_undelivered - per event, samples the kernel counted but never delivered */
 static void session_report_undelivered(struct session *s)

@@ -107,7 +107,6 @@ struct iotap_event *session_event_use(struct session *s, const char *sys, const 
 bool session_aborted(void);
 uint64_t session_lost_total(const struct session *s);
 uint64_t session_undelivered_total(const struct session *s);
-uint64_t session_stackless_total(const struct session *s);
 void session_warn_malformed(const struct session *s);
 uint64_t mono_now(void);
 

@@ -830,7 +830,6 @@ static void record_progress(struct session *s, struct recorder *rc, bool final, 
 		.bytes = rec_writer_bytes(rc->w),
 		.lost = session_lost_total(s),
 		.undelivered = session_undelivered_total(s),
-		.stackless = session_stackless_total(s),
 		.final = final,
 		.cmd_status = cmd_status,
 	};

@@ -26,7 +26,6 @@ struct record_progress {
 	uint64_t bytes;			/* file size so far */
 	uint64_t lost;
 	uint64_t undelivered;		/* counted by the kernel, never delivered (perf path) */
-	uint64_t stackless;		/* events recorded without their callchain */
 	bool final;
 	int cmd_status;			/* with a command, at the end: its wait status */
 };
