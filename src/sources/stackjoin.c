@@ -301,6 +301,17 @@ static int sj_substitute(struct stackjoin *sj, const struct sj_ent *f, stackjoin
 	return emit(arg, f->time, (const struct perf_event_header *)sj->rec);
 }
 
+/* sj_pair - an ftrace copy out with its perf sample: the sample, at the copy's time */
+static int sj_pair(struct stackjoin *sj, struct sj_ent *f, struct sj_ent *p, bool loose,
+		   stackjoin_emit_fn emit, void *arg)
+{
+	f->done = p->done = true;
+	sj->ev[f->event].st.joined++;
+	sj->ev[f->event].st.loose += loose;
+	sj_stamp(p->rec, f->time);
+	return emit(arg, f->time, p->rec);
+}
+
 /* sj_find - the first record in q not yet out that matches f, searched from *at round; or -1 */
 static ssize_t sj_find(const struct stackjoin *sj, const struct sj_queue *q, size_t at,
 		       const struct sj_ent *f)
@@ -358,16 +369,12 @@ static int sj_cpu_resolve(struct stackjoin *sj, struct sj_cpu *c, uint64_t now, 
 
 	/* In order, each copy takes the first unpaired sample like it: the search starts after the last pair. */
 	for (size_t i = 0; i < fq->nr && pq->nr && !ret; i++) {
-		struct sj_ent *f = &fq->v[i], *p;
+		struct sj_ent *f = &fq->v[i];
 		ssize_t j = sj_find(sj, pq, at, f);
 
 		if (j < 0)
 			continue;
-		p = &pq->v[j];
-		sj_stamp(p->rec, f->time);
-		ret = emit(arg, f->time, p->rec);
-		f->done = p->done = true;
-		sj->ev[f->event].st.joined++;
+		ret = sj_pair(sj, f, &pq->v[j], false, emit, arg);
 		at = (size_t)j + 1;
 	}
 	for (size_t i = 0; i < fq->nr && !ret; i++) {
@@ -378,11 +385,7 @@ static int sj_cpu_resolve(struct stackjoin *sj, struct sj_cpu *c, uint64_t now, 
 		/* Written by one call, so they are one event even if a field differs. */
 		p = sj_loose(pq, f);
 		if (p) {
-			sj_stamp(p->rec, f->time);
-			ret = emit(arg, f->time, p->rec);
-			f->done = p->done = true;
-			sj->ev[f->event].st.joined++;
-			sj->ev[f->event].st.loose++;
+			ret = sj_pair(sj, f, p, true, emit, arg);
 			continue;
 		}
 		ret = sj_substitute(sj, f, emit, arg);
@@ -397,11 +400,7 @@ static int sj_cpu_resolve(struct stackjoin *sj, struct sj_cpu *c, uint64_t now, 
 			continue;
 		f = sj_loose(fq, p);
 		if (f) {
-			sj_stamp(p->rec, f->time);
-			ret = emit(arg, f->time, p->rec);
-			f->done = p->done = true;
-			sj->ev[f->event].st.joined++;
-			sj->ev[f->event].st.loose++;
+			ret = sj_pair(sj, f, p, true, emit, arg);
 			continue;
 		}
 		ret = emit(arg, p->time, p->rec);
