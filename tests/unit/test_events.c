@@ -23,6 +23,7 @@
 #include "log.h"
 #include "opt.h"
 #include "session.h"
+#include "testlib.h"
 
 #define K61 "6.1.0-56-amd64"
 #define K618 "6.18.44-fc-v669"
@@ -46,27 +47,6 @@ static void on_log(enum log_level level, const char *msg)
 		snprintf(last_err, sizeof(last_err), "%s", msg);
 }
 
-/* slurp - a file into memory, NUL-terminated */
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc(n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
-	buf[n] = 0;
-	fclose(f);
-	*len = n;
-	return buf;
-}
-
 /* load_sys - every event format of one subsystem of a kernel */
 static void load_sys(struct fmt_set *fs, const char *kernel, const char *sys)
 {
@@ -83,7 +63,7 @@ static void load_sys(struct fmt_set *fs, const char *kernel, const char *sys)
 			continue;
 		snprintf(path, sizeof(path), "%s/formats/%s/events/%s/%s/format", TEST_DATA,
 			 kernel, sys, de->d_name);
-		text = slurp(path, &len);
+		text = testlib_text_load(path, &len);
 		if (!text)
 			continue;
 		assert_non_null(fmt_set_add(fs, sys, de->d_name, text, len));
@@ -95,16 +75,11 @@ static void load_sys(struct fmt_set *fs, const char *kernel, const char *sys)
 /* load - every event format captured from a kernel, by subsystem */
 static void load(struct fmt_set *fs, const char *kernel)
 {
-	char path[1024], *text;
+	char path[1024];
 	struct dirent *de;
-	size_t len;
 	DIR *d;
 
-	snprintf(path, sizeof(path), "%s/formats/%s/events/header_page", TEST_DATA, kernel);
-	text = slurp(path, &len);
-	assert_non_null(text);
-	assert_int_equal(fmt_set_init(fs, text, len, 8, 4096), 0);
-	free(text);
+	testlib_fmt_init(fs, kernel);
 	snprintf(path, sizeof(path), "%s/formats/%s/events", TEST_DATA, kernel);
 	d = opendir(path);
 	assert_non_null(d);
