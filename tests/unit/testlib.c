@@ -9,7 +9,11 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "opt.h"
+#include "session.h"
 #include "testlib.h"
+
+char testlib_log[4096];
 
 /* file_read - all of f, closed after, in a buffer pad bytes longer than *len */
 static char *file_read(FILE *f, size_t pad, size_t *len)
@@ -44,6 +48,24 @@ char *testlib_text_load(const char *path, size_t *len)
 	if (len)
 		*len = n;
 	return buf;
+}
+
+/* testlib_file_load - a whole file in exactly *len bytes, so that ASan sees a read past it */
+uint8_t *testlib_file_load(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+
+	assert_non_null(f);
+	return (uint8_t *)file_read(f, 0, len);
+}
+
+/* testlib_data_load - testlib_file_load of tests/data/<dir>/<name> */
+uint8_t *testlib_data_load(const char *dir, const char *name, size_t *len)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s/%s", TEST_DATA, dir, name);
+	return testlib_file_load(path, len);
 }
 
 /* testlib_format_load - the text of a captured kernel's events/<rel> ("block/x/format") */
@@ -90,4 +112,67 @@ void testlib_fmt_load(struct fmt_set *fs, const char *kernel, const char *sys,
 	testlib_fmt_init(fs, kernel);
 	for (; *names; names++)
 		testlib_fmt_add(fs, kernel, sys, *names);
+}
+
+/* testlib_tool_run - a tool with its arguments over a recording in memory or a file */
+int testlib_tool_run(const uint8_t *buf, size_t len, const char *path, char **out,
+		     const char *tool_name, ...)
+{
+	const struct tool *tool = tool_find(tool_name);
+	struct session_opts so = { .mmap_pages = 128, .input_buf = buf, .input_len = len,
+				   .input = path };
+	char *argv[16], err[256];
+	struct session s;
+	struct cli_args ca;
+	size_t outlen;
+	void *params;
+	va_list ap;
+	int argc = 0, ret;
+	FILE *f;
+
+	assert_non_null(tool);
+	argv[argc++] = (char *)tool_name;
+	va_start(ap, tool_name);
+	for (char *a; (a = va_arg(ap, char *));)
+		argv[argc++] = a;
+	va_end(ap);
+	argv[argc] = NULL;
+	params = calloc(1, tool->params_size);
+	assert_int_equal(opt_parse(tool, argc, argv, params, &so, &ca, err, sizeof(err)), 0);
+	f = open_memstream(out, &outlen);
+	ret = session_init(&s, tool, params, &so);
+	s.ctx.out = f;
+	if (!ret)
+		ret = session_run(&s, ca.interval_ns, ca.count, ca.duration_ns);
+	session_release(&s);
+	fclose(f);
+	free(params);
+	return ret;
+}
+
+/* testlib_hist_total - the counts of a BCC histogram's disk section (NULL: all sections) */
+uint64_t testlib_hist_total(const char *text, const char *section)
+{
+	char cur[64] = "";
+	uint64_t n = 0;
+
+	for (const char *line = text; line && *line; line = strchr(line, '\n'), line += !!line) {
+		unsigned long long lo, hi, c;
+
+		if (sscanf(line, "disk = %63s", cur) == 1)
+			continue;
+		if (sscanf(line, " %llu -> %llu : %llu", &lo, &hi, &c) == 3 &&
+		    (!section || !strcmp(cur, section)))
+			n += c;
+	}
+	return n;
+}
+
+/* testlib_log_keep - a log hook (log_set) appending each line to testlib_log */
+void testlib_log_keep(enum log_level level, const char *msg)
+{
+	size_t n = strlen(testlib_log);
+
+	snprintf(testlib_log + n, sizeof(testlib_log) - n, "%s%s\n",
+		 level == LOG_WARN ? "warning: " : "", msg);
 }
