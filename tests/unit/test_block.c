@@ -134,47 +134,7 @@ static void test_rwbs(void **state)
 	}
 }
 
-/* The pairing tests drive blktrack through a session whose source is this test. */
-static struct iotap_event *fake_find(struct session *s, uint64_t id)
-{
-	return id < s->nr_ev ? s->ev[id] : NULL;
-}
-
-/* fake_open - nothing to open */
-static int fake_open(struct session *s)
-{
-	return 0;
-}
-
-/* fake_run - records come from the test */
-static int fake_run(struct session *s, uint64_t deadline)
-{
-	return 0;
-}
-
-/* fake_attach - the formats the test loaded */
-static int fake_attach(struct session *s, struct iotap_event *ev)
-{
-	ev->tep = fmt_set_find(&s->fs, ev->sys, ev->name);
-	return ev->tep ? 0 : -ENOENT;
-}
-
-/* fake_available - the formats the test loaded */
-static bool fake_available(struct session *s, const char *sys, const char *name)
-{
-	return fmt_set_find(&s->fs, sys, name) != NULL;
-}
-
-/* fake_close - nothing to close */
-static void fake_close(struct session *s)
-{
-}
-
-static const struct source_ops fake_source = {
-	.open = fake_open, .event_available = fake_available, .event_attach = fake_attach,
-	.run = fake_run, .find = fake_find, .close = fake_close,
-};
-
+/* The pairing tests drive blktrack through a session over testlib_source, fed by the test. */
 struct pairing {
 	struct session s;
 	struct blktrack *bt;
@@ -215,7 +175,7 @@ static void pairing_setup(struct pairing *p, const struct layout *l, struct blkt
 
 	memset(p, 0, sizeof(*p));
 	p->l = l;
-	p->s.src = &fake_source;
+	p->s.src = &testlib_source;
 	p->s.ctx.sess = &p->s;
 	testlib_fmt_load(&p->s.fs, l->kernel, "block", strcmp(l->kernel, K61) ? evs : evs61);
 	cfg->on_done = on_done;

@@ -89,35 +89,6 @@ static void load(struct fmt_set *fs, const char *kernel)
 	closedir(d);
 }
 
-/* fake_available - the formats loaded */
-static bool fake_available(struct session *s, const char *sys, const char *name)
-{
-	return fmt_set_find(&s->fs, sys, name) != NULL;
-}
-
-/* fake_attach - the formats loaded */
-static int fake_attach(struct session *s, struct iotap_event *ev)
-{
-	ev->tep = fmt_set_find(&s->fs, ev->sys, ev->name);
-	return ev->tep ? 0 : -ENOENT;
-}
-
-/* fake_find - no records come */
-static struct iotap_event *fake_find(struct session *s, uint64_t id)
-{
-	return NULL;
-}
-
-/* fake_close - nothing to close */
-static void fake_close(struct session *s)
-{
-}
-
-static const struct source_ops fake_source = {
-	.event_available = fake_available, .event_attach = fake_attach,
-	.find = fake_find, .close = fake_close,
-};
-
 /* run_init - the tool's init over kernel with one option set (o NULL: none) to value v */
 static void run_init(struct seen *sn, const char *kernel, const struct opt *o, int v)
 {
@@ -127,7 +98,7 @@ static void run_init(struct seen *sn, const char *kernel, const struct opt *o, i
 
 	assert_non_null(params);
 	memset(&s, 0, sizeof(s));
-	s.src = &fake_source;
+	s.src = &testlib_source;
 	s.ctx.sess = &s;
 	s.ctx.tool = t;
 	s.ctx.params = params;
@@ -230,7 +201,7 @@ static void test_undeclared(void **state)
 
 	log_set(on_log);
 	memset(&s, 0, sizeof(s));
-	s.src = &fake_source;
+	s.src = &testlib_source;
 	s.ctx.sess = &s;
 	s.ctx.tool = &t;
 	load(&s.fs, K618);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* testlib.c - scaffolding shared by the unit tests (testlib.h) */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -113,6 +114,47 @@ void testlib_fmt_load(struct fmt_set *fs, const char *kernel, const char *sys,
 	for (; *names; names++)
 		testlib_fmt_add(fs, kernel, sys, *names);
 }
+
+/* source_open - nothing to open */
+static int source_open(struct session *s)
+{
+	return 0;
+}
+
+/* source_available - the formats the test loaded */
+static bool source_available(struct session *s, const char *sys, const char *name)
+{
+	return fmt_set_find(&s->fs, sys, name) != NULL;
+}
+
+/* source_attach - the formats the test loaded */
+static int source_attach(struct session *s, struct iotap_event *ev)
+{
+	ev->tep = fmt_set_find(&s->fs, ev->sys, ev->name);
+	return ev->tep ? 0 : -ENOENT;
+}
+
+/* source_run - records come from the test */
+static int source_run(struct session *s, uint64_t deadline)
+{
+	return 0;
+}
+
+/* source_find - the event a sample id indexes */
+static struct iotap_event *source_find(struct session *s, uint64_t id)
+{
+	return id < s->nr_ev ? s->ev[id] : NULL;
+}
+
+/* source_close - nothing to close */
+static void source_close(struct session *s)
+{
+}
+
+const struct source_ops testlib_source = {
+	.open = source_open, .event_available = source_available, .event_attach = source_attach,
+	.run = source_run, .find = source_find, .close = source_close,
+};
 
 /* testlib_tool_run - a tool with its arguments over a recording in memory or a file */
 int testlib_tool_run(const uint8_t *buf, size_t len, const char *path, char **out,

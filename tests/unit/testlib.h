@@ -6,12 +6,14 @@
 #include <stdint.h>
 
 #include "log.h"
+#include "source.h"
 #include "tfs.h"
 
 /*
  * What several unit tests need around the code under test: files of
- * tests/data in memory, the format sets of the kernels captured there, a tool
- * run over a recording, and what the core logged.  Every function fails the
+ * tests/data in memory, the format sets of the kernels captured there, a
+ * session source over such a set, a tool run over a recording, and what the
+ * core logged.  Every function fails the
  * running cmocka test on an error it does not return; what is returned is
  * the caller's to free.
  */
@@ -38,6 +40,13 @@ struct tep_event *testlib_fmt_add(struct fmt_set *fs, const char *kernel, const 
 /* testlib_fmt_load - testlib_fmt_init, then the sys events of a NULL-terminated list added */
 void testlib_fmt_load(struct fmt_set *fs, const char *kernel, const char *sys,
 		      const char *const *names);
+
+/*
+ * A session source whose events are the formats the test put in the session's
+ * fs: it opens and runs nothing, records come from the test, an event's
+ * sample id is its index in the session's events.
+ */
+extern const struct source_ops testlib_source;
 
 /*
  * testlib_tool_run - the tool called tool_name with the NULL-terminated arguments
