@@ -17,51 +17,11 @@
 #include "block.h"
 #include "blktrack.h"
 #include "session.h"
+#include "testlib.h"
 
 #define K61 "6.1.0-56-amd64"
 #define K612 "6.12.117+deb12-amd64"
 #define K618 "6.18.44-fc-v669"
-
-/* slurp - a test data file into memory */
-static char *slurp(const char *kernel, const char *rel, size_t *len)
-{
-	char path[512];
-	FILE *f;
-	char *buf;
-	long n;
-
-	snprintf(path, sizeof(path), "%s/formats/%s/events/%s", TEST_DATA, kernel, rel);
-	f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc(n + 1);
-	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
-	buf[n] = 0;
-	fclose(f);
-	*len = n;
-	return buf;
-}
-
-/* load - a format set with header_page and the named block events of one kernel */
-static void load(struct fmt_set *fs, const char *kernel, const char *const *events)
-{
-	size_t len;
-	char *hp = slurp(kernel, "header_page", &len), *text, rel[256];
-
-	assert_non_null(hp);
-	assert_int_equal(fmt_set_init(fs, hp, len, 8, 4096), 0);
-	free(hp);
-	for (; *events; events++) {
-		snprintf(rel, sizeof(rel), "block/%s/format", *events);
-		text = slurp(kernel, rel, &len);
-		assert_non_null(text);
-		assert_non_null(fmt_set_add(fs, "block", *events, text, len));
-		free(text);
-	}
-}
 
 /* Where each kernel's format says the fields are (checked by hand against the files). */
 struct layout {
@@ -94,7 +54,7 @@ static void test_issue_decode(void **state)
 		struct block_rq rq;
 		uint8_t raw[128] = { 0 };
 
-		load(&fs, l->kernel, evs);
+		testlib_fmt_load(&fs, l->kernel, "block", evs);
 		assert_int_equal(block_fmt_init(&fmt, fmt_set_find(&fs, "block", "block_rq_issue")), 0);
 		assert_int_equal(fmt.rwbs.offset, l->rwbs);
 		assert_int_equal(fmt.rwbs.size, l->rwbs_size);
@@ -136,7 +96,7 @@ static void test_complete_decode(void **state)
 		struct block_rq rq;
 		uint8_t raw[128] = { 0 };
 
-		load(&fs, layouts[k].kernel, evs);
+		testlib_fmt_load(&fs, layouts[k].kernel, "block", evs);
 		assert_int_equal(block_fmt_init(&fmt, fmt_set_find(&fs, "block", "block_rq_complete")), 0);
 		assert_false(fmt.bytes.present);
 		put_u(raw, 8, BLOCK_DEV(259, 0), 4);
@@ -174,47 +134,7 @@ static void test_rwbs(void **state)
 	}
 }
 
-/* The pairing tests drive blktrack through a session whose source is this test. */
-static struct iotap_event *fake_find(struct session *s, uint64_t id)
-{
-	return id < s->nr_ev ? s->ev[id] : NULL;
-}
-
-/* fake_open - nothing to open */
-static int fake_open(struct session *s)
-{
-	return 0;
-}
-
-/* fake_run - records come from the test */
-static int fake_run(struct session *s, uint64_t deadline)
-{
-	return 0;
-}
-
-/* fake_attach - the formats the test loaded */
-static int fake_attach(struct session *s, struct iotap_event *ev)
-{
-	ev->tep = fmt_set_find(&s->fs, ev->sys, ev->name);
-	return ev->tep ? 0 : -ENOENT;
-}
-
-/* fake_available - the formats the test loaded */
-static bool fake_available(struct session *s, const char *sys, const char *name)
-{
-	return fmt_set_find(&s->fs, sys, name) != NULL;
-}
-
-/* fake_close - nothing to close */
-static void fake_close(struct session *s)
-{
-}
-
-static const struct source_ops fake_source = {
-	.open = fake_open, .event_available = fake_available, .event_attach = fake_attach,
-	.run = fake_run, .find = fake_find, .close = fake_close,
-};
-
+/* The pairing tests drive blktrack through a session over testlib_source, fed by the test. */
 struct pairing {
 	struct session s;
 	struct blktrack *bt;
@@ -255,9 +175,9 @@ static void pairing_setup(struct pairing *p, const struct layout *l, struct blkt
 
 	memset(p, 0, sizeof(*p));
 	p->l = l;
-	p->s.src = &fake_source;
+	p->s.src = &testlib_source;
 	p->s.ctx.sess = &p->s;
-	load(&p->s.fs, l->kernel, strcmp(l->kernel, K61) ? evs : evs61);
+	testlib_fmt_load(&p->s.fs, l->kernel, "block", strcmp(l->kernel, K61) ? evs : evs61);
 	cfg->on_done = on_done;
 	cfg->on_nodata = on_nodata;
 	cfg->arg = p;

@@ -23,6 +23,7 @@
 #include "log.h"
 #include "opt.h"
 #include "session.h"
+#include "testlib.h"
 
 #define K61 "6.1.0-56-amd64"
 #define K618 "6.18.44-fc-v669"
@@ -46,27 +47,6 @@ static void on_log(enum log_level level, const char *msg)
 		snprintf(last_err, sizeof(last_err), "%s", msg);
 }
 
-/* slurp - a file into memory, NUL-terminated */
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc(n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
-	buf[n] = 0;
-	fclose(f);
-	*len = n;
-	return buf;
-}
-
 /* load_sys - every event format of one subsystem of a kernel */
 static void load_sys(struct fmt_set *fs, const char *kernel, const char *sys)
 {
@@ -83,7 +63,7 @@ static void load_sys(struct fmt_set *fs, const char *kernel, const char *sys)
 			continue;
 		snprintf(path, sizeof(path), "%s/formats/%s/events/%s/%s/format", TEST_DATA,
 			 kernel, sys, de->d_name);
-		text = slurp(path, &len);
+		text = testlib_text_load(path, &len);
 		if (!text)
 			continue;
 		assert_non_null(fmt_set_add(fs, sys, de->d_name, text, len));
@@ -95,16 +75,11 @@ static void load_sys(struct fmt_set *fs, const char *kernel, const char *sys)
 /* load - every event format captured from a kernel, by subsystem */
 static void load(struct fmt_set *fs, const char *kernel)
 {
-	char path[1024], *text;
+	char path[1024];
 	struct dirent *de;
-	size_t len;
 	DIR *d;
 
-	snprintf(path, sizeof(path), "%s/formats/%s/events/header_page", TEST_DATA, kernel);
-	text = slurp(path, &len);
-	assert_non_null(text);
-	assert_int_equal(fmt_set_init(fs, text, len, 8, 4096), 0);
-	free(text);
+	testlib_fmt_init(fs, kernel);
 	snprintf(path, sizeof(path), "%s/formats/%s/events", TEST_DATA, kernel);
 	d = opendir(path);
 	assert_non_null(d);
@@ -113,35 +88,6 @@ static void load(struct fmt_set *fs, const char *kernel)
 			load_sys(fs, kernel, de->d_name);
 	closedir(d);
 }
-
-/* fake_available - the formats loaded */
-static bool fake_available(struct session *s, const char *sys, const char *name)
-{
-	return fmt_set_find(&s->fs, sys, name) != NULL;
-}
-
-/* fake_attach - the formats loaded */
-static int fake_attach(struct session *s, struct iotap_event *ev)
-{
-	ev->tep = fmt_set_find(&s->fs, ev->sys, ev->name);
-	return ev->tep ? 0 : -ENOENT;
-}
-
-/* fake_find - no records come */
-static struct iotap_event *fake_find(struct session *s, uint64_t id)
-{
-	return NULL;
-}
-
-/* fake_close - nothing to close */
-static void fake_close(struct session *s)
-{
-}
-
-static const struct source_ops fake_source = {
-	.event_available = fake_available, .event_attach = fake_attach,
-	.find = fake_find, .close = fake_close,
-};
 
 /* run_init - the tool's init over kernel with one option set (o NULL: none) to value v */
 static void run_init(struct seen *sn, const char *kernel, const struct opt *o, int v)
@@ -152,7 +98,7 @@ static void run_init(struct seen *sn, const char *kernel, const struct opt *o, i
 
 	assert_non_null(params);
 	memset(&s, 0, sizeof(s));
-	s.src = &fake_source;
+	s.src = &testlib_source;
 	s.ctx.sess = &s;
 	s.ctx.tool = t;
 	s.ctx.params = params;
@@ -255,7 +201,7 @@ static void test_undeclared(void **state)
 
 	log_set(on_log);
 	memset(&s, 0, sizeof(s));
-	s.src = &fake_source;
+	s.src = &testlib_source;
 	s.ctx.sess = &s;
 	s.ctx.tool = &t;
 	load(&s.fs, K618);

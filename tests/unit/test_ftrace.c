@@ -21,31 +21,13 @@
 
 #include "ftrace.h"
 #include "sample.h"
+#include "testlib.h"
 #include "tfs.h"
 
-#define K618 TEST_DATA "/formats/6.18.44-fc-v669/events/"
+#define K618 "6.18.44-fc-v669"
 #define PAGE 4096
 #define COMMIT_MISSED (1ull << 31)
 #define COMMIT_STORED (1ull << 30)
-
-/* slurp - a whole test data file */
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc(n + 1);
-	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
-	buf[n] = 0;
-	fclose(f);
-	*len = n;
-	return buf;
-}
 
 /* A sub-buffer being built: u64 time stamp, u64 commit, then events. */
 struct page {
@@ -137,17 +119,14 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 	size_t len;
-	char *hp = slurp(K618 "header_page", &len), *text;
+	char *hp = testlib_format_load(K618, "header_page", &len);
 
 	f->fr = ftrace_ring_alloc();
 	assert_non_null(f->fr);
 	assert_int_equal(ftrace_ring_set_header_page(f->fr, hp, len), 0);
 	assert_int_equal(fmt_set_init(&f->fs, hp, len, 8, PAGE), 0);
 	free(hp);
-	text = slurp(K618 "block/block_rq_complete/format", &len);
-	f->complete = fmt_set_add(&f->fs, "block", "block_rq_complete", text, len);
-	free(text);
-	assert_non_null(f->complete);
+	f->complete = testlib_fmt_add(&f->fs, K618, "block", "block_rq_complete");
 	assert_int_equal(ftrace_ring_add(f->fr, "block", "block_rq_complete", f->complete->id,
 					 "dev == 7340032"), 0);
 	*state = f;

@@ -12,9 +12,9 @@
 
 #include "fmtcheck.h"
 #include "log.h"
-#include "opt.h"
 #include "perfdata.h"
 #include "recording.h"
+#include "testlib.h"
 
 /*
  * What tests/data/perf/make-perfdata recorded: 10 direct reads of 4 KiB at
@@ -24,22 +24,12 @@
 #define STACKS_FILE "stacky-4-reads-g.data"
 #define LOOP "7:1"
 
-static char logbuf[4096];
-
-/* test_log - keep what the core says, to check it */
-static void test_log(enum log_level level, const char *msg)
-{
-	size_t n = strlen(logbuf);
-
-	snprintf(logbuf + n, sizeof(logbuf) - n, "%s%s\n", level == LOG_WARN ? "warning: " : "", msg);
-}
-
-/* log_lines - lines the core said since logbuf was cleared */
+/* log_lines - lines the core said since testlib_log was cleared */
 static int log_lines(void)
 {
 	int n = 0;
 
-	for (const char *p = logbuf; (p = strchr(p, '\n')); p++)
+	for (const char *p = testlib_log; (p = strchr(p, '\n')); p++)
 		n++;
 	return n;
 }
@@ -51,79 +41,6 @@ static const char *path_of(const char *name)
 
 	snprintf(path, sizeof(path), "%s/perf/%s", TEST_DATA, name);
 	return path;
-}
-
-/* load - a committed perf.data into memory */
-static uint8_t *load(const char *name, size_t *len)
-{
-	uint8_t *buf;
-	FILE *f = fopen(path_of(name), "rb");
-	long n;
-
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc(n ? n : 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, n, f), n);
-	fclose(f);
-	*len = n;
-	return buf;
-}
-
-/* run_tool - a tool over a perf.data in memory (or the file at path); output in *out */
-static int run_tool(const uint8_t *buf, size_t len, const char *path, char **out,
-		    const char *tool_name, ...)
-{
-	const struct tool *tool = tool_find(tool_name);
-	struct session_opts so = { .mmap_pages = 128, .input_buf = buf, .input_len = len,
-				   .input = path };
-	char *argv[16], err[256];
-	struct session s;
-	struct cli_args ca;
-	size_t outlen;
-	void *params;
-	va_list ap;
-	int argc = 0, ret;
-	FILE *f;
-
-	assert_non_null(tool);
-	argv[argc++] = (char *)tool_name;
-	va_start(ap, tool_name);
-	for (char *a; (a = va_arg(ap, char *));)
-		argv[argc++] = a;
-	va_end(ap);
-	argv[argc] = NULL;
-	params = calloc(1, tool->params_size);
-	assert_int_equal(opt_parse(tool, argc, argv, params, &so, &ca, err, sizeof(err)), 0);
-	f = open_memstream(out, &outlen);
-	ret = session_init(&s, tool, params, &so);
-	s.ctx.out = f;
-	if (!ret)
-		ret = session_run(&s, ca.interval_ns, ca.count, ca.duration_ns);
-	session_release(&s);
-	fclose(f);
-	free(params);
-	return ret;
-}
-
-/* hist_total - the counts of a BCC histogram's disk section (NULL: all sections) */
-static uint64_t hist_total(const char *text, const char *section)
-{
-	char cur[64] = "";
-	uint64_t n = 0;
-
-	for (const char *line = text; line && *line; line = strchr(line, '\n'), line += !!line) {
-		unsigned long long lo, hi, c;
-
-		if (sscanf(line, "disk = %63s", cur) == 1)
-			continue;
-		if (sscanf(line, " %llu -> %llu : %llu", &lo, &hi, &c) == 3 &&
-		    (!section || !strcmp(cur, section)))
-			n += c;
-	}
-	return n;
 }
 
 /* last_sample - the file offset of the last PERF_RECORD_SAMPLE (a read's completion) */
@@ -151,20 +68,22 @@ static size_t last_sample(const uint8_t *buf, size_t len)
 static void test_counts(void **state)
 {
 	size_t len;
-	uint8_t *buf = load(READS_FILE, &len);
+	uint8_t *buf = testlib_data_load("perf", READS_FILE, &len);
 	char *out = NULL, *out_d = NULL, *out_f = NULL;
 
 	assert_true(perfdata_magic(buf, len));
-	logbuf[0] = 0;
+	testlib_log[0] = 0;
 	/* From memory nothing else is read: the disk has no name but its numbers. */
-	assert_int_equal(run_tool(buf, len, NULL, &out, "biolatency", "-D", NULL), 0);
-	assert_int_equal(hist_total(out, LOOP), 10);
+	assert_int_equal(testlib_tool_run(buf, len, NULL, &out, "biolatency", "-D", NULL), 0);
+	assert_int_equal(testlib_hist_total(out, LOOP), 10);
 	assert_null(strstr(out, "Tracing"));
-	assert_int_equal(run_tool(buf, len, NULL, &out_d, "biolatency", "-d", LOOP, NULL), 0);
-	assert_int_equal(hist_total(out_d, NULL), 10);
-	assert_int_equal(run_tool(NULL, 0, path_of(READS_FILE), &out_f, "biolatency", "-d", LOOP, NULL), 0);
+	assert_int_equal(testlib_tool_run(buf, len, NULL, &out_d, "biolatency", "-d", LOOP, NULL),
+			 0);
+	assert_int_equal(testlib_hist_total(out_d, NULL), 10);
+	assert_int_equal(testlib_tool_run(NULL, 0, path_of(READS_FILE), &out_f, "biolatency", "-d",
+					  LOOP, NULL), 0);
 	assert_string_equal(out_f, out_d);
-	assert_string_equal(logbuf, "");
+	assert_string_equal(testlib_log, "");
 	free(out);
 	free(out_d);
 	free(out_f);
@@ -198,11 +117,11 @@ static void test_info(void **state)
 static void test_fields(void **state)
 {
 	size_t len;
-	uint8_t *buf = load(STACKS_FILE, &len);
+	uint8_t *buf = testlib_data_load("perf", STACKS_FILE, &len);
 	char *out = NULL, *line;
 	int rows = 0;
 
-	assert_int_equal(run_tool(buf, len, NULL, &out, "biosnoop", "-d", LOOP, NULL), 0);
+	assert_int_equal(testlib_tool_run(buf, len, NULL, &out, "biosnoop", "-d", LOOP, NULL), 0);
 	line = strchr(out, '\n');
 	assert_non_null(line);
 	for (line++; *line; line = strchr(line, '\n') + 1) {
@@ -228,12 +147,12 @@ static void test_fields(void **state)
 static void test_stacks(void **state)
 {
 	size_t len;
-	uint8_t *buf = load(STACKS_FILE, &len), *plain;
+	uint8_t *buf = testlib_data_load("perf", STACKS_FILE, &len), *plain;
 	char *out = NULL;
 	size_t plen;
 	uint64_t n = 0;
 
-	assert_int_equal(run_tool(buf, len, NULL, &out, "biostacks", "-d", LOOP, NULL), 0);
+	assert_int_equal(testlib_tool_run(buf, len, NULL, &out, "biostacks", "-d", LOOP, NULL), 0);
 	for (const char *p = out; (p = strchr(p, '[')); p++) {
 		unsigned long long lo, hi, c;
 
@@ -244,9 +163,9 @@ static void test_stacks(void **state)
 	assert_non_null(strstr(out, "@usecs[\n    0xffffffff"));
 	free(out);
 	/* Without -g, a stack tool says what is missing. */
-	plain = load(READS_FILE, &plen);
-	logbuf[0] = 0;
-	assert_int_equal(run_tool(plain, plen, NULL, &out, "iostack", NULL), -ENOENT);
+	plain = testlib_data_load("perf", READS_FILE, &plen);
+	testlib_log[0] = 0;
+	assert_int_equal(testlib_tool_run(plain, plen, NULL, &out, "iostack", NULL), -ENOENT);
 	assert_int_equal(log_lines(), 1);
 	free(out);
 	free(plain);
@@ -257,16 +176,16 @@ static void test_stacks(void **state)
 static void test_cut(void **state)
 {
 	size_t len;
-	uint8_t *buf = load(READS_FILE, &len);
+	uint8_t *buf = testlib_data_load("perf", READS_FILE, &len);
 
 	for (size_t cut = 0; cut < len; cut += cut < 256 ? 1 : 97) {
 		uint8_t *copy = malloc(cut ? cut : 1);
 		char *out = NULL;
 
 		memcpy(copy, buf, cut);
-		logbuf[0] = 0;
-		assert_true(run_tool(copy, cut, NULL, &out, "biolatency", "-D", NULL) < 0);
-		assert_non_null(strstr(logbuf, "cannot read '(memory)': "));
+		testlib_log[0] = 0;
+		assert_true(testlib_tool_run(copy, cut, NULL, &out, "biolatency", "-D", NULL) < 0);
+		assert_non_null(strstr(testlib_log, "cannot read '(memory)': "));
 		assert_int_equal(log_lines(), 1);
 		free(out);
 		free(copy);
@@ -278,7 +197,7 @@ static void test_cut(void **state)
 static void test_damaged(void **state)
 {
 	size_t len;
-	uint8_t *buf = load(READS_FILE, &len);
+	uint8_t *buf = testlib_data_load("perf", READS_FILE, &len);
 	int errors = 0, reports = 0;
 
 	for (size_t at = 0; at < len; at += 7) {
@@ -286,15 +205,15 @@ static void test_damaged(void **state)
 		int ret;
 
 		buf[at] ^= 0x44;
-		logbuf[0] = 0;
-		ret = run_tool(buf, len, NULL, &out, "biolatency", "-D", NULL);
+		testlib_log[0] = 0;
+		ret = testlib_tool_run(buf, len, NULL, &out, "biolatency", "-D", NULL);
 		buf[at] ^= 0x44;
 		if (ret < 0) {
 			errors++;
 			assert_int_equal(log_lines(), 1);
 		} else {
 			reports++;
-			assert_true(hist_total(out, LOOP) <= 10);
+			assert_true(testlib_hist_total(out, LOOP) <= 10);
 		}
 		free(out);
 	}
@@ -307,21 +226,21 @@ static void test_damaged(void **state)
 static void test_malformed_sample(void **state)
 {
 	size_t len, at;
-	uint8_t *buf = load(READS_FILE, &len);
+	uint8_t *buf = testlib_data_load("perf", READS_FILE, &len);
 	uint32_t raw_size = 0xfff0;
 	char *out = NULL;
 	uint64_t all;
 
-	assert_int_equal(run_tool(buf, len, NULL, &out, "biolatency", NULL), 0);
-	all = hist_total(out, NULL);
+	assert_int_equal(testlib_tool_run(buf, len, NULL, &out, "biolatency", NULL), 0);
+	all = testlib_hist_total(out, NULL);
 	free(out);
 	/* IDENTIFIER, IP, TID, TIME, CPU, PERIOD, then the raw size: past the record's end now. */
 	at = last_sample(buf, len);
 	memcpy(buf + at + 8 + 48, &raw_size, 4);
-	logbuf[0] = 0;
-	assert_int_equal(run_tool(buf, len, NULL, &out, "biolatency", NULL), 0);
-	assert_int_equal(hist_total(out, NULL), all - 1);
-	assert_string_equal(logbuf, "warning: 1 samples did not decode and were left out\n");
+	testlib_log[0] = 0;
+	assert_int_equal(testlib_tool_run(buf, len, NULL, &out, "biolatency", NULL), 0);
+	assert_int_equal(testlib_hist_total(out, NULL), all - 1);
+	assert_string_equal(testlib_log, "warning: 1 samples did not decode and were left out\n");
 	free(out);
 	free(buf);
 }
@@ -343,13 +262,13 @@ static void test_unsupported(void **state)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		size_t len;
-		uint8_t *buf = load(READS_FILE, &len);
+		uint8_t *buf = testlib_data_load("perf", READS_FILE, &len);
 		char *out = NULL;
 
 		memcpy(buf + cases[i].at, cases[i].bytes, cases[i].n);
-		logbuf[0] = 0;
-		assert_true(run_tool(buf, len, NULL, &out, "biolatency", NULL) < 0);
-		assert_non_null(strstr(logbuf, cases[i].says));
+		testlib_log[0] = 0;
+		assert_true(testlib_tool_run(buf, len, NULL, &out, "biolatency", NULL) < 0);
+		assert_non_null(strstr(testlib_log, cases[i].says));
 		assert_int_equal(log_lines(), 1);
 		free(out);
 		free(buf);
@@ -402,6 +321,6 @@ int main(void)
 		cmocka_unit_test(test_format_check),
 	};
 
-	log_set(test_log);
+	log_set(testlib_log_keep);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

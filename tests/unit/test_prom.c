@@ -12,20 +12,7 @@
 #include <cmocka.h>
 
 #include "prom.h"
-
-/* slurp - a whole file as a string */
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	char *buf = calloc(1, 1 << 16);
-	size_t n;
-
-	assert_non_null(f);
-	n = fread(buf, 1, (1 << 16) - 1, f);
-	buf[n] = 0;
-	fclose(f);
-	return buf;
-}
+#include "testlib.h"
 
 /* tmp_path - a fresh file name in a private directory */
 static void tmp_path(char *dir, char *path, size_t len)
@@ -76,7 +63,8 @@ static void test_hist_cumulative(void **unused)
 	assert_int_equal(prom_hist_add(p, "t_seconds", "help \\ with\nnewline", "disk=\"sda\"", &h,
 				       1e-6, 8), 0);
 	assert_int_equal(prom_write(p), 0);
-	text = slurp(path);
+	text = testlib_text_load(path, NULL);
+	assert_non_null(text);
 	assert_string_equal(text,
 		"# HELP t_seconds help \\\\ with\\nnewline\n"
 		"# TYPE t_seconds histogram\n"
@@ -97,7 +85,8 @@ static void test_hist_cumulative(void **unused)
 	hist_add(&h, 1000);
 	assert_int_equal(prom_hist_add(p, "t_seconds", NULL, "disk=\"sda\"", &h, 1e-6, 8), 0);
 	assert_int_equal(prom_write(p), 0);
-	text = slurp(path);
+	text = testlib_text_load(path, NULL);
+	assert_non_null(text);
 	assert_non_null(strstr(text, "le=\"0.000256\"} 4\nt_seconds_bucket{disk=\"sda\",le=\"+Inf\"} 5\n"));
 	assert_non_null(strstr(text, "t_seconds_count{disk=\"sda\"} 5\n"));
 	free(text);
@@ -123,7 +112,8 @@ static void test_families(void **unused)
 	assert_int_equal(prom_counter_add(p, "b_total", "B", "x=\"2\"", 3), 0);
 	assert_int_equal(prom_counter_add(p, "bad name", "B", "", 3), -EINVAL);
 	assert_int_equal(prom_write(p), 0);
-	text = slurp(path);
+	text = testlib_text_load(path, NULL);
+	assert_non_null(text);
 	assert_string_equal(text,
 		"# HELP a_total A\n# TYPE a_total counter\na_total 1.5\n"
 		"# HELP b_total B\n# TYPE b_total counter\nb_total{x=\"1\"} 1\nb_total{x=\"2\"} 5\n");

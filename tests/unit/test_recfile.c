@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "recfile.h"
+#include "testlib.h"
 
 #define T_META REC_FOURCC('M', 'E', 'T', 'A')
 #define T_FMTS REC_FOURCC('F', 'M', 'T', 'S')
@@ -88,25 +89,6 @@ static const char *path_in_tmp(const char *name)
 
 	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
 	return path;
-}
-
-/* file_load - whole file into memory */
-static uint8_t *file_load(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *p;
-	long n;
-
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	rewind(f);
-	p = malloc(n ? n : 1);
-	assert_non_null(p);
-	assert_int_equal(fread(p, 1, n, f), (size_t)n);
-	fclose(f);
-	*len = n;
-	return p;
 }
 
 /* file_store - write len bytes as a new file */
@@ -387,7 +369,7 @@ static void test_mem_equals_file(void **state)
 
 	(void)state;
 	write_small(path);
-	img = file_load(path, &len);
+	img = testlib_file_load(path, &len);
 	assert_int_equal(chunks_of_file(path, &a), 0);
 	assert_int_equal(chunks_of_mem(img, len, &b), 0);
 	assert_int_equal(a.end, 0);
@@ -417,7 +399,7 @@ static void test_end_sticks(void **state)
 
 	(void)state;
 	write_small(path);
-	img = file_load(path, &len);
+	img = testlib_file_load(path, &len);
 	assert_int_equal(chunk_ends(img, len, ends, 8), 5);
 	free(img);
 	r = rec_reader_open(path, &err);
@@ -567,7 +549,7 @@ static void test_truncation(void **state)
 	assert_int_equal(rec_writer_close(w), 0);
 	rec_writer_free(w);
 
-	img = file_load(path, &len);
+	img = testlib_file_load(path, &len);
 	nr_ends = chunk_ends(img, len, ends, 64);
 	assert_true(ends[3] < 200);	/* the small chunks all fall in the first 200 bytes */
 	assert_int_equal(chunks_of_mem(img, len, &full), 0);
@@ -625,7 +607,7 @@ static void test_bit_flips(void **state)
 
 	(void)state;
 	write_small(path);
-	img = file_load(path, &len);
+	img = testlib_file_load(path, &len);
 	assert_true(len < 1024);
 	assert_int_equal(chunks_of_mem(img, len, &full), 0);
 	assert_int_equal(full.end, 0);

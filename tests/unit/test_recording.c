@@ -10,8 +10,8 @@
 #include <cmocka.h>
 
 #include "log.h"
-#include "opt.h"
 #include "recording.h"
+#include "testlib.h"
 
 /* What tests/data/recordings/make-recordings recorded (see that script). */
 struct known {
@@ -27,90 +27,6 @@ static const struct known known[] = {
 	{ "linux-6.1-vm.iotap", "6.1.0-56-amd64", { "nvme0n1", "sda" }, { 200, 100 }, false },
 };
 
-static char logbuf[4096];
-
-/* test_log - keep what the core says, to check it */
-static void test_log(enum log_level level, const char *msg)
-{
-	size_t n = strlen(logbuf);
-
-	snprintf(logbuf + n, sizeof(logbuf) - n, "%s%s\n", level == LOG_WARN ? "warning: " : "", msg);
-}
-
-/* load - a committed recording into memory */
-static uint8_t *load(const char *name, size_t *len)
-{
-	char path[512];
-	uint8_t *buf;
-	FILE *f;
-	long n;
-
-	snprintf(path, sizeof(path), "%s/recordings/%s", TEST_DATA, name);
-	f = fopen(path, "rb");
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc(n ? n : 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, n, f), n);
-	fclose(f);
-	*len = n;
-	return buf;
-}
-
-/* run_tool - a tool with its arguments over a recording in memory; output in *out */
-static int run_tool(const uint8_t *buf, size_t len, char **out, const char *tool_name, ...)
-{
-	const struct tool *tool = tool_find(tool_name);
-	struct session_opts so = { .mmap_pages = 128, .input_buf = buf, .input_len = len };
-	char *argv[16], err[256];
-	struct session s;
-	struct cli_args ca;
-	size_t outlen;
-	void *params;
-	va_list ap;
-	int argc = 0, ret;
-	FILE *f;
-
-	assert_non_null(tool);
-	argv[argc++] = (char *)tool_name;
-	va_start(ap, tool_name);
-	for (char *a; (a = va_arg(ap, char *));)
-		argv[argc++] = a;
-	va_end(ap);
-	argv[argc] = NULL;
-	params = calloc(1, tool->params_size);
-	assert_int_equal(opt_parse(tool, argc, argv, params, &so, &ca, err, sizeof(err)), 0);
-	f = open_memstream(out, &outlen);
-	ret = session_init(&s, tool, params, &so);
-	s.ctx.out = f;
-	if (!ret)
-		ret = session_run(&s, ca.interval_ns, ca.count, ca.duration_ns);
-	session_release(&s);
-	fclose(f);
-	free(params);
-	return ret;
-}
-
-/* hist_total - the counts of a BCC histogram's disk section (NULL: all sections) */
-static uint64_t hist_total(const char *text, const char *section)
-{
-	char cur[64] = "";
-	uint64_t n = 0;
-
-	for (const char *line = text; line && *line; line = strchr(line, '\n'), line += !!line) {
-		unsigned long long lo, hi, c;
-
-		if (sscanf(line, "disk = %63s", cur) == 1)
-			continue;
-		if (sscanf(line, " %llu -> %llu : %llu", &lo, &hi, &c) == 3 &&
-		    (!section || !strcmp(cur, section)))
-			n += c;
-	}
-	return n;
-}
-
 /* test_info - --info's view of each recording: the kernel, events, completeness */
 static void test_info(void **state)
 {
@@ -121,7 +37,7 @@ static void test_info(void **state)
 		struct session s;
 		uint64_t issue = 0, start = 0;
 		size_t len;
-		uint8_t *buf = load(kn->file, &len);
+		uint8_t *buf = testlib_data_load("recordings", kn->file, &len);
 
 		so.input_buf = buf;
 		so.input_len = len;
@@ -155,16 +71,18 @@ static void test_counts(void **state)
 	for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++) {
 		const struct known *kn = &known[k];
 		size_t len;
-		uint8_t *buf = load(kn->file, &len);
+		uint8_t *buf = testlib_data_load("recordings", kn->file, &len);
 		char *out = NULL, *out_q = NULL;
 
-		assert_int_equal(run_tool(buf, len, &out, "biolatency", "-D", NULL), 0);
-		assert_int_equal(hist_total(out, kn->disk[0]), kn->reads[0]);
-		assert_int_equal(hist_total(out, kn->disk[1]), kn->reads[1]);
+		assert_int_equal(testlib_tool_run(buf, len, NULL, &out, "biolatency", "-D", NULL),
+				 0);
+		assert_int_equal(testlib_hist_total(out, kn->disk[0]), kn->reads[0]);
+		assert_int_equal(testlib_hist_total(out, kn->disk[1]), kn->reads[1]);
 		assert_null(strstr(out, "Tracing"));
 		/* -Q starts from block_io_start, or block_rq_insert before 6.5: same counts. */
-		assert_int_equal(run_tool(buf, len, &out_q, "biolatency", "-Q", "-d", kn->disk[1], NULL), 0);
-		assert_int_equal(hist_total(out_q, NULL), kn->reads[1]);
+		assert_int_equal(testlib_tool_run(buf, len, NULL, &out_q, "biolatency", "-Q", "-d",
+						  kn->disk[1], NULL), 0);
+		assert_int_equal(testlib_hist_total(out_q, NULL), kn->reads[1]);
 		free(out);
 		free(out_q);
 		free(buf);
@@ -175,15 +93,15 @@ static void test_counts(void **state)
 static void test_missing_event(void **state)
 {
 	size_t len;
-	uint8_t *buf = load("linux-6.1-vm.iotap", &len);
+	uint8_t *buf = testlib_data_load("recordings", "linux-6.1-vm.iotap", &len);
 	struct session_opts so = { .input_buf = buf, .input_len = len };
 	struct session s;
 
-	logbuf[0] = 0;
+	testlib_log[0] = 0;
 	assert_int_equal(session_init(&s, NULL, NULL, &so), 0);
 	assert_false(iotap_event_available(&s.ctx, "block", "block_io_start"));
 	assert_null(iotap_event_use(&s.ctx, "block", "block_io_start", 0, NULL, NULL));
-	assert_non_null(strstr(logbuf, "the recording has no block:block_io_start events"));
+	assert_non_null(strstr(testlib_log, "the recording has no block:block_io_start events"));
 	session_release(&s);
 	free(buf);
 }
@@ -192,7 +110,7 @@ static void test_missing_event(void **state)
 static void test_cut(void **state)
 {
 	size_t len;
-	uint8_t *buf = load("linux-6.18-loop.iotap", &len);
+	uint8_t *buf = testlib_data_load("recordings", "linux-6.18-loop.iotap", &len);
 	int partial = 0, errors = 0;
 
 	for (size_t cut = 0; cut < len; cut += cut < 64 ? 1 : 37) {
@@ -201,16 +119,16 @@ static void test_cut(void **state)
 		int ret;
 
 		memcpy(copy, buf, cut);
-		logbuf[0] = 0;
-		ret = run_tool(copy, cut, &out, "biolatency", "-D", NULL);
+		testlib_log[0] = 0;
+		ret = testlib_tool_run(copy, cut, NULL, &out, "biolatency", "-D", NULL);
 		if (ret) {
 			errors++;
-			assert_non_null(strstr(logbuf, "cannot read '(memory)': "));
-			assert_null(strchr(strchr(logbuf, '\n') + 1, '\n'));
+			assert_non_null(strstr(testlib_log, "cannot read '(memory)': "));
+			assert_null(strchr(strchr(testlib_log, '\n') + 1, '\n'));
 		} else {
 			partial++;
-			assert_non_null(strstr(logbuf, "was cut short at byte"));
-			assert_true(hist_total(out, "loop5") <= 200);
+			assert_non_null(strstr(testlib_log, "was cut short at byte"));
+			assert_true(testlib_hist_total(out, "loop5") <= 200);
 		}
 		free(out);
 		free(copy);
@@ -224,18 +142,18 @@ static void test_cut(void **state)
 static void test_damaged(void **state)
 {
 	size_t len;
-	uint8_t *buf = load("linux-6.1-vm.iotap", &len);
+	uint8_t *buf = testlib_data_load("recordings", "linux-6.1-vm.iotap", &len);
 
 	for (size_t at = 0; at < len; at += 13) {
 		char *out = NULL;
 		int ret;
 
 		buf[at] ^= 0x04;
-		logbuf[0] = 0;
-		ret = run_tool(buf, len, &out, "biolatency", NULL);
+		testlib_log[0] = 0;
+		ret = testlib_tool_run(buf, len, NULL, &out, "biolatency", NULL);
 		buf[at] ^= 0x04;
 		assert_true(ret < 0);
-		assert_non_null(strstr(logbuf, "cannot read '(memory)': "));
+		assert_non_null(strstr(testlib_log, "cannot read '(memory)': "));
 		free(out);
 	}
 	free(buf);
@@ -251,6 +169,6 @@ int main(void)
 		cmocka_unit_test(test_damaged),
 	};
 
-	log_set(test_log);
+	log_set(testlib_log_keep);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,53 +18,10 @@
 #include "block.h"
 #include "nvme.h"
 #include "scsi.h"
+#include "testlib.h"
 #include "tfs.h"
 
 static const char *const kernels[] = { "6.1.0-56-amd64", "6.12.117+deb12-amd64" };
-
-/* slurp - a test data file into memory */
-static char *slurp(const char *kernel, const char *rel, size_t *len)
-{
-	char path[512];
-	FILE *f;
-	char *buf;
-	long n;
-
-	snprintf(path, sizeof(path), "%s/formats/%s/events/%s", TEST_DATA, kernel, rel);
-	f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc(n + 1);
-	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
-	buf[n] = 0;
-	fclose(f);
-	*len = n;
-	return buf;
-}
-
-/* load - one event of one kernel, parsed the way sessions and recordings parse it */
-static struct tep_event *load(struct fmt_set *fs, const char *kernel, const char *sys,
-			      const char *name)
-{
-	char rel[256], *text, *hp;
-	struct tep_event *ev;
-	size_t len;
-
-	hp = slurp(kernel, "header_page", &len);
-	assert_non_null(hp);
-	assert_int_equal(fmt_set_init(fs, hp, len, 8, 4096), 0);
-	free(hp);
-	snprintf(rel, sizeof(rel), "%s/%s/format", sys, name);
-	text = slurp(kernel, rel, &len);
-	assert_non_null(text);
-	ev = fmt_set_add(fs, sys, name, text, len);
-	assert_non_null(ev);
-	free(text);
-	return ev;
-}
 
 /* put_u - store a little-endian integer of size n at off */
 static void put_u(uint8_t *raw, int off, uint64_t v, int n)
@@ -81,7 +38,9 @@ static void test_nvme_names(void **state)
 		struct nvme_cmd c = { .qid = 1 };
 		char name[64];
 
-		assert_int_equal(nvme_fmt_init(&f, load(&fs, kernels[k], "nvme", "nvme_setup_cmd")), 0);
+		testlib_fmt_init(&fs, kernels[k]);
+		assert_int_equal(nvme_fmt_init(&f, testlib_fmt_add(&fs, kernels[k], "nvme",
+								   "nvme_setup_cmd")), 0);
 		assert_true(f.io_ops.from_format);
 		assert_true(f.admin_ops.from_format);
 		assert_int_equal(f.io_ops.unresolved, 0);
@@ -122,7 +81,9 @@ static void test_nvme_decode(void **state)
 		struct nvme_cmd c;
 		uint8_t raw[128] = { 0 };
 
-		assert_int_equal(nvme_fmt_init(&fset, load(&fs, kernels[k], "nvme", "nvme_setup_cmd")), 0);
+		testlib_fmt_init(&fs, kernels[k]);
+		assert_int_equal(nvme_fmt_init(&fset, testlib_fmt_add(&fs, kernels[k], "nvme",
+								      "nvme_setup_cmd")), 0);
 		memcpy(raw + fset.disk.offset, "nvme0n1", 7);
 		put_u(raw, fset.ctrl_id.offset, 0, 4);
 		put_u(raw, fset.qid.offset, 2, 4);
@@ -135,7 +96,9 @@ static void test_nvme_decode(void **state)
 		assert_int_equal(c.opcode, 2);
 		assert_int_not_equal(nvme_cmd_decode(&fset, raw, fset.cid.offset + 1, &c), 0);
 
-		assert_int_equal(nvme_fmt_init(&fdone, load(&fs2, kernels[k], "nvme", "nvme_complete_rq")), 0);
+		testlib_fmt_init(&fs2, kernels[k]);
+		assert_int_equal(nvme_fmt_init(&fdone, testlib_fmt_add(&fs2, kernels[k], "nvme",
+								       "nvme_complete_rq")), 0);
 		assert_int_equal(fdone.cid.size, 4);
 		memset(raw, 0, sizeof(raw));
 		put_u(raw, fdone.qid.offset, 2, 4);
@@ -161,8 +124,9 @@ static void test_scsi_names(void **state)
 		uint8_t raw[128] = { 0 };
 		char name[64];
 
-		assert_int_equal(scsi_fmt_init(&f, load(&fs, kernels[k], "scsi",
-							"scsi_dispatch_cmd_done")), 0);
+		testlib_fmt_init(&fs, kernels[k]);
+		assert_int_equal(scsi_fmt_init(&f, testlib_fmt_add(&fs, kernels[k], "scsi",
+								   "scsi_dispatch_cmd_done")), 0);
 		assert_true(f.ops.from_format);
 		assert_true(f.host.from_format);
 		assert_true(f.status.from_format);
@@ -217,12 +181,9 @@ static void test_fallback(void **state)
 	struct fmt_set fs;
 	struct scsi_fmt f;
 	struct tep_event *ev;
-	char *hp, name[64];
-	size_t len;
+	char name[64];
 
-	hp = slurp(kernels[0], "header_page", &len);
-	assert_int_equal(fmt_set_init(&fs, hp, len, 8, 4096), 0);
-	free(hp);
+	testlib_fmt_init(&fs, kernels[0]);
 	ev = fmt_set_add(&fs, "scsi", "scsi_dispatch_cmd_done", no_table, sizeof(no_table) - 1);
 	assert_non_null(ev);
 	assert_int_equal(scsi_fmt_init(&f, ev), 0);

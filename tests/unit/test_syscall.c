@@ -12,51 +12,13 @@
 
 #include "session.h"
 #include "syscall.h"
+#include "testlib.h"
 
 static const char *const kernels[] = { "6.1.0-56-amd64", "6.18.44-fc-v669", NULL };
 
-/* slurp - a test data file into memory */
-static char *slurp(const char *kernel, const char *rel, size_t *len)
-{
-	char path[512];
-	FILE *f;
-	char *buf;
-	long n;
-
-	snprintf(path, sizeof(path), "%s/formats/%s/events/%s", TEST_DATA, kernel, rel);
-	f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc(n + 1);
-	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
-	buf[n] = 0;
-	fclose(f);
-	*len = n;
-	return buf;
-}
-
-/* load - header_page and the named syscalls events of one kernel */
-static void load(struct fmt_set *fs, const char *kernel)
-{
-	static const char *const events[] = { "sys_enter_openat", "sys_exit_pread64",
-					      "sys_enter_pread64", NULL };
-	size_t len;
-	char *hp = slurp(kernel, "header_page", &len), *text, rel[256];
-
-	assert_non_null(hp);
-	assert_int_equal(fmt_set_init(fs, hp, len, 8, 4096), 0);
-	free(hp);
-	for (const char *const *e = events; *e; e++) {
-		snprintf(rel, sizeof(rel), "syscalls/%s/format", *e);
-		text = slurp(kernel, rel, &len);
-		assert_non_null(text);
-		assert_non_null(fmt_set_add(fs, "syscalls", *e, text, len));
-		free(text);
-	}
-}
+/* The syscalls events the tests decode. */
+static const char *const events[] = { "sys_enter_openat", "sys_exit_pread64",
+				      "sys_enter_pread64", NULL };
 
 /* put64 - a u64 at off of a raw record */
 static void put64(uint8_t *raw, int off, uint64_t v)
@@ -73,7 +35,7 @@ static void test_openat(void **state)
 		struct fmt_set fs;
 		uint8_t raw[48] = { 0 };
 
-		load(&fs, *k);
+		testlib_fmt_load(&fs, *k, "syscalls", events);
 		assert_int_equal(syscall_fmt_init(&f, fmt_set_find(&fs, "syscalls", "sys_enter_openat")), 0);
 		assert_false(f.ret.present);
 		/* Offsets as the format files give them (checked by hand). */
@@ -103,7 +65,7 @@ static void test_pread(void **state)
 		struct fmt_set fs;
 		uint8_t raw[48] = { 0 };
 
-		load(&fs, *k);
+		testlib_fmt_load(&fs, *k, "syscalls", events);
 		assert_int_equal(syscall_fmt_init(&fe, fmt_set_find(&fs, "syscalls", "sys_enter_pread64")), 0);
 		assert_int_equal(syscall_fmt_init(&fx, fmt_set_find(&fs, "syscalls", "sys_exit_pread64")), 0);
 		put64(raw, 16, 7);

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* testlib.c - scaffolding shared by the unit tests (testlib.h) */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "opt.h"
+#include "session.h"
+#include "testlib.h"
+
+char testlib_log[4096];
+
+/* file_read - all of f, closed after, in a buffer pad bytes longer than *len */
+static char *file_read(FILE *f, size_t pad, size_t *len)
+{
+	char *buf;
+	long n;
+
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	assert_true(n >= 0);
+	rewind(f);
+	buf = malloc(n + pad ? n + pad : 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
+	fclose(f);
+	if (len)
+		*len = n;
+	return buf;
+}
+
+/* testlib_text_load - a whole file, a NUL after its *len bytes; NULL when it cannot be opened */
+char *testlib_text_load(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+	char *buf;
+
+	if (!f)
+		return NULL;
+	buf = file_read(f, 1, &n);
+	buf[n] = 0;
+	if (len)
+		*len = n;
+	return buf;
+}
+
+/* testlib_file_load - a whole file in exactly *len bytes, so that ASan sees a read past it */
+uint8_t *testlib_file_load(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+
+	assert_non_null(f);
+	return (uint8_t *)file_read(f, 0, len);
+}
+
+/* testlib_data_load - testlib_file_load of tests/data/<dir>/<name> */
+uint8_t *testlib_data_load(const char *dir, const char *name, size_t *len)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s/%s", TEST_DATA, dir, name);
+	return testlib_file_load(path, len);
+}
+
+/* testlib_format_load - the text of a captured kernel's events/<rel> ("block/x/format") */
+char *testlib_format_load(const char *kernel, const char *rel, size_t *len)
+{
+	char path[512], *text;
+
+	snprintf(path, sizeof(path), "%s/formats/%s/events/%s", TEST_DATA, kernel, rel);
+	text = testlib_text_load(path, len);
+	assert_non_null(text);
+	return text;
+}
+
+/* testlib_fmt_init - fs from a captured kernel's header_page, for 8-byte longs and 4 KiB pages */
+void testlib_fmt_init(struct fmt_set *fs, const char *kernel)
+{
+	size_t len;
+	char *hp = testlib_format_load(kernel, "header_page", &len);
+
+	assert_int_equal(fmt_set_init(fs, hp, len, 8, 4096), 0);
+	free(hp);
+}
+
+/* testlib_fmt_add - the captured format of sys:name parsed into fs; its event (fs owns it) */
+struct tep_event *testlib_fmt_add(struct fmt_set *fs, const char *kernel, const char *sys,
+				  const char *name)
+{
+	struct tep_event *ev;
+	char rel[256], *text;
+	size_t len;
+
+	snprintf(rel, sizeof(rel), "%s/%s/format", sys, name);
+	text = testlib_format_load(kernel, rel, &len);
+	ev = fmt_set_add(fs, sys, name, text, len);
+	assert_non_null(ev);
+	free(text);
+	return ev;
+}
+
+/* testlib_fmt_load - testlib_fmt_init, then the sys events of a NULL-terminated list added */
+void testlib_fmt_load(struct fmt_set *fs, const char *kernel, const char *sys,
+		      const char *const *names)
+{
+	testlib_fmt_init(fs, kernel);
+	for (; *names; names++)
+		testlib_fmt_add(fs, kernel, sys, *names);
+}
+
+/* source_open - nothing to open */
+static int source_open(struct session *s)
+{
+	return 0;
+}
+
+/* source_available - the formats the test loaded */
+static bool source_available(struct session *s, const char *sys, const char *name)
+{
+	return fmt_set_find(&s->fs, sys, name) != NULL;
+}
+
+/* source_attach - the formats the test loaded */
+static int source_attach(struct session *s, struct iotap_event *ev)
+{
+	ev->tep = fmt_set_find(&s->fs, ev->sys, ev->name);
+	return ev->tep ? 0 : -ENOENT;
+}
+
+/* source_run - records come from the test */
+static int source_run(struct session *s, uint64_t deadline)
+{
+	return 0;
+}
+
+/* source_find - the event a sample id indexes */
+static struct iotap_event *source_find(struct session *s, uint64_t id)
+{
+	return id < s->nr_ev ? s->ev[id] : NULL;
+}
+
+/* source_close - nothing to close */
+static void source_close(struct session *s)
+{
+}
+
+const struct source_ops testlib_source = {
+	.open = source_open, .event_available = source_available, .event_attach = source_attach,
+	.run = source_run, .find = source_find, .close = source_close,
+};
+
+/* testlib_tool_run - a tool with its arguments over a recording in memory or a file */
+int testlib_tool_run(const uint8_t *buf, size_t len, const char *path, char **out,
+		     const char *tool_name, ...)
+{
+	const struct tool *tool = tool_find(tool_name);
+	struct session_opts so = { .mmap_pages = 128, .input_buf = buf, .input_len = len,
+				   .input = path };
+	char *argv[16], err[256];
+	struct session s;
+	struct cli_args ca;
+	size_t outlen;
+	void *params;
+	va_list ap;
+	int argc = 0, ret;
+	FILE *f;
+
+	assert_non_null(tool);
+	argv[argc++] = (char *)tool_name;
+	va_start(ap, tool_name);
+	for (char *a; (a = va_arg(ap, char *));)
+		argv[argc++] = a;
+	va_end(ap);
+	argv[argc] = NULL;
+	params = calloc(1, tool->params_size);
+	assert_int_equal(opt_parse(tool, argc, argv, params, &so, &ca, err, sizeof(err)), 0);
+	f = open_memstream(out, &outlen);
+	ret = session_init(&s, tool, params, &so);
+	s.ctx.out = f;
+	if (!ret)
+		ret = session_run(&s, ca.interval_ns, ca.count, ca.duration_ns);
+	session_release(&s);
+	fclose(f);
+	free(params);
+	return ret;
+}
+
+/* testlib_hist_total - the counts of a BCC histogram's disk section (NULL: all sections) */
+uint64_t testlib_hist_total(const char *text, const char *section)
+{
+	char cur[64] = "";
+	uint64_t n = 0;
+
+	for (const char *line = text; line && *line; line = strchr(line, '\n'), line += !!line) {
+		unsigned long long lo, hi, c;
+
+		if (sscanf(line, "disk = %63s", cur) == 1)
+			continue;
+		if (sscanf(line, " %llu -> %llu : %llu", &lo, &hi, &c) == 3 &&
+		    (!section || !strcmp(cur, section)))
+			n += c;
+	}
+	return n;
+}
+
+/* testlib_log_keep - a log hook (log_set) appending each line to testlib_log */
+void testlib_log_keep(enum log_level level, const char *msg)
+{
+	size_t n = strlen(testlib_log);
+
+	snprintf(testlib_log + n, sizeof(testlib_log) - n, "%s%s\n",
+		 level == LOG_WARN ? "warning: " : "", msg);
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_TESTLIB_H
+#define IOTAP_TESTLIB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "log.h"
+#include "source.h"
+#include "tfs.h"
+
+/*
+ * What several unit tests need around the code under test: files of
+ * tests/data in memory, the format sets of the kernels captured there, a
+ * session source over such a set, a tool run over a recording, and what the
+ * core logged.  Every function fails the
+ * running cmocka test on an error it does not return; what is returned is
+ * the caller's to free.
+ */
+
+/* testlib_text_load - a whole file, a NUL after its *len bytes; NULL when it cannot be opened */
+char *testlib_text_load(const char *path, size_t *len);
+
+/* testlib_file_load - a whole file in exactly *len bytes, so that ASan sees a read past it */
+uint8_t *testlib_file_load(const char *path, size_t *len);
+
+/* testlib_data_load - testlib_file_load of tests/data/<dir>/<name> */
+uint8_t *testlib_data_load(const char *dir, const char *name, size_t *len);
+
+/* testlib_format_load - the text of a captured kernel's events/<rel> ("block/x/format") */
+char *testlib_format_load(const char *kernel, const char *rel, size_t *len);
+
+/* testlib_fmt_init - fs from a captured kernel's header_page, for 8-byte longs and 4 KiB pages */
+void testlib_fmt_init(struct fmt_set *fs, const char *kernel);
+
+/* testlib_fmt_add - the captured format of sys:name parsed into fs; its event (fs owns it) */
+struct tep_event *testlib_fmt_add(struct fmt_set *fs, const char *kernel, const char *sys,
+				  const char *name);
+
+/* testlib_fmt_load - testlib_fmt_init, then the sys events of a NULL-terminated list added */
+void testlib_fmt_load(struct fmt_set *fs, const char *kernel, const char *sys,
+		      const char *const *names);
+
+/*
+ * A session source whose events are the formats the test put in the session's
+ * fs: it opens and runs nothing, records come from the test, an event's
+ * sample id is its index in the session's events.
+ */
+extern const struct source_ops testlib_source;
+
+/*
+ * testlib_tool_run - the tool called tool_name with the NULL-terminated arguments
+ * after it, over the recording (or perf.data) in buf, or at path when buf is NULL
+ *
+ * Its output is in *out (to free, even on failure); returns what session_init or
+ * session_run returned.  The arguments must parse.
+ */
+int testlib_tool_run(const uint8_t *buf, size_t len, const char *path, char **out,
+		     const char *tool_name, ...);
+
+/* testlib_hist_total - the counts of a BCC histogram's disk section (NULL: all sections) */
+uint64_t testlib_hist_total(const char *text, const char *section);
+
+/* What the core logged through testlib_log_keep, warnings prefixed; clear it by writing a NUL. */
+extern char testlib_log[4096];
+
+/* testlib_log_keep - a log hook (log_set) appending each line to testlib_log */
+void testlib_log_keep(enum log_level level, const char *msg);
+
+#endif
