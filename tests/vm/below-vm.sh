@@ -126,7 +126,7 @@ for k in 6.1 6.12; do
 	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \
 		--mod "$SCSI_PARAMS" --file "$LIVE_TMP/workload.sh:/iotap/workload.sh" \
 		--timeout 170 -- "$LIVE_TMP/guest.sh" >"$out" 2>"$LIVE_TMP/vm-$k.err" || rc=$?
-	[ $rc = 125 ] && skip "VM for $k could not run: $(tail -3 "$LIVE_TMP/vm-$k.err")"
+	[ $rc = 125 ] && { cat "$LIVE_TMP/vm-$k.err" >&2; skip "VM for $k could not run: $(tail -1 "$LIVE_TMP/vm-$k.err")"; }
 	[ $rc = 0 ] || { cat "$out" "$LIVE_TMP/vm-$k.err"; fail "guest script failed on $k ($rc)"; }
 	[ -n "${IOTAP_VM_KEEP:-}" ] && cp "$out" "$IOTAP_VM_KEEP/"
 	grep -q "did not fail" "$out" && fail "$k: an injected read succeeded: $(grep 'did not fail' "$out")"

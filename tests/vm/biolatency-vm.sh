@@ -57,7 +57,7 @@ for k in 6.1 6.12; do
 	rc=0
 	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \
 		--timeout 120 -- "$LIVE_TMP/guest.sh" >"$LIVE_TMP/vm-$k.out" 2>"$LIVE_TMP/vm-$k.err" || rc=$?
-	[ $rc = 125 ] && skip "VM for $k could not run: $(tail -3 "$LIVE_TMP/vm-$k.err")"
+	[ $rc = 125 ] && { cat "$LIVE_TMP/vm-$k.err" >&2; skip "VM for $k could not run: $(tail -1 "$LIVE_TMP/vm-$k.err")"; }
 	[ $rc = 0 ] || { cat "$LIVE_TMP/vm-$k.out" "$LIVE_TMP/vm-$k.err"; fail "guest script failed on $k ($rc)"; }
 	out=$LIVE_TMP/vm-$k.out
 	awk '/^Tracing/{n++} n==1' "$out" >"$LIVE_TMP/d-$k"

@@ -91,7 +91,7 @@ for k in 6.1 6.12; do
 	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \
 		--bin "$DMSETUP" --disk none --timeout 170 -- "$LIVE_TMP/guest.sh" >"$out" \
 		2>"$LIVE_TMP/vm-$k.err" || rc=$?
-	[ $rc = 125 ] && skip "VM for $k could not run: $(tail -3 "$LIVE_TMP/vm-$k.err")"
+	[ $rc = 125 ] && { cat "$LIVE_TMP/vm-$k.err" >&2; skip "VM for $k could not run: $(tail -1 "$LIVE_TMP/vm-$k.err")"; }
 	[ -n "${IOTAP_VM_KEEP:-}" ] && cp "$out" "$IOTAP_VM_KEEP/errinj-$k.out"
 	[ $rc = 0 ] || { cat "$out" "$LIVE_TMP/vm-$k.err"; fail "guest script failed on $k ($rc)"; }
 	grep -q "did not fail\|failed$" "$out" && fail "$k: injection did not behave: $(grep 'did not fail\|failed$' "$out")"

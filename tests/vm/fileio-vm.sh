@@ -66,7 +66,7 @@ for k in 6.1 6.12; do
 	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel $k --disk nvme --mod ext4 --bin "$IOTAP" \
 		--bin "$IOTAP_PROGS/fileio" --bin "$IOTAP_PROGS/fileio_static" --bin "$MKE2FS" --timeout 240 -- "$LIVE_TMP/guest.sh" \
 		>"$LIVE_TMP/vm-$k.out" 2>"$LIVE_TMP/vm-$k.err" || rc=$?
-	[ $rc = 125 ] && skip "VM for $k could not run: $(tail -3 "$LIVE_TMP/vm-$k.err")"
+	[ $rc = 125 ] && { cat "$LIVE_TMP/vm-$k.err" >&2; skip "VM for $k could not run: $(tail -1 "$LIVE_TMP/vm-$k.err")"; }
 	[ $rc = 0 ] || { cat "$LIVE_TMP/vm-$k.out" "$LIVE_TMP/vm-$k.err"; fail "guest script failed on $k ($rc)"; }
 	out=$LIVE_TMP/vm-$k.out
 	section() { awk -v m="$1" '$0 == m { on = 1; next } /^== / { on = 0 } on' "$out"; }

@@ -116,7 +116,7 @@ for k in 6.1 6.12; do
 	out=$LIVE_TMP/vm-$k.out
 	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \
 		--bin "$MDADM" --timeout 170 -- "$LIVE_TMP/guest.sh" >"$out" 2>"$LIVE_TMP/vm-$k.err" || rc=$?
-	[ $rc = 125 ] && skip "VM for $k could not run: $(tail -3 "$LIVE_TMP/vm-$k.err")"
+	[ $rc = 125 ] && { cat "$LIVE_TMP/vm-$k.err" >&2; skip "VM for $k could not run: $(tail -1 "$LIVE_TMP/vm-$k.err")"; }
 	[ -n "${IOTAP_VM_KEEP:-}" ] && cp "$out" "$IOTAP_VM_KEEP/md-$k.out"
 	[ $rc = 0 ] || { cat "$out" "$LIVE_TMP/vm-$k.err"; fail "guest script failed on $k ($rc)"; }
 	grep -q "^== md0 raid1 " "$out" || fail "$k: no raid1 md0: $(head -5 "$out")"
