@@ -71,9 +71,11 @@ int perf_sample_parse(const struct perf_event_header *hdr, uint64_t sample_type,
 	return 0;
 }
 
-/* put - append n bytes at *at, if they fit before end */
+/* put - append n bytes at *at, if they fit before end (data may be NULL when n is 0) */
 static void put(uint8_t **at, const uint8_t *end, const void *data, size_t n)
 {
+	if (!n)
+		return;
 	if (*at && (size_t)(end - *at) >= n) {
 		memcpy(*at, data, n);
 		*at += n;
