@@ -600,9 +600,8 @@ int evlist_account(struct evlist *el, struct merge *m, uint64_t time)
 		return 0;
 	for (size_t i = 0; i < el->nr; i++) {
 		struct evsel *sel = el->sel[i];
-		uint64_t now, basis, gap, *v;
+		uint64_t now, basis, gap;
 		char rec[IOTAP_UNDELIVERED_SIZE];
-		struct perf_event_header *h = (void *)rec;
 		int ret;
 
 		if (!sel->fds || sel->unaccounted)
@@ -616,16 +615,8 @@ int evlist_account(struct evlist *el, struct merge *m, uint64_t time)
 		if (gap <= sel->undelivered)
 			continue;
 		sel->undelivered = gap;
-		h->type = IOTAP_RECORD_UNDELIVERED;
-		h->misc = 0;
-		h->size = sizeof(rec);
-		v = (uint64_t *)(h + 1);
-		v[0] = gap;
-		v[1] = now;
-		v[2] = 0;		/* pid, tid */
-		v[3] = time;
-		v[4] = (uint32_t)el->cpus[0];
-		v[5] = sel->ids[0];
+		iotap_count_record_write(rec, IOTAP_RECORD_UNDELIVERED, gap, now, time,
+					 (uint32_t)el->cpus[0], sel->ids[0]);
 		ret = merge_push(m, time, rec, sizeof(rec));
 		if (ret)
 			return ret;

@@ -152,6 +152,18 @@ int perf_sample_write(const struct perf_sample *s, uint64_t sample_type, uint16_
 	return (int)size;
 }
 
+/* iotap_count_record_write - see sample.h */
+void iotap_count_record_write(void *buf, uint32_t type, uint64_t count, uint64_t total,
+			      uint64_t time, uint32_t cpu, uint64_t id)
+{
+	struct perf_event_header h = { .type = type, .size = IOTAP_UNDELIVERED_SIZE };
+	/* The body, then the sample_id trailer: pid and tid (none), time, cpu, id. */
+	uint64_t v[6] = { count, total, 0, time, cpu, id };
+
+	memcpy(buf, &h, sizeof(h));
+	memcpy((uint8_t *)buf + sizeof(h), v, sizeof(v));
+}
+
 /* perf_sample_id_parse - decode the TID/TIME/CPU/IDENTIFIER trailer of a non-sample record */
 int perf_sample_id_parse(const struct perf_event_header *hdr, struct perf_sample_id *sid)
 {

@@ -80,6 +80,13 @@ int perf_sample_parse(const struct perf_event_header *hdr, uint64_t sample_type,
 int perf_sample_write(const struct perf_sample *s, uint64_t sample_type, uint16_t misc,
 		      void *buf, size_t room);
 int perf_sample_id_parse(const struct perf_event_header *hdr, struct perf_sample_id *sid);
+/*
+ * iotap_count_record_write - an IOTAP_RECORD_UNDELIVERED or _STACKLESS record
+ * into buf (IOTAP_UNDELIVERED_SIZE bytes): count of total, since the start,
+ * stamped time, for the event of sample id on cpu
+ */
+void iotap_count_record_write(void *buf, uint32_t type, uint64_t count, uint64_t total,
+			      uint64_t time, uint32_t cpu, uint64_t id);
 uint64_t perf_record_id(const struct perf_event_header *hdr);
 int perf_record_time(const struct perf_event_header *hdr, uint64_t *time);
 

@@ -50,6 +50,7 @@ struct live_twin {
 	struct iotap_event *ev;
 	uint64_t ftrace_id;		/* the sample id of its ftrace copies */
 	int join;			/* its index in the stackjoin */
+	uint64_t perf_id;		/* its perf id on the first CPU, for its records */
 	uint64_t stackless_pushed;	/* stackless events already in the stream */
 };
 
@@ -521,6 +522,7 @@ static int live_join_open(struct session *s)
 		if (ret < 0)
 			return ret;
 		lv->twins[i].join = ret;
+		lv->twins[i].perf_id = ids[0];
 	}
 	return 0;
 }
@@ -601,26 +603,15 @@ static int live_twins_account(struct live_src *lv, uint64_t time)
 	for (size_t i = 0; lv->join && i < lv->nr_twins; i++) {
 		struct live_twin *t = &lv->twins[i];
 		const struct stackjoin_stats *st = stackjoin_stats(lv->join, t->join);
-		uint64_t rec[IOTAP_STACKLESS_SIZE / 8];
-		struct perf_event_header *h = (void *)rec;
-		const uint64_t *ids;
-		size_t nr;
+		char rec[IOTAP_STACKLESS_SIZE];
 		int ret;
 
 		if (!st || st->stackless <= t->stackless_pushed)
 			continue;
-		ret = lv->be[t->ev->be].ops->event_ids(lv->be[t->ev->be].priv, t->ev, &ids, &nr);
-		if (ret)
-			return ret;
-		h->type = IOTAP_RECORD_STACKLESS;
-		h->misc = 0;
-		h->size = sizeof(rec);
-		rec[1] = st->stackless;
-		rec[2] = st->joined + st->stackless + st->perf_only;
-		rec[3] = 0;		/* pid, tid */
-		rec[4] = time;
-		rec[5] = 0;		/* cpu: the event's, all of them */
-		rec[6] = ids[0];
+		/* Any CPU's id names the event; the count is the event's on all of them. */
+		iotap_count_record_write(rec, IOTAP_RECORD_STACKLESS, st->stackless,
+					 st->joined + st->stackless + st->perf_only, time, 0,
+					 t->perf_id);
 		t->stackless_pushed = st->stackless;
 		ret = merge_push(lv->merge, time, rec, sizeof(rec));
 		if (ret)

@@ -159,6 +159,28 @@ static void test_write_user(void **state)
 	assert_memory_equal(back.raw, s.raw, 12);
 }
 
+/* test_count_record - an iotap count record carries its figures and a trailer readers find */
+static void test_count_record(void **state)
+{
+	uint64_t buf[IOTAP_UNDELIVERED_SIZE / 8], v[2], t;
+	struct perf_event_header h;
+	struct perf_sample_id sid;
+
+	iotap_count_record_write(buf, IOTAP_RECORD_STACKLESS, 7, 2000, 123456789, 3, 42);
+	memcpy(&h, buf, sizeof(h));
+	assert_int_equal(h.type, IOTAP_RECORD_STACKLESS);
+	assert_int_equal(h.size, IOTAP_UNDELIVERED_SIZE);
+	memcpy(v, (const char *)buf + sizeof(h), sizeof(v));
+	assert_int_equal(v[0], 7);
+	assert_int_equal(v[1], 2000);
+	assert_int_equal(perf_record_id((void *)buf), 42);
+	assert_int_equal(perf_record_time((void *)buf, &t), 0);
+	assert_int_equal(t, 123456789);
+	assert_int_equal(perf_sample_id_parse((void *)buf, &sid), 0);
+	assert_int_equal(sid.cpu, 3);
+	assert_int_equal(sid.pid, 0);
+}
+
 /* test_truncated - every shorter size is rejected, never read past */
 static void test_truncated(void **state)
 {
@@ -276,6 +298,7 @@ int main(void)
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_write_user),
+		cmocka_unit_test(test_count_record),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_huge_callchain),
 		cmocka_unit_test(test_sample_id),
