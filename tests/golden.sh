@@ -17,8 +17,11 @@ ln -sf "$SRC/tests/data/recordings/linux-6.18-loop.iotap" "$OUT/L"
 ln -sf "$SRC/tests/data/recordings/linux-6.1-vm.iotap" "$OUT/V"
 ln -sf "$G/mixed.iotap" "$OUT/M"
 ln -sf "$G/stacks.iotap" "$OUT/S"
+ln -sf "$G/devices.iotap" "$OUT/D"
+ln -sf "$G/files.iotap" "$OUT/F"
 ln -sf "$G/sysroot" "$OUT/sysroot"
 fails=0 n=0
+[ -r "$G/cases" ] || { echo "FAIL: no $G/cases"; exit 1; }
 while read -r name args; do
 	case $name in ''|'#'*) continue ;; esac
 	n=$((n + 1))
@@ -45,6 +48,8 @@ while read -r name args; do
 		fails=$((fails + 1))
 	fi
 done <"$G/cases"
+# A cases file that went missing or empty must not pass as "all identical".
+[ $n -gt 0 ] || { echo "FAIL: no golden cases in $G/cases"; exit 1; }
 if [ $update = 1 ]; then
 	echo "updated $n expected outputs"
 	exit 0
