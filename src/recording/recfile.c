@@ -90,7 +90,7 @@ static uint32_t crc_of(const void *p, size_t len)
 	return crc32(0, p, len);
 }
 
-/* rec_strerror - one line describing a -REC_* or errno code */
+/* rec_strerror - one line describing a -REC_* or other -errno code */
 const char *rec_strerror(int code)
 {
 	if (code < 0)

@@ -2,6 +2,7 @@
 #ifndef IOTAP_RECFILE_H
 #define IOTAP_RECFILE_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,19 +34,17 @@
 	 (uint32_t)(uint8_t)(c) << 16 | (uint32_t)(uint8_t)(d) << 24)
 
 /*
- * Errors of the format, returned negated like -errno.  They sit above the
- * kernel's MAX_ERRNO (4095), so they never collide with an errno value;
- * rec_strerror() describes them and every errno as well.
+ * What is wrong with a recording comes back as one of these errno values, negated
+ * like any other -errno; each failure has its own, none that file I/O returns, so
+ * callers can tell them apart, and rec_strerror() words them for recordings.
  */
-enum rec_error {
-	REC_ENOTREC = 4096,	/* not an iotap recording (wrong magic, empty) */
-	REC_EVERSION,		/* major version newer than this reader */
-	REC_EBADHDR,		/* file header fails its CRC */
-	REC_ECORRUPT,		/* chunk CRC, length, zlib or END totals wrong */
-	REC_ETRUNC,		/* file ends before its END chunk */
-};
+#define REC_ENOTREC	EPROTO		/* not an iotap recording (wrong magic, empty) */
+#define REC_EVERSION	EPROTONOSUPPORT	/* major version newer than this reader */
+#define REC_EBADHDR	EBADMSG		/* file header fails its CRC */
+#define REC_ECORRUPT	EUCLEAN		/* chunk CRC, length, zlib or END totals wrong */
+#define REC_ETRUNC	ENODATA		/* file ends before its END chunk */
 
-/* One line for a code from this module: -REC_* or -errno (sign ignored). */
+/* One line for an error of this module, a REC_* meaning or any errno (sign ignored). */
 const char *rec_strerror(int code);
 
 struct rec_writer;

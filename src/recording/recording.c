@@ -15,7 +15,6 @@
 #include "log.h"
 #include "recformat.h"
 #include "recording.h"
-#include "stacks.h"
 #include "usyms.h"
 
 /* Largest kallsyms text accepted: real ones are 5 to 20 MiB. */
