@@ -24,8 +24,14 @@
 
 const char *const session_source_names[] = { "auto", "ftrace", "perf", NULL };
 
-volatile int session_stop;
-static volatile int session_abort;
+/*
+ * Signals are counted process-wide; a session compares the counts with those
+ * it began with, so it stops for a signal that came while it ran and never
+ * for one an earlier session already stopped for.
+ */
+static volatile sig_atomic_t session_sigs;	/* SIGINT, SIGTERM and SIGHUP so far */
+static volatile sig_atomic_t session_aborts;	/* SIGINTs that came while a session stopped */
+static volatile sig_atomic_t session_stopping;	/* the running session is stopping */
 
 struct comm_ent {
 	uint32_t pid;
@@ -35,9 +41,10 @@ struct comm_ent {
 /* session_on_signal - first signal stops cleanly, a second SIGINT aborts the final report */
 static void session_on_signal(int sig)
 {
-	if (session_stop && sig == SIGINT)
-		session_abort = 1;
-	session_stop = 1;
+	if (session_stopping && sig == SIGINT)
+		session_aborts++;
+	session_sigs++;
+	session_stopping = 1;
 }
 
 /* session_signals_install - SIGINT/SIGTERM/SIGHUP end the run; no SA_RESTART so poll wakes */
@@ -63,10 +70,26 @@ uint64_t mono_now(void)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-/* session_aborted - whether a second SIGINT asked to skip the final report */
-bool session_aborted(void)
+/* session_stop - end the run after the current record; safe in a signal handler */
+void session_stop(struct session *s)
 {
-	return session_abort;
+	s->stop = 1;
+}
+
+/* session_stopped - whether s stops: asked to, or a signal came since it began */
+bool session_stopped(struct session *s)
+{
+	if (!s->stop && session_sigs != s->sig_base)
+		s->stop = 1;
+	if (s->stop)
+		session_stopping = 1;
+	return s->stop;
+}
+
+/* session_aborted - whether a second SIGINT asked s to skip its final report */
+bool session_aborted(const struct session *s)
+{
+	return session_aborts != s->abort_base;
 }
 
 /* session_input_source - what reads the input: perf.data by its magic, else an iotap recording */
@@ -95,6 +118,9 @@ int session_init(struct session *s, const struct tool *tool, void *params,
 		 const struct session_opts *opts)
 {
 	memset(s, 0, sizeof(*s));
+	s->sig_base = session_sigs;
+	s->abort_base = session_aborts;
+	session_stopping = 0;
 	s->opts = *opts;
 	s->ctx.tool = tool;
 	s->ctx.params = params;
@@ -456,7 +482,7 @@ const char *iotap_fd_names(struct iotap_ctx *ctx)
 /* iotap_stop - end the run after the current record, as a signal would */
 void iotap_stop(struct iotap_ctx *ctx)
 {
-	session_stop = 1;
+	session_stop(ctx->sess);
 }
 
 /* iotap_event_format - the parsed kernel format of an event */
@@ -888,7 +914,7 @@ int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_
 		ret = s->src->run(s, deadline);
 		if (ret < 0)
 			return ret;
-		if (session_abort)
+		if (session_aborted(s))
 			return 0;
 		if (ret == 1)
 			s->now = deadline;

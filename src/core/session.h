@@ -2,6 +2,7 @@
 #ifndef IOTAP_SESSION_H
 #define IOTAP_SESSION_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -89,22 +90,34 @@ struct session {
 	uint64_t dropped;		/* samples of no known event, or malformed */
 	uint64_t malformed;		/* of which malformed */
 	const char *probe_sys;		/* the group of the probes this run made */
+	volatile sig_atomic_t stop;	/* session_stop: ends after the current record */
+	sig_atomic_t sig_base;		/* the process's signal counts when it began */
+	sig_atomic_t abort_base;
 };
-
-extern volatile int session_stop;
 
 int session_init(struct session *s, const struct tool *tool, void *params,
 		 const struct session_opts *opts);
 int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_t duration_ns);
 void session_release(struct session *s);
+/*
+ * Stopping. Each session has its own stop: session_stop (safe in a signal
+ * handler) ends that session after the current record, and leaves every other
+ * session alone. session_signals_install's handler counts signals
+ * process-wide; session_stopped turns one that came after session_init into
+ * that session's stop, so a signal stops whatever session runs, and a later
+ * session does not stop for it. A signal that comes between two sessions is
+ * the caller's to see. The sources' run loops end when session_stopped says so.
+ */
 void session_signals_install(void);
+void session_stop(struct session *s);
+bool session_stopped(struct session *s);
 int session_dispatch(struct session *s, const struct perf_event_header *rec);
 void session_comm_cache(struct session *s, uint32_t pid, const char *comm);
 const char *session_comm_cached(const struct session *s, uint32_t pid);
 struct iotap_event *session_event_find(struct session *s, uint64_t id);
 struct iotap_event *session_event_use(struct session *s, const char *sys, const char *name,
 				      unsigned int flags, iotap_handler_fn fn, void *arg);
-bool session_aborted(void);
+bool session_aborted(const struct session *s);
 uint64_t session_lost_total(const struct session *s);
 uint64_t session_undelivered_total(const struct session *s);
 void session_warn_malformed(const struct session *s);

@@ -996,7 +996,7 @@ static int pd_run(struct session *s, uint64_t deadline)
 	struct perf_src *f = s->src_priv;
 	int ret;
 
-	while (!session_stop) {
+	while (!session_stopped(s)) {
 		if (f->ready_pos < f->ready_len) {
 			const struct perf_event_header *h = (const void *)(f->ready + f->ready_pos);
 			uint64_t t;

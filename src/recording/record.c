@@ -729,10 +729,14 @@ static int record_on_record(struct iotap_ctx *ctx, const struct perf_event_heade
 	return 0;
 }
 
-/* record_on_child - the command exited: stop as a signal would */
+/* The session recording while a command runs, for the SIGCHLD handler. */
+static struct session *volatile record_child_sess;
+
+/* record_on_child - the command exited: stop the recording session as a signal would */
 static void record_on_child(int sig)
 {
-	session_stop = 1;
+	if (record_child_sess)
+		session_stop(record_child_sess);
 }
 
 /* record_spawn - fork the command, held before exec until tracing runs */
@@ -954,6 +958,7 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 		return ret;
 	}
 	/* The command's exit stops recording; a stop (SIGSTOP) does not. */
+	record_child_sess = &s;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = record_on_child;
 	sa.sa_flags = SA_NOCLDSTOP;
@@ -979,6 +984,7 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 		log_msg(LOG_ERR, "cannot write '%s': %s", p->output, rec_strerror(rc.werr));
 	session_release(&s);
 	sigaction(SIGCHLD, &old_sa, NULL);
+	record_child_sess = NULL;
 	rec_writer_free(rc.w);
 	free(rc.rewrite);
 	stackmap_free(rc.stacks);

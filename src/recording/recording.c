@@ -715,7 +715,7 @@ static int file_run(struct session *s, uint64_t deadline)
 	uint64_t t;
 	int ret;
 
-	while (!session_stop) {
+	while (!session_stopped(s)) {
 		ret = file_peek(f, &h);
 		if (ret < 0)
 			return ret;

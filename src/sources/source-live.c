@@ -655,7 +655,7 @@ static int live_run(struct session *s, uint64_t deadline)
 	struct live_src *lv = s->src_priv;
 	int ret;
 
-	while (!session_stop) {
+	while (!session_stopped(s)) {
 		uint64_t now = mono_now();
 		int timeout;
 
@@ -681,7 +681,7 @@ static int live_run(struct session *s, uint64_t deadline)
 		if (ret)
 			return ret;
 	}
-	if (session_aborted())
+	if (session_aborted(s))
 		return 0;
 	/* Stop the kernel writing, then take everything that is left. */
 	live_disable(lv);

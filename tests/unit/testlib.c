@@ -156,6 +156,29 @@ const struct source_ops testlib_source = {
 	.run = source_run, .find = source_find, .close = source_close,
 };
 
+/* testlib_session_run - one session of tool with its options (so: and its input) */
+int testlib_session_run(const struct tool *tool, void *params, const struct session_opts *so,
+			const struct cli_args *ca, char **out)
+{
+	struct cli_args none = { 0 };
+	struct session s;
+	size_t outlen;
+	FILE *f;
+	int ret;
+
+	if (!ca)
+		ca = &none;
+	f = open_memstream(out, &outlen);
+	assert_non_null(f);
+	ret = session_init(&s, tool, params, so);
+	s.ctx.out = f;
+	if (!ret)
+		ret = session_run(&s, ca->interval_ns, ca->count, ca->duration_ns);
+	session_release(&s);
+	fclose(f);
+	return ret;
+}
+
 /* testlib_tool_run - a tool with its arguments over a recording in memory or a file */
 int testlib_tool_run(const uint8_t *buf, size_t len, const char *path, char **out,
 		     const char *tool_name, ...)
@@ -164,13 +187,10 @@ int testlib_tool_run(const uint8_t *buf, size_t len, const char *path, char **ou
 	struct session_opts so = { .mmap_pages = 128, .input_buf = buf, .input_len = len,
 				   .input = path };
 	char *argv[16], err[256];
-	struct session s;
 	struct cli_args ca;
-	size_t outlen;
 	void *params;
 	va_list ap;
 	int argc = 0, ret;
-	FILE *f;
 
 	assert_non_null(tool);
 	argv[argc++] = (char *)tool_name;
@@ -181,13 +201,7 @@ int testlib_tool_run(const uint8_t *buf, size_t len, const char *path, char **ou
 	argv[argc] = NULL;
 	params = calloc(1, tool->params_size);
 	assert_int_equal(opt_parse(tool, argc, argv, params, &so, &ca, err, sizeof(err)), 0);
-	f = open_memstream(out, &outlen);
-	ret = session_init(&s, tool, params, &so);
-	s.ctx.out = f;
-	if (!ret)
-		ret = session_run(&s, ca.interval_ns, ca.count, ca.duration_ns);
-	session_release(&s);
-	fclose(f);
+	ret = testlib_session_run(tool, params, &so, &ca, out);
 	free(params);
 	return ret;
 }

@@ -58,6 +58,18 @@ extern const struct source_ops testlib_source;
 int testlib_tool_run(const uint8_t *buf, size_t len, const char *path, char **out,
 		     const char *tool_name, ...);
 
+struct tool;
+struct session_opts;
+struct cli_args;
+
+/*
+ * testlib_session_run - one session of tool with params over the input so
+ * names (a recording in memory or a file); ca: its positional arguments
+ * (NULL: none). Output as testlib_tool_run's.
+ */
+int testlib_session_run(const struct tool *tool, void *params, const struct session_opts *so,
+			const struct cli_args *ca, char **out);
+
 /* testlib_hist_total - the counts of a BCC histogram's disk section (NULL: all sections) */
 uint64_t testlib_hist_total(const char *text, const char *section);
 
