@@ -17,7 +17,6 @@
 #include "tfs.h"
 
 #define FTRACE_PREFIX "iotap_"
-#define TGID_SLOTS 4096		/* power of two */
 
 struct ftrace_event {
 	char *sys, *name;
@@ -30,10 +29,6 @@ struct ftrace_cpu {
 	struct tracefs_cpu *tcpu;
 	int fd;
 	struct ftrace_stats st;
-};
-
-struct tgid_ent {
-	uint32_t tid, tgid;
 };
 
 struct ftrace_ring {
@@ -49,7 +44,6 @@ struct ftrace_ring {
 	void *page;			/* one sub-buffer */
 	int subbuf_size;
 	char *rec;			/* the record being built */
-	struct tgid_ent *tgids;
 };
 
 /* ftrace_ring_alloc - an empty ring: no instance until ftrace_ring_open */
@@ -60,8 +54,7 @@ struct ftrace_ring *ftrace_ring_alloc(void)
 	if (!fr)
 		return NULL;
 	fr->rec = malloc(PERF_RECORD_MAX);
-	fr->tgids = calloc(TGID_SLOTS, sizeof(*fr->tgids));
-	if (!fr->rec || !fr->tgids) {
+	if (!fr->rec) {
 		ftrace_ring_free(fr);
 		errno = ENOMEM;
 		return NULL;
@@ -105,7 +98,6 @@ void ftrace_ring_free(struct ftrace_ring *fr)
 		tep_free(fr->hp);
 	free(fr->page);
 	free(fr->rec);
-	free(fr->tgids);
 	free(fr);
 }
 
@@ -168,37 +160,6 @@ int ftrace_ring_set_header_page(struct ftrace_ring *fr, const char *text, size_t
 	return 0;
 }
 
-/* ftrace_tgid - the process of thread tid: perf samples carry both, ftrace events the thread only */
-static uint32_t ftrace_tgid(struct ftrace_ring *fr, uint32_t tid)
-{
-	struct tgid_ent *e = &fr->tgids[(tid * 2654435761u) & (TGID_SLOTS - 1)];
-	char path[64], line[128];
-	uint32_t tgid = tid;
-	FILE *f;
-
-	if (tid == 0)
-		return 0;
-	if (e->tid == tid)
-		return e->tgid;
-	snprintf(path, sizeof(path), "/proc/%u/status", tid);
-	f = fopen(path, "re");
-	if (f) {
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "Tgid: %u", &tgid) == 1)
-				break;
-		fclose(f);
-	}
-	/*
-	 * A thread gone before we looked: its id is the best answer, and right for most.
-	 * So for one being reaped as we read: its status still opens but says Tgid 0.
-	 */
-	if (!tgid)
-		tgid = tid;
-	e->tid = tid;
-	e->tgid = tgid;
-	return tgid;
-}
-
 /* ftrace_known - whether a record's common_type is one of ours */
 static bool ftrace_known(const struct ftrace_ring *fr, int type)
 {
@@ -214,6 +175,8 @@ static bool ftrace_known(const struct ftrace_ring *fr, int type)
  * The raw data is the trace entry itself, exactly what perf's PERF_SAMPLE_RAW
  * carries, padded as perf pads it. Missed-event counts in the sub-buffer
  * header go to st->missed (one when the kernel could not store the number).
+ * The entry names its thread only: the sample's pid is that thread id too,
+ * for the reader to replace with the process it knows (tgidmap.h).
  * Return: 0, -EINVAL for a sub-buffer kbuffer refuses, or fn's non-zero return.
  */
 int ftrace_subbuf_decode(struct ftrace_ring *fr, int cpu, void *subbuf, struct ftrace_stats *st,
@@ -254,7 +217,8 @@ int ftrace_subbuf_decode(struct ftrace_ring *fr, int cpu, void *subbuf, struct f
 		if (sizeof(*h) + 32 + 4 + raw_size > PERF_RECORD_MAX)
 			continue;
 		v[0] = ftrace_sample_id(type);
-		v[1] = (uint64_t)tid << 32 | ftrace_tgid(fr, tid);
+		/* The entry names the thread only: the reader fills in its process (tgidmap.h). */
+		v[1] = (uint64_t)tid << 32 | tid;
 		v[2] = ts;
 		v[3] = (uint32_t)cpu;
 		raw = (char *)(v + 4);

@@ -320,8 +320,7 @@ static int blktrack_on_done(struct iotap_ctx *ctx, const struct perf_sample *s, 
 
 /* blktrack_use - subscribe to one block event with the tracker's filters */
 static int blktrack_use(struct blktrack *bt, struct iotap_ctx *ctx, const char *name,
-			unsigned int flags, iotap_handler_fn fn, struct block_fmt *fmt,
-			bool pid_filter)
+			unsigned int flags, iotap_handler_fn fn, struct block_fmt *fmt)
 {
 	struct iotap_event *ev = iotap_event_use(ctx, "block", name, flags, fn, bt);
 	int ret;
@@ -346,8 +345,10 @@ static int blktrack_use(struct blktrack *bt, struct iotap_ctx *ctx, const char *
 		if (ret)
 			return ret;
 	}
-	if (pid_filter && bt->cfg.pid)
-		return iotap_event_filter(ev, "common_pid == %d", bt->cfg.pid);
+	/*
+	 * -p is matched in user space: common_pid is the submitting thread, and a
+	 * process's threads come and go while tracing.
+	 */
 	return 0;
 }
 
@@ -379,10 +380,11 @@ int blktrack_cfg_select(struct blktrack_cfg *cfg, struct iotap_ctx *ctx, const c
 			cfg->part_end = start + nr;
 		}
 	}
-	if (pid && iotap_pid_check(ctx, pid)) {
+	ret = pid ? iotap_pid_check(ctx, pid) : 0;
+	if (ret == -ESRCH)
 		iotap_err(ctx, "no process with PID %d", pid);
-		return -ESRCH;
-	}
+	if (ret)
+		return ret;
 	cfg->pid = pid;
 	return 0;
 }
@@ -407,11 +409,9 @@ int blktrack_create(struct blktrack **out, struct iotap_ctx *ctx, const struct b
 	}
 	if (cfg->flags & BT_BIO) {
 		bt->have_start = true;
-		ret = blktrack_use(bt, ctx, "block_bio_queue", sflags, blktrack_on_bio_queue,
-				   &bt->f_start, true);
+		ret = blktrack_use(bt, ctx, "block_bio_queue", sflags, blktrack_on_bio_queue, &bt->f_start);
 		if (!ret)
-			ret = blktrack_use(bt, ctx, "block_bio_complete", 0, blktrack_on_bio_done,
-					   &bt->f_done, false);
+			ret = blktrack_use(bt, ctx, "block_bio_complete", 0, blktrack_on_bio_done, &bt->f_done);
 		if (ret)
 			goto out_free;
 		*out = bt;
@@ -422,12 +422,10 @@ int blktrack_create(struct blktrack **out, struct iotap_ctx *ctx, const struct b
 		want_start = true;
 	if (want_start) {
 		if (iotap_event_available(ctx, "block", "block_io_start")) {
-			ret = blktrack_use(bt, ctx, "block_io_start", sflags, blktrack_on_start,
-					   &bt->f_start, true);
+			ret = blktrack_use(bt, ctx, "block_io_start", sflags, blktrack_on_start, &bt->f_start);
 			bt->have_start = true;
 		} else {
-			ret = blktrack_use(bt, ctx, "block_rq_insert", sflags, blktrack_on_start,
-					   &bt->f_start, true);
+			ret = blktrack_use(bt, ctx, "block_rq_insert", sflags, blktrack_on_start, &bt->f_start);
 			bt->start_is_insert = true;
 			bt->have_start = true;
 		}
@@ -435,17 +433,15 @@ int blktrack_create(struct blktrack **out, struct iotap_ctx *ctx, const struct b
 			goto out_free;
 	}
 	if ((cfg->flags & BT_INSERT) && !bt->start_is_insert) {
-		ret = blktrack_use(bt, ctx, "block_rq_insert", 0, blktrack_on_insert,
-				   &bt->f_insert, false);
+		ret = blktrack_use(bt, ctx, "block_rq_insert", 0, blktrack_on_insert, &bt->f_insert);
 		if (ret)
 			goto out_free;
 		bt->have_insert = true;
 	}
-	ret = blktrack_use(bt, ctx, "block_rq_issue", 0, blktrack_on_issue, &bt->f_issue,
-			   !want_start);
+	ret = blktrack_use(bt, ctx, "block_rq_issue", 0, blktrack_on_issue, &bt->f_issue);
 	if (ret)
 		goto out_free;
-	ret = blktrack_use(bt, ctx, "block_rq_complete", 0, blktrack_on_done, &bt->f_done, false);
+	ret = blktrack_use(bt, ctx, "block_rq_complete", 0, blktrack_on_done, &bt->f_done);
 	if (ret)
 		goto out_free;
 	*out = bt;

@@ -76,7 +76,10 @@ struct source_ops {
 	const char *fd_names;
 	/* The name of a process no COMM record named, or NULL when unknown. */
 	const char *(*comm)(struct session *s, uint32_t pid);
-	/* 0 when a PID option may name pid here, -ESRCH when no such process runs. */
+	/*
+	 * 0 when a PID option may name pid here, -ESRCH when no such process runs,
+	 * -EINVAL (logged) when pid is a thread of another process.
+	 */
 	int (*pid_check)(struct session *s, int pid);
 	/* Begin loading kernel symbols in the background (a tool takes stacks). */
 	void (*ksyms_prefetch)(struct session *s);

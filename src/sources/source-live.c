@@ -19,6 +19,7 @@
 #include "log.h"
 #include "session.h"
 #include "stackjoin.h"
+#include "tgidmap.h"
 #include "usyms.h"
 #include "../tracefs/ftrace.h"
 #include "../tracefs/merge.h"
@@ -72,6 +73,7 @@ struct live_src {
 	char **ftrace_fns;
 	size_t nr_ftrace_fns;
 	bool ftrace_fns_read;
+	struct tgidmap *tgids;		/* each thread's process, for ftrace's events */
 };
 
 /* live_wall_offset - realtime minus monotonic, for printing wall-clock times */
@@ -440,6 +442,11 @@ static void live_comms_warm(struct session *s)
 /* live_deliver - records come out of the merge here, in time order */
 static int live_deliver(void *arg, uint64_t time, const void *rec, size_t size)
 {
+	struct live_src *lv = ((struct session *)arg)->src_priv;
+
+	/* The merge's own copy, delivered once: the process is filled in where it is missing. */
+	if (lv->tgids)
+		tgidmap_record(lv->tgids, (struct perf_event_header *)rec);
 	return session_dispatch(arg, rec);
 }
 
@@ -560,7 +567,11 @@ static int live_start(struct session *s)
 			return ret;
 		}
 	}
-	return 0;
+	/* Threads that exist now; FORK records in the stream tell of those made from here on. */
+	lv->tgids = tgidmap_alloc();
+	if (!lv->tgids)
+		return -ENOMEM;
+	return tgidmap_snapshot(lv->tgids);
 }
 
 /* live_horizon - the newest time the merge may emit: none the join still holds is older */
@@ -753,13 +764,28 @@ static int live_fd_path(struct session *s, uint32_t pid, int fd, char *buf, size
 	return fdtab_proc_path(pid, fd, buf, len);
 }
 
-/* live_pid_check - a PID option must name a running process */
+/* live_pid_check - a PID option must name a running process; a thread's id is refused, logged */
 static int live_pid_check(struct session *s, int pid)
 {
+	struct tgidmap *m;
+	uint32_t tgid;
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d", pid);
-	return access(path, F_OK) ? -ESRCH : 0;
+	if (access(path, F_OK))
+		return -ESRCH;
+	/* /proc/TID opens for any thread too: the filters match processes, all their threads. */
+	m = tgidmap_alloc();
+	if (!m)
+		return -ENOMEM;
+	tgid = tgidmap_of(m, (uint32_t)pid);
+	tgidmap_free(m);
+	if (tgid != (uint32_t)pid) {
+		log_msg(LOG_ERR, "%d is a thread of process %u: give the process ID, which covers all its threads",
+			pid, tgid);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* live_ksyms_load - /proc/kallsyms */
@@ -871,6 +897,7 @@ static void live_close(struct session *s)
 	stackjoin_free(lv->join);
 	free(lv->twins);
 	merge_free(lv->merge);
+	tgidmap_free(lv->tgids);
 	free(lv->pfd);
 	free(lv);
 	s->src_priv = NULL;

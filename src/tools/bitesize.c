@@ -11,6 +11,7 @@
 struct bitesize_params {
 	bool timestamp;
 	const char *comm;
+	int pid;
 	const char *disk;
 	const char *prom;
 };
@@ -27,6 +28,7 @@ static const struct opt bitesize_opts[] = {
 	{ 'c', "comm", OPT_STR, P(comm), "COMM",
 	  "trace I/O submitted by processes of this name only (the first 15 characters)" },
 	{ 'd', "disk", OPT_DISK, P(disk), "DISK", "trace this disk only" },
+	{ 'p', "pid", OPT_PID, P(pid), "PID", "trace I/O submitted by this process (all its threads) only" },
 	{ 0, "prom", OPT_STR, P(prom), "FILE",
 	  "each interval, also write the histograms as Prometheus metrics (node_exporter textfile "
 	  "format, cumulative, in bytes, label comm) to FILE.tmp and rename it over FILE" },
@@ -73,7 +75,7 @@ static int bitesize_init(struct iotap_ctx *ctx)
 		iotap_err(ctx, "cannot write %s.tmp: %s", p->prom, strerror(errno));
 		return -EINVAL;
 	}
-	ret = blktrack_cfg_select(&cfg, ctx, p->disk, 0);
+	ret = blktrack_cfg_select(&cfg, ctx, p->disk, p->pid);
 	return ret ? ret : blktrack_create(&st->bt, ctx, &cfg);
 }
 

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* tgidmap.c - each thread's process in stream order, for events that carry the thread only */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tgidmap.h"
+#include "../tracefs/ftrace.h"
+
+struct tgid_ent {
+	uint32_t key;			/* tid + 1; 0: free */
+	uint32_t tgid;
+};
+
+struct tgidmap {
+	struct tgid_ent *tab;
+	size_t nr, cap;			/* cap: a power of two */
+};
+
+/* tgidmap_alloc - see tgidmap.h */
+struct tgidmap *tgidmap_alloc(void)
+{
+	struct tgidmap *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->cap = 1024;
+	m->tab = calloc(m->cap, sizeof(*m->tab));
+	if (!m->tab) {
+		free(m);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return m;
+}
+
+/* tgid_slot - the slot of tid: its entry, or the free slot it would take */
+static struct tgid_ent *tgid_slot(struct tgid_ent *tab, size_t cap, uint32_t tid)
+{
+	size_t i = (tid * 2654435761u) & (cap - 1);
+
+	while (tab[i].key && tab[i].key != tid + 1)
+		i = (i + 1) & (cap - 1);
+	return &tab[i];
+}
+
+/* tgid_set - tid belongs to tgid from now on; a full table that cannot grow keeps the old */
+static void tgid_set(struct tgidmap *m, uint32_t tid, uint32_t tgid)
+{
+	struct tgid_ent *e;
+
+	if (!tid || tid == UINT32_MAX)
+		return;
+	if ((m->nr + 1) * 2 > m->cap) {
+		size_t cap = m->cap * 2;
+		struct tgid_ent *tab = calloc(cap, sizeof(*tab));
+
+		if (!tab)
+			return;
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->tab[i].key)
+				*tgid_slot(tab, cap, m->tab[i].key - 1) = m->tab[i];
+		free(m->tab);
+		m->tab = tab;
+		m->cap = cap;
+	}
+	e = tgid_slot(m->tab, m->cap, tid);
+	if (!e->key)
+		m->nr++;
+	e->key = tid + 1;
+	e->tgid = tgid;
+}
+
+/* tgid_proc - a thread's process from /proc/TID/status, or 0 when it is gone */
+static uint32_t tgid_proc(uint32_t tid)
+{
+	char path[64], line[128];
+	uint32_t tgid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %u", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+/* tgidmap_snapshot - see tgidmap.h */
+int tgidmap_snapshot(struct tgidmap *m)
+{
+	struct dirent *de, *te;
+	char path[64];
+	DIR *d, *td;
+
+	d = opendir("/proc");
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char *end;
+		unsigned long pid = strtoul(de->d_name, &end, 10);
+
+		if (*end || !pid || pid > INT32_MAX)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%lu/task", pid);
+		td = opendir(path);
+		if (!td)
+			continue;
+		while ((te = readdir(td))) {
+			unsigned long tid = strtoul(te->d_name, &end, 10);
+
+			if (!*end && tid && tid <= INT32_MAX)
+				tgid_set(m, (uint32_t)tid, (uint32_t)pid);
+		}
+		closedir(td);
+	}
+	closedir(d);
+	return 0;
+}
+
+/* tgidmap_of - see tgidmap.h */
+uint32_t tgidmap_of(struct tgidmap *m, uint32_t tid)
+{
+	struct tgid_ent *e;
+	uint32_t tgid;
+
+	if (!tid)
+		return 0;
+	e = tgid_slot(m->tab, m->cap, tid);
+	if (e->key)
+		return e->tgid;
+	/* Not in the snapshot and no FORK seen: the side-band lost it. Ask once. */
+	tgid = tgid_proc(tid);
+	if (!tgid)
+		tgid = tid;
+	tgid_set(m, tid, tgid);
+	return tgid;
+}
+
+/* tgidmap_record - see tgidmap.h */
+void tgidmap_record(struct tgidmap *m, struct perf_event_header *rec)
+{
+	if (rec->type == PERF_RECORD_FORK) {
+		const struct { uint32_t pid, ppid, tid, ptid; } *f = (const void *)(rec + 1);
+
+		if (rec->size >= sizeof(*rec) + sizeof(*f))
+			tgid_set(m, f->tid, f->pid);
+		return;
+	}
+	if (rec->type == PERF_RECORD_SAMPLE && rec->size >= sizeof(*rec) + 16) {
+		uint64_t *v = (uint64_t *)(rec + 1);
+		uint32_t tid = (uint32_t)(v[1] >> 32);
+
+		/* IDENTIFIER first, then TID: u32 pid, u32 tid. */
+		if (v[0] & FTRACE_ID_BASE)
+			v[1] = (uint64_t)tid << 32 | tgidmap_of(m, tid);
+	}
+}
+
+/* tgidmap_free - see tgidmap.h */
+void tgidmap_free(struct tgidmap *m)
+{
+	if (!m)
+		return;
+	free(m->tab);
+	free(m);
+}
