@@ -122,6 +122,7 @@ static void run_init(struct seen *sn, const char *kernel, const struct opt *o, i
 			*(const char **)f = "sda";
 			break;
 		case OPT_STR:
+		case OPT_OUTFILE:
 			*(const char **)f = str_arg;
 			break;
 		default:
