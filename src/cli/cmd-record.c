@@ -8,7 +8,7 @@
 
 #define P(f) offsetof(struct record_params, f)
 static const struct opt record_opts[] = {
-	{ 'o', "output", OPT_STR, P(output), "FILE", "write the recording to FILE (required; created mode 0600)" },
+	{ 'o', "output", OPT_OUTFILE, P(output), "FILE", "write the recording to FILE (required; created mode 0600)" },
 	{ 'f', "force", OPT_FLAG, P(force), NULL, "overwrite FILE if it exists" },
 	{ 'g', NULL, OPT_FLAG, P(callchains), NULL,
 	  "record kernel and user stacks on the events tools take stacks on, with /proc/kallsyms and the processes' mappings (--call-graph chooses how user stacks are walked)" },

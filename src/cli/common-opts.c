@@ -37,7 +37,7 @@
 #define OPT_CGROUP { 0, "cgroup", OPT_STR, offsetof(struct session_opts, cgroup), "PATH", \
 	"only I/O submitted by tasks in this cgroup v2 or below it (e.g. /sys/fs/cgroup/system.slice), " \
 	"as they were when they submitted it; follows tasks that fork or move while tracing" }
-#define OPT_SYMFS { 0, "symfs", OPT_STR, offsetof(struct session_opts, symfs), "DIR", \
+#define OPT_SYMFS { 0, "symfs", OPT_DIR, offsetof(struct session_opts, symfs), "DIR", \
 	"look for the binaries of a recording under DIR too: DIR/path, DIR/.build-id/xx/rest and " \
 	"DIR/usr/lib/debug (for reports on another machine, or after a binary was removed)" }
 

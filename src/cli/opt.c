@@ -7,8 +7,11 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "opt.h"
+#include "outfile.h"
 
 #define OPT_LONG_BASE 256
 
@@ -64,6 +67,18 @@ static int opt_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
+/* opt_dir_check - 0 when path is a directory that can be searched and read, else -errno */
+static int opt_dir_check(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	return access(path, R_OK | X_OK) < 0 ? -errno : 0;
+}
+
 /* opt_name - "-d/--disk" as the user would type it, for messages */
 static void opt_name(const struct opt *o, char *buf, size_t len)
 {
@@ -83,6 +98,23 @@ static void opt_choices(const struct opt *o, char *buf, size_t len)
 	buf[0] = 0;
 	for (size_t i = 0; o->choices && o->choices[i] && n < len; i++)
 		n += snprintf(buf + n, len - n, "%s%s", i ? "|" : "", o->choices[i]);
+}
+
+/* opt_path_check - a file to write or a directory to read, checked now rather than after tracing */
+static int opt_path_check(const struct opt *o, const char *arg, const char *name, char *err,
+			  size_t errlen)
+{
+	int ret;
+
+	if (!*arg) {
+		snprintf(err, errlen, "%s needs a non-empty value", name);
+		return -EINVAL;
+	}
+	ret = o->type == OPT_OUTFILE ? outfile_check(arg) : opt_dir_check(arg);
+	if (ret)
+		snprintf(err, errlen, "invalid %s '%s': %s%s", name, arg,
+			 o->type == OPT_OUTFILE ? "cannot write it: " : "", strerror(-ret));
+	return ret;
 }
 
 /* opt_store - convert arg and store it in base per the entry's type */
@@ -121,6 +153,12 @@ static int opt_store(const struct opt *o, const char *arg, void *base, char *err
 			snprintf(err, errlen, "%s needs a non-empty value", name);
 			return -EINVAL;
 		}
+		*(const char **)p = arg;
+		return 0;
+	case OPT_OUTFILE:
+	case OPT_DIR:
+		if (opt_path_check(o, arg, name, err, errlen))
+			return -EINVAL;
 		*(const char **)p = arg;
 		return 0;
 	case OPT_CHOICE:

@@ -28,6 +28,8 @@ enum opt_type {
 	OPT_PID,		/* int, > 0; checked to exist when live */
 	OPT_DISK,		/* const char *: resolved by the tool via iotap_disk_resolve */
 	OPT_LIST,		/* unsigned int: bit i for choices[i]; comma-separated, repeatable */
+	OPT_OUTFILE,		/* const char *: a file to write, checked writable when parsed */
+	OPT_DIR,		/* const char *: a directory to read, checked when parsed */
 };
 
 struct opt {

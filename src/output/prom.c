@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "array.h"
+#include "outfile.h"
 #include "prom.h"
 
 enum prom_kind { PROM_COUNTER, PROM_HIST };
@@ -24,7 +24,7 @@ struct prom_series {
 };
 
 struct prom {
-	char *path, *tmp;
+	char *path;
 	struct prom_series *s;
 	size_t nr, cap;
 };
@@ -33,31 +33,20 @@ struct prom {
 struct prom *prom_alloc(const char *path)
 {
 	struct prom *p;
-	FILE *f;
-	int err;
+	int ret = path ? outfile_check(path) : -EINVAL;
 
-	if (!path || !*path) {
-		errno = EINVAL;
+	if (ret) {
+		errno = -ret;
 		return NULL;
 	}
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
-	if (!(p->path = strdup(path)) || asprintf(&p->tmp, "%s.tmp", path) < 0) {
-		p->tmp = NULL;
-		prom_free(p);
+	if (!(p->path = strdup(path))) {
+		free(p);
 		errno = ENOMEM;
 		return NULL;
 	}
-	f = fopen(p->tmp, "we");
-	if (!f) {
-		err = errno;
-		prom_free(p);
-		errno = err;
-		return NULL;
-	}
-	fclose(f);
-	unlink(p->tmp);
 	return p;
 }
 
@@ -73,7 +62,6 @@ void prom_free(struct prom *p)
 	}
 	free(p->s);
 	free(p->path);
-	free(p->tmp);
 	free(p);
 }
 
@@ -285,14 +273,17 @@ static void prom_series_write(FILE *f, const struct prom_series *s)
 /* prom_write - see prom.h */
 int prom_write(struct prom *p)
 {
+	struct outfile of;
 	FILE *f;
-	int ret = 0;
+	int ret;
 
 	if (p->nr)
 		qsort(p->s, p->nr, sizeof(*p->s), prom_cmp);
-	f = fopen(p->tmp, "we");
-	if (!f)
-		return -errno;
+	/* 0644: node_exporter reads the file as its own user. */
+	ret = outfile_open(&of, p->path, 0644);
+	if (ret)
+		return ret;
+	f = of.f;
 	for (size_t i = 0; i < p->nr; i++) {
 		const struct prom_series *s = &p->s[i];
 
@@ -304,13 +295,5 @@ int prom_write(struct prom *p)
 		}
 		prom_series_write(f, s);
 	}
-	if (ferror(f))
-		ret = -EIO;
-	if (fclose(f) && !ret)
-		ret = -errno;
-	if (!ret && rename(p->tmp, p->path))
-		ret = -errno;
-	if (ret)
-		unlink(p->tmp);
-	return ret;
+	return outfile_commit(&of);
 }

@@ -11,15 +11,16 @@
  * Prometheus metrics in node_exporter's textfile-collector format. Series are
  * cumulative since prom_alloc (Prometheus counters and histograms never go
  * down), however often the tool resets its own per-interval histograms.
- * prom_write writes every series to PATH.tmp and renames it over PATH, so a
- * scrape never reads half a file.
+ * prom_write writes every series to a temporary beside PATH and renames it
+ * over PATH (outfile.h: no planted symlink is followed), so a scrape never
+ * reads half a file.
  */
 struct prom;
 
 /*
- * A writer for path; checks that PATH.tmp can be created, so a bad path fails
- * before tracing. NULL with errno (EINVAL: empty path, ENOMEM, or the error
- * creating PATH.tmp). The caller frees with prom_free.
+ * A writer for path; checks that the temporary beside it can be created, so a
+ * bad path fails before tracing. NULL with errno (EINVAL: empty path, EISDIR,
+ * ENOMEM, or the error creating the temporary). The caller frees with prom_free.
  */
 struct prom *prom_alloc(const char *path);
 
@@ -57,7 +58,7 @@ int prom_hist_set_add(struct prom *p, const char *metric, const char *help, cons
 int prom_counter_add(struct prom *p, const char *metric, const char *help, const char *labels,
 		     double v);
 
-/* Write every series to PATH.tmp, sorted, and rename it over PATH. 0 or -errno. */
+/* Write every series, sorted, to a temporary (mode 0644) and rename it over PATH. 0 or -errno. */
 int prom_write(struct prom *p);
 
 #endif

@@ -12,6 +12,7 @@
 #define ZLIB_CONST
 #include <zlib.h>
 
+#include "outfile.h"
 #include "recfile.h"
 
 /*
@@ -232,7 +233,6 @@ struct rec_writer *rec_writer_create(const char *path, bool force)
 	uint8_t hdr[HDR_SIZE];
 	struct rec_writer *w;
 	struct stat st;
-	int flags = O_WRONLY | O_CREAT | O_CLOEXEC;
 	int ret;
 
 	if (!path) {
@@ -248,17 +248,15 @@ struct rec_writer *rec_writer_create(const char *path, bool force)
 	}
 	w->zs_ready = true;
 
-	flags |= force ? O_TRUNC : O_EXCL;
-	w->fd = open(path, flags, 0600);
+	/*
+	 * The trace names files and processes: private (0600). Created exclusively and
+	 * without following a symlink; force replaces the old name rather than writing
+	 * through it (outfile.h).
+	 */
+	w->fd = outfile_create(path, force, 0600);
 	if (w->fd < 0) {
-		ret = -errno;
+		ret = w->fd;
 		goto end_zlib;
-	}
-	/* The trace names files and processes: keep it private even when reused. */
-	if (fstat(w->fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0777) != 0600 &&
-	    fchmod(w->fd, 0600) < 0) {
-		ret = -errno;
-		goto remove_file;
 	}
 
 	memcpy(hdr, MAGIC, MAGIC_LEN);
@@ -399,6 +397,9 @@ int rec_writer_close(struct rec_writer *w)
 		put_le64(end + 8, w->raw_bytes);
 		ret = rec_writer_emit(w, REC_TYPE_END, end, sizeof(end));
 	}
+	/* A recording is kept for later: on disk before the command says it is done. */
+	if (!ret && fsync(w->fd) < 0)
+		ret = -errno;
 	if (close(w->fd) < 0 && !ret)
 		ret = -errno;
 	w->fd = -1;

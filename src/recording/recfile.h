@@ -50,9 +50,11 @@ const char *rec_strerror(int code);
 struct rec_writer;
 
 /*
- * Create path (mode 0600) and write the file header.  Without force an
- * existing path fails with EEXIST; with force it is truncated (and set to
- * 0600 if it is a regular file).  NULL with errno on failure.
+ * Create path (mode 0600) and write the file header.  Created with
+ * outfile_create: a symlink is never followed; without force an existing
+ * path fails with EEXIST; with force a regular file or symlink of that name
+ * is replaced by a new file (ENOTSUP for a device or FIFO).  NULL with errno
+ * on failure.
  */
 struct rec_writer *rec_writer_create(const char *path, bool force);
 
@@ -79,7 +81,7 @@ int rec_writer_flush(struct rec_writer *w);
 uint64_t rec_writer_bytes(const struct rec_writer *w);
 
 /*
- * Finish the file: flush, write the END chunk, close the descriptor.  The
+ * Finish the file: flush, write the END chunk, fsync, close the descriptor.  The
  * first error of any earlier call is returned here again; a second close
  * returns the first one's result.  The writer must still be freed.
  */

@@ -953,6 +953,8 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 		ret = -errno;
 		if (ret == -EEXIST)
 			log_msg(LOG_ERR, "'%s' exists; use -f to overwrite it", p->output);
+		else if (ret == -ENOTSUP)
+			log_msg(LOG_ERR, "'%s' is not a regular file: not replaced", p->output);
 		else
 			log_msg(LOG_ERR, "cannot create '%s': %s", p->output, strerror(errno));
 		return ret;

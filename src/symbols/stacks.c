@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "outfile.h"
 #include "session.h"
 #include "stacks.h"
 
@@ -179,16 +180,18 @@ static int stack_fold_write(struct iotap_ctx *ctx, const struct fold *fold, bool
 	int ret = 0;
 
 	if (svg) {
-		FILE *f = fopen(svg, "we");
+		struct outfile of;
 
-		if (!f) {
-			ret = -errno;
-			iotap_err(ctx, "cannot create %s: %s", svg, strerror(errno));
+		ret = outfile_open(&of, svg, 0644);
+		if (ret) {
+			iotap_err(ctx, "cannot create %s: %s", svg, strerror(-ret));
 			return ret;
 		}
-		ret = flame_write_svg(fold, f, fo);
-		if (fclose(f) && !ret)
-			ret = -errno;
+		ret = flame_write_svg(fold, of.f, fo);
+		if (ret)
+			outfile_abort(&of);
+		else
+			ret = outfile_commit(&of);
 		if (ret) {
 			iotap_err(ctx, "cannot write the flame graph to %s: %s", svg, strerror(-ret));
 			return ret;

@@ -7,6 +7,7 @@
 #include "blktrack.h"
 #include "heatmap.h"
 #include "hist.h"
+#include "outfile.h"
 #include "prom.h"
 
 struct biolatency_params {
@@ -38,10 +39,10 @@ static const struct opt biolatency_opts[] = {
 	{ 'p', "pid", OPT_PID, P(pid), "PID", "trace I/O submitted by this process only" },
 	{ 0, "percentiles", OPT_FLAG, P(percentiles), NULL,
 	  "print p50, p90, p99, p99.9 and max under each histogram" },
-	{ 0, "prom", OPT_STR, P(prom), "FILE",
+	{ 0, "prom", OPT_OUTFILE, P(prom), "FILE",
 	  "each interval, also write the histograms as Prometheus metrics (node_exporter textfile "
-	  "format, cumulative, in seconds) to FILE.tmp and rename it over FILE" },
-	{ 0, "heatmap", OPT_STR, P(heatmap), "FILE",
+	  "format, cumulative, in seconds) to a temporary and rename it over FILE" },
+	{ 0, "heatmap", OPT_OUTFILE, P(heatmap), "FILE",
 	  "at the end, write an SVG latency heat map to FILE: a column per interval (1 s without "
 	  "one), a row per log2 latency bucket, colour by count, the count in each cell's hover text" },
 	{ 0, "bio", OPT_FLAG, P(bio), NULL,
@@ -88,18 +89,11 @@ static int biolatency_on_done(void *arg, const struct blk_io *io)
 	return 0;
 }
 
-/* biolatency_heatmap_open - check FILE can be written now, not after tracing */
+/* biolatency_heatmap_open - the heat map's columns (the option table checked FILE) */
 static int biolatency_heatmap_open(struct iotap_ctx *ctx)
 {
-	struct biolatency_params *p = ctx->params;
 	struct biolatency_state *st = ctx->state;
-	FILE *f = fopen(p->heatmap, "we");
 
-	if (!f) {
-		iotap_err(ctx, "cannot write %s: %s", p->heatmap, strerror(errno));
-		return -EINVAL;
-	}
-	fclose(f);
 	st->hm = heatmap_alloc(ctx->interval_ns ? ctx->interval_ns : 1000000000ull);
 	return st->hm ? 0 : -ENOMEM;
 }
@@ -115,16 +109,16 @@ static int biolatency_heatmap_write(struct iotap_ctx *ctx)
 		.subtitle = p->disk,
 		.unit = p->msecs ? "msecs" : "usecs",
 	};
-	FILE *f = fopen(p->heatmap, "we");
-	int ret;
+	struct outfile of;
+	int ret = outfile_open(&of, p->heatmap, 0644);
 
-	if (!f) {
-		iotap_err(ctx, "cannot write %s: %s", p->heatmap, strerror(errno));
-		return -errno;
+	if (!ret) {
+		ret = heatmap_write_svg(st->hm, of.f, &ho);
+		if (ret)
+			outfile_abort(&of);
+		else
+			ret = outfile_commit(&of);
 	}
-	ret = heatmap_write_svg(st->hm, f, &ho);
-	if (fclose(f) && !ret)
-		ret = -errno;
 	if (ret)
 		iotap_err(ctx, "cannot write %s: %s", p->heatmap, strerror(-ret));
 	return ret;
@@ -147,7 +141,7 @@ static int biolatency_init(struct iotap_ctx *ctx)
 		return -EINVAL;
 	}
 	if (p->prom && !(st->prom = prom_alloc(p->prom))) {
-		iotap_err(ctx, "cannot write %s.tmp: %s", p->prom, strerror(errno));
+		iotap_err(ctx, "cannot write %s: %s", p->prom, strerror(errno));
 		return -EINVAL;
 	}
 	if (p->heatmap) {

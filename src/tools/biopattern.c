@@ -31,9 +31,9 @@ struct biopattern_state {
 static const struct opt biopattern_opts[] = {
 	{ 'T', "timestamp", OPT_FLAG, P(timestamp), NULL, "include timestamp on output" },
 	{ 'd', "disk", OPT_DISK, P(disk), "DISK", "trace this disk only" },
-	{ 0, "prom", OPT_STR, P(prom), "FILE",
+	{ 0, "prom", OPT_OUTFILE, P(prom), "FILE",
 	  "each interval, also write per-disk counters of random and sequential requests and of "
-	  "bytes as Prometheus metrics (node_exporter textfile format) to FILE.tmp and rename it "
+	  "bytes as Prometheus metrics (node_exporter textfile format) to a temporary and rename it "
 	  "over FILE" },
 	OPT_END
 };
@@ -95,7 +95,7 @@ static int biopattern_init(struct iotap_ctx *ctx)
 	int ret;
 
 	if (p->prom && !(st->prom = prom_alloc(p->prom))) {
-		iotap_err(ctx, "cannot write %s.tmp: %s", p->prom, strerror(errno));
+		iotap_err(ctx, "cannot write %s: %s", p->prom, strerror(errno));
 		return -EINVAL;
 	}
 	ret = blktrack_cfg_select(&cfg, ctx, p->disk, 0);

@@ -7,6 +7,7 @@
 
 #include "blktrack.h"
 #include "hist.h"
+#include "outfile.h"
 #include "timeline.h"
 
 struct biosnoop_params {
@@ -51,7 +52,7 @@ static const struct opt biosnoop_opts[] = {
 	{ 't', "timestamp", OPT_FLAG, P(timestamp), NULL,
 	  "print wall-clock time (HH:MM:SS.mmm) instead of seconds since the first I/O" },
 	{ 'j', "json", OPT_FLAG, P(json), NULL, "json output: one object per I/O and line" },
-	{ 0, "timeline", OPT_STR, P(timeline), "FILE",
+	{ 0, "timeline", OPT_OUTFILE, P(timeline), "FILE",
 	  "at the end, also write the I/O shown as a Trace Event Format timeline (JSON for "
 	  "ui.perfetto.dev and chrome://tracing) to FILE: a track per disk and per process, each "
 	  "request split into queued and device time, flushes and errors marked" },
@@ -297,17 +298,8 @@ static int biosnoop_init(struct iotap_ctx *ctx)
 	struct iotap_event *ev;
 	int ret;
 
-	if (p->timeline) {
-		FILE *f = fopen(p->timeline, "we");
-
-		if (!f) {
-			iotap_err(ctx, "cannot write %s: %s", p->timeline, strerror(errno));
-			return -EINVAL;
-		}
-		fclose(f);
-		if (!(st->tl = timeline_alloc()))
-			return -ENOMEM;
-	}
+	if (p->timeline && !(st->tl = timeline_alloc()))
+		return -ENOMEM;
 	ret = blktrack_cfg_select(&cfg, ctx, p->disk, p->pid);
 	if (!ret && p->show_cgroup)
 		ret = iotap_cgroup_track(ctx);
@@ -341,16 +333,16 @@ static int biosnoop_timeline_write(struct iotap_ctx *ctx)
 {
 	struct biosnoop_params *p = ctx->params;
 	struct biosnoop_state *st = ctx->state;
-	FILE *f = fopen(p->timeline, "we");
-	int ret;
+	struct outfile of;
+	int ret = outfile_open(&of, p->timeline, 0644);
 
-	if (!f) {
-		iotap_err(ctx, "cannot write %s: %s", p->timeline, strerror(errno));
-		return -errno;
+	if (!ret) {
+		ret = timeline_write_json(st->tl, of.f);
+		if (ret)
+			outfile_abort(&of);
+		else
+			ret = outfile_commit(&of);
 	}
-	ret = timeline_write_json(st->tl, f);
-	if (fclose(f) && !ret)
-		ret = -errno;
 	if (ret)
 		iotap_err(ctx, "cannot write %s: %s", p->timeline, strerror(-ret));
 	return ret;

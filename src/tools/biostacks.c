@@ -37,7 +37,7 @@ static const struct opt biostacks_opts[] = {
 	{ 'm', "milliseconds", OPT_FLAG, P(msecs), NULL, "millisecond histograms (@msecs)" },
 	{ 'f', "folded", OPT_FLAG, P(folded), NULL,
 	  "print folded stacks instead (comm;outermost;...;innermost weight), for flamegraph.pl" },
-	{ 0, "svg", OPT_STR, P(svg), "FILE", "also write an interactive SVG flame graph to FILE" },
+	{ 0, "svg", OPT_OUTFILE, P(svg), "FILE", "also write an interactive SVG flame graph to FILE" },
 	{ 0, "weight", OPT_CHOICE, P(weight), "WHAT",
 	  "what folded stacks and the flame graph weigh: I/O count, or total latency in the histogram unit",
 	  bs_weights },

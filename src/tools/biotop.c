@@ -54,9 +54,9 @@ static const struct opt biotop_opts[] = {
 	{ 's', "sort", OPT_CHOICE, P(sort), "SORT",
 	  "sort by bytes (the default, BCC's order), by I/O + bytes + microseconds (all, libbpf-tools' default), by I/O or by total latency",
 	  biotop_sorts },
-	{ 0, "prom", OPT_STR, P(prom), "FILE",
+	{ 0, "prom", OPT_OUTFILE, P(prom), "FILE",
 	  "each interval, also write every row as Prometheus counters (requests, bytes, latency "
-	  "seconds; labels pid, comm, disk, dir) to FILE.tmp and rename it over FILE" },
+	  "seconds; labels pid, comm, disk, dir) to a temporary and rename it over FILE" },
 	{ 0, "show-cgroup", OPT_FLAG, P(show_cgroup), NULL,
 	  "add a CGROUP column: one row per cgroup v2 a process submitted I/O from" },
 	OPT_END
@@ -141,7 +141,7 @@ static int biotop_init(struct iotap_ctx *ctx)
 	int ret;
 
 	if (p->prom && !(st->prom = prom_alloc(p->prom))) {
-		iotap_err(ctx, "cannot write %s.tmp: %s", p->prom, strerror(errno));
+		iotap_err(ctx, "cannot write %s: %s", p->prom, strerror(errno));
 		return -EINVAL;
 	}
 	ret = blktrack_cfg_select(&cfg, ctx, NULL, p->pid);

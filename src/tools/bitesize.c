@@ -29,9 +29,9 @@ static const struct opt bitesize_opts[] = {
 	  "trace I/O submitted by processes of this name only (the first 15 characters)" },
 	{ 'd', "disk", OPT_DISK, P(disk), "DISK", "trace this disk only" },
 	{ 'p', "pid", OPT_PID, P(pid), "PID", "trace I/O submitted by this process (all its threads) only" },
-	{ 0, "prom", OPT_STR, P(prom), "FILE",
+	{ 0, "prom", OPT_OUTFILE, P(prom), "FILE",
 	  "each interval, also write the histograms as Prometheus metrics (node_exporter textfile "
-	  "format, cumulative, in bytes, label comm) to FILE.tmp and rename it over FILE" },
+	  "format, cumulative, in bytes, label comm) to a temporary and rename it over FILE" },
 	OPT_END
 };
 
@@ -72,7 +72,7 @@ static int bitesize_init(struct iotap_ctx *ctx)
 	int ret;
 
 	if (p->prom && !(st->prom = prom_alloc(p->prom))) {
-		iotap_err(ctx, "cannot write %s.tmp: %s", p->prom, strerror(errno));
+		iotap_err(ctx, "cannot write %s: %s", p->prom, strerror(errno));
 		return -EINVAL;
 	}
 	ret = blktrack_cfg_select(&cfg, ctx, p->disk, p->pid);

@@ -24,9 +24,9 @@ static const struct opt iosched_opts[] = {
 	{ 'T', "timestamp", OPT_FLAG, P(timestamp), NULL, "include timestamp on output" },
 	{ 'm', "milliseconds", OPT_FLAG, P(msecs), NULL, "millisecond histogram" },
 	{ 'd', "disk", OPT_DISK, P(disk), "DISK", "trace this disk only" },
-	{ 0, "prom", OPT_STR, P(prom), "FILE",
+	{ 0, "prom", OPT_OUTFILE, P(prom), "FILE",
 	  "each interval, also write the histograms as Prometheus metrics (node_exporter textfile "
-	  "format, cumulative, in seconds, label sched) to FILE.tmp and rename it over FILE" },
+	  "format, cumulative, in seconds, label sched) to a temporary and rename it over FILE" },
 	OPT_END
 };
 
@@ -71,7 +71,7 @@ static int iosched_init(struct iotap_ctx *ctx)
 	int ret;
 
 	if (p->prom && !(st->prom = prom_alloc(p->prom))) {
-		iotap_err(ctx, "cannot write %s.tmp: %s", p->prom, strerror(errno));
+		iotap_err(ctx, "cannot write %s: %s", p->prom, strerror(errno));
 		return -EINVAL;
 	}
 	ret = blktrack_cfg_select(&cfg, ctx, p->disk, 0);

@@ -45,7 +45,7 @@ static const struct opt iostack_opts[] = {
 	  0, 0, true },
 	{ 'D', "duration", OPT_UINT, P(duration), "SECS", "trace for SECS seconds (default: until Ctrl-C)",
 	  NULL, 1, 0 },
-	{ 0, "svg", OPT_STR, P(svg), "FILE", "also write an interactive SVG flame graph of the bytes to FILE" },
+	{ 0, "svg", OPT_OUTFILE, P(svg), "FILE", "also write an interactive SVG flame graph of the bytes to FILE" },
 	{ 0, "reverse", OPT_FLAG, P(reverse), NULL,
 	  "folded stacks and flame graph from the innermost frame" },
 	OPT_END

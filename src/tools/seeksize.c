@@ -26,9 +26,9 @@ static const struct opt seeksize_opts[] = {
 	{ 'T', "timestamp", OPT_FLAG, P(timestamp), NULL, "include timestamp on output" },
 	{ 'd', "disk", OPT_DISK, P(disk), "DISK", "trace this disk only" },
 	{ 'p', "pid", OPT_PID, P(pid), "PID", "show the seeks of I/O submitted by this process only" },
-	{ 0, "prom", OPT_STR, P(prom), "FILE",
+	{ 0, "prom", OPT_OUTFILE, P(prom), "FILE",
 	  "each interval, also write the histograms as Prometheus metrics (node_exporter textfile "
-	  "format, cumulative, in bytes, label comm) to FILE.tmp and rename it over FILE" },
+	  "format, cumulative, in bytes, label comm) to a temporary and rename it over FILE" },
 	OPT_END
 };
 
@@ -76,7 +76,7 @@ static int seeksize_init(struct iotap_ctx *ctx)
 	int ret;
 
 	if (p->prom && !(st->prom = prom_alloc(p->prom))) {
-		iotap_err(ctx, "cannot write %s.tmp: %s", p->prom, strerror(errno));
+		iotap_err(ctx, "cannot write %s: %s", p->prom, strerror(errno));
 		return -EINVAL;
 	}
 	ret = blktrack_cfg_select(&cfg, ctx, p->disk, p->pid);

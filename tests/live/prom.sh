@@ -52,7 +52,7 @@ sleep 0.5
 dio read "$DEV" 300 65536 rand >/dev/null
 tracer_stop
 kill $SNAP_PID
-[ ! -e "$P.tmp" ] || fail "$P.tmp left behind"
+! ls -d "$LIVE_TMP"/.bio.prom.?????? >/dev/null 2>&1 || fail "a temporary of $P left behind"
 n=$(ls "$LIVE_TMP/snaps" | wc -l)
 [ "$n" -ge 2 ] || fail "expected several versions of the file, saw $n"
 promcheck "$LIVE_TMP"/snaps/* "$P"

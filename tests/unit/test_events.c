@@ -182,6 +182,7 @@ static void run_init(struct seen *sn, const char *kernel, const struct opt *o, i
 			*(const char **)f = value = disks[v];
 			break;
 		case OPT_STR:
+		case OPT_OUTFILE:
 			*(const char **)f = value = str_value(t, o);
 			break;
 		default:

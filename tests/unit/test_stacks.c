@@ -253,7 +253,8 @@ static void test_dash_alias(void **state)
 static void test_call_graph_option(void **state)
 {
 	const struct tool *t = tool_find("biostacks");
-	char a0[] = "biostacks", a1[] = "--call-graph", a2[] = "dwarf", a3[] = "--symfs", a4[] = "/x";
+	char a0[] = "biostacks", a1[] = "--call-graph", a2[] = "dwarf", a3[] = "--symfs", a4[] = "/";
+	char a5[] = "/nonexistent";
 	char *argv[] = { a0, a1, a2, a3, a4, NULL };
 	struct session_opts so = { 0 };
 	struct cli_args ca;
@@ -264,7 +265,11 @@ static void test_call_graph_option(void **state)
 	params = calloc(1, t->params_size);
 	assert_int_equal(opt_parse(t, 5, argv, params, &so, &ca, err, sizeof(err)), 0);
 	assert_int_equal(so.call_graph, STACK_CG_DWARF);
-	assert_string_equal(so.symfs, "/x");
+	assert_string_equal(so.symfs, "/");
+	/* A directory that is not there is refused when parsed, not ignored. */
+	argv[4] = a5;
+	assert_int_equal(opt_parse(t, 5, argv, params, &so, &ca, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "invalid --symfs '/nonexistent': No such file or directory");
 	free(params);
 }
 
