@@ -10,7 +10,7 @@
 #include "array.h"
 #include "prom.h"
 
-enum prom_kind { PROM_COUNTER, PROM_HIST };
+enum prom_kind { PROM_COUNTER, PROM_HIST, PROM_GAUGE };
 
 /* One series: a metric with one set of labels. */
 struct prom_series {
@@ -18,7 +18,7 @@ struct prom_series {
 	enum prom_kind kind;
 	unsigned int top;
 	double unit;
-	double value;			/* counters; histograms: the sum */
+	double value;			/* counters and gauges; histograms: the sum */
 	uint64_t count;
 	uint64_t slot[HIST_LOG2_SLOTS];
 };
@@ -36,13 +36,13 @@ struct prom *prom_alloc(const char *path)
 	FILE *f;
 	int err;
 
-	if (!path || !*path) {
+	if (path && !*path) {
 		errno = EINVAL;
 		return NULL;
 	}
 	p = calloc(1, sizeof(*p));
-	if (!p)
-		return NULL;
+	if (!p || !path)
+		return p;
 	if (!(p->path = strdup(path)) || asprintf(&p->tmp, "%s.tmp", path) < 0) {
 		p->tmp = NULL;
 		prom_free(p);
@@ -235,6 +235,21 @@ int prom_counter_add(struct prom *p, const char *metric, const char *help, const
 	return 0;
 }
 
+/* prom_gauge_set - see prom.h */
+int prom_gauge_set(struct prom *p, const char *metric, const char *help, const char *labels,
+		   double v)
+{
+	struct prom_series *s;
+
+	if (!prom_name_valid(metric))
+		return -EINVAL;
+	s = prom_series_get(p, PROM_GAUGE, metric, help, labels);
+	if (!s)
+		return -ENOMEM;
+	s->value = v;
+	return 0;
+}
+
 /* prom_cmp - by metric, then labels: one family's series together */
 static int prom_cmp(const void *a, const void *b)
 {
@@ -263,7 +278,7 @@ static void prom_series_write(FILE *f, const struct prom_series *s)
 	const char *sep = *s->labels ? "," : "";
 	uint64_t cum = 0;
 
-	if (s->kind == PROM_COUNTER) {
+	if (s->kind != PROM_HIST) {
 		fprintf(f, "%s%s%s%s %.15g\n", s->metric, *s->labels ? "{" : "", s->labels,
 			*s->labels ? "}" : "", s->value);
 		return;
@@ -282,30 +297,42 @@ static void prom_series_write(FILE *f, const struct prom_series *s)
 		*s->labels ? "}" : "", (unsigned long long)s->count);
 }
 
-/* prom_write - see prom.h */
-int prom_write(struct prom *p)
+/* prom_kind_name - the TYPE line's word for a kind */
+static const char *prom_kind_name(enum prom_kind kind)
 {
-	FILE *f;
-	int ret = 0;
+	return kind == PROM_HIST ? "histogram" : kind == PROM_GAUGE ? "gauge" : "counter";
+}
 
+/* prom_print - see prom.h */
+int prom_print(struct prom *p, FILE *f)
+{
 	if (p->nr)
 		qsort(p->s, p->nr, sizeof(*p->s), prom_cmp);
-	f = fopen(p->tmp, "we");
-	if (!f)
-		return -errno;
 	for (size_t i = 0; i < p->nr; i++) {
 		const struct prom_series *s = &p->s[i];
 
 		if (!i || strcmp(s->metric, p->s[i - 1].metric)) {
 			fprintf(f, "# HELP %s ", s->metric);
 			prom_help(f, s->help);
-			fprintf(f, "\n# TYPE %s %s\n", s->metric,
-				s->kind == PROM_HIST ? "histogram" : "counter");
+			fprintf(f, "\n# TYPE %s %s\n", s->metric, prom_kind_name(s->kind));
 		}
 		prom_series_write(f, s);
 	}
-	if (ferror(f))
-		ret = -EIO;
+	return ferror(f) ? -EIO : 0;
+}
+
+/* prom_write - see prom.h */
+int prom_write(struct prom *p)
+{
+	FILE *f;
+	int ret;
+
+	if (!p->path)
+		return -EINVAL;
+	f = fopen(p->tmp, "we");
+	if (!f)
+		return -errno;
+	ret = prom_print(p, f);
 	if (fclose(f) && !ret)
 		ret = -errno;
 	if (!ret && rename(p->tmp, p->path))
