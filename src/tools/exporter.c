@@ -425,11 +425,13 @@ static int exporter_snapshot(struct iotap_ctx *ctx)
 	return ret;
 }
 
-/* exporter_init - check options, bind the port, subscribe to the request events */
+/* exporter_init - check options, subscribe to the request events */
 static int exporter_init(struct iotap_ctx *ctx)
 {
 	struct exporter_params *p = ctx->params;
 	struct exporter_state *st = ctx->state;
+	struct sockaddr_storage ss;
+	socklen_t len;
 	struct blktrack_cfg cfg = {
 		.flags = BT_START,
 		.on_done = exporter_on_done,
@@ -451,21 +453,31 @@ static int exporter_init(struct iotap_ctx *ctx)
 	ret = blktrack_create(&st->bt, ctx, &cfg);
 	if (ret)
 		return ret;
-	if (!p->listen && p->textfile)
-		return 0;
-	ret = httpd_start(&st->httpd, p->listen ? p->listen : EXPORTER_LISTEN,
-			  "text/plain; version=0.0.4; charset=utf-8");
-	if (ret == -EINVAL)
+	if (p->listen && httpd_parse_listen(p->listen, &ss, &len)) {
 		iotap_err(ctx, "invalid --listen '%s': expected ADDR:PORT, [IPV6]:PORT or :PORT",
 			  p->listen);
-	else if (ret)
-		iotap_err(ctx, "cannot listen on %s: %s", p->listen ? p->listen : EXPORTER_LISTEN,
-			  strerror(-ret));
-	if (ret)
-		return ret;
-	iotap_info(ctx, "serving metrics on http://%s/metrics",
-		   p->listen ? p->listen : "localhost" EXPORTER_LISTEN);
-	/* Scrapes before the first interval see the exporter's own metrics. */
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* exporter_start - tracing runs: listen, and publish a first page before any interval */
+static int exporter_start(struct iotap_ctx *ctx)
+{
+	struct exporter_params *p = ctx->params;
+	struct exporter_state *st = ctx->state;
+	const char *listen = p->listen ? p->listen : EXPORTER_LISTEN;
+	int ret;
+
+	if (p->listen || !p->textfile) {
+		ret = httpd_start(&st->httpd, listen, "text/plain; version=0.0.4; charset=utf-8");
+		if (ret) {
+			iotap_err(ctx, "cannot listen on %s: %s", listen, strerror(-ret));
+			return ret;
+		}
+		iotap_info(ctx, "serving metrics on http://%s/metrics",
+			   p->listen ? p->listen : "localhost" EXPORTER_LISTEN);
+	}
 	return exporter_snapshot(ctx);
 }
 
@@ -540,4 +552,5 @@ const struct tool tool_exporter = {
 	.init = exporter_init,
 	.report = exporter_report,
 	.fini = exporter_fini,
+	.start = exporter_start,
 };
