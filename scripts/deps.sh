@@ -4,7 +4,7 @@
 set -euo pipefail
 
 build_pkgs=(gcc make autoconf automake pkg-config libtraceevent-dev libtracefs-dev
-	libelf-dev libdw-dev zlib1g-dev util-linux)
+	libelf-dev libdw-dev zlib1g-dev libmicrohttpd-dev util-linux)
 test_pkgs=(libcmocka-dev clang python3 qemu-system-x86 busybox-static kmod cpio
 	libxml2-utils fio chromium debhelper dpkg-dev lintian man-db prometheus
 	e2fsprogs xfsprogs)

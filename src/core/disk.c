@@ -109,6 +109,30 @@ int disk_table_scan(struct disk_table *t, const char *sysfs_block)
 	return ret;
 }
 
+/* disk_table_add_sysfs - see disk.h */
+int disk_table_add_sysfs(struct disk_table *t, uint32_t dev, const char *sysfs_dev_block)
+{
+	char path[512], target[512], line[256], sched[32] = "";
+	const char *name;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/%u:%u", sysfs_dev_block, BLOCK_DEV_MAJOR(dev),
+		 BLOCK_DEV_MINOR(dev));
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return -ENOENT;
+	target[n] = 0;
+	name = strrchr(target, '/');
+	name = name ? name + 1 : target;
+	if (!*name)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/%u:%u/queue/scheduler", sysfs_dev_block,
+		 BLOCK_DEV_MAJOR(dev), BLOCK_DEV_MINOR(dev));
+	if (disk_read_line(path, line, sizeof(line)) == 0)
+		disk_sched_parse(line, sched, sizeof(sched));
+	return disk_table_add(t, dev, name, sched);
+}
+
 /* disk_table_by_name - look up "sda", "loop0" or "MAJ:MIN" */
 const struct disk *disk_table_by_name(const struct disk_table *t, const char *name)
 {

@@ -21,6 +21,11 @@ struct disk_table {
 
 int disk_table_scan(struct disk_table *t, const char *sysfs_block);
 int disk_table_add(struct disk_table *t, uint32_t dev, const char *name, const char *sched);
+/*
+ * Add dev by the name its sysfs_dev_block (/sys/dev/block) entry links to: a device
+ * that appeared after the scan. 0, -ENOENT (no such device) or -ENOMEM.
+ */
+int disk_table_add_sysfs(struct disk_table *t, uint32_t dev, const char *sysfs_dev_block);
 const struct disk *disk_table_by_name(const struct disk_table *t, const char *name);
 const struct disk *disk_table_by_dev(const struct disk_table *t, uint32_t dev);
 const struct disk *disk_table_parent_guess(const struct disk_table *t, const struct disk *d);

@@ -173,6 +173,10 @@ const char *iotap_disk_sched(struct iotap_ctx *ctx, uint32_t dev);
 int iotap_pid_check(struct iotap_ctx *ctx, int pid);
 const char *iotap_comm(struct iotap_ctx *ctx, uint32_t pid);
 
+/* The stream's health so far: events delivered, lost to full rings, counted but never delivered. */
+void iotap_stream_stats(struct iotap_ctx *ctx, uint64_t *events, uint64_t *lost,
+			uint64_t *undelivered);
+
 uint64_t iotap_now(struct iotap_ctx *ctx);
 int iotap_strftime(struct iotap_ctx *ctx, uint64_t mono_ns, const char *fmt, char *buf,
 		   size_t len) __attribute__((format(strftime, 3, 0)));

@@ -582,6 +582,10 @@ const char *iotap_disk_name(struct iotap_ctx *ctx, uint32_t dev)
 
 	if (d)
 		return d->name;
+	/* Live, a disk that appeared after the start (a new loop device) is in sysfs now. */
+	if (!s->opts.input && !s->opts.input_buf &&
+	    !disk_table_add_sysfs(&s->disks, dev, "/sys/dev/block"))
+		return s->disks.d[s->disks.nr - 1].name;
 	/* Remember the fallback so the returned pointer stays valid. */
 	snprintf(name, sizeof(name), "%u:%u", BLOCK_DEV_MAJOR(dev), BLOCK_DEV_MINOR(dev));
 	if (disk_table_add(&s->disks, dev, name, ""))
@@ -778,6 +782,19 @@ uint64_t session_lost_total(const struct session *s)
 	for (int i = 0; s->src->lost(s, i, &cpu, &l) == 0; i++)
 		lost += l;
 	return lost;
+}
+
+/* iotap_stream_stats - events delivered, lost and counted but undelivered, so far */
+void iotap_stream_stats(struct iotap_ctx *ctx, uint64_t *events, uint64_t *lost,
+			uint64_t *undelivered)
+{
+	struct session *s = ctx->sess;
+
+	*events = 0;
+	for (size_t i = 0; i < s->nr_ev; i++)
+		*events += s->ev[i]->count;
+	*lost = session_lost_total(s);
+	*undelivered = session_undelivered_total(s);
 }
 
 /* session_warn_malformed - say how many samples did not decode, if any */

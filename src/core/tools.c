@@ -21,6 +21,7 @@ extern const struct tool tool_scsiresult;
 extern const struct tool tool_mdflush;
 extern const struct tool tool_fileio;
 extern const struct tool tool_iostackbreakdown;
+extern const struct tool tool_exporter;
 
 const struct tool *const iotap_tools[] = {
 	&tool_biolatency,
@@ -40,6 +41,7 @@ const struct tool *const iotap_tools[] = {
 	&tool_mdflush,
 	&tool_fileio,
 	&tool_iostackbreakdown,
+	&tool_exporter,
 	NULL
 };
 

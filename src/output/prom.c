@@ -10,7 +10,7 @@
 #include "outfile.h"
 #include "prom.h"
 
-enum prom_kind { PROM_COUNTER, PROM_HIST };
+enum prom_kind { PROM_COUNTER, PROM_HIST, PROM_GAUGE };
 
 /* One series: a metric with one set of labels. */
 struct prom_series {
@@ -18,7 +18,7 @@ struct prom_series {
 	enum prom_kind kind;
 	unsigned int top;
 	double unit;
-	double value;			/* counters; histograms: the sum */
+	double value;			/* counters and gauges; histograms: the sum */
 	uint64_t count;
 	uint64_t slot[HIST_LOG2_SLOTS];
 };
@@ -33,15 +33,19 @@ struct prom {
 struct prom *prom_alloc(const char *path)
 {
 	struct prom *p;
-	int ret = path ? outfile_check(path) : -EINVAL;
+	int ret;
 
-	if (ret) {
+	if (path && !*path) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (path && (ret = outfile_check(path))) {
 		errno = -ret;
 		return NULL;
 	}
 	p = calloc(1, sizeof(*p));
-	if (!p)
-		return NULL;
+	if (!p || !path)
+		return p;
 	if (!(p->path = strdup(path))) {
 		free(p);
 		errno = ENOMEM;
@@ -223,6 +227,21 @@ int prom_counter_add(struct prom *p, const char *metric, const char *help, const
 	return 0;
 }
 
+/* prom_gauge_set - see prom.h */
+int prom_gauge_set(struct prom *p, const char *metric, const char *help, const char *labels,
+		   double v)
+{
+	struct prom_series *s;
+
+	if (!prom_name_valid(metric))
+		return -EINVAL;
+	s = prom_series_get(p, PROM_GAUGE, metric, help, labels);
+	if (!s)
+		return -ENOMEM;
+	s->value = v;
+	return 0;
+}
+
 /* prom_cmp - by metric, then labels: one family's series together */
 static int prom_cmp(const void *a, const void *b)
 {
@@ -251,7 +270,7 @@ static void prom_series_write(FILE *f, const struct prom_series *s)
 	const char *sep = *s->labels ? "," : "";
 	uint64_t cum = 0;
 
-	if (s->kind == PROM_COUNTER) {
+	if (s->kind != PROM_HIST) {
 		fprintf(f, "%s%s%s%s %.15g\n", s->metric, *s->labels ? "{" : "", s->labels,
 			*s->labels ? "}" : "", s->value);
 		return;
@@ -270,30 +289,46 @@ static void prom_series_write(FILE *f, const struct prom_series *s)
 		*s->labels ? "}" : "", (unsigned long long)s->count);
 }
 
-/* prom_write - see prom.h */
-int prom_write(struct prom *p)
+/* prom_kind_name - the TYPE line's word for a kind */
+static const char *prom_kind_name(enum prom_kind kind)
 {
-	struct outfile of;
-	FILE *f;
-	int ret;
+	return kind == PROM_HIST ? "histogram" : kind == PROM_GAUGE ? "gauge" : "counter";
+}
 
+/* prom_print - see prom.h */
+int prom_print(struct prom *p, FILE *f)
+{
 	if (p->nr)
 		qsort(p->s, p->nr, sizeof(*p->s), prom_cmp);
-	/* 0644: node_exporter reads the file as its own user. */
-	ret = outfile_open(&of, p->path, 0644);
-	if (ret)
-		return ret;
-	f = of.f;
 	for (size_t i = 0; i < p->nr; i++) {
 		const struct prom_series *s = &p->s[i];
 
 		if (!i || strcmp(s->metric, p->s[i - 1].metric)) {
 			fprintf(f, "# HELP %s ", s->metric);
 			prom_help(f, s->help);
-			fprintf(f, "\n# TYPE %s %s\n", s->metric,
-				s->kind == PROM_HIST ? "histogram" : "counter");
+			fprintf(f, "\n# TYPE %s %s\n", s->metric, prom_kind_name(s->kind));
 		}
 		prom_series_write(f, s);
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+/* prom_write - see prom.h */
+int prom_write(struct prom *p)
+{
+	struct outfile of;
+	int ret;
+
+	if (!p->path)
+		return -EINVAL;
+	/* 0644: node_exporter reads the file as its own user. */
+	ret = outfile_open(&of, p->path, 0644);
+	if (ret)
+		return ret;
+	ret = prom_print(p, of.f);
+	if (ret) {
+		outfile_abort(&of);
+		return ret;
 	}
 	return outfile_commit(&of);
 }

@@ -19,8 +19,9 @@ struct prom;
 
 /*
  * A writer for path; checks that the temporary beside it can be created, so a
- * bad path fails before tracing. NULL with errno (EINVAL: empty path, EISDIR,
- * ENOMEM, or the error creating the temporary). The caller frees with prom_free.
+ * bad path fails before tracing. A NULL path gives series kept in memory only,
+ * for prom_print. NULL with errno (EINVAL: empty path, EISDIR, ENOMEM, or the
+ * error creating the temporary). The caller frees with prom_free.
  */
 struct prom *prom_alloc(const char *path);
 
@@ -58,7 +59,20 @@ int prom_hist_set_add(struct prom *p, const char *metric, const char *help, cons
 int prom_counter_add(struct prom *p, const char *metric, const char *help, const char *labels,
 		     double v);
 
-/* Write every series, sorted, to a temporary (mode 0644) and rename it over PATH. 0 or -errno. */
+/* Set the gauge metric{labels} to v. As prom_hist_add. */
+int prom_gauge_set(struct prom *p, const char *metric, const char *help, const char *labels,
+		   double v);
+
+/*
+ * Print every series to f in the text exposition format (version 0.0.4),
+ * sorted, each family with its HELP and TYPE lines. 0 or -EIO when f failed.
+ */
+int prom_print(struct prom *p, FILE *f);
+
+/*
+ * Write every series, sorted, to a temporary (mode 0644) and rename it over
+ * PATH. 0 or -errno (-EINVAL: made without a path).
+ */
 int prom_write(struct prom *p);
 
 #endif

@@ -42,6 +42,7 @@ static const struct {
 } str_values[] = {
 	{ "scsilatency", "device", "0:0:0:0" },
 	{ "scsiresult", "device", "0:0:0:0" },
+	{ "exporter", "listen", "127.0.0.1:9990" },
 };
 
 /* The disks of the test's disk table, each tried as an OPT_DISK value. */
