@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cgroup.h"
@@ -21,6 +22,8 @@
 #include "recformat.h"
 #include "record.h"
 #include "recording.h"
+#include "reqwatch.h"
+#include "rotate.h"
 #include "stackmap.h"
 #include "symbolizer.h"
 #include "usyms.h"
@@ -36,6 +39,14 @@ struct record_child {
 	pid_t pid;
 	int go;				/* a byte here lets it exec */
 	int err;			/* errno of a failed exec comes back here */
+};
+
+/* A part of a recording in parts (--switch-output): its file, stack ids and counts. */
+struct rec_part {
+	struct rec_writer *w;
+	struct stackmap *stacks;
+	uint64_t records, samples;
+	char *path;
 };
 
 /*
@@ -56,6 +67,14 @@ struct recorder {
 	int werr;			/* the first write error */
 	bool started;			/* the records began: the file stays */
 	bool fds;			/* a recorded tool names files: FDTB */
+	/* --switch-output: w, stacks, records and samples are the part being written. */
+	struct rotate_spec rotate;
+	struct rotate_files kept;	/* --max-files */
+	char *path;			/* of the part being written */
+	uint64_t t_part;		/* event time the part began at */
+	struct rec_part prev;		/* the part before, open while its requests finish */
+	uint64_t closed_samples, closed_bytes;	/* of the parts closed */
+	struct reqwatch *watch;
 };
 
 /* rc_fail - remember the first write error */
@@ -400,7 +419,7 @@ static int record_put_meta(struct recorder *rc, const struct session *s,
 	secbuf_meta(&b, "long_size", "%d", s->fs.long_size);
 	secbuf_meta(&b, "byte_order", "%s", __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? "little" : "big");
 	secbuf_meta(&b, "clock", "monotonic");
-	secbuf_meta(&b, "t_start", "%llu", (unsigned long long)s->t_start);
+	secbuf_meta(&b, "t_start", "%llu", (unsigned long long)(rc->t_part ? rc->t_part : s->t_start));
 	secbuf_meta(&b, "wall_offset", "%lld", (long long)s->wall_offset);
 	secbuf_meta(&b, "callchains", "%d", p->callchains);
 	secbuf_meta(&b, "tools", "%s", tools);
@@ -702,11 +721,146 @@ static const struct perf_event_header *record_rewrite(struct session *s, struct 
 	return n < 0 ? NULL : (const void *)rc->rewrite;
 }
 
-/* record_on_record - every record the session delivers, in time order, goes to the file */
-static int record_on_record(struct iotap_ctx *ctx, const struct perf_event_header *rec)
+/* record_put_static - what needs no tracing: the formats' header, the disks, kallsyms (-g) */
+static int record_put_static(struct recorder *rc, const struct session *s)
 {
-	struct recorder *rc = ctx->params;
-	struct session *s = ctx->sess;
+	int ret = record_put_fmth(rc, s);
+
+	if (!ret)
+		ret = record_put_disks(rc, s);
+	if (!ret && rc->p->callchains)
+		ret = record_put_kallsyms(rc);
+	return ret;
+}
+
+/* record_put_state - what names the events as of now, then the start of the records */
+static int record_put_state(struct recorder *rc, const struct session *s)
+{
+	static const uint32_t prefix[2] = { REC_SEC_VERSION, 0 };
+	int ret = record_put_events(rc, s);
+
+	if (!ret)
+		ret = record_put_meta(rc, s, rc->p, (char *)rc->tools.p, rc->command, rc->child.pid);
+	if (!ret)
+		ret = record_put_comms(rc);
+	if (!ret && rc->p->callchains)
+		ret = record_put_maps(rc);
+	if (!ret && rc->p->cgroups)
+		ret = record_put_cgroups(rc);
+	if (!ret && rc->fds)
+		ret = record_put_fds(rc);
+	if (!ret)
+		ret = rc_fail(rc, rec_writer_stream(rc->w, REC_SEC_EVTS, prefix, sizeof(prefix)));
+	return ret;
+}
+
+/* record_part_swap - write to pt from now on; the part written to so far goes to pt */
+static void record_part_swap(struct recorder *rc, struct rec_part *pt)
+{
+	struct rec_part cur = { rc->w, rc->stacks, rc->records, rc->samples, rc->path };
+
+	rc->w = pt->w;
+	rc->stacks = pt->stacks;
+	rc->records = pt->records;
+	rc->samples = pt->samples;
+	rc->path = pt->path;
+	*pt = cur;
+}
+
+/* record_part_close - finish the part written to at event time t_end; --max-files keeps the newest */
+static int record_part_close(struct recorder *rc, uint64_t t_end)
+{
+	int ret = rc->werr ? rc->werr : record_put_stat(rc, t_end), kept;
+
+	if (!ret)
+		ret = rc_fail(rc, rec_writer_close(rc->w));
+	if (ret)
+		log_msg(LOG_ERR, "cannot write '%s': %s", rc->path, rec_strerror(ret));
+	else if ((kept = rotate_files_add(&rc->kept, rc->path)))
+		log_msg(LOG_WARN, "cannot remove the oldest part: %s", strerror(-kept));
+	rc->closed_samples += rc->samples;
+	rc->closed_bytes += rec_writer_bytes(rc->w);
+	rec_writer_free(rc->w);
+	stackmap_free(rc->stacks);
+	free(rc->path);
+	rc->w = NULL;
+	rc->stacks = NULL;
+	rc->path = NULL;
+	rc->records = rc->samples = 0;
+	return ret;
+}
+
+/* record_part_create - a new part file named for wall-clock time wall_ns; 0 or -errno, said */
+static int record_part_create(struct recorder *rc, uint64_t wall_ns)
+{
+	size_t len = strlen(rc->p->output) + 32;
+
+	rc->path = malloc(len);
+	if (!rc->path)
+		return -ENOMEM;
+	if (rotate_part_name(rc->p->output, wall_ns, rc->path, len))
+		return -ENAMETOOLONG;
+	rc->w = rec_writer_create(rc->path, rc->p->force);
+	if (!rc->w) {
+		int ret = -errno;
+
+		log_msg(LOG_ERR, "cannot create '%s': %s", rc->path, strerror(errno));
+		return ret;
+	}
+	if (rc->p->callchains && !(rc->stacks = stackmap_alloc()))
+		return -ENOMEM;
+	return 0;
+}
+
+/* record_prev_close - close the part before the boundary */
+static int record_prev_close(struct recorder *rc, uint64_t t_end)
+{
+	int ret;
+
+	record_part_swap(rc, &rc->prev);
+	ret = record_part_close(rc, t_end);
+	record_part_swap(rc, &rc->prev);
+	return ret;
+}
+
+/*
+ * record_rotate - the part is due at event time t: the next begins, whole
+ * (formats, disks, names, kallsyms and mappings as of now); the one before
+ * stays open while requests first seen in it are in flight (rotate.h).
+ */
+static int record_rotate(struct recorder *rc, struct session *s, uint64_t t)
+{
+	struct handover *ho = reqwatch_handover(rc->watch);
+	int ret = 0;
+
+	if (rc->prev.w)
+		ret = record_prev_close(rc, t);
+	if (ret)
+		return ret;
+	record_part_swap(rc, &rc->prev);
+	rc->t_part = t;
+	ret = record_part_create(rc, t + s->wall_offset);
+	if (!ret)
+		ret = record_put_static(rc, s);
+	if (!ret)
+		ret = record_put_state(rc, s);
+	if (ret)
+		return rc_fail(rc, ret);
+	if (ho)
+		handover_boundary(ho, t);
+	return ho && ho->before ? 0 : record_prev_close(rc, t);
+}
+
+/* record_part_due - whether the part written to is full (size) or old enough (time) at t */
+static bool record_part_due(const struct recorder *rc, uint64_t t)
+{
+	return (rc->rotate.ns && t >= rc->t_part + rc->rotate.ns) ||
+	       (rc->rotate.bytes && rec_writer_bytes(rc->w) >= rc->rotate.bytes);
+}
+
+/* record_write - one record into the part written to */
+static int record_write(struct recorder *rc, struct session *s, const struct perf_event_header *rec)
+{
 	int ret;
 
 	if (rec->type == PERF_RECORD_SAMPLE) {
@@ -727,6 +881,43 @@ static int record_on_record(struct iotap_ctx *ctx, const struct perf_event_heade
 	if (rec->type == PERF_RECORD_SAMPLE)
 		rc->samples++;
 	return 0;
+}
+
+/*
+ * record_on_record - every record the session delivers, in time order, goes
+ * to the file; in parts, to the part its request belongs to (rotate.h)
+ */
+static int record_on_record(struct iotap_ctx *ctx, const struct perf_event_header *rec)
+{
+	struct recorder *rc = ctx->params;
+	struct session *s = ctx->sess;
+	struct reqwatch_rec r;
+	struct handover *ho;
+	uint64_t t, first;
+	bool before;
+	int ret = 0;
+
+	if (!rc->rotate.bytes && !rc->rotate.ns)
+		return record_write(rc, s, rec);
+	/* The boundary first: a request this record starts is the next part's. */
+	t = reqwatch_time(s, rec, &r);
+	if (t && record_part_due(rc, t))
+		ret = record_rotate(rc, s, t);
+	if (!ret)
+		ret = reqwatch_feed(rc->watch, s, &r, &first);
+	if (ret)
+		return ret;
+	before = rc->prev.w && first && first < rc->t_part;
+	if (before)
+		record_part_swap(rc, &rc->prev);
+	ret = record_write(rc, s, rec);
+	if (before)
+		record_part_swap(rc, &rc->prev);
+	ho = reqwatch_handover(rc->watch);
+	if (!ret && rc->prev.w && t &&
+	    (!ho || !ho->before || t >= rc->t_part + ROTATE_HANDOVER_NS))
+		ret = record_prev_close(rc, t);
+	return ret;
 }
 
 /* record_on_child - the command exited: stop as a signal would */
@@ -826,8 +1017,8 @@ static void record_progress(struct session *s, struct recorder *rc, bool final, 
 {
 	struct record_progress pr = {
 		.elapsed_ns = mono_now() - s->t_start,
-		.samples = rc->samples,
-		.bytes = rec_writer_bytes(rc->w),
+		.samples = rc->closed_samples + rc->samples + rc->prev.samples,
+		.bytes = rc->closed_bytes + rec_writer_bytes(rc->w) + rec_writer_bytes(rc->prev.w),
 		.lost = session_lost_total(s),
 		.undelivered = session_undelivered_total(s),
 		.final = final,
@@ -852,11 +1043,7 @@ static int record_init(struct iotap_ctx *ctx)
 			ret = -ENOMEM;
 	}
 	if (!ret)
-		ret = record_put_fmth(rc, s);
-	if (!ret)
-		ret = record_put_disks(rc, s);
-	if (!ret && rc->p->callchains)
-		ret = record_put_kallsyms(rc);
+		ret = record_put_static(rc, s);
 	if (!ret && rc->command)
 		ret = record_spawn(rc->command, &rc->child);
 	return ret;
@@ -865,23 +1052,16 @@ static int record_init(struct iotap_ctx *ctx)
 /* record_start - events flow: what names them, then the command may run */
 static int record_start(struct iotap_ctx *ctx)
 {
-	static const uint32_t prefix[2] = { REC_SEC_VERSION, 0 };
 	struct recorder *rc = ctx->params;
 	struct session *s = ctx->sess;
-	int ret = record_put_events(rc, s);
+	int ret = 0;
 
+	if (rc->rotate.bytes || rc->rotate.ns) {
+		rc->t_part = s->t_start;
+		ret = reqwatch_create(&rc->watch, s, NULL, NULL);
+	}
 	if (!ret)
-		ret = record_put_meta(rc, s, rc->p, (char *)rc->tools.p, rc->command, rc->child.pid);
-	if (!ret)
-		ret = record_put_comms(rc);
-	if (!ret && rc->p->callchains)
-		ret = record_put_maps(rc);
-	if (!ret && rc->p->cgroups)
-		ret = record_put_cgroups(rc);
-	if (!ret && rc->fds)
-		ret = record_put_fds(rc);
-	if (!ret)
-		ret = rc_fail(rc, rec_writer_stream(rc->w, REC_SEC_EVTS, prefix, sizeof(prefix)));
+		ret = record_put_state(rc, s);
 	if (!ret && rc->command) {
 		ret = record_release(&rc->child);
 		if (ret)
@@ -923,6 +1103,22 @@ static void record_unlink(const char *path)
 		unlink(path);
 }
 
+/* record_parts_setup - --switch-output and --max-files, checked: one error line each */
+static int record_parts_setup(struct recorder *rc, const struct record_params *p)
+{
+	if (p->max_files && !p->switch_output) {
+		log_msg(LOG_ERR, "--max-files needs --switch-output");
+		return -EINVAL;
+	}
+	if (p->switch_output && rotate_parse(p->switch_output, &rc->rotate)) {
+		log_msg(LOG_ERR, "bad --switch-output '%s': a size (100M, 1G; B, K, M, G) or a time (30s, 10m, 1h, 1d)",
+			p->switch_output);
+		return -EINVAL;
+	}
+	rc->kept.max = (unsigned int)p->max_files;
+	return 0;
+}
+
 /* record_run - record until stopped; progress gets the status about once a second */
 int record_run(const struct record_params *p, const struct session_opts *so_in, char **command,
 	       record_progress_fn progress, void *arg)
@@ -944,7 +1140,22 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 	so.input_buf = NULL;
 	so.track_mmap = p->callchains;
 	so.walk_only = true;
-	rc.w = rec_writer_create(p->output, p->force);
+	ret = record_parts_setup(&rc, p);
+	if (ret)
+		return ret;
+	if (rc.rotate.bytes || rc.rotate.ns) {
+		struct timespec now;
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		ret = record_part_create(&rc, now.tv_sec * NSEC_PER_SEC + now.tv_nsec);
+		if (ret) {
+			free(rc.path);
+			rec_writer_free(rc.w);
+			return ret;
+		}
+	} else {
+		rc.w = rec_writer_create(p->output, p->force);
+	}
 	if (!rc.w) {
 		ret = -errno;
 		if (ret == -EEXIST)
@@ -967,15 +1178,19 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 		if (ret && !rc.werr)
 			log_msg(LOG_ERR, "recording stopped: %s", strerror(-ret));
 		status = record_reap(&rc.child);
+		if (rc.prev.w)
+			record_prev_close(&rc, mono_now());
 		/* What was written stays readable even after an error: a reader sees it as cut short. */
-		if (!rc.werr && !record_put_stat(&rc, mono_now()))
+		if (rc.path)
+			record_part_close(&rc, mono_now());
+		else if (!rc.werr && !record_put_stat(&rc, mono_now()))
 			rc_fail(&rc, rec_writer_close(rc.w));
 		if (!ret)
 			ret = rc.werr;
 		record_progress(&s, &rc, true, status);
 	}
 	record_reap(&rc.child);
-	if (rc.werr)
+	if (rc.werr && !rc.path)
 		log_msg(LOG_ERR, "cannot write '%s': %s", p->output, rec_strerror(rc.werr));
 	session_release(&s);
 	sigaction(SIGCHLD, &old_sa, NULL);
@@ -983,7 +1198,10 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 	free(rc.rewrite);
 	stackmap_free(rc.stacks);
 	if (!rc.started)
-		record_unlink(p->output);
+		record_unlink(rc.path ? rc.path : p->output);
+	free(rc.path);
+	reqwatch_free(rc.watch);
+	rotate_files_release(&rc.kept);
 	free(rc.tools.p);
 	return ret;
 }

@@ -17,6 +17,8 @@ struct record_params {
 	const char *tools;		/* comma-separated; NULL: every block tool */
 	bool all;			/* every tool, not only the block tools */
 	bool cgroups;			/* every task's cgroup, for --cgroup and --show-cgroup */
+	const char *switch_output;	/* SIZE|TIME: write parts output.<timestamp> (rotate.h) */
+	uint64_t max_files;		/* with switch_output: keep the newest N parts; 0: all */
 };
 
 /* Progress so far, handed to the caller about once a second and at the end. */
