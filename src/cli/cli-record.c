@@ -73,7 +73,7 @@ int cli_record(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	cr.path = p.output;
-	if (p.switch_output) {
+	if (p.switch_output || p.ring) {
 		snprintf(parts, sizeof(parts), "%s.*", p.output);
 		cr.path = parts;
 	}
