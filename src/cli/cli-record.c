@@ -62,6 +62,7 @@ int cli_record(int argc, char **argv)
 	struct record_params p = { 0 };
 	struct cli_args ca;
 	struct cli_record cr;
+	char parts[4200];
 	int ret;
 
 	ret = cli_parse(&cmd_record, argc, argv, &p, &so, &ca);
@@ -72,6 +73,10 @@ int cli_record(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	cr.path = p.output;
+	if (p.switch_output || p.ring) {
+		snprintf(parts, sizeof(parts), "%s.*", p.output);
+		cr.path = parts;
+	}
 	cr.tty = isatty(STDERR_FILENO);
 	session_signals_install();
 	ret = record_run(&p, &so, ca.nr_rest ? ca.rest : NULL, cli_record_progress, &cr);

@@ -31,6 +31,14 @@ static void cli_info_print(struct session *s, const struct recording_info *in)
 	printf("cpus:       %d\n", in->nr_cpus);
 	printf("start:      %s (local time)\n", when);
 	printf("duration:   %.3f s\n", dur / 1e9);
+	if (in->trig) {
+		printf("trigger:    %s\n", in->trig->what);
+		printf("window:     %.3f s before the trigger to %.3f s after it\n",
+		       in->trig->t_trigger > in->trig->t_from ?
+		       (in->trig->t_trigger - in->trig->t_from) / 1e9 : 0.0,
+		       in->trig->t_to > in->trig->t_trigger ?
+		       (in->trig->t_to - in->trig->t_trigger) / 1e9 : 0.0);
+	}
 	if (in->command && in->command_pid)
 		printf("command:    %s (pid %d)\n", in->command, in->command_pid);
 	else if (in->command)

@@ -18,6 +18,23 @@ static const struct opt record_opts[] = {
 	{ 0, "all", OPT_FLAG, P(all), NULL, "record the events of every tool whose events this kernel has" },
 	{ 0, "cgroups", OPT_FLAG, P(cgroups), NULL,
 	  "also record which cgroup v2 every task is in (when recording starts, then sched_process_fork and cgroup_attach_task), for reports with --cgroup or --show-cgroup" },
+	{ 0, "switch-output", OPT_STR, P(switch_output), "SIZE|TIME",
+	  "write the recording in parts FILE.<timestamp> (UTC, YYYYmmddHHMMSSmmm), a new one after SIZE bytes written (100M, 1G; B, K, M, G) or TIME of events (30s, 10m, 1h, 1d); each part is a whole recording, and each request is in the part of its first event, completion included" },
+	{ 0, "max-files", OPT_UINT, P(max_files), "N",
+	  "with --switch-output: keep the newest N parts, removing the oldest", NULL, 1, 100000000 },
+	{ 0, "ring", OPT_UINT, P(ring), "SECS",
+	  "flight recorder: keep the last SECS seconds of events in memory, compressed as the file holds them, and write nothing until a trigger (--trigger, SIGUSR2); each trigger writes FILE.<timestamp>, a whole recording of the SECS before it and --after SECS after it",
+	  NULL, 1, 86400 },
+	{ 0, "ring-size", OPT_STR, P(ring_size), "SIZE",
+	  "with --ring: at most SIZE bytes of events in memory (default 256M; K, M, G); when it binds, the ring holds less than SECS and says once how much" },
+	{ 0, "trigger", OPT_STR, P(trigger), "EXPR",
+	  "with --ring: dump when a block request completes that meets EXPR, a comma-separated list of latency>MS (device time above MS milliseconds, decimals allowed; with -Q queued time too) and error (completed with an error). One incident, one file: requests that meet EXPR during a dump's window belong to it, and for SECS after the window (a hold-off) none triggers, so dumps do not overlap; SIGUSR2 always dumps" },
+	{ 0, "after", OPT_UINT, P(after), "SECS", "with --ring: a dump also holds SECS seconds after its trigger (default 0)",
+	  NULL, 0, 3600 },
+	{ 0, "max-dumps", OPT_UINT, P(max_dumps), "N", "with --ring: stop after N dumps (default: no limit)",
+	  NULL, 1, 1000000 },
+	{ 'd', "disk", OPT_STR, P(disk), "DISK", "with --trigger: look at requests of this disk only (every disk is still recorded)" },
+	{ 'Q', "queued", OPT_FLAG, P(queued), NULL, "with --trigger latency>MS: time requests from when they were queued (block_io_start or insert), as biolatency -Q" },
 	OPT_END
 };
 
@@ -39,12 +56,28 @@ const struct tool cmd_record = {
 		"Recording stops at Ctrl-C, after -D seconds, or when the command given after the "
 		"options exits. While stderr is a terminal a status line shows the time, events, "
 		"bytes written and events lost so far; a summary line is always printed at the end. "
-		"The file is created with mode 0600; its format is described in iotap-recording(5).",
+		"The file is created with mode 0600; its format is described in iotap-recording(5). "
+		"Three modes. By default one file, FILE. With --switch-output, parts FILE.<timestamp>, "
+		"each a whole recording that report reads alone; a request in flight at a boundary "
+		"stays with the part its first event is in (that part is closed when its last request "
+		"completes), so every tool counts each request exactly once over the parts. With --ring, "
+		"a flight recorder: the last SECS seconds of events are kept in memory, compressed in "
+		"chunks as the file stores them (at most --ring-size bytes), and nothing is written until "
+		"a trigger: SIGUSR2, or a completed block request that meets --trigger. Each trigger "
+		"writes FILE.<timestamp>, a whole recording of the window from SECS before the trigger "
+		"to --after SECS after it, with what fired (report --info shows it), and prints one line. "
+		"Triggers that fire while a dump's window is still open belong to that dump, and "
+		"requests do not trigger again until SECS after it (a hold-off): one incident, one "
+		"file. A dump that cannot be written is reported and the ring goes on.",
 	.examples =
 		"iotap record -o io.iotap -D 10\n  Record the block events of every tool for ten seconds.\n"
 		"iotap record -o io.iotap -- fio job.fio\n  Record while fio runs.\n"
 		"iotap record -g -o stacks.iotap --tools biostacks\n  Record biostacks' events, with the stacks it takes.\n"
-		"iotap report -i io.iotap biolatency -D\n  Analyse the recording later, anywhere.\n",
+		"iotap report -i io.iotap biolatency -D\n  Analyse the recording later, anywhere.\n"
+		"iotap record -o io.iotap --switch-output 1h --max-files 24\n  Record always, in hourly parts, keeping a day.\n"
+		"iotap record -o /var/log/iotap/slow --ring 60 --after 5 --trigger 'latency>100,error'\n"
+		"  Keep the last minute in memory; on a request slower than 100 ms or failed, write it and 5 s more.\n"
+		"kill -USR2 $(pidof iotap)\n  Ask a flight recorder for a dump now.\n",
 	.args = TOOL_ARGS_COMMAND,
 	.opts = record_opts,
 	.common = record_common_opts,

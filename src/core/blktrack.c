@@ -264,7 +264,7 @@ static int blktrack_on_insert(struct iotap_ctx *ctx, const struct perf_sample *s
 		r = blktrack_new(bt, &rq, s);
 	}
 	r->t_insert = s->time;
-	return 0;
+	return bt->cfg.on_insert ? bt->cfg.on_insert(bt->cfg.arg, r, s) : 0;
 }
 
 /* blktrack_on_issue - the driver takes the request */

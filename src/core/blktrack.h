@@ -47,6 +47,7 @@ struct blktrack_cfg {
 	int pid;			/* 0: every process */
 	unsigned int stack_flags;	/* IOTAP_EV_* for BT_START_STACK */
 	int (*on_start)(void *arg, struct blkreq *r, const struct perf_sample *s);
+	int (*on_insert)(void *arg, const struct blkreq *r, const struct perf_sample *s);	/* BT_INSERT */
 	int (*on_issue)(void *arg, const struct blkreq *r, const struct perf_sample *s);
 	int (*on_done)(void *arg, const struct blk_io *io);
 	int (*on_nodata)(void *arg, const struct blk_io *io);	/* issued, then completed */

@@ -183,6 +183,8 @@ struct rec_writer {
 	uint8_t *sbuf;		/* pending streamed bytes */
 	size_t slen;
 	uint32_t stype;
+	rec_chunk_fn sink;	/* a writer to memory: chunks go here, not to fd */
+	void *sink_arg;
 };
 
 /* rec_writer_emit - compress and write one chunk; 0 or -errno (sticky) */
@@ -216,7 +218,8 @@ static int rec_writer_emit(struct rec_writer *w, uint32_t type, const void *data
 	put_le32(h + 16, crc_of(h + CHUNK_HDR_SIZE, clen));
 	put_le32(h + 20, crc_of(h, 20));
 
-	ret = fd_write_all(w->fd, h, CHUNK_HDR_SIZE + clen);
+	ret = w->sink ? w->sink(w->sink_arg, h, CHUNK_HDR_SIZE + clen) :
+			fd_write_all(w->fd, h, CHUNK_HDR_SIZE + clen);
 	if (ret) {
 		w->err = ret;
 		return ret;
@@ -290,6 +293,56 @@ static int rec_writer_check(struct rec_writer *w, uint32_t type, const void *dat
 	if (w->closed)
 		return -EBADF;
 	return w->err;
+}
+
+/* rec_writer_create_sink - a writer of chunks to a callback, with no file and no header */
+struct rec_writer *rec_writer_create_sink(rec_chunk_fn sink, void *arg)
+{
+	struct rec_writer *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	if (deflateInit(&w->zs, ZLEVEL) != Z_OK) {
+		free(w);
+		errno = ENOMEM;
+		return NULL;
+	}
+	w->zs_ready = true;
+	w->fd = -1;
+	w->sink = sink;
+	w->sink_arg = arg;
+	return w;
+}
+
+/* rec_writer_put_chunk - a whole chunk that a sink writer made, written as it is */
+int rec_writer_put_chunk(struct rec_writer *w, const void *chunk, size_t len)
+{
+	const uint8_t *h = chunk;
+	int ret = rec_writer_check(w, REC_TYPE_MIN, chunk, len);
+
+	if (ret)
+		return ret;
+	if (len < CHUNK_HDR_SIZE || memcmp(h, CHUNK_MAGIC, 4) ||
+	    get_le32(h + 12) != len - CHUNK_HDR_SIZE)
+		return -EINVAL;
+	ret = rec_writer_flush(w);
+	if (ret)
+		return ret;
+	ret = w->sink ? w->sink(w->sink_arg, chunk, len) : fd_write_all(w->fd, chunk, len);
+	if (ret) {
+		w->err = ret;
+		return ret;
+	}
+	w->bytes += len;
+	w->nr_chunks++;
+	w->raw_bytes += get_le32(h + 8);
+	return 0;
+}
+
+/* rec_writer_pending - streamed bytes not yet written as a chunk */
+size_t rec_writer_pending(const struct rec_writer *w)
+{
+	return w ? w->slen : 0;
 }
 
 /* rec_writer_flush - write pending streamed bytes as a chunk */
@@ -398,9 +451,9 @@ int rec_writer_close(struct rec_writer *w)
 		ret = rec_writer_emit(w, REC_TYPE_END, end, sizeof(end));
 	}
 	/* A recording is kept for later: on disk before the command says it is done. */
-	if (!ret && fsync(w->fd) < 0)
+	if (!ret && w->fd >= 0 && fsync(w->fd) < 0)
 		ret = -errno;
-	if (close(w->fd) < 0 && !ret)
+	if (w->fd >= 0 && close(w->fd) < 0 && !ret)
 		ret = -errno;
 	w->fd = -1;
 	w->closed = true;
@@ -414,7 +467,7 @@ void rec_writer_free(struct rec_writer *w)
 {
 	if (!w)
 		return;
-	if (!w->closed)
+	if (!w->closed && w->fd >= 0)
 		close(w->fd);
 	rec_writer_release(w);
 	free(w);

@@ -19,6 +19,8 @@
 
 /* Largest raw (uncompressed) chunk; readers refuse bigger before allocating. */
 #define REC_CHUNK_MAX (4u << 20)
+/* Bytes of a chunk's header, before its compressed payload. */
+#define REC_CHUNK_HDR 24
 /* Chunk size rec_writer_stream() fills before it writes a chunk. */
 #define REC_STREAM_CHUNK (1u << 20)
 
@@ -57,6 +59,24 @@ struct rec_writer;
  * on failure.
  */
 struct rec_writer *rec_writer_create(const char *path, bool force);
+
+/* Where a sink writer's chunks go: one whole chunk, header included; 0 or -errno. */
+typedef int (*rec_chunk_fn)(void *arg, const void *chunk, size_t len);
+
+/*
+ * A writer that hands each chunk it makes to sink instead of a file (no
+ * file header; closing it writes an END chunk to the sink). NULL with errno.
+ */
+struct rec_writer *rec_writer_create_sink(rec_chunk_fn sink, void *arg);
+
+/*
+ * Write a whole chunk made by a sink writer, as it is (pending streamed
+ * bytes go first); the END totals count it. -EINVAL if it is not one chunk.
+ */
+int rec_writer_put_chunk(struct rec_writer *w, const void *chunk, size_t len);
+
+/* Streamed bytes buffered, not yet in a chunk. */
+size_t rec_writer_pending(const struct rec_writer *w);
 
 /*
  * Write one whole section of len <= REC_CHUNK_MAX bytes as a single chunk

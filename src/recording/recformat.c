@@ -381,6 +381,68 @@ int recfmt_comm_decode(const void *p, size_t len, recfmt_comm_fn fn, void *arg, 
 	return 0;
 }
 
+/* recfmt_trig_encode - u32 version, then what fired and the window as key=value lines */
+void recfmt_trig_encode(struct secbuf *b, const struct recfmt_trig *t)
+{
+	secbuf_u32(b, REC_SEC_VERSION);
+	secbuf_meta(b, "what", "%s", t->what);
+	secbuf_meta(b, "reason", "%s", t->reason);
+	secbuf_meta(b, "t_trigger", "%llu", (unsigned long long)t->t_trigger);
+	secbuf_meta(b, "t_from", "%llu", (unsigned long long)t->t_from);
+	secbuf_meta(b, "t_to", "%llu", (unsigned long long)t->t_to);
+}
+
+/* recfmt_trig_u64 - a decimal u64 value: 0 or -EINVAL */
+static int recfmt_trig_u64(const char *v, uint64_t *out)
+{
+	char *end;
+
+	if (*v < '0' || *v > '9')
+		return -EINVAL;
+	errno = 0;
+	*out = strtoull(v, &end, 10);
+	return errno || *end ? -EINVAL : 0;
+}
+
+/* recfmt_trig_decode - the lines of TRIG (text without its version), split in place */
+int recfmt_trig_decode(char *text, size_t len, struct recfmt_trig *t, char *why, size_t whylen)
+{
+	char *line, *save = NULL;
+
+	memset(t, 0, sizeof(*t));
+	if (strlen(text) != len) {
+		snprintf(why, whylen, "TRIG holds a NUL byte");
+		return -EINVAL;
+	}
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *val = strchr(line, '=');
+		int bad = 0;
+
+		if (!val)
+			continue;
+		*val++ = 0;
+		if (!strcmp(line, "what"))
+			t->what = val;
+		else if (!strcmp(line, "reason"))
+			t->reason = val;
+		else if (!strcmp(line, "t_trigger"))
+			bad = recfmt_trig_u64(val, &t->t_trigger);
+		else if (!strcmp(line, "t_from"))
+			bad = recfmt_trig_u64(val, &t->t_from);
+		else if (!strcmp(line, "t_to"))
+			bad = recfmt_trig_u64(val, &t->t_to);
+		if (bad) {
+			snprintf(why, whylen, "TRIG %s=%.32s is not a number", line, val);
+			return -EINVAL;
+		}
+	}
+	if (!t->what || !t->reason || t->t_from > t->t_to) {
+		snprintf(why, whylen, "TRIG lacks what or reason, or its window ends before it starts");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* recfmt_stat_encode - u32 version, u32 zero, u64 end time, u64 records, u64 samples */
 void recfmt_stat_encode(struct secbuf *b, uint64_t t_end, uint64_t records, uint64_t samples)
 {

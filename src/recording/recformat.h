@@ -34,6 +34,7 @@
 #define REC_SEC_MAPS	REC_FOURCC('M', 'A', 'P', 'S')	/* -g: executable mappings when recording began */
 #define REC_SEC_CGRP	REC_FOURCC('C', 'G', 'R', 'P')	/* --cgroups: every task's cgroup v2 when recording began */
 #define REC_SEC_FDTB	REC_FOURCC('F', 'D', 'T', 'B')	/* fileio: open descriptors when recording began */
+#define REC_SEC_TRIG	REC_FOURCC('T', 'R', 'I', 'G')	/* record --ring: what made this dump, its window */
 
 #define REC_SEC_VERSION 1u
 
@@ -160,6 +161,23 @@ int recfmt_fdtb_decode(const void *p, size_t len, recfmt_fdtb_fn fn, void *arg, 
 		       size_t whylen);
 
 /* STAT: after the records, when recording stopped and how much it wrote. */
+/*
+ * TRIG (a flight recorder's dump): u32 version, then key=value lines as in
+ * META: what (one line for people), reason (signal, latency, error), and
+ * t_trigger, t_from, t_to (monotonic ns: the trigger and the window the
+ * dump covers); for a request, also disk, dev, sector, bytes, rwbs,
+ * latency_ns, error, pid, comm.
+ */
+struct recfmt_trig {
+	const char *what, *reason;
+	uint64_t t_trigger, t_from, t_to;
+};
+
+/* TRIG: the common keys; callers add the request's with secbuf_meta() */
+void recfmt_trig_encode(struct secbuf *b, const struct recfmt_trig *t);
+/* keys it does not know are skipped; what and reason point into text, which it changes */
+int recfmt_trig_decode(char *text, size_t len, struct recfmt_trig *t, char *why, size_t whylen);
+
 void recfmt_stat_encode(struct secbuf *b, uint64_t t_end, uint64_t records, uint64_t samples);
 int recfmt_stat_decode(const void *p, size_t len, uint64_t *t_end, char *why, size_t whylen);
 

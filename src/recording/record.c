@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cgroup.h"
@@ -21,6 +22,10 @@
 #include "recformat.h"
 #include "record.h"
 #include "recording.h"
+#include "reqwatch.h"
+#include "ring.h"
+#include "rotate.h"
+#include "trigger.h"
 #include "stackmap.h"
 #include "symbolizer.h"
 #include "usyms.h"
@@ -28,6 +33,9 @@
 #define NSEC_PER_SEC 1000000000ull
 /* Processes per COMM chunk: 1.3 MB, well under the container's chunk limit. */
 #define COMM_PER_CHUNK 65536
+/* --ring: the default memory cap, and the raw bytes of a chunk (a second's worth at most). */
+#define RING_SIZE_DEFAULT (256ull << 20)
+#define RING_CHUNK (REC_STREAM_CHUNK - 3 * PERF_RECORD_MAX)
 /* Bytes read from /proc/kallsyms per call; whatever the kernel gives is streamed as is. */
 #define KSYM_READ (64u << 10)
 
@@ -36,6 +44,14 @@ struct record_child {
 	pid_t pid;
 	int go;				/* a byte here lets it exec */
 	int err;			/* errno of a failed exec comes back here */
+};
+
+/* A part of a recording in parts (--switch-output): its file, stack ids and counts. */
+struct rec_part {
+	struct rec_writer *w;
+	struct stackmap *stacks;
+	uint64_t records, samples;
+	char *path;
 };
 
 /*
@@ -56,7 +72,36 @@ struct recorder {
 	int werr;			/* the first write error */
 	bool started;			/* the records began: the file stays */
 	bool fds;			/* a recorded tool names files: FDTB */
+	/* --switch-output: w, stacks, records and samples are the part being written. */
+	struct rotate_spec rotate;
+	struct rotate_files kept;	/* --max-files */
+	char *path;			/* of the part being written */
+	uint64_t t_part;		/* event time the part began at */
+	struct rec_part prev;		/* the part before, open while its requests finish */
+	uint64_t closed_samples, closed_bytes;	/* of the parts closed */
+	struct reqwatch *watch;
+	/* --ring: w writes chunks to the ring; a dump writes them to a file. */
+	struct ring *ring;
+	struct trigger trig;
+	bool trig_dev;			/* -d: triggers look at dev only */
+	uint32_t dev;
+	uint64_t chunk_t0, chunk_t1;	/* event times in the chunk being filled */
+	uint64_t last_t;		/* of the newest event */
+	uint64_t dumps;
+	uint64_t holdoff;		/* request triggers before this time are the last incident's */
+	bool cap_said;
+	struct record_incident {
+		bool pending;
+		uint64_t t;		/* the trigger: the dump covers [t - ring, t + after] */
+		uint64_t more;		/* triggers since, in the same window */
+		struct secbuf why;	/* TRIG */
+		char what[512];
+	} inc;
+	struct session *sess;
 };
+
+/* SIGUSR2 in ring mode: dump now. */
+static volatile sig_atomic_t record_usr2;
 
 /* rc_fail - remember the first write error */
 static int rc_fail(struct recorder *rc, int err)
@@ -400,7 +445,7 @@ static int record_put_meta(struct recorder *rc, const struct session *s,
 	secbuf_meta(&b, "long_size", "%d", s->fs.long_size);
 	secbuf_meta(&b, "byte_order", "%s", __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? "little" : "big");
 	secbuf_meta(&b, "clock", "monotonic");
-	secbuf_meta(&b, "t_start", "%llu", (unsigned long long)s->t_start);
+	secbuf_meta(&b, "t_start", "%llu", (unsigned long long)(rc->t_part ? rc->t_part : s->t_start));
 	secbuf_meta(&b, "wall_offset", "%lld", (long long)s->wall_offset);
 	secbuf_meta(&b, "callchains", "%d", p->callchains);
 	secbuf_meta(&b, "tools", "%s", tools);
@@ -702,11 +747,388 @@ static const struct perf_event_header *record_rewrite(struct session *s, struct 
 	return n < 0 ? NULL : (const void *)rc->rewrite;
 }
 
-/* record_on_record - every record the session delivers, in time order, goes to the file */
-static int record_on_record(struct iotap_ctx *ctx, const struct perf_event_header *rec)
+/* record_put_static - what needs no tracing: the formats' header, the disks, kallsyms (-g) */
+static int record_put_static(struct recorder *rc, const struct session *s)
 {
-	struct recorder *rc = ctx->params;
-	struct session *s = ctx->sess;
+	int ret = record_put_fmth(rc, s);
+
+	if (!ret)
+		ret = record_put_disks(rc, s);
+	if (!ret && rc->p->callchains)
+		ret = record_put_kallsyms(rc);
+	return ret;
+}
+
+/* record_put_state - what names the events as of now, then the start of the records */
+static int record_put_state(struct recorder *rc, const struct session *s)
+{
+	static const uint32_t prefix[2] = { REC_SEC_VERSION, 0 };
+	int ret = record_put_events(rc, s);
+
+	if (!ret)
+		ret = record_put_meta(rc, s, rc->p, (char *)rc->tools.p, rc->command, rc->child.pid);
+	if (!ret)
+		ret = record_put_comms(rc);
+	if (!ret && rc->p->callchains)
+		ret = record_put_maps(rc);
+	if (!ret && rc->p->cgroups)
+		ret = record_put_cgroups(rc);
+	if (!ret && rc->fds)
+		ret = record_put_fds(rc);
+	if (!ret)
+		ret = rc_fail(rc, rec_writer_stream(rc->w, REC_SEC_EVTS, prefix, sizeof(prefix)));
+	return ret;
+}
+
+/* record_part_swap - write to pt from now on; the part written to so far goes to pt */
+static void record_part_swap(struct recorder *rc, struct rec_part *pt)
+{
+	struct rec_part cur = { rc->w, rc->stacks, rc->records, rc->samples, rc->path };
+
+	rc->w = pt->w;
+	rc->stacks = pt->stacks;
+	rc->records = pt->records;
+	rc->samples = pt->samples;
+	rc->path = pt->path;
+	*pt = cur;
+}
+
+/* record_part_close - finish the part written to at event time t_end; --max-files keeps the newest */
+static int record_part_close(struct recorder *rc, uint64_t t_end)
+{
+	int ret = rc->werr ? rc->werr : record_put_stat(rc, t_end), kept;
+
+	if (!ret)
+		ret = rc_fail(rc, rec_writer_close(rc->w));
+	if (ret)
+		log_msg(LOG_ERR, "cannot write '%s': %s", rc->path, rec_strerror(ret));
+	else if ((kept = rotate_files_add(&rc->kept, rc->path)))
+		log_msg(LOG_WARN, "cannot remove the oldest part: %s", strerror(-kept));
+	rc->closed_samples += rc->samples;
+	rc->closed_bytes += rec_writer_bytes(rc->w);
+	rec_writer_free(rc->w);
+	stackmap_free(rc->stacks);
+	free(rc->path);
+	rc->w = NULL;
+	rc->stacks = NULL;
+	rc->path = NULL;
+	rc->records = rc->samples = 0;
+	return ret;
+}
+
+/* record_part_create - a new part file named for wall-clock time wall_ns; 0 or -errno, said */
+static int record_part_create(struct recorder *rc, uint64_t wall_ns)
+{
+	size_t len = strlen(rc->p->output) + 32;
+
+	rc->path = malloc(len);
+	if (!rc->path)
+		return -ENOMEM;
+	if (rotate_part_name(rc->p->output, wall_ns, rc->path, len))
+		return -ENAMETOOLONG;
+	rc->w = rec_writer_create(rc->path, rc->p->force);
+	if (!rc->w) {
+		int ret = -errno;
+
+		log_msg(LOG_ERR, "cannot create '%s': %s", rc->path, strerror(errno));
+		return ret;
+	}
+	if (rc->p->callchains && !(rc->stacks = stackmap_alloc()))
+		return -ENOMEM;
+	return 0;
+}
+
+/* record_prev_close - close the part before the boundary */
+static int record_prev_close(struct recorder *rc, uint64_t t_end)
+{
+	int ret;
+
+	record_part_swap(rc, &rc->prev);
+	ret = record_part_close(rc, t_end);
+	record_part_swap(rc, &rc->prev);
+	return ret;
+}
+
+/*
+ * record_rotate - the part is due at event time t: the next begins, whole
+ * (formats, disks, names, kallsyms and mappings as of now); the one before
+ * stays open while requests first seen in it are in flight (rotate.h).
+ */
+static int record_rotate(struct recorder *rc, struct session *s, uint64_t t)
+{
+	struct handover *ho = reqwatch_handover(rc->watch);
+	int ret = 0;
+
+	if (rc->prev.w)
+		ret = record_prev_close(rc, t);
+	if (ret)
+		return ret;
+	record_part_swap(rc, &rc->prev);
+	rc->t_part = t;
+	ret = record_part_create(rc, t + s->wall_offset);
+	if (!ret)
+		ret = record_put_static(rc, s);
+	if (!ret)
+		ret = record_put_state(rc, s);
+	if (ret)
+		return rc_fail(rc, ret);
+	if (ho)
+		handover_boundary(ho, t);
+	return ho && ho->before ? 0 : record_prev_close(rc, t);
+}
+
+/* record_unlink - remove a recording that never started, if it is a file we made */
+static void record_unlink(const char *path)
+{
+	struct stat st;
+
+	if (!lstat(path, &st) && S_ISREG(st.st_mode))
+		unlink(path);
+}
+
+/* record_on_usr2 - SIGUSR2: a dump is asked for */
+static void record_on_usr2(int sig)
+{
+	record_usr2 = 1;
+}
+
+/* record_ring_chunk - the sink of the ring's writer: a chunk made, kept with its events' times */
+static int record_ring_chunk(void *arg, const void *chunk, size_t len)
+{
+	struct recorder *rc = arg;
+	uint64_t t0 = rc->chunk_t0 ? rc->chunk_t0 : rc->last_t;
+	uint64_t t1 = rc->chunk_t1 ? rc->chunk_t1 : rc->last_t;
+	int ret = ring_add(rc->ring, chunk, len, t0, t1);
+
+	rc->chunk_t0 = rc->chunk_t1 = 0;
+	/* Each chunk names its own callchains: it may outlive those before it. */
+	if (rc->stacks)
+		stackmap_clear(rc->stacks);
+	if (ret == -E2BIG)
+		ret = 0;	/* a chunk larger than the cap: dropped, the cap binds */
+	if (!ret && ring_cap_bound(rc->ring) && !rc->cap_said) {
+		rc->cap_said = true;
+		log_msg(LOG_WARN, "--ring-size %s binds: the ring holds the last %.1f s of events, not %llu s",
+			rc->p->ring_size ? rc->p->ring_size : "256M", ring_held_ns(rc->ring) / 1e9,
+			(unsigned long long)rc->p->ring);
+	}
+	return ret;
+}
+
+/* record_incident_begin - a trigger at event time t; later ones within the window join it */
+static void record_incident_begin(struct recorder *rc, uint64_t t, const char *reason,
+				  const char *what)
+{
+	struct recfmt_trig tr = {
+		.what = what, .reason = reason, .t_trigger = t,
+		.t_from = t > rc->p->ring * NSEC_PER_SEC ? t - rc->p->ring * NSEC_PER_SEC : 0,
+		.t_to = t + rc->p->after * NSEC_PER_SEC,
+	};
+
+	if (rc->inc.pending) {
+		rc->inc.more++;
+		return;
+	}
+	rc->inc.pending = true;
+	rc->inc.t = t;
+	rc->inc.more = 0;
+	snprintf(rc->inc.what, sizeof(rc->inc.what), "%s", what);
+	secbuf_reset(&rc->inc.why);
+	recfmt_trig_encode(&rc->inc.why, &tr);
+}
+
+/* record_on_done - each completed request: does it fire the trigger? */
+static int record_on_done(void *arg, const struct blk_io *io)
+{
+	struct recorder *rc = arg;
+	const char *disk;
+	char what[512], rwbs[16];
+	uint64_t lat;
+
+	if ((rc->trig_dev && io->dev != rc->dev) || io->t_done < rc->holdoff ||
+	    !trigger_match(&rc->trig, io, rc->p->queued, &lat))
+		return 0;
+	if (rc->inc.pending) {
+		rc->inc.more++;
+		return 0;
+	}
+	disk = iotap_disk_name(&rc->sess->ctx, io->dev);
+	snprintf(rwbs, sizeof(rwbs), "%s", io->rwbs);
+	if (io->error)
+		snprintf(what, sizeof(what), "error %d (%s): %s %s sector %llu, %u bytes, %.3f ms, pid %u (%.16s)",
+			 io->error, block_status_name(io->error), disk, rwbs,
+			 (unsigned long long)io->sector, io->bytes, lat / 1e6, io->pid, io->comm);
+	else
+		snprintf(what, sizeof(what), "latency %.3f ms > %.3f ms%s: %s %s sector %llu, %u bytes, pid %u (%.16s)",
+			 lat / 1e6, rc->trig.latency_ns / 1e6, rc->p->queued ? " (queued + device)" : "",
+			 disk, rwbs, (unsigned long long)io->sector, io->bytes, io->pid, io->comm);
+	record_incident_begin(rc, io->t_done, io->error ? "error" : "latency", what);
+	secbuf_meta(&rc->inc.why, "disk", "%s", disk);
+	secbuf_meta(&rc->inc.why, "dev", "%u", io->dev);
+	secbuf_meta(&rc->inc.why, "sector", "%llu", (unsigned long long)io->sector);
+	secbuf_meta(&rc->inc.why, "bytes", "%u", io->bytes);
+	secbuf_meta(&rc->inc.why, "rwbs", "%s", rwbs);
+	secbuf_meta(&rc->inc.why, "latency_ns", "%llu", (unsigned long long)lat);
+	secbuf_meta(&rc->inc.why, "error", "%d", io->error);
+	secbuf_meta(&rc->inc.why, "pid", "%u", io->pid);
+	secbuf_meta(&rc->inc.why, "comm", "%.16s", io->comm);
+	return 0;
+}
+
+/* A dump being written: where, and the window. */
+struct record_dump {
+	struct rec_writer *w;
+	uint64_t from, to;
+	struct rec_inflater *z;
+	uint8_t *raw;
+	uint64_t records, samples;
+};
+
+/*
+ * record_dump_trim - a chunk that reaches out of the window: only its
+ * records within it (and those without a time: callchains, side-band)
+ */
+static int record_dump_trim(struct record_dump *d, const uint8_t *chunk, size_t len)
+{
+	struct rec_packed pk = {
+		.type = REC_SEC_EVTS,
+		.raw_len = (uint32_t)chunk[8] | (uint32_t)chunk[9] << 8 | (uint32_t)chunk[10] << 16 |
+			   (uint32_t)chunk[11] << 24,
+		.payload = chunk + REC_CHUNK_HDR,
+		.len = len - REC_CHUNK_HDR,
+	};
+	size_t pos = 0;
+	int ret;
+
+	if (!d->z && !(d->z = rec_inflater_new()))
+		return -ENOMEM;
+	if (!d->raw && !(d->raw = malloc(REC_CHUNK_MAX + 1)))
+		return -ENOMEM;
+	if (pk.raw_len > REC_CHUNK_MAX)
+		return -EINVAL;
+	ret = rec_inflate(d->z, &pk, d->raw);
+	while (!ret && pos + sizeof(struct perf_event_header) <= pk.raw_len) {
+		const struct perf_event_header *h = (const void *)(d->raw + pos);
+		uint64_t t;
+
+		if (h->size < sizeof(*h) || h->size > pk.raw_len - pos)
+			return -EINVAL;
+		pos += h->size;
+		if (h->type != REC_RECORD_STACK && !perf_record_time(h, &t) &&
+		    (t < d->from || t > d->to))
+			continue;
+		ret = rec_writer_stream(d->w, REC_SEC_EVTS, h, h->size);
+		d->records++;
+		d->samples += h->type == PERF_RECORD_SAMPLE;
+	}
+	return ret ? ret : rec_writer_flush(d->w);
+}
+
+/* record_dump_chunk - one ring chunk of the window into the dump */
+static int record_dump_chunk(void *arg, const void *chunk, size_t len, uint64_t t_first,
+			     uint64_t t_last)
+{
+	struct record_dump *d = arg;
+
+	if (t_first < d->from || t_last > d->to)
+		return record_dump_trim(d, chunk, len);
+	return rec_writer_put_chunk(d->w, chunk, len);
+}
+
+/*
+ * record_dump_write - the incident's file: what names the events as of now,
+ * what fired, then the ring's chunks of the window; 0 or -errno
+ */
+static int record_dump_write(struct recorder *rc, struct session *s, const char *path,
+			     uint64_t from, uint64_t to)
+{
+	struct record_dump d = { .from = from, .to = to };
+	struct rec_writer *ring_w = rc->w;
+	int ret;
+
+	d.w = rec_writer_create(path, rc->p->force);
+	if (!d.w)
+		return -errno;
+	rc->w = d.w;
+	rc->t_part = from;
+	ret = record_put_static(rc, s);
+	if (!ret)
+		ret = rec_writer_put(d.w, REC_SEC_TRIG, rc->inc.why.p, rc->inc.why.len);
+	if (!ret)
+		ret = record_put_state(rc, s);
+	if (!ret)
+		ret = rec_writer_flush(d.w);
+	if (!ret)
+		ret = ring_foreach(rc->ring, from, to, record_dump_chunk, &d);
+	if (!ret) {
+		struct secbuf b = { 0 };
+
+		recfmt_stat_encode(&b, to < rc->last_t ? to : rc->last_t, 0, 0);
+		ret = b.err ? b.err : rec_writer_put(d.w, REC_SEC_STAT, b.p, b.len);
+		secbuf_release(&b);
+	}
+	if (!ret)
+		ret = rec_writer_close(d.w);
+	if (!ret)
+		rc->closed_bytes += rec_writer_bytes(d.w);
+	rc->w = ring_w;
+	rec_writer_free(d.w);
+	rec_inflater_free(d.z);
+	free(d.raw);
+	return ret;
+}
+
+/* record_dump - the incident's window is over: write it; a failure is said and the ring goes on */
+static int record_dump(struct recorder *rc, struct session *s)
+{
+	uint64_t from, to = rc->inc.t + rc->p->after * NSEC_PER_SEC;
+	size_t len = strlen(rc->p->output) + 32;
+	int werr = rc->werr, ret;
+	char *path;
+
+	from = rc->inc.t > rc->p->ring * NSEC_PER_SEC ? rc->inc.t - rc->p->ring * NSEC_PER_SEC : 0;
+	rc->inc.pending = false;
+	/* The next dump a request triggers does not overlap this one. */
+	rc->holdoff = to + rc->p->ring * NSEC_PER_SEC;
+	/* The chunk being filled holds the window's last events. */
+	ret = rc_fail(rc, rec_writer_flush(rc->w));
+	if (ret)
+		return ret;
+	path = malloc(len);
+	if (!path)
+		return -ENOMEM;
+	ret = rotate_part_name(rc->p->output, rc->inc.t + s->wall_offset, path, len);
+	if (!ret) {
+		ret = record_dump_write(rc, s, path, from, to);
+		/* The dump's errors are its own: the ring's writer never failed. */
+		rc->werr = werr;
+	}
+	if (ret) {
+		log_msg(LOG_ERR, "cannot write the dump '%s': %s; the ring goes on", path,
+			rec_strerror(ret));
+		record_unlink(path);
+	} else {
+		rc->dumps++;
+		log_msg(LOG_INFO, "dump %llu: %s: %s; %.3f s before, %.3f s after%s", (unsigned long long)rc->dumps,
+			path, rc->inc.what, (rc->inc.t - from) / 1e9, (to - rc->inc.t) / 1e9,
+			rc->inc.more ? " (and later triggers in the window)" : "");
+	}
+	free(path);
+	if (rc->p->max_dumps && rc->dumps >= rc->p->max_dumps)
+		session_stop(s);
+	return 0;
+}
+
+/* record_part_due - whether the part written to is full (size) or old enough (time) at t */
+static bool record_part_due(const struct recorder *rc, uint64_t t)
+{
+	return (rc->rotate.ns && t >= rc->t_part + rc->rotate.ns) ||
+	       (rc->rotate.bytes && rec_writer_bytes(rc->w) >= rc->rotate.bytes);
+}
+
+/* record_write - one record into the part written to */
+static int record_write(struct recorder *rc, struct session *s, const struct perf_event_header *rec)
+{
 	int ret;
 
 	if (rec->type == PERF_RECORD_SAMPLE) {
@@ -727,6 +1149,80 @@ static int record_on_record(struct iotap_ctx *ctx, const struct perf_event_heade
 	if (rec->type == PERF_RECORD_SAMPLE)
 		rc->samples++;
 	return 0;
+}
+
+/* record_ring_check - a dump asked for (SIGUSR2) or due (its --after is over at now) */
+static int record_ring_check(struct recorder *rc, struct session *s, uint64_t now)
+{
+	if (record_usr2) {
+		record_usr2 = 0;
+		record_incident_begin(rc, mono_now(), "signal", "SIGUSR2");
+	}
+	if (rc->inc.pending && now >= rc->inc.t + rc->p->after * NSEC_PER_SEC)
+		return record_dump(rc, s);
+	return 0;
+}
+
+/* record_ring_record - into the ring: a chunk ends before a record could overflow it */
+static int record_ring_record(struct recorder *rc, struct session *s,
+			      const struct perf_event_header *rec, struct reqwatch_rec *r, uint64_t t)
+{
+	uint64_t first;
+	int ret;
+
+	if (t > rc->last_t)
+		rc->last_t = t;
+	ret = reqwatch_feed(rc->watch, s, r, &first);
+	if (!ret && rec_writer_pending(rc->w) + rec->size > RING_CHUNK)
+		ret = rc_fail(rc, rec_writer_flush(rc->w));
+	if (!ret)
+		ret = record_write(rc, s, rec);
+	if (ret)
+		return ret;
+	if (t && !rc->chunk_t0)
+		rc->chunk_t0 = t;
+	if (t)
+		rc->chunk_t1 = t;
+	return record_ring_check(rc, s, rc->last_t);
+}
+
+/*
+ * record_on_record - every record the session delivers, in time order, goes
+ * to the file; in parts, to the part its request belongs to (rotate.h)
+ */
+static int record_on_record(struct iotap_ctx *ctx, const struct perf_event_header *rec)
+{
+	struct recorder *rc = ctx->params;
+	struct session *s = ctx->sess;
+	struct reqwatch_rec r;
+	struct handover *ho;
+	uint64_t t, first;
+	bool before;
+	int ret = 0;
+
+	if (!rc->rotate.bytes && !rc->rotate.ns && !rc->ring)
+		return record_write(rc, s, rec);
+	t = reqwatch_time(s, rec, &r);
+	if (rc->ring)
+		return record_ring_record(rc, s, rec, &r, t);
+	/* The boundary first: a request this record starts is the next part's. */
+	if (t && record_part_due(rc, t))
+		ret = record_rotate(rc, s, t);
+	if (!ret)
+		ret = reqwatch_feed(rc->watch, s, &r, &first);
+	if (ret)
+		return ret;
+	before = rc->prev.w && first && first < rc->t_part;
+	if (before)
+		record_part_swap(rc, &rc->prev);
+	ret = record_write(rc, s, rec);
+	if (before)
+		record_part_swap(rc, &rc->prev);
+	ho = reqwatch_handover(rc->watch);
+	if (!ret && rc->prev.w && t &&
+	    (!ho || !ho->before || t >= rc->t_part + ROTATE_HANDOVER_NS))
+		ret = record_prev_close(rc, t);
+	return ret;
 }
 
 /* The session recording while a command runs, for the SIGCHLD handler. */
@@ -830,8 +1326,8 @@ static void record_progress(struct session *s, struct recorder *rc, bool final, 
 {
 	struct record_progress pr = {
 		.elapsed_ns = mono_now() - s->t_start,
-		.samples = rc->samples,
-		.bytes = rec_writer_bytes(rc->w),
+		.samples = rc->closed_samples + rc->samples + rc->prev.samples,
+		.bytes = rc->closed_bytes + rec_writer_bytes(rc->w) + rec_writer_bytes(rc->prev.w),
 		.lost = session_lost_total(s),
 		.undelivered = session_undelivered_total(s),
 		.final = final,
@@ -855,37 +1351,50 @@ static int record_init(struct iotap_ctx *ctx)
 		if (!rc->rewrite || !rc->stacks)
 			ret = -ENOMEM;
 	}
-	if (!ret)
-		ret = record_put_fmth(rc, s);
-	if (!ret)
-		ret = record_put_disks(rc, s);
-	if (!ret && rc->p->callchains)
-		ret = record_put_kallsyms(rc);
+	if (!ret && !rc->ring)
+		ret = record_put_static(rc, s);
 	if (!ret && rc->command)
 		ret = record_spawn(rc->command, &rc->child);
+	return ret;
+}
+
+/* record_ring_start - the triggers watch the requests; -d resolved now that disks are known */
+static int record_ring_start(struct recorder *rc, struct session *s)
+{
+	int ret;
+
+	if (rc->p->disk) {
+		ret = iotap_disk_resolve(&s->ctx, rc->p->disk, &rc->dev);
+		if (ret) {
+			log_msg(LOG_ERR, "unknown disk '%s'", rc->p->disk);
+			return -EINVAL;
+		}
+		rc->trig_dev = true;
+	}
+	ret = reqwatch_create(&rc->watch, s, record_on_done, rc);
+	if (!ret && !rc->watch && rc->p->trigger) {
+		log_msg(LOG_ERR, "--trigger needs block_rq_issue and block_rq_complete recorded (see --tools)");
+		ret = -EINVAL;
+	}
 	return ret;
 }
 
 /* record_start - events flow: what names them, then the command may run */
 static int record_start(struct iotap_ctx *ctx)
 {
-	static const uint32_t prefix[2] = { REC_SEC_VERSION, 0 };
 	struct recorder *rc = ctx->params;
 	struct session *s = ctx->sess;
-	int ret = record_put_events(rc, s);
+	int ret = 0;
 
-	if (!ret)
-		ret = record_put_meta(rc, s, rc->p, (char *)rc->tools.p, rc->command, rc->child.pid);
-	if (!ret)
-		ret = record_put_comms(rc);
-	if (!ret && rc->p->callchains)
-		ret = record_put_maps(rc);
-	if (!ret && rc->p->cgroups)
-		ret = record_put_cgroups(rc);
-	if (!ret && rc->fds)
-		ret = record_put_fds(rc);
-	if (!ret)
-		ret = rc_fail(rc, rec_writer_stream(rc->w, REC_SEC_EVTS, prefix, sizeof(prefix)));
+	rc->sess = s;
+	if (rc->rotate.bytes || rc->rotate.ns) {
+		rc->t_part = s->t_start;
+		ret = reqwatch_create(&rc->watch, s, NULL, NULL);
+	} else if (rc->ring) {
+		ret = record_ring_start(rc, s);
+	}
+	if (!ret && !rc->ring)
+		ret = record_put_state(rc, s);
 	if (!ret && rc->command) {
 		ret = record_release(&rc->child);
 		if (ret)
@@ -904,6 +1413,9 @@ static int record_report(struct iotap_ctx *ctx)
 	if (ctx->final)
 		return 0;
 	ret = rc_fail(rc, rec_writer_flush(rc->w));
+	/* Idle: the window is over when the clock says so (a second for events still merging). */
+	if (!ret && rc->ring)
+		ret = record_ring_check(rc, ctx->sess, mono_now() - NSEC_PER_SEC);
 	if (!ret)
 		record_progress(ctx->sess, rc, false, 0);
 	return ret;
@@ -918,13 +1430,54 @@ static const struct tool record_consumer = {
 	.on_record = record_on_record,
 };
 
-/* record_unlink - remove a recording that never started, if it is a file we made */
-static void record_unlink(const char *path)
+/* record_parts_setup - --switch-output and --max-files, checked: one error line each */
+static int record_parts_setup(struct recorder *rc, const struct record_params *p)
 {
-	struct stat st;
+	if (p->max_files && !p->switch_output) {
+		log_msg(LOG_ERR, "--max-files needs --switch-output");
+		return -EINVAL;
+	}
+	if (p->switch_output && rotate_parse(p->switch_output, &rc->rotate)) {
+		log_msg(LOG_ERR, "bad --switch-output '%s': a size (100M, 1G; B, K, M, G) or a time (30s, 10m, 1h, 1d)",
+			p->switch_output);
+		return -EINVAL;
+	}
+	rc->kept.max = (unsigned int)p->max_files;
+	return 0;
+}
 
-	if (!lstat(path, &st) && S_ISREG(st.st_mode))
-		unlink(path);
+/* record_ring_setup - --ring and what goes with it, checked: one error line each */
+static int record_ring_setup(struct recorder *rc, const struct record_params *p)
+{
+	uint64_t cap = RING_SIZE_DEFAULT;
+	char why[256];
+
+	if (!p->ring) {
+		if (p->ring_size || p->trigger || p->after || p->max_dumps || p->disk || p->queued) {
+			log_msg(LOG_ERR, "--ring-size, --trigger, --after, --max-dumps, -d and -Q need --ring");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (p->switch_output) {
+		log_msg(LOG_ERR, "--ring and --switch-output cannot be used together");
+		return -EINVAL;
+	}
+	if (p->ring_size && (rotate_parse_size(p->ring_size, &cap) || cap < (1u << 20))) {
+		log_msg(LOG_ERR, "bad --ring-size '%s': a size of at least 1M (K, M, G)", p->ring_size);
+		return -EINVAL;
+	}
+	if (p->trigger && trigger_parse(p->trigger, &rc->trig, why, sizeof(why))) {
+		log_msg(LOG_ERR, "bad --trigger: %s", why);
+		return -EINVAL;
+	}
+	if (p->queued && !rc->trig.latency_ns) {
+		log_msg(LOG_ERR, "-Q needs --trigger latency>MS");
+		return -EINVAL;
+	}
+	rc->ring = ring_alloc((p->ring + p->after) * NSEC_PER_SEC, cap);
+	rc->w = rc->ring ? rec_writer_create_sink(record_ring_chunk, rc) : NULL;
+	return rc->w ? 0 : -ENOMEM;
 }
 
 /* record_run - record until stopped; progress gets the status about once a second */
@@ -936,7 +1489,7 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 		.child = { .pid = -1, .go = -1, .err = -1 },
 	};
 	struct session_opts so = *so_in;
-	struct sigaction sa, old_sa;
+	struct sigaction sa, old_sa, old_usr2;
 	struct session s;
 	int ret, status = 0;
 
@@ -948,7 +1501,31 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 	so.input_buf = NULL;
 	so.track_mmap = p->callchains;
 	so.walk_only = true;
-	rc.w = rec_writer_create(p->output, p->force);
+	ret = record_parts_setup(&rc, p);
+	if (!ret)
+		ret = record_ring_setup(&rc, p);
+	if (ret) {
+		ring_free(rc.ring);
+		return ret;
+	}
+	if (rc.ring) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = record_on_usr2;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGUSR2, &sa, &old_usr2);
+	} else if (rc.rotate.bytes || rc.rotate.ns) {
+		struct timespec now;
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		ret = record_part_create(&rc, now.tv_sec * NSEC_PER_SEC + now.tv_nsec);
+		if (ret) {
+			free(rc.path);
+			rec_writer_free(rc.w);
+			return ret;
+		}
+	} else {
+		rc.w = rec_writer_create(p->output, p->force);
+	}
 	if (!rc.w) {
 		ret = -errno;
 		if (ret == -EEXIST)
@@ -974,24 +1551,39 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 		if (ret && !rc.werr)
 			log_msg(LOG_ERR, "recording stopped: %s", strerror(-ret));
 		status = record_reap(&rc.child);
+		if (rc.prev.w)
+			record_prev_close(&rc, mono_now());
 		/* What was written stays readable even after an error: a reader sees it as cut short. */
-		if (!rc.werr && !record_put_stat(&rc, mono_now()))
+		if (rc.path)
+			record_part_close(&rc, mono_now());
+		else if (rc.ring && rc.inc.pending && !rc.werr)
+			record_dump(&rc, &s);
+		else if (rc.ring)
+			;
+		else if (!rc.werr && !record_put_stat(&rc, mono_now()))
 			rc_fail(&rc, rec_writer_close(rc.w));
 		if (!ret)
 			ret = rc.werr;
 		record_progress(&s, &rc, true, status);
 	}
 	record_reap(&rc.child);
-	if (rc.werr)
+	if (rc.werr && !rc.path)
 		log_msg(LOG_ERR, "cannot write '%s': %s", p->output, rec_strerror(rc.werr));
 	session_release(&s);
 	sigaction(SIGCHLD, &old_sa, NULL);
 	record_child_sess = NULL;
+	if (rc.ring)
+		sigaction(SIGUSR2, &old_usr2, NULL);
 	rec_writer_free(rc.w);
+	ring_free(rc.ring);
+	secbuf_release(&rc.inc.why);
 	free(rc.rewrite);
 	stackmap_free(rc.stacks);
-	if (!rc.started)
-		record_unlink(p->output);
+	if (!rc.started && !rc.ring)
+		record_unlink(rc.path ? rc.path : p->output);
+	free(rc.path);
+	reqwatch_free(rc.watch);
+	rotate_files_release(&rc.kept);
 	free(rc.tools.p);
 	return ret;
 }

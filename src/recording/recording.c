@@ -73,6 +73,8 @@ struct rec_meta {
 
 struct file_src {
 	struct rec_reader *r;
+	char *trig_text;			/* TRIG: a flight recorder's dump */
+	struct recfmt_trig trig;
 	struct rec_prefetch *pf;		/* the chunks after the first, read ahead */
 	const char *path;
 	struct rec_meta meta;
@@ -432,6 +434,25 @@ static int file_build(struct session *s, struct file_src *f)
 	return 0;
 }
 
+/* trig_parse - what made a flight recorder's dump, and its window */
+static int trig_parse(struct file_src *f, const uint8_t *p, size_t len)
+{
+	char why[128] = "";
+	int ret;
+
+	if (f->trig_text)
+		return file_bad(f, "two TRIG sections");
+	if (sec_version(p, len) != REC_SEC_VERSION)
+		return 0;	/* a later layout: --info leaves it out */
+	f->trig_text = malloc(len - 4 + 1);
+	if (!f->trig_text)
+		return -ENOMEM;
+	memcpy(f->trig_text, p + 4, len - 4);
+	f->trig_text[len - 4] = 0;
+	ret = recfmt_trig_decode(f->trig_text, len - 4, &f->trig, why, sizeof(why));
+	return section_bad(f, ret, why);
+}
+
 /* file_section - take one section of the part before the records */
 static int file_section(struct session *s, struct file_src *f, uint32_t type, const uint8_t *p,
 			size_t len)
@@ -458,6 +479,8 @@ static int file_section(struct session *s, struct file_src *f, uint32_t type, co
 		return ksym_append(f, p, len);
 	case REC_SEC_STAT:
 		return stat_parse(f, p, len);
+	case REC_SEC_TRIG:
+		return trig_parse(f, p, len);
 	default:
 		return 0;	/* a section of a later version */
 	}
@@ -948,6 +971,7 @@ static void file_close(struct session *s)
 		free(f->blobs[i].data);
 	free(f->blobs);
 	free(f->meta.text);
+	free(f->trig_text);
 	free(f->evs);
 	free(f->ids);
 	free(f->id_dense);
@@ -1003,6 +1027,8 @@ static int file_info(struct session *s, struct recording_info *info)
 	info->cut_short = f->cut;
 	info->cut_at = f->cut_at;
 	info->kallsyms = f->ksym != NULL;
+	if (f->trig_text)
+		info->trig = &f->trig;
 	return 0;
 }
 

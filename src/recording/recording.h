@@ -41,6 +41,7 @@ struct recording_info {
 	uint64_t cut_at;		/* file offset of the chunk that could not be read */
 	bool kallsyms;			/* it holds /proc/kallsyms (-g) */
 	const char *writer;		/* not an iotap recording: what wrote it ("perf 6.1") */
+	const struct recfmt_trig *trig;	/* a flight recorder's dump: what fired; else NULL */
 };
 
 /* The parameters of 'iotap report' itself; the tool after it has its own. */

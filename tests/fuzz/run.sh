@@ -4,6 +4,7 @@
 #   fuzz_recfile  the recording container (src/recording/recfile.c)
 #   fuzz_report   the whole report path: open from memory, replay, biolatency, iostack -K -f,
 #                 biosnoop --cgroup, fileio, iostackbreakdown, --info
+#   fuzz_trigger  the flight recorder's --trigger expressions (src/recording/trigger.c)
 #   fuzz_perfdata the perf.data reader (src/recording/perfdata.c) under the same two tools
 # Environment: FUZZ_SECONDS per fuzzer (default 60), BUILDDIR holding config.h (default: the
 # source tree), FUZZ_OUT for binaries, grown corpora and crash files (default: a temporary
@@ -72,13 +73,14 @@ PY
 
 # The container needs nothing of the build; the report path needs all of the core.
 build fuzz_recfile "${SANITIZE[@]}" -D_GNU_SOURCE -I"$TOP/src/recording" -- "$TOP/tests/fuzz/fuzz_recfile.c" "$TOP/src/recording/recfile.c"
+build fuzz_trigger "${CFLAGS[@]}" -- "$TOP/tests/fuzz/fuzz_trigger.c" "$TOP/src/recording/trigger.c"
 # shellcheck disable=SC2046 # one argument per source file
 build fuzz_report "${CFLAGS[@]}" -- "$TOP/tests/fuzz/fuzz_report.c" $(lib_sources)
 # shellcheck disable=SC2046
 build fuzz_perfdata "${CFLAGS[@]}" -- "$TOP/tests/fuzz/fuzz_perfdata.c" $(lib_sources)
 
 rc=0
-for f in recfile report perfdata; do
+for f in recfile trigger report perfdata; do
 	corpus=$OUT/corpus-$f
 	mkdir -p "$corpus"
 	if [[ $f == report ]]; then unpack_seeds "$TOP/tests/fuzz/corpus-report" "$corpus"; fi

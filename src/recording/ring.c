@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* ring.c - the flight recorder's last seconds of event chunks, bounded in time and bytes */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ring.h"
+
+struct ring_chunk {
+	struct ring_chunk *next;
+	uint64_t t_first, t_last;
+	size_t len;
+	uint8_t data[];
+};
+
+struct ring {
+	struct ring_chunk *head, *tail;	/* oldest first */
+	size_t bytes, nr, cap;
+	uint64_t keep_ns;
+	bool cap_bound;
+};
+
+/* ring_alloc - an empty ring */
+struct ring *ring_alloc(uint64_t keep_ns, size_t cap)
+{
+	struct ring *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->keep_ns = keep_ns;
+	r->cap = cap;
+	return r;
+}
+
+/* ring_drop - forget the oldest chunk */
+static void ring_drop(struct ring *r)
+{
+	struct ring_chunk *c = r->head;
+
+	r->head = c->next;
+	if (!r->head)
+		r->tail = NULL;
+	r->bytes -= sizeof(*c) + c->len;
+	r->nr--;
+	free(c);
+}
+
+/* ring_free - every chunk, then the ring; accepts NULL */
+void ring_free(struct ring *r)
+{
+	if (!r)
+		return;
+	while (r->head)
+		ring_drop(r);
+	free(r);
+}
+
+/* ring_add - keep a copy of chunk; evict by age, then by the cap */
+int ring_add(struct ring *r, const void *chunk, size_t len, uint64_t t_first, uint64_t t_last)
+{
+	struct ring_chunk *c;
+
+	if (sizeof(*c) + len > r->cap) {
+		while (r->head)
+			ring_drop(r);
+		return -E2BIG;
+	}
+	c = malloc(sizeof(*c) + len);
+	if (!c)
+		return -ENOMEM;
+	c->next = NULL;
+	c->t_first = t_first;
+	c->t_last = t_last;
+	c->len = len;
+	memcpy(c->data, chunk, len);
+	if (r->tail)
+		r->tail->next = c;
+	else
+		r->head = c;
+	r->tail = c;
+	r->bytes += sizeof(*c) + len;
+	r->nr++;
+	while (r->head != c && r->head->t_last + r->keep_ns < t_last)
+		ring_drop(r);
+	while (r->bytes > r->cap) {
+		r->cap_bound = true;
+		ring_drop(r);
+	}
+	return 0;
+}
+
+/* ring_bytes - what the chunks take */
+size_t ring_bytes(const struct ring *r)
+{
+	return r->bytes;
+}
+
+/* ring_count - how many chunks */
+size_t ring_count(const struct ring *r)
+{
+	return r->nr;
+}
+
+/* ring_held_ns - the event time the chunks span */
+uint64_t ring_held_ns(const struct ring *r)
+{
+	return r->head ? r->tail->t_last - r->head->t_first : 0;
+}
+
+/* ring_cap_bound - whether the cap evicted since the last call */
+bool ring_cap_bound(struct ring *r)
+{
+	bool b = r->cap_bound;
+
+	r->cap_bound = false;
+	return b;
+}
+
+/* ring_foreach - the chunks overlapping [from, to], oldest first */
+int ring_foreach(const struct ring *r, uint64_t from, uint64_t to, ring_chunk_fn fn, void *arg)
+{
+	for (const struct ring_chunk *c = r->head; c; c = c->next) {
+		int ret;
+
+		if (c->t_last < from || c->t_first > to)
+			continue;
+		ret = fn(arg, c->data, c->len, c->t_first, c->t_last);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

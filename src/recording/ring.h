@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_RING_H
+#define IOTAP_RING_H
+
+/*
+ * The flight recorder's memory (record --ring): the last keep_ns of the
+ * recording's event chunks, compressed and framed exactly as the file
+ * stores them (recfile.h: a sink writer makes them, rec_writer_put_chunk
+ * writes them out), so a dump is a copy and memory per event is the file's.
+ * Each chunk is self-contained (its callchain ids start over). Memory is
+ * bounded twice: chunks whose newest event is older than keep_ns before the
+ * newest chunk's are dropped, and while the held bytes exceed cap the oldest
+ * go too, even within keep_ns (the cap binds: ring_held_ns says what is left).
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ring;
+
+/* A ring that keeps keep_ns of events in at most cap bytes; NULL with errno ENOMEM. */
+struct ring *ring_alloc(uint64_t keep_ns, size_t cap);
+/* Accepts NULL. */
+void ring_free(struct ring *r);
+
+/*
+ * Copy one chunk in, whose events span [t_first, t_last] (monotonic ns),
+ * then drop what is too old or over the cap. 0, -ENOMEM, or -E2BIG for a
+ * chunk larger than the cap (not kept; the ring is emptied).
+ */
+int ring_add(struct ring *r, const void *chunk, size_t len, uint64_t t_first, uint64_t t_last);
+
+/* Bytes held: the chunks and their bookkeeping. */
+size_t ring_bytes(const struct ring *r);
+size_t ring_count(const struct ring *r);
+
+/* Event time the ring holds now: from its oldest chunk's first to its newest's last. */
+uint64_t ring_held_ns(const struct ring *r);
+
+/*
+ * Whether the cap has dropped a chunk still within keep_ns since the last
+ * call (then the call clears it): the caller says so.
+ */
+bool ring_cap_bound(struct ring *r);
+
+/* Chunks that hold events in [from, to], oldest first: fn's error stops the walk. */
+typedef int (*ring_chunk_fn)(void *arg, const void *chunk, size_t len, uint64_t t_first,
+			     uint64_t t_last);
+int ring_foreach(const struct ring *r, uint64_t from, uint64_t to, ring_chunk_fn fn, void *arg);
+
+#endif
