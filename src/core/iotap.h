@@ -102,8 +102,6 @@ struct tool {
 	void (*fini)(struct iotap_ctx *ctx);
 	/* Optional: once events flow, before the first is delivered. */
 	int (*start)(struct iotap_ctx *ctx);
-	/* Optional: every record, in time order, instead of the events' handlers (the recorder). */
-	int (*on_record)(struct iotap_ctx *ctx, const struct perf_event_header *rec);
 };
 
 /* What a tool sees of the session. */

@@ -113,24 +113,137 @@ static const struct source_ops *session_input_source(const struct session_opts *
 	return n == sizeof(magic) && source_perf.claims(magic, sizeof(magic)) ? &source_perf : &source_file;
 }
 
+/* session_consumer_add - one more consumer of the run loop (consumer.h) */
+int session_consumer_add(struct session *s, const struct consumer_ops *ops, void *priv)
+{
+	if (array_reserve(&s->cons, &s->cap_cons, s->nr_cons + 1, sizeof(*s->cons), 4))
+		return -ENOMEM;
+	s->cons[s->nr_cons].ops = ops;
+	s->cons[s->nr_cons++].priv = priv;
+	if (!ops->on_record)
+		s->nr_decoders++;
+	return 0;
+}
+
+/* session_tool_fini - the tool's fini and its state; safe twice */
+static void session_tool_fini(struct iotap_ctx *ctx)
+{
+	if (ctx->tool && ctx->tool->fini && ctx->state)
+		ctx->tool->fini(ctx);
+	free(ctx->state);
+	ctx->state = NULL;
+}
+
+/* tool_consumer_init - the tool subscribes to its events, with the session's interval and duration */
+static int tool_consumer_init(struct session *s, void *priv)
+{
+	struct iotap_ctx *ctx = priv;
+	int ret;
+
+	ctx->interval_ns = s->interval_ns;
+	ctx->duration_ns = s->duration_ns;
+	ret = ctx->tool->init(ctx);
+	/* A tool may take its duration from its own option (iostack -D). */
+	s->duration_ns = ctx->duration_ns;
+	return ret;
+}
+
+/* tool_consumer_start - the banner where events are traced as they happen, then the tool's start */
+static int tool_consumer_start(struct session *s, void *priv)
+{
+	struct iotap_ctx *ctx = priv;
+
+	if (ctx->tool->banner && s->src->announce)
+		s->src->announce(s, ctx, ctx->tool->banner);
+	return ctx->tool->start ? ctx->tool->start(ctx) : 0;
+}
+
+/* tool_consumer_report - the tool's report, flushed */
+static int tool_consumer_report(struct session *s, void *priv, bool final)
+{
+	struct iotap_ctx *ctx = priv;
+	int ret = 0;
+
+	ctx->final = final;
+	if (ctx->tool->report)
+		ret = ctx->tool->report(ctx);
+	if (fflush(ctx->out) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+/* tool_consumer_fini - the tool's fini; a ctx of session_tool_add's is freed */
+static void tool_consumer_fini(struct session *s, void *priv)
+{
+	struct iotap_ctx *ctx = priv;
+
+	session_tool_fini(ctx);
+	if (ctx != &s->ctx)
+		free(ctx);
+}
+
+/* A tool as a consumer: its callbacks with its own ctx. */
+static const struct consumer_ops tool_consumer = {
+	.name = "tool",
+	.init = tool_consumer_init,
+	.start = tool_consumer_start,
+	.report = tool_consumer_report,
+	.fini = tool_consumer_fini,
+};
+
+/* session_tool_ctx - ctx set up for tool over s (its params, a zeroed state) and fed by s */
+static int session_tool_ctx(struct session *s, struct iotap_ctx *ctx, const struct tool *tool,
+			    void *params, FILE *out)
+{
+	ctx->tool = tool;
+	ctx->params = params;
+	ctx->out = out;
+	ctx->sess = s;
+	if (tool->state_size) {
+		ctx->state = calloc(1, tool->state_size);
+		if (!ctx->state)
+			return -ENOMEM;
+	}
+	return session_consumer_add(s, &tool_consumer, ctx);
+}
+
+/* session_tool_add - one more tool over the session, with a ctx of its own */
+struct iotap_ctx *session_tool_add(struct session *s, const struct tool *tool, void *params,
+				   FILE *out)
+{
+	struct iotap_ctx *ctx = calloc(1, sizeof(*ctx));
+	int ret;
+
+	if (!ctx)
+		return NULL;
+	ret = session_tool_ctx(s, ctx, tool, params, out);
+	if (ret) {
+		free(ctx->state);
+		free(ctx);
+		errno = -ret;
+		return NULL;
+	}
+	return ctx;
+}
+
 /* session_init - prepare a session for tool; live unless opts->input names a recording */
 int session_init(struct session *s, const struct tool *tool, void *params,
 		 const struct session_opts *opts)
 {
+	int ret;
+
 	memset(s, 0, sizeof(*s));
 	s->sig_base = session_sigs;
 	s->abort_base = session_aborts;
 	session_stopping = 0;
 	s->opts = *opts;
-	s->ctx.tool = tool;
-	s->ctx.params = params;
 	s->ctx.out = stdout;
 	s->ctx.sess = s;
 	s->src = opts->input || opts->input_buf ? session_input_source(opts) : &source_live;
-	if (tool && tool->state_size) {
-		s->ctx.state = calloc(1, tool->state_size);
-		if (!s->ctx.state)
-			return -ENOMEM;
+	if (tool) {
+		ret = session_tool_ctx(s, &s->ctx, tool, params, stdout);
+		if (ret)
+			return ret;
 	}
 	return s->src->open(s);
 }
@@ -138,13 +251,20 @@ int session_init(struct session *s, const struct tool *tool, void *params,
 /* session_release - undo everything the session did, kernel state first */
 void session_release(struct session *s)
 {
-	if (s->ctx.tool && s->ctx.tool->fini && s->ctx.state)
-		s->ctx.tool->fini(&s->ctx);
+	for (size_t i = s->nr_cons; i-- > 0;)
+		if (s->cons[i].ops->fini)
+			s->cons[i].ops->fini(s, s->cons[i].priv);
+	free(s->cons);
+	s->cons = NULL;
+	s->nr_cons = s->nr_decoders = 0;
+	/* A session_init that failed before its tool was fed, or a ctx filled in by hand. */
+	session_tool_fini(&s->ctx);
 	if (s->src)
 		s->src->close(s);
 	for (size_t i = 0; i < s->nr_ev; i++) {
 		free(s->ev[i]->sys);
 		free(s->ev[i]->name);
+		free(s->ev[i]->h);
 		free(s->ev[i]);
 	}
 	free(s->ev);
@@ -158,8 +278,6 @@ void session_release(struct session *s)
 	s->cg = NULL;
 	disk_table_release(&s->disks);
 	fmt_set_release(&s->fs);
-	free(s->ctx.state);
-	s->ctx.state = NULL;
 }
 
 /* session_ksyms_load - the symbolizer's kernel symbols come from the source */
@@ -204,14 +322,19 @@ static int session_stacks_want(struct session *s, bool user)
 	return 0;
 }
 
+/* session_maps_wanted - whether the symbolizer follows the processes' mappings */
+static bool session_maps_wanted(const struct session *s)
+{
+	/* A recorder stores the mappings itself, and needs them only to unwind DWARF as it records. */
+	return s->sym && !(s->opts.walk_only && s->opts.call_graph != STACK_CG_DWARF);
+}
+
 /* session_stacks_started - events flow: the mappings of the processes already running */
 static void session_stacks_started(struct session *s)
 {
 	struct usyms *us = symbolizer_usyms(s->sym);
 
-	/* A recorder stores the mappings itself, and needs them only to unwind DWARF as it records. */
-	if (!us || !s->src->maps_load ||
-	    (s->opts.walk_only && s->opts.call_graph != STACK_CG_DWARF))
+	if (!us || !s->src->maps_load || !session_maps_wanted(s))
 		return;
 	s->src->maps_load(s, us);
 }
@@ -267,10 +390,11 @@ int iotap_event_each(struct iotap_ctx *ctx, const char *sys, const char *pattern
  * it in its events table, which is what `iotap record` records and the man page lists.
  * Its own probes are not in the table: they are made from the command line.
  */
-static bool session_undeclared(struct session *s, const char *sys, const char *name,
+static bool session_undeclared(struct iotap_ctx *ctx, const char *sys, const char *name,
 			       unsigned int flags)
 {
-	const struct tool *t = s->ctx.tool;
+	const struct tool *t = ctx->tool;
+	struct session *s = ctx->sess;
 
 	/* A tool that takes its events from a specification (probe) declares none. */
 	if (!t || !t->events || t->args == TOOL_ARGS_SPEC ||
@@ -291,36 +415,36 @@ static bool session_undeclared(struct session *s, const char *sys, const char *n
 	return true;
 }
 
-/* iotap_event_use - subscribe fn to sys:name; NULL with errno (ENOENT: no such event) */
-struct iotap_event *iotap_event_use(struct iotap_ctx *ctx, const char *sys, const char *name,
-				    unsigned int flags, iotap_handler_fn fn, void *arg)
+/* session_handler_add - fn(ctx, sample, arg) for every sample of ev, after those before it */
+static int session_handler_add(struct iotap_event *ev, struct iotap_ctx *ctx,
+			       iotap_handler_fn fn, void *arg)
 {
-	struct session *s = ctx->sess;
-
-	if (session_undeclared(s, sys, name, flags)) {
-		errno = EINVAL;
-		return NULL;
-	}
-	return session_event_use(s, sys, name, flags, fn, arg);
+	if (array_reserve(&ev->h, &ev->cap_h, ev->nr_h + 1, sizeof(*ev->h), 4))
+		return -ENOMEM;
+	ev->h[ev->nr_h].fn = fn;
+	ev->h[ev->nr_h].arg = arg;
+	ev->h[ev->nr_h++].ctx = ctx;
+	return 0;
 }
 
-/*
- * session_event_use - subscribe fn to sys:name for the session itself (the
- * cgroup tracker), outside any tool's events table; NULL with errno
- */
-struct iotap_event *session_event_use(struct session *s, const char *sys, const char *name,
-				      unsigned int flags, iotap_handler_fn fn, void *arg)
+/* session_event_sub - subscribe fn (called with ctx) to sys:name, attaching it on first use */
+static struct iotap_event *session_event_sub(struct session *s, struct iotap_ctx *ctx,
+					     const char *sys, const char *name,
+					     unsigned int flags, iotap_handler_fn fn, void *arg)
 {
 	struct iotap_event *ev = session_find_event(s, sys, name), **arr;
 	int ret;
 
 	if (ev) {
-		if (ev->nr_h == 4 || (ev->layout_fixed && (flags & ~ev->flags))) {
+		if (ev->layout_fixed && (flags & ~ev->flags)) {
 			errno = EBUSY;
 			return NULL;
 		}
-		ev->h[ev->nr_h].fn = fn;
-		ev->h[ev->nr_h++].arg = arg;
+		ret = session_handler_add(ev, ctx, fn, arg);
+		if (ret) {
+			errno = -ret;
+			return NULL;
+		}
 		return ev;
 	}
 	arr = realloc(s->ev, (s->nr_ev + 1) * sizeof(*arr));
@@ -334,10 +458,7 @@ struct iotap_event *session_event_use(struct session *s, const char *sys, const 
 	ev->name = strdup(name);
 	ev->flags = flags;
 	ev->sess = s;
-	ev->h[0].fn = fn;
-	ev->h[0].arg = arg;
-	ev->nr_h = 1;
-	if (!ev->sys || !ev->name) {
+	if (!ev->sys || !ev->name || session_handler_add(ev, ctx, fn, arg)) {
 		errno = ENOMEM;
 		goto out_free;
 	}
@@ -358,8 +479,32 @@ struct iotap_event *session_event_use(struct session *s, const char *sys, const 
 out_free:
 	free(ev->sys);
 	free(ev->name);
+	free(ev->h);
 	free(ev);
 	return NULL;
+}
+
+/* iotap_event_use - subscribe fn to sys:name; NULL with errno (ENOENT: no such event) */
+struct iotap_event *iotap_event_use(struct iotap_ctx *ctx, const char *sys, const char *name,
+				    unsigned int flags, iotap_handler_fn fn, void *arg)
+{
+	struct session *s = ctx->sess;
+
+	if (session_undeclared(ctx, sys, name, flags)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return session_event_sub(s, ctx, sys, name, flags, fn, arg);
+}
+
+/*
+ * session_event_use - subscribe fn to sys:name for the session itself (the
+ * cgroup tracker), outside any tool's events table; NULL with errno
+ */
+struct iotap_event *session_event_use(struct session *s, const char *sys, const char *name,
+				      unsigned int flags, iotap_handler_fn fn, void *arg)
+{
+	return session_event_sub(s, &s->ctx, sys, name, flags, fn, arg);
 }
 
 /* iotap_probe_available - whether iotap_probe_create can make p, without saying why not */
@@ -697,7 +842,7 @@ void iotap_warn(struct iotap_ctx *ctx, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* session_dispatch - hand one record to the event's handlers (or to the sink) */
+/* session_dispatch - hand one record to the consumers: raw, then to the event's handlers */
 int session_dispatch(struct session *s, const struct perf_event_header *rec)
 {
 	struct iotap_event *ev;
@@ -711,10 +856,17 @@ int session_dispatch(struct session *s, const struct perf_event_header *rec)
 			memcpy(rec->type == IOTAP_RECORD_STACKLESS ? &ev->stackless : &ev->undelivered,
 			       rec + 1, 8);
 	}
-	if (s->ctx.tool && s->ctx.tool->on_record)
-		return s->ctx.tool->on_record(&s->ctx, rec);
-	if (s->sym && rec->type != PERF_RECORD_SAMPLE)
+	if (rec->type != PERF_RECORD_SAMPLE && session_maps_wanted(s))
 		symbolizer_record(s->sym, rec);
+	for (size_t i = 0; i < s->nr_cons; i++) {
+		if (!s->cons[i].ops->on_record)
+			continue;
+		ret = s->cons[i].ops->on_record(s, s->cons[i].priv, rec);
+		if (ret)
+			return ret;
+	}
+	if (s->nr_cons && !s->nr_decoders)
+		return 0;
 	if (rec->type == PERF_RECORD_COMM) {
 		const struct perf_record_comm { uint32_t pid, tid; char comm[16]; } *c =
 			(const void *)(rec + 1);
@@ -755,8 +907,8 @@ int session_dispatch(struct session *s, const struct perf_event_header *rec)
 		return 0;
 	}
 	ev->count++;
-	for (int i = 0; i < ev->nr_h; i++) {
-		ret = ev->h[i].fn(&s->ctx, &smp, ev->h[i].arg);
+	for (size_t i = 0; i < ev->nr_h; i++) {
+		ret = ev->h[i].fn(ev->h[i].ctx, &smp, ev->h[i].arg);
 		if (ret)
 			return ret;
 	}
@@ -850,16 +1002,18 @@ static void session_report_undelivered(struct session *s)
 	}
 }
 
-/* session_report - one interval's (or the final) output */
+/* session_report - one interval's (or the final) output of every consumer */
 static int session_report(struct session *s, bool final)
 {
-	int ret = 0;
+	int ret = 0, r;
 
-	s->ctx.final = final;
-	if (s->ctx.tool->report)
-		ret = s->ctx.tool->report(&s->ctx);
-	if (fflush(s->ctx.out) && !ret)
-		ret = -errno;
+	for (size_t i = 0; i < s->nr_cons; i++) {
+		if (!s->cons[i].ops->report)
+			continue;
+		r = s->cons[i].ops->report(s, s->cons[i].priv, final);
+		if (r && !ret)
+			ret = r;
+	}
 	session_report_lost(s);
 	session_report_undelivered(s);
 	if (final) {
@@ -870,25 +1024,27 @@ static int session_report(struct session *s, bool final)
 	return ret;
 }
 
-/* session_run - init the tool, trace, report per interval or once at the end */
+/* session_run - init the consumers, trace, report per interval or once at the end */
 int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_t duration_ns)
 {
-	const struct tool *tool = s->ctx.tool;
 	uint64_t end = UINT64_MAX, next;
 	int ret;
 
-	s->ctx.interval_ns = interval_ns;
-	s->ctx.duration_ns = duration_ns;
+	s->interval_ns = interval_ns;
+	s->duration_ns = duration_ns;
 	if (s->opts.cgroup) {
 		ret = session_cgroups(s, s->opts.cgroup);
 		if (ret)
 			return ret;
 	}
-	ret = tool->init(&s->ctx);
-	if (ret)
-		return ret;
-	/* A tool may take its duration from its own option (iostack -D). */
-	duration_ns = s->ctx.duration_ns;
+	for (size_t i = 0; i < s->nr_cons; i++) {
+		if (!s->cons[i].ops->init)
+			continue;
+		ret = s->cons[i].ops->init(s, s->cons[i].priv);
+		if (ret)
+			return ret;
+	}
+	duration_ns = s->duration_ns;
 	if (!s->nr_ev) {
 		iotap_err(&s->ctx, "no event to trace");
 		return -EINVAL;
@@ -898,10 +1054,10 @@ int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_
 		return ret;
 	session_stacks_started(s);
 	cgtrack_started(s->cg);
-	if (tool->banner && s->src->announce)
-		s->src->announce(s, tool->banner);
-	if (tool->start) {
-		ret = tool->start(&s->ctx);
+	for (size_t i = 0; i < s->nr_cons; i++) {
+		if (!s->cons[i].ops->start)
+			continue;
+		ret = s->cons[i].ops->start(s, s->cons[i].priv);
 		if (ret)
 			return ret;
 	}

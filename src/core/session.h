@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "iotap.h"
+#include "consumer.h"
 #include "disk.h"
 #include "source.h"
 #include "../tracefs/tfs.h"
@@ -43,6 +44,19 @@ enum session_source {
 
 extern const char *const session_source_names[];
 
+/* A subscription to an event: fn(ctx, sample, arg), ctx that of the consumer that subscribed. */
+struct iotap_handler {
+	iotap_handler_fn fn;
+	void *arg;
+	struct iotap_ctx *ctx;
+};
+
+/* A consumer the session feeds (consumer.h). */
+struct session_consumer {
+	const struct consumer_ops *ops;
+	void *priv;
+};
+
 /* One event a session delivers, with the handlers subscribed to it. */
 struct iotap_event {
 	char *sys, *name;
@@ -54,11 +68,8 @@ struct iotap_event {
 	bool chain_ids;			/* a recording's: the callchain is an id (source_ops.chain) */
 	bool layout_fixed;		/* opened with these flags: a later user cannot add stacks */
 	unsigned int flags;		/* IOTAP_EV_* */
-	struct {
-		iotap_handler_fn fn;
-		void *arg;
-	} h[4];
-	int nr_h;
+	struct iotap_handler *h;	/* called in the order they subscribed */
+	size_t nr_h, cap_h;
 	uint64_t count;
 	uint64_t undelivered;		/* counted by the kernel, never delivered (perf) */
 	uint64_t undelivered_reported;
@@ -71,7 +82,17 @@ struct iotap_event {
 struct session;
 
 struct session {
+	/*
+	 * The ctx of the tool session_init was given, a consumer like those of
+	 * session_tool_add; without one, what the session's own callers (the
+	 * recorder, report --info) pass to the tool API.
+	 */
 	struct iotap_ctx ctx;
+	struct session_consumer *cons;
+	size_t nr_cons, cap_cons;
+	size_t nr_decoders;		/* consumers without on_record: samples are decoded (consumer.h) */
+	uint64_t interval_ns;		/* session_run's: every tool reports then */
+	uint64_t duration_ns;
 	struct session_opts opts;
 	const struct source_ops *src;
 	void *src_priv;
@@ -95,8 +116,20 @@ struct session {
 	sig_atomic_t abort_base;
 };
 
+/*
+ * session_init - a session reading what opts says (live, or a recording),
+ * with tool (NULL: none yet) as its first consumer, its ctx s->ctx (out:
+ * stdout). Return: 0 or -errno; session_release s either way.
+ */
 int session_init(struct session *s, const struct tool *tool, void *params,
 		 const struct session_opts *opts);
+/*
+ * session_tool_add - one more tool over s, with its own params (the caller's,
+ * valid until session_release), state and output; before session_run. Its
+ * handlers get its ctx. Return: the ctx (the session's), or NULL with errno.
+ */
+struct iotap_ctx *session_tool_add(struct session *s, const struct tool *tool, void *params,
+				   FILE *out);
 int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_t duration_ns);
 void session_release(struct session *s);
 /*

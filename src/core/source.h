@@ -86,8 +86,8 @@ struct source_ops {
 	int (*maps_load)(struct session *s, struct usyms *us);
 	/* The load averages text ("0.10 0.20 0.30 1/100 42"); -ENODATA when unknown. */
 	int (*loadavg)(struct session *s, char *buf, size_t len);
-	/* The tool's banner, where events are traced as they happen. */
-	void (*announce)(struct session *s, const char *banner);
+	/* A tool's banner, where events are traced as they happen: on ctx->out, or the log with data_out. */
+	void (*announce)(struct session *s, struct iotap_ctx *ctx, const char *banner);
 	/* The hierarchy path ("/a/b") a --cgroup argument names; logs why not (live: no such cgroup). */
 	int (*cgroup_path)(struct session *s, const char *arg, char *path, size_t len);
 	/* Every task's cgroup v2 path when tracing began, one fn call each; NULL: none known. */

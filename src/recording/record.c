@@ -38,10 +38,7 @@ struct record_child {
 	int err;			/* errno of a failed exec comes back here */
 };
 
-/*
- * What a recording is being written with: the params of the recorder, a
- * consumer of the session's run loop like any tool (record_consumer).
- */
+/* What a recording is being written with: a consumer of the session's run loop (record_consumer). */
 struct recorder {
 	const struct record_params *p;
 	char **command;
@@ -703,12 +700,12 @@ static const struct perf_event_header *record_rewrite(struct session *s, struct 
 }
 
 /* record_on_record - every record the session delivers, in time order, goes to the file */
-static int record_on_record(struct iotap_ctx *ctx, const struct perf_event_header *rec)
+static int record_on_record(struct session *s, void *priv, const struct perf_event_header *rec)
 {
-	struct recorder *rc = ctx->params;
-	struct session *s = ctx->sess;
+	struct recorder *rc = priv;
 	int ret;
 
+	/* The session has given the symbolizer the mappings DWARF unwinding needs. */
 	if (rec->type == PERF_RECORD_SAMPLE) {
 		rec = record_rewrite(s, rc, rec, &ret);
 		if (!rec) {
@@ -716,9 +713,6 @@ static int record_on_record(struct iotap_ctx *ctx, const struct perf_event_heade
 			s->malformed += !ret;
 			return ret;
 		}
-	} else if (s->sym && s->opts.call_graph == STACK_CG_DWARF) {
-		/* The mappings DWARF unwinding needs, kept as a live tool keeps them. */
-		symbolizer_record(s->sym, rec);
 	}
 	ret = rc_fail(rc, rec_writer_stream(rc->w, REC_SEC_EVTS, rec, rec->size));
 	if (ret)
@@ -843,10 +837,9 @@ static void record_progress(struct session *s, struct recorder *rc, bool final, 
 }
 
 /* record_init - the events, and what needs no tracing yet: it goes first, so rings do not wait */
-static int record_init(struct iotap_ctx *ctx)
+static int record_init(struct session *s, void *priv)
 {
-	struct recorder *rc = ctx->params;
-	struct session *s = ctx->sess;
+	struct recorder *rc = priv;
 	int ret = record_select(s, rc->p, &rc->tools, &rc->fds);
 
 	if (!ret && rc->p->callchains) {
@@ -867,11 +860,10 @@ static int record_init(struct iotap_ctx *ctx)
 }
 
 /* record_start - events flow: what names them, then the command may run */
-static int record_start(struct iotap_ctx *ctx)
+static int record_start(struct session *s, void *priv)
 {
 	static const uint32_t prefix[2] = { REC_SEC_VERSION, 0 };
-	struct recorder *rc = ctx->params;
-	struct session *s = ctx->sess;
+	struct recorder *rc = priv;
 	int ret = record_put_events(rc, s);
 
 	if (!ret)
@@ -896,21 +888,21 @@ static int record_start(struct iotap_ctx *ctx)
 }
 
 /* record_report - a chunk a second: the file grows as events come, a crash loses a second at most */
-static int record_report(struct iotap_ctx *ctx)
+static int record_report(struct session *s, void *priv, bool final)
 {
-	struct recorder *rc = ctx->params;
+	struct recorder *rc = priv;
 	int ret;
 
-	if (ctx->final)
+	if (final)
 		return 0;
 	ret = rc_fail(rc, rec_writer_flush(rc->w));
 	if (!ret)
-		record_progress(ctx->sess, rc, false, 0);
+		record_progress(s, rc, false, 0);
 	return ret;
 }
 
-/* The recorder as a consumer of the session's run loop. */
-static const struct tool record_consumer = {
+/* The recorder as a consumer of the session's run loop: it takes every record raw. */
+static const struct consumer_ops record_consumer = {
 	.name = "record",
 	.init = record_init,
 	.start = record_start,
@@ -965,7 +957,9 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGCHLD, &sa, &old_sa);
 
-	ret = session_init(&s, &record_consumer, &rc, &so);
+	ret = session_init(&s, NULL, NULL, &so);
+	if (!ret)
+		ret = session_consumer_add(&s, &record_consumer, &rc);
 	if (!ret)
 		ret = session_run(&s, NSEC_PER_SEC, 0, p->duration * NSEC_PER_SEC);
 	if (rc.started) {
