@@ -182,7 +182,7 @@ void iotap_warn(struct iotap_ctx *ctx, const char *fmt, ...) __attribute__((form
 void iotap_info(struct iotap_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool iotap_verbose(struct iotap_ctx *ctx);
 
-/* The registry of tools, and the argv[0] aliases they allow. */
+/* The registry of tools, and the argv[0] aliases they allow (src/tools/registry.c). */
 extern const struct tool *const iotap_tools[];
 const struct tool *tool_find(const char *name);
 

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* session.c - one tool run: events, the main loop, intervals, teardown */
 #include <errno.h>
-#include <fcntl.h>
 #include <fnmatch.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include <event-parse.h>
@@ -90,27 +88,6 @@ bool session_stopped(struct session *s)
 bool session_aborted(const struct session *s)
 {
 	return session_aborts != s->abort_base;
-}
-
-/* session_input_source - what reads the input: perf.data by its magic, else an iotap recording */
-static const struct source_ops *session_input_source(const struct session_opts *opts)
-{
-	char magic[8];
-	ssize_t n = 0;
-	int fd;
-
-	if (!opts->input)
-		return source_perf.claims(opts->input_buf, opts->input_len) ? &source_perf : &source_file;
-	/* The recording source says why a file cannot be read; a pipe is not read twice. */
-	fd = open(opts->input, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		struct stat st;
-
-		if (!fstat(fd, &st) && S_ISREG(st.st_mode))
-			n = read(fd, magic, sizeof(magic));
-		close(fd);
-	}
-	return n == sizeof(magic) && source_perf.claims(magic, sizeof(magic)) ? &source_perf : &source_file;
 }
 
 /* session_consumer_add - one more consumer of the run loop (consumer.h) */
@@ -226,9 +203,9 @@ struct iotap_ctx *session_tool_add(struct session *s, const struct tool *tool, v
 	return ctx;
 }
 
-/* session_init - prepare a session for tool; live unless opts->input names a recording */
-int session_init(struct session *s, const struct tool *tool, void *params,
-		 const struct session_opts *opts)
+/* session_open - prepare a session reading src, for tool (or none yet) */
+int session_open(struct session *s, const struct source_ops *src, const struct tool *tool,
+		 void *params, const struct session_opts *opts)
 {
 	int ret;
 
@@ -239,7 +216,7 @@ int session_init(struct session *s, const struct tool *tool, void *params,
 	s->opts = *opts;
 	s->ctx.out = stdout;
 	s->ctx.sess = s;
-	s->src = opts->input || opts->input_buf ? session_input_source(opts) : &source_live;
+	s->src = src;
 	if (tool) {
 		ret = session_tool_ctx(s, &s->ctx, tool, params, stdout);
 		if (ret)

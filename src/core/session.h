@@ -117,9 +117,16 @@ struct session {
 };
 
 /*
- * session_init - a session reading what opts says (live, or a recording),
- * with tool (NULL: none yet) as its first consumer, its ctx s->ctx (out:
- * stdout). Return: 0 or -errno; session_release s either way.
+ * session_open - a session reading src, with tool (NULL: none yet) as its
+ * first consumer, its ctx s->ctx (out: stdout). Return: 0 or -errno;
+ * session_release s either way.
+ */
+int session_open(struct session *s, const struct source_ops *src, const struct tool *tool,
+		 void *params, const struct session_opts *opts);
+/*
+ * session_init - session_open of the source that reads what opts names: a
+ * recording or perf.data (opts->input, input_buf), else the running kernel.
+ * The sources define it (src/sources/select.c): the core names none of them.
  */
 int session_init(struct session *s, const struct tool *tool, void *params,
 		 const struct session_opts *opts);

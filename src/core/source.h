@@ -5,8 +5,8 @@
 /*
  * Where a session's events come from. Everything that differs between the
  * running kernel and a recording is an operation here, implemented once per
- * source (source-live.c, recording.c); nothing above the sources asks which
- * one it has. A source hands every record to session_dispatch() in time
+ * source (source-live.c, recording.c, perfdata.c; sources/select.c picks one
+ * for a session); nothing above the sources asks which one it has. A source hands every record to session_dispatch() in time
  * order, shaped as perf records (PERF_RECORD_SAMPLE layout for samples,
  * whatever ring it was read from).
  *
@@ -98,9 +98,5 @@ struct source_ops {
 	void (*report_stats)(struct session *s);
 	void (*close)(struct session *s);
 };
-
-extern const struct source_ops source_live;
-extern const struct source_ops source_file;
-extern const struct source_ops source_perf;
 
 #endif
