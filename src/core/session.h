@@ -155,8 +155,15 @@ int session_dispatch(struct session *s, const struct perf_event_header *rec);
 void session_comm_cache(struct session *s, uint32_t pid, const char *comm);
 const char *session_comm_cached(const struct session *s, uint32_t pid);
 struct iotap_event *session_event_find(struct session *s, uint64_t id);
-struct iotap_event *session_event_use(struct session *s, const char *sys, const char *name,
-				      unsigned int flags, iotap_handler_fn fn, void *arg);
+/*
+ * session_event_use - subscribe fn, called with ctx (NULL: s->ctx), to sys:name,
+ * outside any tool's events table (iotap_event_use checks it); NULL with errno.
+ */
+struct iotap_event *session_event_use(struct session *s, struct iotap_ctx *ctx, const char *sys,
+				      const char *name, unsigned int flags, iotap_handler_fn fn,
+				      void *arg);
+/* session_cgroups - follow every task's cgroup; path: the --cgroup filter, or NULL */
+int session_cgroups(struct session *s, const char *path);
 bool session_aborted(const struct session *s);
 uint64_t session_lost_total(const struct session *s);
 uint64_t session_undelivered_total(const struct session *s);
