@@ -28,6 +28,7 @@
  *
  * Samples are decoded (and process names kept) unless every consumer has an
  * on_record: a session of raw consumers alone passes records on untouched.
+ * Observers do not count.
  *
  * priv is the consumer's own: the session passes it back and never looks
  * inside or frees it. It must stay valid until fini, and ops until
@@ -41,6 +42,12 @@ struct session;
 
 struct consumer_ops {
 	const char *name;
+	/*
+	 * It watches the stream for the others (the symbolizer, the cgroup
+	 * tracker): its start and on_record come before any consumer's, its
+	 * fini after the source closed, and it does not count for decoding.
+	 */
+	bool observer;
 	int (*init)(struct session *s, void *priv);
 	int (*start)(struct session *s, void *priv);
 	int (*on_record)(struct session *s, void *priv, const struct perf_event_header *rec);

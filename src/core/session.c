@@ -9,14 +9,8 @@
 #include <event-parse.h>
 
 #include "array.h"
-#include "cgroup.h"
 #include "log.h"
 #include "session.h"
-#include "symbolizer.h"
-
-/* Ring pages per CPU at least, when samples carry user stack copies. */
-#define SESSION_DWARF_PAGES 1024
-#define SESSION_FP_PAGES 512
 
 const char *const session_source_names[] = { "auto", "ftrace", "perf", NULL };
 
@@ -95,118 +89,57 @@ int session_consumer_add(struct session *s, const struct consumer_ops *ops, void
 		return -ENOMEM;
 	s->cons[s->nr_cons].ops = ops;
 	s->cons[s->nr_cons++].priv = priv;
-	if (!ops->on_record)
+	if (ops->observer)
+		return 0;
+	if (ops->on_record)
+		s->nr_raw++;
+	else
 		s->nr_decoders++;
 	return 0;
 }
 
-/* session_tool_fini - the tool's fini and its state; safe twice */
-static void session_tool_fini(struct iotap_ctx *ctx)
+/* session_fini - the fini of the consumers, or of the observers, last added first */
+static void session_fini(struct session *s, bool observers)
 {
-	if (ctx->tool && ctx->tool->fini && ctx->state)
-		ctx->tool->fini(ctx);
-	free(ctx->state);
-	ctx->state = NULL;
+	for (size_t i = s->nr_cons; i-- > 0;)
+		if (s->cons[i].ops->observer == observers && s->cons[i].ops->fini)
+			s->cons[i].ops->fini(s, s->cons[i].priv);
 }
 
-/* tool_consumer_init - the tool subscribes to its events, with the session's interval and duration */
-static int tool_consumer_init(struct session *s, void *priv)
+/* session_start - the start of the observers, or of the consumers, in order */
+static int session_start(struct session *s, bool observers)
 {
-	struct iotap_ctx *ctx = priv;
 	int ret;
 
-	ctx->interval_ns = s->interval_ns;
-	ctx->duration_ns = s->duration_ns;
-	ret = ctx->tool->init(ctx);
-	/* A tool may take its duration from its own option (iostack -D). */
-	s->duration_ns = ctx->duration_ns;
-	return ret;
-}
-
-/* tool_consumer_start - the banner where events are traced as they happen, then the tool's start */
-static int tool_consumer_start(struct session *s, void *priv)
-{
-	struct iotap_ctx *ctx = priv;
-
-	if (ctx->tool->banner && s->src->announce)
-		s->src->announce(s, ctx, ctx->tool->banner);
-	return ctx->tool->start ? ctx->tool->start(ctx) : 0;
-}
-
-/* tool_consumer_report - the tool's report, flushed */
-static int tool_consumer_report(struct session *s, void *priv, bool final)
-{
-	struct iotap_ctx *ctx = priv;
-	int ret = 0;
-
-	ctx->final = final;
-	if (ctx->tool->report)
-		ret = ctx->tool->report(ctx);
-	if (fflush(ctx->out) && !ret)
-		ret = -errno;
-	return ret;
-}
-
-/* tool_consumer_fini - the tool's fini; a ctx of session_tool_add's is freed */
-static void tool_consumer_fini(struct session *s, void *priv)
-{
-	struct iotap_ctx *ctx = priv;
-
-	session_tool_fini(ctx);
-	if (ctx != &s->ctx)
-		free(ctx);
-}
-
-/* A tool as a consumer: its callbacks with its own ctx. */
-static const struct consumer_ops tool_consumer = {
-	.name = "tool",
-	.init = tool_consumer_init,
-	.start = tool_consumer_start,
-	.report = tool_consumer_report,
-	.fini = tool_consumer_fini,
-};
-
-/* session_tool_ctx - ctx set up for tool over s (its params, a zeroed state) and fed by s */
-static int session_tool_ctx(struct session *s, struct iotap_ctx *ctx, const struct tool *tool,
-			    void *params, FILE *out)
-{
-	ctx->tool = tool;
-	ctx->params = params;
-	ctx->out = out;
-	ctx->sess = s;
-	if (tool->state_size) {
-		ctx->state = calloc(1, tool->state_size);
-		if (!ctx->state)
-			return -ENOMEM;
+	for (size_t i = 0; i < s->nr_cons; i++) {
+		if (s->cons[i].ops->observer != observers || !s->cons[i].ops->start)
+			continue;
+		ret = s->cons[i].ops->start(s, s->cons[i].priv);
+		if (ret)
+			return ret;
 	}
-	return session_consumer_add(s, &tool_consumer, ctx);
+	return 0;
 }
 
-/* session_tool_add - one more tool over the session, with a ctx of its own */
-struct iotap_ctx *session_tool_add(struct session *s, const struct tool *tool, void *params,
-				   FILE *out)
+/* session_on_record - rec to the observers, or to the consumers that take records raw */
+static int session_on_record(struct session *s, bool observers,
+			     const struct perf_event_header *rec)
 {
-	struct iotap_ctx *ctx = calloc(1, sizeof(*ctx));
 	int ret;
 
-	if (!ctx)
-		return NULL;
-	ret = session_tool_ctx(s, ctx, tool, params, out);
-	if (ret) {
-		free(ctx->state);
-		free(ctx);
-		errno = -ret;
-		return NULL;
+	for (size_t i = 0; i < s->nr_cons; i++) {
+		if (s->cons[i].ops->observer != observers || !s->cons[i].ops->on_record)
+			continue;
+		ret = s->cons[i].ops->on_record(s, s->cons[i].priv, rec);
+		if (ret)
+			return ret;
 	}
-	return ctx;
+	return 0;
 }
 
-/* session_open - prepare a session reading src, for tool (or none yet) */
-int session_open(struct session *s, const struct source_ops *src, const struct tool *tool,
-		 void *params, const struct session_opts *opts)
+/* session_open - prepare a session reading src */
+int session_open(struct session *s, const struct source_ops *src, const struct session_opts *opts)
 {
-	int ret;
-
 	memset(s, 0, sizeof(*s));
 	s->sig_base = session_sigs;
 	s->abort_base = session_aborts;
@@ -215,25 +148,13 @@ int session_open(struct session *s, const struct source_ops *src, const struct t
 	s->ctx.out = stdout;
 	s->ctx.sess = s;
 	s->src = src;
-	if (tool) {
-		ret = session_tool_ctx(s, &s->ctx, tool, params, stdout);
-		if (ret)
-			return ret;
-	}
 	return s->src->open(s);
 }
 
 /* session_release - undo everything the session did, kernel state first */
 void session_release(struct session *s)
 {
-	for (size_t i = s->nr_cons; i-- > 0;)
-		if (s->cons[i].ops->fini)
-			s->cons[i].ops->fini(s, s->cons[i].priv);
-	free(s->cons);
-	s->cons = NULL;
-	s->nr_cons = s->nr_decoders = 0;
-	/* A session_init that failed before its tool was fed, or a ctx filled in by hand. */
-	session_tool_fini(&s->ctx);
+	session_fini(s, false);
 	if (s->src)
 		s->src->close(s);
 	for (size_t i = 0; i < s->nr_ev; i++) {
@@ -247,71 +168,13 @@ void session_release(struct session *s)
 	s->nr_ev = 0;
 	free(s->comms);
 	s->comms = NULL;
-	symbolizer_free(s->sym);
-	s->sym = NULL;
-	cgtrack_free(s->cg);
-	s->cg = NULL;
+	/* The observers (the symbolizer, the cgroup tracker) outlive the source. */
+	session_fini(s, true);
+	free(s->cons);
+	s->cons = NULL;
+	s->nr_cons = s->nr_raw = s->nr_decoders = 0;
 	disk_table_release(&s->disks);
 	fmt_set_release(&s->fs);
-}
-
-/* session_ksyms_load - the symbolizer's kernel symbols come from the source */
-static struct ksyms *session_ksyms_load(void *arg)
-{
-	struct session *s = arg;
-
-	return s->src->ksyms_load ? s->src->ksyms_load(s) : NULL;
-}
-
-/* session_stacks_want - a tool takes stacks: make the symbolizer (user: also for user frames) */
-static int session_stacks_want(struct session *s, bool user)
-{
-	struct symbolizer_opts so = {
-		.call_graph = s->opts.call_graph,
-		.max_stack = s->opts.max_stack,
-		.symfs = s->opts.symfs,
-		.ksyms_load = session_ksyms_load,
-		.ksyms_arg = s,
-	};
-	uint64_t pages;
-	int ret;
-
-	if (!s->sym) {
-		s->sym = symbolizer_alloc(&so);
-		if (!s->sym)
-			return -ENOMEM;
-		if (s->src->ksyms_prefetch)
-			s->src->ksyms_prefetch(s);
-	}
-	if (!user || symbolizer_usyms(s->sym))
-		return 0;
-	ret = symbolizer_want_user(s->sym);
-	if (ret)
-		return ret;
-	/* Live: MMAP2 side-band with build-ids for processes that start or exec while tracing. */
-	s->opts.track_mmap = true;
-	/* Samples carry a copy of the user stack, and a process's first unwind is slow: room for bursts. */
-	pages = s->opts.call_graph == STACK_CG_DWARF ? SESSION_DWARF_PAGES : SESSION_FP_PAGES;
-	if (s->opts.mmap_pages < pages)
-		s->opts.mmap_pages = pages;
-	return 0;
-}
-
-/* session_maps_wanted - whether the symbolizer follows the processes' mappings */
-static bool session_maps_wanted(const struct session *s)
-{
-	/* A recorder stores the mappings itself, and needs them only to unwind DWARF as it records. */
-	return s->sym && !(s->opts.walk_only && s->opts.call_graph != STACK_CG_DWARF);
-}
-
-/* session_stacks_started - events flow: the mappings of the processes already running */
-static void session_stacks_started(struct session *s)
-{
-	struct usyms *us = symbolizer_usyms(s->sym);
-
-	if (!us || !s->src->maps_load || !session_maps_wanted(s))
-		return;
-	s->src->maps_load(s, us);
 }
 
 /* session_find_event - an event already in use, or NULL */
@@ -373,8 +236,8 @@ struct iotap_event *session_event_use(struct session *s, struct iotap_ctx *ctx, 
 		errno = ENOMEM;
 		goto out_free;
 	}
-	if (flags & (IOTAP_EV_KSTACK | IOTAP_EV_USTACK)) {
-		ret = session_stacks_want(s, flags & IOTAP_EV_USTACK);
+	if ((flags & (IOTAP_EV_KSTACK | IOTAP_EV_USTACK)) && s->stacks_want) {
+		ret = s->stacks_want(s, flags & IOTAP_EV_USTACK);
 		if (ret) {
 			errno = -ret;
 			goto out_free;
@@ -393,53 +256,6 @@ out_free:
 	free(ev->h);
 	free(ev);
 	return NULL;
-}
-
-/* session_cg_event_use - the cgroup tracker subscribes to its events; their formats */
-static struct tep_event *session_cg_event_use(void *arg, const char *sys, const char *name,
-					      iotap_handler_fn fn, void *fn_arg)
-{
-	struct iotap_event *ev = session_event_use(arg, NULL, sys, name, 0, fn, fn_arg);
-
-	return ev ? ev->tep : NULL;
-}
-
-/* session_cg_available - whether the source can deliver one of the tracker's events */
-static bool session_cg_available(void *arg, const char *sys, const char *name)
-{
-	struct session *s = arg;
-
-	return s->src->event_available(s, sys, name);
-}
-
-/* session_cg_path - the source turns a --cgroup argument into a hierarchy path */
-static int session_cg_path(void *arg, const char *in, char *out, size_t len)
-{
-	struct session *s = arg;
-
-	return s->src->cgroup_path(s, in, out, len);
-}
-
-/* session_cg_tasks - the source knows every task's cgroup when events began to flow */
-static int session_cg_tasks(void *arg, cgroup_task_fn fn, void *fn_arg)
-{
-	struct session *s = arg;
-
-	return s->src->cgroup_tasks(s, fn, fn_arg);
-}
-
-/* session_cgroups - follow every task's cgroup; path: the --cgroup filter, or NULL */
-int session_cgroups(struct session *s, const char *path)
-{
-	struct cgtrack_ops ops = {
-		.arg = s,
-		.event_available = session_cg_available,
-		.event_use = session_cg_event_use,
-		.path = s->src->cgroup_path ? session_cg_path : NULL,
-		.tasks = s->src->cgroup_tasks ? session_cg_tasks : NULL,
-	};
-
-	return s->cg ? 0 : cgtrack_create(&s->cg, &ops, path);
 }
 
 /* session_comm_cache - remember pid's name (comm need not be NUL-terminated) */
@@ -481,17 +297,11 @@ int session_dispatch(struct session *s, const struct perf_event_header *rec)
 			memcpy(rec->type == IOTAP_RECORD_STACKLESS ? &ev->stackless : &ev->undelivered,
 			       rec + 1, 8);
 	}
-	if (rec->type != PERF_RECORD_SAMPLE && session_maps_wanted(s))
-		symbolizer_record(s->sym, rec);
-	for (size_t i = 0; i < s->nr_cons; i++) {
-		if (!s->cons[i].ops->on_record)
-			continue;
-		ret = s->cons[i].ops->on_record(s, s->cons[i].priv, rec);
-		if (ret)
-			return ret;
-	}
-	if (s->nr_cons && !s->nr_decoders)
-		return 0;
+	ret = session_on_record(s, true, rec);
+	if (!ret)
+		ret = session_on_record(s, false, rec);
+	if (ret || (s->nr_raw && !s->nr_decoders))
+		return ret;
 	if (rec->type == PERF_RECORD_COMM) {
 		const struct perf_record_comm { uint32_t pid, tid; char comm[16]; } *c =
 			(const void *)(rec + 1);
@@ -657,11 +467,6 @@ int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_
 
 	s->interval_ns = interval_ns;
 	s->duration_ns = duration_ns;
-	if (s->opts.cgroup) {
-		ret = session_cgroups(s, s->opts.cgroup);
-		if (ret)
-			return ret;
-	}
 	for (size_t i = 0; i < s->nr_cons; i++) {
 		if (!s->cons[i].ops->init)
 			continue;
@@ -677,15 +482,11 @@ int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_
 	ret = s->src->start(s);
 	if (ret < 0)
 		return ret;
-	session_stacks_started(s);
-	cgtrack_started(s->cg);
-	for (size_t i = 0; i < s->nr_cons; i++) {
-		if (!s->cons[i].ops->start)
-			continue;
-		ret = s->cons[i].ops->start(s, s->cons[i].priv);
-		if (ret)
-			return ret;
-	}
+	ret = session_start(s, true);
+	if (!ret)
+		ret = session_start(s, false);
+	if (ret)
+		return ret;
 	if (duration_ns)
 		end = s->t_start + duration_ns;
 	next = interval_ns ? s->t_start + interval_ns : end;

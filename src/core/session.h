@@ -90,7 +90,13 @@ struct session {
 	struct iotap_ctx ctx;
 	struct session_consumer *cons;
 	size_t nr_cons, cap_cons;
-	size_t nr_decoders;		/* consumers without on_record: samples are decoded (consumer.h) */
+	size_t nr_raw;			/* consumers with on_record */
+	size_t nr_decoders;		/* and without: samples are decoded (consumer.h) */
+	/*
+	 * A consumer takes stacks on an event (user: user frames too): make s->sym,
+	 * an observer of the records. NULL: stacks are delivered unnamed.
+	 */
+	int (*stacks_want)(struct session *s, bool user);
 	uint64_t interval_ns;		/* session_run's: every tool reports then */
 	uint64_t duration_ns;
 	struct session_opts opts;
@@ -100,8 +106,8 @@ struct session {
 	struct iotap_event **ev;
 	size_t nr_ev;
 	struct disk_table disks;
-	struct symbolizer *sym;		/* stacks.c: made when a tool takes stacks */
-	struct cgtrack *cg;		/* cgroup.c: with --cgroup, or a tool's cgroup column */
+	struct symbolizer *sym;		/* stacks.c: made when a tool takes stacks (stacks_want) */
+	struct cgtrack *cg;		/* cgroup.c: with --cgroup, or a tool's cgroup column (tool-api.c) */
 	struct comm_ent *comms;
 	size_t nr_comms, cap_comms;
 	uint64_t t_start;		/* CLOCK_MONOTONIC ns when tracing began */
@@ -117,16 +123,16 @@ struct session {
 };
 
 /*
- * session_open - a session reading src, with tool (NULL: none yet) as its
- * first consumer, its ctx s->ctx (out: stdout). Return: 0 or -errno;
- * session_release s either way.
+ * session_open - a session reading src, with no consumer yet.
+ * Return: 0 or -errno; session_release s either way.
  */
-int session_open(struct session *s, const struct source_ops *src, const struct tool *tool,
-		 void *params, const struct session_opts *opts);
+int session_open(struct session *s, const struct source_ops *src, const struct session_opts *opts);
 /*
- * session_init - session_open of the source that reads what opts names: a
- * recording or perf.data (opts->input, input_buf), else the running kernel.
- * The sources define it (src/sources/select.c): the core names none of them.
+ * session_init - session_open of the source that reads what opts names (a
+ * recording or perf.data: opts->input, input_buf; else the running kernel),
+ * with tool (NULL: none yet) as its first consumer, its ctx s->ctx (out:
+ * stdout), and the symbolizer to name stacks. The sources define it
+ * (src/sources/select.c): the core names none of them.
  */
 int session_init(struct session *s, const struct tool *tool, void *params,
 		 const struct session_opts *opts);
@@ -137,6 +143,9 @@ int session_init(struct session *s, const struct tool *tool, void *params,
  */
 struct iotap_ctx *session_tool_add(struct session *s, const struct tool *tool, void *params,
 				   FILE *out);
+/* tool_consumer_add - session_tool_add with ctx the caller's (s->ctx); 0 or -ENOMEM */
+int tool_consumer_add(struct session *s, struct iotap_ctx *ctx, const struct tool *tool,
+		      void *params, FILE *out);
 int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_t duration_ns);
 void session_release(struct session *s);
 /*
@@ -162,8 +171,7 @@ struct iotap_event *session_event_find(struct session *s, uint64_t id);
 struct iotap_event *session_event_use(struct session *s, struct iotap_ctx *ctx, const char *sys,
 				      const char *name, unsigned int flags, iotap_handler_fn fn,
 				      void *arg);
-/* session_cgroups - follow every task's cgroup; path: the --cgroup filter, or NULL */
-int session_cgroups(struct session *s, const char *path);
+
 bool session_aborted(const struct session *s);
 uint64_t session_lost_total(const struct session *s);
 uint64_t session_undelivered_total(const struct session *s);

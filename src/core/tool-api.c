@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* tool-api.c - what a tool asks of its session (iotap.h): events, probes, processes, disks, time */
+/* tool-api.c - a tool over a session: the consumer it runs as, and what it asks (iotap.h) */
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdarg.h>
@@ -11,6 +11,193 @@
 #include "log.h"
 #include "session.h"
 #include "../parsers/block.h"
+
+/* session_cg_event_use - the cgroup tracker subscribes to its events; their formats */
+static struct tep_event *session_cg_event_use(void *arg, const char *sys, const char *name,
+					      iotap_handler_fn fn, void *fn_arg)
+{
+	struct iotap_event *ev = session_event_use(arg, NULL, sys, name, 0, fn, fn_arg);
+
+	return ev ? ev->tep : NULL;
+}
+
+/* session_cg_available - whether the source can deliver one of the tracker's events */
+static bool session_cg_available(void *arg, const char *sys, const char *name)
+{
+	struct session *s = arg;
+
+	return s->src->event_available(s, sys, name);
+}
+
+/* session_cg_path - the source turns a --cgroup argument into a hierarchy path */
+static int session_cg_path(void *arg, const char *in, char *out, size_t len)
+{
+	struct session *s = arg;
+
+	return s->src->cgroup_path(s, in, out, len);
+}
+
+/* session_cg_tasks - the source knows every task's cgroup when events began to flow */
+static int session_cg_tasks(void *arg, cgroup_task_fn fn, void *fn_arg)
+{
+	struct session *s = arg;
+
+	return s->src->cgroup_tasks(s, fn, fn_arg);
+}
+
+/* cgroup_observer_start - events flow: every task's cgroup then */
+static int cgroup_observer_start(struct session *s, void *priv)
+{
+	cgtrack_started(s->cg);
+	return 0;
+}
+
+/* cgroup_observer_fini - the tracker goes with the session */
+static void cgroup_observer_fini(struct session *s, void *priv)
+{
+	cgtrack_free(s->cg);
+	s->cg = NULL;
+}
+
+/* The cgroup tracker watches the stream through its events' handlers. */
+static const struct consumer_ops cgroup_observer = {
+	.name = "cgroups",
+	.observer = true,
+	.start = cgroup_observer_start,
+	.fini = cgroup_observer_fini,
+};
+
+/* cgroups_follow - follow every task's cgroup; path: the --cgroup filter, or NULL */
+static int cgroups_follow(struct session *s, const char *path)
+{
+	struct cgtrack_ops ops = {
+		.arg = s,
+		.event_available = session_cg_available,
+		.event_use = session_cg_event_use,
+		.path = s->src->cgroup_path ? session_cg_path : NULL,
+		.tasks = s->src->cgroup_tasks ? session_cg_tasks : NULL,
+	};
+
+	int ret;
+
+	if (s->cg)
+		return 0;
+	ret = cgtrack_create(&s->cg, &ops, path);
+	if (!ret) {
+		ret = session_consumer_add(s, &cgroup_observer, NULL);
+		if (ret) {
+			cgtrack_free(s->cg);
+			s->cg = NULL;
+		}
+	}
+	return ret;
+}
+
+/* tool_ctx_fini - the tool's fini and its state; safe twice */
+static void tool_ctx_fini(struct iotap_ctx *ctx)
+{
+	if (ctx->tool && ctx->tool->fini && ctx->state)
+		ctx->tool->fini(ctx);
+	free(ctx->state);
+	ctx->state = NULL;
+}
+
+/* tool_consumer_init - the tool subscribes to its events, with the session's interval and duration */
+static int tool_consumer_init(struct session *s, void *priv)
+{
+	struct iotap_ctx *ctx = priv;
+	int ret;
+
+	ctx->interval_ns = s->interval_ns;
+	ctx->duration_ns = s->duration_ns;
+	if (s->opts.cgroup) {
+		ret = cgroups_follow(s, s->opts.cgroup);
+		if (ret)
+			return ret;
+	}
+	ret = ctx->tool->init(ctx);
+	/* A tool may take its duration from its own option (iostack -D). */
+	s->duration_ns = ctx->duration_ns;
+	return ret;
+}
+
+/* tool_consumer_start - the banner where events are traced as they happen, then the tool's start */
+static int tool_consumer_start(struct session *s, void *priv)
+{
+	struct iotap_ctx *ctx = priv;
+
+	if (ctx->tool->banner && s->src->announce)
+		s->src->announce(s, ctx, ctx->tool->banner);
+	return ctx->tool->start ? ctx->tool->start(ctx) : 0;
+}
+
+/* tool_consumer_report - the tool's report, flushed */
+static int tool_consumer_report(struct session *s, void *priv, bool final)
+{
+	struct iotap_ctx *ctx = priv;
+	int ret = 0;
+
+	ctx->final = final;
+	if (ctx->tool->report)
+		ret = ctx->tool->report(ctx);
+	if (fflush(ctx->out) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+/* tool_consumer_fini - the tool's fini; a ctx of session_tool_add's is freed */
+static void tool_consumer_fini(struct session *s, void *priv)
+{
+	struct iotap_ctx *ctx = priv;
+
+	tool_ctx_fini(ctx);
+	if (ctx != &s->ctx)
+		free(ctx);
+}
+
+/* A tool as a consumer: its callbacks with its own ctx. */
+static const struct consumer_ops tool_consumer = {
+	.name = "tool",
+	.init = tool_consumer_init,
+	.start = tool_consumer_start,
+	.report = tool_consumer_report,
+	.fini = tool_consumer_fini,
+};
+
+/* tool_consumer_add - ctx set up for tool over s (its params, a zeroed state) and fed by s */
+int tool_consumer_add(struct session *s, struct iotap_ctx *ctx, const struct tool *tool,
+		      void *params, FILE *out)
+{
+	ctx->tool = tool;
+	ctx->params = params;
+	ctx->out = out;
+	ctx->sess = s;
+	if (tool->state_size) {
+		ctx->state = calloc(1, tool->state_size);
+		if (!ctx->state)
+			return -ENOMEM;
+	}
+	return session_consumer_add(s, &tool_consumer, ctx);
+}
+
+/* session_tool_add - one more tool over the session, with a ctx of its own */
+struct iotap_ctx *session_tool_add(struct session *s, const struct tool *tool, void *params,
+				   FILE *out)
+{
+	struct iotap_ctx *ctx = calloc(1, sizeof(*ctx));
+	int ret;
+
+	if (!ctx)
+		return NULL;
+	ret = tool_consumer_add(s, ctx, tool, params, out);
+	if (ret) {
+		free(ctx->state);
+		free(ctx);
+		errno = -ret;
+		return NULL;
+	}
+	return ctx;
+}
 
 /* iotap_event_available - whether the source can deliver sys:name */
 bool iotap_event_available(struct iotap_ctx *ctx, const char *sys, const char *name)
@@ -102,7 +289,7 @@ bool iotap_probe_available(struct iotap_ctx *ctx, const struct probe_spec *p)
 /* iotap_cgroup_track - a tool shows cgroups: track every task's, with or without --cgroup */
 int iotap_cgroup_track(struct iotap_ctx *ctx)
 {
-	return session_cgroups(ctx->sess, NULL);
+	return cgroups_follow(ctx->sess, NULL);
 }
 
 /* iotap_cgroup_of - the cgroup the task of a sample is in at its time, NULL when unknown */

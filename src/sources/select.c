@@ -8,6 +8,7 @@
 #include "perfdata.h"
 #include "recording.h"
 #include "session.h"
+#include "stacks.h"
 
 /* source_input - what reads the input: perf.data by its magic, else an iotap recording */
 static const struct source_ops *source_input(const struct session_opts *opts)
@@ -30,12 +31,16 @@ static const struct source_ops *source_input(const struct session_opts *opts)
 	return n == sizeof(magic) && source_perf.claims(magic, sizeof(magic)) ? &source_perf : &source_file;
 }
 
-/* session_init - a session over the source opts names: a recording, perf.data or the kernel */
+/* session_init - a session over the source opts names (a recording, perf.data or the kernel), for tool */
 int session_init(struct session *s, const struct tool *tool, void *params,
 		 const struct session_opts *opts)
 {
 	const struct source_ops *src = opts->input || opts->input_buf ? source_input(opts) :
 		&source_live;
+	int ret = session_open(s, src, opts);
 
-	return session_open(s, src, tool, params, opts);
+	s->stacks_want = stacks_session_want;
+	if (!ret && tool)
+		ret = tool_consumer_add(s, &s->ctx, tool, params, stdout);
+	return ret;
 }
