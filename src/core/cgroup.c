@@ -242,7 +242,7 @@ static void cg_snapshot_one(void *arg, uint32_t tid, const char *path, uint64_t 
 int cgtrack_create(struct cgtrack **out, const struct cgtrack_ops *ops, const char *path)
 {
 	struct cgtrack *ct = calloc(1, sizeof(*ct));
-	struct iotap_event *fork, *att;
+	struct tep_event *fork, *att;
 	char hpath[PATH_MAX];
 	int ret = 0;
 
@@ -273,11 +273,11 @@ int cgtrack_create(struct cgtrack **out, const struct cgtrack_ops *ops, const ch
 		ret = -errno;
 		goto out_free;
 	}
-	if (field_init(&ct->fork_parent, iotap_event_format(fork), "parent_pid") ||
-	    field_init(&ct->fork_child, iotap_event_format(fork), "child_pid") ||
-	    field_init(&ct->att_root, iotap_event_format(att), "dst_root") ||
-	    field_init(&ct->att_pid, iotap_event_format(att), "pid") ||
-	    field_init(&ct->att_path, iotap_event_format(att), "dst_path")) {
+	if (field_init(&ct->fork_parent, fork, "parent_pid") ||
+	    field_init(&ct->fork_child, fork, "child_pid") ||
+	    field_init(&ct->att_root, att, "dst_root") ||
+	    field_init(&ct->att_pid, att, "pid") ||
+	    field_init(&ct->att_path, att, "dst_path")) {
 		log_msg(LOG_ERR, "sched_process_fork or cgroup_attach_task lacks the fields cgroups are followed with");
 		ret = -ENOENT;
 		goto out_free;

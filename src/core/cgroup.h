@@ -29,9 +29,9 @@ struct cgtrack_ops {
 	void *arg;
 	/* Whether sys:name can be delivered. */
 	bool (*event_available)(void *arg, const char *sys, const char *name);
-	/* Subscribe fn to sys:name (outside any tool's events table); NULL with errno. */
-	struct iotap_event *(*event_use)(void *arg, const char *sys, const char *name,
-					 iotap_handler_fn fn, void *fn_arg);
+	/* Subscribe fn to sys:name (outside any tool's events table): its format, or NULL with errno. */
+	struct tep_event *(*event_use)(void *arg, const char *sys, const char *name,
+				       iotap_handler_fn fn, void *fn_arg);
 	/* The hierarchy path a --cgroup argument names (source_ops.cgroup_path); NULL: cgroup_path_named. */
 	int (*path)(void *arg, const char *in, char *out, size_t len);
 	/* Every task's cgroup when events began to flow (source_ops.cgroup_tasks); NULL: none known. */

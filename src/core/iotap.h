@@ -104,8 +104,6 @@ struct tool {
 	void (*fini)(struct iotap_ctx *ctx);
 	/* Optional: once events flow, before the first is delivered. */
 	int (*start)(struct iotap_ctx *ctx);
-	/* Optional: every record, in time order, instead of the events' handlers (the recorder). */
-	int (*on_record)(struct iotap_ctx *ctx, const struct perf_event_header *rec);
 };
 
 /* What a tool sees of the session. */
@@ -190,7 +188,7 @@ void iotap_warn(struct iotap_ctx *ctx, const char *fmt, ...) __attribute__((form
 void iotap_info(struct iotap_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool iotap_verbose(struct iotap_ctx *ctx);
 
-/* The registry of tools, and the argv[0] aliases they allow. */
+/* The registry of tools, and the argv[0] aliases they allow (src/tools/registry.c). */
 extern const struct tool *const iotap_tools[];
 const struct tool *tool_find(const char *name);
 

@@ -1,26 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* session.c - one tool run: events, the main loop, intervals, teardown */
+/* session.c - a session: its consumers, events, dispatch, the run loop, intervals, teardown */
 #include <errno.h>
-#include <fcntl.h>
-#include <fnmatch.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include <event-parse.h>
 
 #include "array.h"
-#include "cgroup.h"
 #include "log.h"
 #include "session.h"
-#include "symbolizer.h"
-#include "../parsers/block.h"
-
-/* Ring pages per CPU at least, when samples carry user stack copies. */
-#define SESSION_DWARF_PAGES 1024
-#define SESSION_FP_PAGES 512
 
 const char *const session_source_names[] = { "auto", "ftrace", "perf", NULL };
 
@@ -92,59 +82,85 @@ bool session_aborted(const struct session *s)
 	return session_aborts != s->abort_base;
 }
 
-/* session_input_source - what reads the input: perf.data by its magic, else an iotap recording */
-static const struct source_ops *session_input_source(const struct session_opts *opts)
+/* session_consumer_add - one more consumer of the run loop (consumer.h) */
+int session_consumer_add(struct session *s, const struct consumer_ops *ops, void *priv)
 {
-	char magic[8];
-	ssize_t n = 0;
-	int fd;
-
-	if (!opts->input)
-		return source_perf.claims(opts->input_buf, opts->input_len) ? &source_perf : &source_file;
-	/* The recording source says why a file cannot be read; a pipe is not read twice. */
-	fd = open(opts->input, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		struct stat st;
-
-		if (!fstat(fd, &st) && S_ISREG(st.st_mode))
-			n = read(fd, magic, sizeof(magic));
-		close(fd);
-	}
-	return n == sizeof(magic) && source_perf.claims(magic, sizeof(magic)) ? &source_perf : &source_file;
+	if (array_reserve(&s->cons, &s->cap_cons, s->nr_cons + 1, sizeof(*s->cons), 4))
+		return -ENOMEM;
+	s->cons[s->nr_cons].ops = ops;
+	s->cons[s->nr_cons++].priv = priv;
+	if (ops->observer)
+		return 0;
+	if (ops->on_record)
+		s->nr_raw++;
+	else
+		s->nr_decoders++;
+	return 0;
 }
 
-/* session_init - prepare a session for tool; live unless opts->input names a recording */
-int session_init(struct session *s, const struct tool *tool, void *params,
-		 const struct session_opts *opts)
+/* session_fini - the fini of the consumers, or of the observers, last added first */
+static void session_fini(struct session *s, bool observers)
+{
+	for (size_t i = s->nr_cons; i-- > 0;)
+		if (s->cons[i].ops->observer == observers && s->cons[i].ops->fini)
+			s->cons[i].ops->fini(s, s->cons[i].priv);
+}
+
+/* session_start - the start of the observers, or of the consumers, in order */
+static int session_start(struct session *s, bool observers)
+{
+	int ret;
+
+	for (size_t i = 0; i < s->nr_cons; i++) {
+		if (s->cons[i].ops->observer != observers || !s->cons[i].ops->start)
+			continue;
+		ret = s->cons[i].ops->start(s, s->cons[i].priv);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* session_on_record - rec to the observers, or to the consumers that take records raw */
+static int session_on_record(struct session *s, bool observers,
+			     const struct perf_event_header *rec)
+{
+	int ret;
+
+	for (size_t i = 0; i < s->nr_cons; i++) {
+		if (s->cons[i].ops->observer != observers || !s->cons[i].ops->on_record)
+			continue;
+		ret = s->cons[i].ops->on_record(s, s->cons[i].priv, rec);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* session_open - prepare a session reading src */
+int session_open(struct session *s, const struct source_ops *src, const struct session_opts *opts)
 {
 	memset(s, 0, sizeof(*s));
 	s->sig_base = session_sigs;
 	s->abort_base = session_aborts;
 	session_stopping = 0;
 	s->opts = *opts;
-	s->ctx.tool = tool;
-	s->ctx.params = params;
 	s->ctx.out = stdout;
 	s->ctx.sess = s;
-	s->src = opts->input || opts->input_buf ? session_input_source(opts) : &source_live;
-	if (tool && tool->state_size) {
-		s->ctx.state = calloc(1, tool->state_size);
-		if (!s->ctx.state)
-			return -ENOMEM;
-	}
+	s->src = src;
 	return s->src->open(s);
 }
 
 /* session_release - undo everything the session did, kernel state first */
 void session_release(struct session *s)
 {
-	if (s->ctx.tool && s->ctx.tool->fini && s->ctx.state)
-		s->ctx.tool->fini(&s->ctx);
+	session_fini(s, false);
 	if (s->src)
 		s->src->close(s);
 	for (size_t i = 0; i < s->nr_ev; i++) {
 		free(s->ev[i]->sys);
 		free(s->ev[i]->name);
+		free(s->ev[i]->h);
 		free(s->ev[i]);
 	}
 	free(s->ev);
@@ -152,68 +168,13 @@ void session_release(struct session *s)
 	s->nr_ev = 0;
 	free(s->comms);
 	s->comms = NULL;
-	symbolizer_free(s->sym);
-	s->sym = NULL;
-	cgtrack_free(s->cg);
-	s->cg = NULL;
+	/* The observers (the symbolizer, the cgroup tracker) outlive the source. */
+	session_fini(s, true);
+	free(s->cons);
+	s->cons = NULL;
+	s->nr_cons = s->nr_raw = s->nr_decoders = 0;
 	disk_table_release(&s->disks);
 	fmt_set_release(&s->fs);
-	free(s->ctx.state);
-	s->ctx.state = NULL;
-}
-
-/* session_ksyms_load - the symbolizer's kernel symbols come from the source */
-static struct ksyms *session_ksyms_load(void *arg)
-{
-	struct session *s = arg;
-
-	return s->src->ksyms_load ? s->src->ksyms_load(s) : NULL;
-}
-
-/* session_stacks_want - a tool takes stacks: make the symbolizer (user: also for user frames) */
-static int session_stacks_want(struct session *s, bool user)
-{
-	struct symbolizer_opts so = {
-		.call_graph = s->opts.call_graph,
-		.max_stack = s->opts.max_stack,
-		.symfs = s->opts.symfs,
-		.ksyms_load = session_ksyms_load,
-		.ksyms_arg = s,
-	};
-	uint64_t pages;
-	int ret;
-
-	if (!s->sym) {
-		s->sym = symbolizer_alloc(&so);
-		if (!s->sym)
-			return -ENOMEM;
-		if (s->src->ksyms_prefetch)
-			s->src->ksyms_prefetch(s);
-	}
-	if (!user || symbolizer_usyms(s->sym))
-		return 0;
-	ret = symbolizer_want_user(s->sym);
-	if (ret)
-		return ret;
-	/* Live: MMAP2 side-band with build-ids for processes that start or exec while tracing. */
-	s->opts.track_mmap = true;
-	/* Samples carry a copy of the user stack, and a process's first unwind is slow: room for bursts. */
-	pages = s->opts.call_graph == STACK_CG_DWARF ? SESSION_DWARF_PAGES : SESSION_FP_PAGES;
-	if (s->opts.mmap_pages < pages)
-		s->opts.mmap_pages = pages;
-	return 0;
-}
-
-/* session_stacks_started - events flow: the mappings of the processes already running */
-static void session_stacks_started(struct session *s)
-{
-	struct usyms *us = symbolizer_usyms(s->sym);
-
-	/* A recorder stores the mappings itself, and needs them only to unwind DWARF as it records. */
-	if (!us || !s->src->maps_load ||
-	    (s->opts.walk_only && s->opts.call_graph != STACK_CG_DWARF))
-		return;
-	s->src->maps_load(s, us);
 }
 
 /* session_find_event - an event already in use, or NULL */
@@ -226,101 +187,38 @@ static struct iotap_event *session_find_event(struct session *s, const char *sys
 	return NULL;
 }
 
-/* iotap_event_available - whether the source can deliver sys:name */
-bool iotap_event_available(struct iotap_ctx *ctx, const char *sys, const char *name)
+/* session_handler_add - fn(ctx, sample, arg) for every sample of ev, after those before it */
+static int session_handler_add(struct iotap_event *ev, struct iotap_ctx *ctx,
+			       iotap_handler_fn fn, void *arg)
 {
-	struct session *s = ctx->sess;
-
-	return s->src->event_available(s, sys, name);
+	if (array_reserve(&ev->h, &ev->cap_h, ev->nr_h + 1, sizeof(*ev->h), 4))
+		return -ENOMEM;
+	ev->h[ev->nr_h].fn = fn;
+	ev->h[ev->nr_h].arg = arg;
+	ev->h[ev->nr_h++].ctx = ctx;
+	return 0;
 }
 
-/*
- * iotap_event_each - fn for every event sys:NAME whose NAME matches the glob
- * pattern, among those the source can deliver. Return: how many matched (0:
- * none), -errno (ENOENT: no such system), or fn's non-zero return.
- */
-int iotap_event_each(struct iotap_ctx *ctx, const char *sys, const char *pattern,
-		     iotap_event_each_fn fn, void *arg)
-{
-	struct session *s = ctx->sess;
-	char **names;
-	int n = 0, ret;
-
-	if (!s->src->event_names)
-		return -ENOTSUP;
-	ret = s->src->event_names(s, sys, &names);
-	if (ret)
-		return ret;
-	for (size_t i = 0; names[i]; i++) {
-		if (!ret && !fnmatch(pattern, names[i], 0)) {
-			ret = fn(ctx, sys, names[i], arg);
-			n++;
-		}
-		free(names[i]);
-	}
-	free(names);
-	return ret ? ret : n;
-}
-
-/*
- * session_undeclared - whether the tool uses sys:name (with flags) without declaring
- * it in its events table, which is what `iotap record` records and the man page lists.
- * Its own probes are not in the table: they are made from the command line.
- */
-static bool session_undeclared(struct session *s, const char *sys, const char *name,
-			       unsigned int flags)
-{
-	const struct tool *t = s->ctx.tool;
-
-	/* A tool that takes its events from a specification (probe) declares none. */
-	if (!t || !t->events || t->args == TOOL_ARGS_SPEC ||
-	    (s->probe_sys && !strcmp(sys, s->probe_sys)))
-		return false;
-	for (const struct tool_event *e = t->events; e->sys; e++) {
-		if (strcmp(e->sys, sys) || strcmp(e->name, name))
-			continue;
-		if ((flags & (IOTAP_EV_KSTACK | IOTAP_EV_USTACK)) && !(e->flags & TOOL_EV_STACK)) {
-			log_msg(LOG_ERR, "%s takes stacks on %s:%s, which its events table does not declare",
-				t->name, sys, name);
-			return true;
-		}
-		return false;
-	}
-	log_msg(LOG_ERR, "%s uses %s:%s, which its events table does not declare", t->name, sys,
-		name);
-	return true;
-}
-
-/* iotap_event_use - subscribe fn to sys:name; NULL with errno (ENOENT: no such event) */
-struct iotap_event *iotap_event_use(struct iotap_ctx *ctx, const char *sys, const char *name,
-				    unsigned int flags, iotap_handler_fn fn, void *arg)
-{
-	struct session *s = ctx->sess;
-
-	if (session_undeclared(s, sys, name, flags)) {
-		errno = EINVAL;
-		return NULL;
-	}
-	return session_event_use(s, sys, name, flags, fn, arg);
-}
-
-/*
- * session_event_use - subscribe fn to sys:name for the session itself (the
- * cgroup tracker), outside any tool's events table; NULL with errno
- */
-struct iotap_event *session_event_use(struct session *s, const char *sys, const char *name,
-				      unsigned int flags, iotap_handler_fn fn, void *arg)
+/* session_event_use - subscribe fn (called with ctx, NULL: s->ctx) to sys:name, attached on first use */
+struct iotap_event *session_event_use(struct session *s, struct iotap_ctx *ctx, const char *sys,
+				      const char *name, unsigned int flags, iotap_handler_fn fn,
+				      void *arg)
 {
 	struct iotap_event *ev = session_find_event(s, sys, name), **arr;
 	int ret;
 
+	if (!ctx)
+		ctx = &s->ctx;
 	if (ev) {
-		if (ev->nr_h == 4 || (ev->layout_fixed && (flags & ~ev->flags))) {
+		if (ev->layout_fixed && (flags & ~ev->flags)) {
 			errno = EBUSY;
 			return NULL;
 		}
-		ev->h[ev->nr_h].fn = fn;
-		ev->h[ev->nr_h++].arg = arg;
+		ret = session_handler_add(ev, ctx, fn, arg);
+		if (ret) {
+			errno = -ret;
+			return NULL;
+		}
 		return ev;
 	}
 	arr = realloc(s->ev, (s->nr_ev + 1) * sizeof(*arr));
@@ -334,15 +232,12 @@ struct iotap_event *session_event_use(struct session *s, const char *sys, const 
 	ev->name = strdup(name);
 	ev->flags = flags;
 	ev->sess = s;
-	ev->h[0].fn = fn;
-	ev->h[0].arg = arg;
-	ev->nr_h = 1;
-	if (!ev->sys || !ev->name) {
+	if (!ev->sys || !ev->name || session_handler_add(ev, ctx, fn, arg)) {
 		errno = ENOMEM;
 		goto out_free;
 	}
-	if (flags & (IOTAP_EV_KSTACK | IOTAP_EV_USTACK)) {
-		ret = session_stacks_want(s, flags & IOTAP_EV_USTACK);
+	if ((flags & (IOTAP_EV_KSTACK | IOTAP_EV_USTACK)) && s->stacks_want) {
+		ret = s->stacks_want(s, flags & IOTAP_EV_USTACK);
 		if (ret) {
 			errno = -ret;
 			goto out_free;
@@ -358,153 +253,9 @@ struct iotap_event *session_event_use(struct session *s, const char *sys, const 
 out_free:
 	free(ev->sys);
 	free(ev->name);
+	free(ev->h);
 	free(ev);
 	return NULL;
-}
-
-/* iotap_probe_available - whether iotap_probe_create can make p, without saying why not */
-bool iotap_probe_available(struct iotap_ctx *ctx, const struct probe_spec *p)
-{
-	struct session *s = ctx->sess;
-
-	return s->src->probe_available && s->src->probe_available(s, p);
-}
-
-/* session_cg_event_use - the cgroup tracker subscribes to its events */
-static struct iotap_event *session_cg_event_use(void *arg, const char *sys, const char *name,
-						iotap_handler_fn fn, void *fn_arg)
-{
-	return session_event_use(arg, sys, name, 0, fn, fn_arg);
-}
-
-/* session_cg_available - whether the source can deliver one of the tracker's events */
-static bool session_cg_available(void *arg, const char *sys, const char *name)
-{
-	struct session *s = arg;
-
-	return s->src->event_available(s, sys, name);
-}
-
-/* session_cg_path - the source turns a --cgroup argument into a hierarchy path */
-static int session_cg_path(void *arg, const char *in, char *out, size_t len)
-{
-	struct session *s = arg;
-
-	return s->src->cgroup_path(s, in, out, len);
-}
-
-/* session_cg_tasks - the source knows every task's cgroup when events began to flow */
-static int session_cg_tasks(void *arg, cgroup_task_fn fn, void *fn_arg)
-{
-	struct session *s = arg;
-
-	return s->src->cgroup_tasks(s, fn, fn_arg);
-}
-
-/* session_cgroups - follow every task's cgroup; path: the --cgroup filter, or NULL */
-static int session_cgroups(struct session *s, const char *path)
-{
-	struct cgtrack_ops ops = {
-		.arg = s,
-		.event_available = session_cg_available,
-		.event_use = session_cg_event_use,
-		.path = s->src->cgroup_path ? session_cg_path : NULL,
-		.tasks = s->src->cgroup_tasks ? session_cg_tasks : NULL,
-	};
-
-	return s->cg ? 0 : cgtrack_create(&s->cg, &ops, path);
-}
-
-/* iotap_cgroup_track - a tool shows cgroups: track every task's, with or without --cgroup */
-int iotap_cgroup_track(struct iotap_ctx *ctx)
-{
-	return session_cgroups(ctx->sess, NULL);
-}
-
-/* iotap_cgroup_of - the cgroup the task of a sample is in at its time, NULL when unknown */
-const char *iotap_cgroup_of(struct iotap_ctx *ctx, const struct perf_sample *smp)
-{
-	return ctx->sess->cg ? cgtrack_of(ctx->sess->cg, smp) : NULL;
-}
-
-/* iotap_cgroup_match - whether a sample's task is in the --cgroup one or below (true without) */
-bool iotap_cgroup_match(struct iotap_ctx *ctx, const struct perf_sample *smp)
-{
-	return cgtrack_match(ctx->sess->cg, smp);
-}
-
-/* iotap_cgroup_filtering - whether --cgroup was given */
-bool iotap_cgroup_filtering(struct iotap_ctx *ctx)
-{
-	return cgtrack_filtering(ctx->sess->cg);
-}
-
-/* iotap_probe_create - a kprobe/uprobe for this run, removed at exit; *sys gets its group */
-int iotap_probe_create(struct iotap_ctx *ctx, const struct probe_spec *p, const char **sys)
-{
-	struct session *s = ctx->sess;
-	int ret;
-
-	if (!s->src->probe_create) {
-		iotap_err(ctx, "this source cannot make probes");
-		return -ENOTSUP;
-	}
-	ret = s->src->probe_create(s, p, sys);
-	if (!ret)
-		s->probe_sys = *sys;
-	return ret;
-}
-
-/* iotap_fds_initial - the descriptors open when tracing began, as far as the source knows */
-int iotap_fds_initial(struct iotap_ctx *ctx, iotap_fd_fn fn, void *arg)
-{
-	struct session *s = ctx->sess;
-
-	return s->src->fds_initial ? s->src->fds_initial(s, fn, arg) : -ENOTSUP;
-}
-
-/* iotap_fd_path - what a descriptor names now, as far as the source can tell */
-int iotap_fd_path(struct iotap_ctx *ctx, uint32_t pid, int fd, char *buf, size_t len)
-{
-	struct session *s = ctx->sess;
-
-	return s->src->fd_path ? s->src->fd_path(s, pid, fd, buf, len) : -ENOTSUP;
-}
-
-/* iotap_fd_names - how the source knows descriptors' names; "" when it does not */
-const char *iotap_fd_names(struct iotap_ctx *ctx)
-{
-	const char *how = ctx->sess->src->fd_names;
-
-	return how ? how : "";
-}
-
-/* iotap_stop - end the run after the current record, as a signal would */
-void iotap_stop(struct iotap_ctx *ctx)
-{
-	session_stop(ctx->sess);
-}
-
-/* iotap_event_format - the parsed kernel format of an event */
-struct tep_event *iotap_event_format(struct iotap_event *ev)
-{
-	return ev->tep;
-}
-
-/* iotap_event_filter - AND a tracepoint filter (kernel side, where the source has one) */
-int iotap_event_filter(struct iotap_event *ev, const char *fmt, ...)
-{
-	struct session *s = ev->sess;
-	char buf[256];
-	va_list ap;
-
-	/* Tools check every filtered field in user space too, so a source may have none. */
-	if (!s->src->event_filter)
-		return 0;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	return s->src->event_filter(s, ev, buf);
 }
 
 /* session_comm_cache - remember pid's name (comm need not be NUL-terminated) */
@@ -532,176 +283,7 @@ const char *session_comm_cached(const struct session *s, uint32_t pid)
 	return NULL;
 }
 
-/* iotap_comm - a process name: from COMM records, else the source's; "?" if unknown */
-const char *iotap_comm(struct iotap_ctx *ctx, uint32_t pid)
-{
-	struct session *s = ctx->sess;
-	const char *comm = session_comm_cached(s, pid);
-
-	if (!comm && s->src->comm)
-		comm = s->src->comm(s, pid);
-	return comm ? comm : "?";
-}
-
-/* iotap_disk_resolve - a disk name ("sda", "/dev/sda", "8:0") to its kernel dev_t */
-int iotap_disk_resolve(struct iotap_ctx *ctx, const char *name, uint32_t *dev)
-{
-	const struct disk *d = disk_table_by_name(&ctx->sess->disks, name);
-
-	if (!d)
-		return -ENODEV;
-	*dev = d->dev;
-	return 0;
-}
-
-/*
- * iotap_disk_partition - where partition dev lies on its disk; -ENOENT: dev is a whole
- * disk; -ENODATA: a partition whose place is not known (a recording does not keep it)
- */
-int iotap_disk_partition(struct iotap_ctx *ctx, uint32_t dev, uint32_t *disk, uint64_t *start,
-			 uint64_t *nr_sectors)
-{
-	const struct disk *d = disk_table_by_dev(&ctx->sess->disks, dev);
-
-	if (!d)
-		return -ENOENT;
-	if (!d->parent)
-		return disk_table_parent_guess(&ctx->sess->disks, d) ? -ENODATA : -ENOENT;
-	*disk = d->parent;
-	*start = d->start;
-	*nr_sectors = d->nr_sectors;
-	return 0;
-}
-
-/* iotap_disk_name - the name of a dev_t, or "MAJ:MIN" when unknown */
-const char *iotap_disk_name(struct iotap_ctx *ctx, uint32_t dev)
-{
-	struct session *s = ctx->sess;
-	const struct disk *d = disk_table_by_dev(&s->disks, dev);
-	char name[32];
-
-	if (d)
-		return d->name;
-	/* Live, a disk that appeared after the start (a new loop device) is in sysfs now. */
-	if (!s->opts.input && !s->opts.input_buf &&
-	    !disk_table_add_sysfs(&s->disks, dev, "/sys/dev/block"))
-		return s->disks.d[s->disks.nr - 1].name;
-	/* Remember the fallback so the returned pointer stays valid. */
-	snprintf(name, sizeof(name), "%u:%u", BLOCK_DEV_MAJOR(dev), BLOCK_DEV_MINOR(dev));
-	if (disk_table_add(&s->disks, dev, name, ""))
-		return "?";
-	return s->disks.d[s->disks.nr - 1].name;
-}
-
-/* iotap_disk_sched - the I/O scheduler of a disk, "" when unknown */
-const char *iotap_disk_sched(struct iotap_ctx *ctx, uint32_t dev)
-{
-	const struct disk *d = disk_table_by_dev(&ctx->sess->disks, dev);
-
-	return d ? d->sched : "";
-}
-
-/* iotap_pid_check - a PID option must name a process the source can see running */
-int iotap_pid_check(struct iotap_ctx *ctx, int pid)
-{
-	struct session *s = ctx->sess;
-
-	if (pid <= 0)
-		return -EINVAL;
-	return s->src->pid_check ? s->src->pid_check(s, pid) : 0;
-}
-
-/* iotap_now - stream time (CLOCK_MONOTONIC ns) of the report being printed */
-uint64_t iotap_now(struct iotap_ctx *ctx)
-{
-	return ctx->sess->now;
-}
-
-/* iotap_start_time - stream time when tracing began */
-uint64_t iotap_start_time(struct iotap_ctx *ctx)
-{
-	return ctx->sess->t_start;
-}
-
-/* iotap_loadavg - the load averages text where events come from; -ENODATA when unknown */
-int iotap_loadavg(struct iotap_ctx *ctx, char *buf, size_t len)
-{
-	struct session *s = ctx->sess;
-
-	return s->src->loadavg ? s->src->loadavg(s, buf, len) : -ENODATA;
-}
-
-/* iotap_strftime - format a stream time as local wall-clock time */
-int iotap_strftime(struct iotap_ctx *ctx, uint64_t mono_ns, const char *fmt, char *buf,
-		   size_t len)
-{
-	time_t t = (time_t)(((int64_t)mono_ns + ctx->sess->wall_offset) / 1000000000ll);
-	struct tm tm;
-
-	if (!localtime_r(&t, &tm))
-		return -EINVAL;
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-	/* Callers pass literals; the attribute on the prototype checks them there. */
-	if (!strftime(buf, len, fmt, &tm))
-		return -EINVAL;
-#pragma GCC diagnostic pop
-	return 0;
-}
-
-/* iotap_interval_header - how BCC opens a report: a blank line, then HH:MM:SS with -T */
-void iotap_interval_header(struct iotap_ctx *ctx, bool timestamp)
-{
-	char ts[32];
-
-	fputc('\n', ctx->out);
-	if (timestamp && !iotap_strftime(ctx, iotap_now(ctx), "%H:%M:%S", ts, sizeof(ts)))
-		fprintf(ctx->out, "%-8s\n", ts);
-}
-
-/* iotap_wall_ns - a stream time as CLOCK_REALTIME ns, for sub-second wall-clock times */
-uint64_t iotap_wall_ns(struct iotap_ctx *ctx, uint64_t mono_ns)
-{
-	return (uint64_t)((int64_t)mono_ns + ctx->sess->wall_offset);
-}
-
-/* iotap_err - an error line from a tool, through the log hook */
-void iotap_err(struct iotap_ctx *ctx, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	log_vmsg(LOG_ERR, fmt, ap);
-	va_end(ap);
-}
-
-/* iotap_info - an informational line (--verbose), through the log hook */
-void iotap_info(struct iotap_ctx *ctx, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	log_vmsg(LOG_INFO, fmt, ap);
-	va_end(ap);
-}
-
-/* iotap_verbose - whether --verbose was given */
-bool iotap_verbose(struct iotap_ctx *ctx)
-{
-	return ctx->sess->opts.verbose;
-}
-
-/* iotap_warn - a warning line from a tool, through the log hook */
-void iotap_warn(struct iotap_ctx *ctx, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	log_vmsg(LOG_WARN, fmt, ap);
-	va_end(ap);
-}
-
-/* session_dispatch - hand one record to the event's handlers (or to the sink) */
+/* session_dispatch - hand one record to the consumers: raw, then to the event's handlers */
 int session_dispatch(struct session *s, const struct perf_event_header *rec)
 {
 	struct iotap_event *ev;
@@ -715,10 +297,11 @@ int session_dispatch(struct session *s, const struct perf_event_header *rec)
 			memcpy(rec->type == IOTAP_RECORD_STACKLESS ? &ev->stackless : &ev->undelivered,
 			       rec + 1, 8);
 	}
-	if (s->ctx.tool && s->ctx.tool->on_record)
-		return s->ctx.tool->on_record(&s->ctx, rec);
-	if (s->sym && rec->type != PERF_RECORD_SAMPLE)
-		symbolizer_record(s->sym, rec);
+	ret = session_on_record(s, true, rec);
+	if (!ret)
+		ret = session_on_record(s, false, rec);
+	if (ret || (s->nr_raw && !s->nr_decoders))
+		return ret;
 	if (rec->type == PERF_RECORD_COMM) {
 		const struct perf_record_comm { uint32_t pid, tid; char comm[16]; } *c =
 			(const void *)(rec + 1);
@@ -759,8 +342,8 @@ int session_dispatch(struct session *s, const struct perf_event_header *rec)
 		return 0;
 	}
 	ev->count++;
-	for (int i = 0; i < ev->nr_h; i++) {
-		ret = ev->h[i].fn(&s->ctx, &smp, ev->h[i].arg);
+	for (size_t i = 0; i < ev->nr_h; i++) {
+		ret = ev->h[i].fn(ev->h[i].ctx, &smp, ev->h[i].arg);
 		if (ret)
 			return ret;
 	}
@@ -782,19 +365,6 @@ uint64_t session_lost_total(const struct session *s)
 	for (int i = 0; s->src->lost(s, i, &cpu, &l) == 0; i++)
 		lost += l;
 	return lost;
-}
-
-/* iotap_stream_stats - events delivered, lost and counted but undelivered, so far */
-void iotap_stream_stats(struct iotap_ctx *ctx, uint64_t *events, uint64_t *lost,
-			uint64_t *undelivered)
-{
-	struct session *s = ctx->sess;
-
-	*events = 0;
-	for (size_t i = 0; i < s->nr_ev; i++)
-		*events += s->ev[i]->count;
-	*lost = session_lost_total(s);
-	*undelivered = session_undelivered_total(s);
 }
 
 /* session_warn_malformed - say how many samples did not decode, if any */
@@ -867,16 +437,18 @@ static void session_report_undelivered(struct session *s)
 	}
 }
 
-/* session_report - one interval's (or the final) output */
+/* session_report - one interval's (or the final) output of every consumer */
 static int session_report(struct session *s, bool final)
 {
-	int ret = 0;
+	int ret = 0, r;
 
-	s->ctx.final = final;
-	if (s->ctx.tool->report)
-		ret = s->ctx.tool->report(&s->ctx);
-	if (fflush(s->ctx.out) && !ret)
-		ret = -errno;
+	for (size_t i = 0; i < s->nr_cons; i++) {
+		if (!s->cons[i].ops->report)
+			continue;
+		r = s->cons[i].ops->report(s, s->cons[i].priv, final);
+		if (r && !ret)
+			ret = r;
+	}
 	session_report_lost(s);
 	session_report_undelivered(s);
 	if (final) {
@@ -887,41 +459,34 @@ static int session_report(struct session *s, bool final)
 	return ret;
 }
 
-/* session_run - init the tool, trace, report per interval or once at the end */
+/* session_run - init the consumers, trace, report per interval or once at the end */
 int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_t duration_ns)
 {
-	const struct tool *tool = s->ctx.tool;
 	uint64_t end = UINT64_MAX, next;
 	int ret;
 
-	s->ctx.interval_ns = interval_ns;
-	s->ctx.duration_ns = duration_ns;
-	if (s->opts.cgroup) {
-		ret = session_cgroups(s, s->opts.cgroup);
+	s->interval_ns = interval_ns;
+	s->duration_ns = duration_ns;
+	for (size_t i = 0; i < s->nr_cons; i++) {
+		if (!s->cons[i].ops->init)
+			continue;
+		ret = s->cons[i].ops->init(s, s->cons[i].priv);
 		if (ret)
 			return ret;
 	}
-	ret = tool->init(&s->ctx);
-	if (ret)
-		return ret;
-	/* A tool may take its duration from its own option (iostack -D). */
-	duration_ns = s->ctx.duration_ns;
+	duration_ns = s->duration_ns;
 	if (!s->nr_ev) {
-		iotap_err(&s->ctx, "no event to trace");
+		log_msg(LOG_ERR, "no event to trace");
 		return -EINVAL;
 	}
 	ret = s->src->start(s);
 	if (ret < 0)
 		return ret;
-	session_stacks_started(s);
-	cgtrack_started(s->cg);
-	if (tool->banner && s->src->announce)
-		s->src->announce(s, tool->banner);
-	if (tool->start) {
-		ret = tool->start(&s->ctx);
-		if (ret)
-			return ret;
-	}
+	ret = session_start(s, true);
+	if (!ret)
+		ret = session_start(s, false);
+	if (ret)
+		return ret;
 	if (duration_ns)
 		end = s->t_start + duration_ns;
 	next = interval_ns ? s->t_start + interval_ns : end;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "iotap.h"
+#include "consumer.h"
 #include "disk.h"
 #include "source.h"
 #include "../tracefs/tfs.h"
@@ -43,6 +44,19 @@ enum session_source {
 
 extern const char *const session_source_names[];
 
+/* A subscription to an event: fn(ctx, sample, arg), ctx that of the consumer that subscribed. */
+struct iotap_handler {
+	iotap_handler_fn fn;
+	void *arg;
+	struct iotap_ctx *ctx;
+};
+
+/* A consumer the session feeds (consumer.h). */
+struct session_consumer {
+	const struct consumer_ops *ops;
+	void *priv;
+};
+
 /* One event a session delivers, with the handlers subscribed to it. */
 struct iotap_event {
 	char *sys, *name;
@@ -54,11 +68,8 @@ struct iotap_event {
 	bool chain_ids;			/* a recording's: the callchain is an id (source_ops.chain) */
 	bool layout_fixed;		/* opened with these flags: a later user cannot add stacks */
 	unsigned int flags;		/* IOTAP_EV_* */
-	struct {
-		iotap_handler_fn fn;
-		void *arg;
-	} h[4];
-	int nr_h;
+	struct iotap_handler *h;	/* called in the order they subscribed */
+	size_t nr_h, cap_h;
 	uint64_t count;
 	uint64_t undelivered;		/* counted by the kernel, never delivered (perf) */
 	uint64_t undelivered_reported;
@@ -71,7 +82,23 @@ struct iotap_event {
 struct session;
 
 struct session {
+	/*
+	 * The ctx of the tool session_init was given, a consumer like those of
+	 * session_tool_add; without one, what the session's own callers (the
+	 * recorder, report --info) pass to the tool API.
+	 */
 	struct iotap_ctx ctx;
+	struct session_consumer *cons;
+	size_t nr_cons, cap_cons;
+	size_t nr_raw;			/* consumers with on_record */
+	size_t nr_decoders;		/* and without: samples are decoded (consumer.h) */
+	/*
+	 * A consumer takes stacks on an event (user: user frames too): make s->sym,
+	 * an observer of the records. NULL: stacks are delivered unnamed.
+	 */
+	int (*stacks_want)(struct session *s, bool user);
+	uint64_t interval_ns;		/* session_run's: every tool reports then */
+	uint64_t duration_ns;
 	struct session_opts opts;
 	const struct source_ops *src;
 	void *src_priv;
@@ -79,8 +106,8 @@ struct session {
 	struct iotap_event **ev;
 	size_t nr_ev;
 	struct disk_table disks;
-	struct symbolizer *sym;		/* stacks.c: made when a tool takes stacks */
-	struct cgtrack *cg;		/* cgroup.c: with --cgroup, or a tool's cgroup column */
+	struct symbolizer *sym;		/* stacks.c: made when a tool takes stacks (stacks_want) */
+	struct cgtrack *cg;		/* cgroup.c: with --cgroup, or a tool's cgroup column (tool-api.c) */
 	struct comm_ent *comms;
 	size_t nr_comms, cap_comms;
 	uint64_t t_start;		/* CLOCK_MONOTONIC ns when tracing began */
@@ -95,8 +122,30 @@ struct session {
 	sig_atomic_t abort_base;
 };
 
+/*
+ * session_open - a session reading src, with no consumer yet.
+ * Return: 0 or -errno; session_release s either way.
+ */
+int session_open(struct session *s, const struct source_ops *src, const struct session_opts *opts);
+/*
+ * session_init - session_open of the source that reads what opts names (a
+ * recording or perf.data: opts->input, input_buf; else the running kernel),
+ * with tool (NULL: none yet) as its first consumer, its ctx s->ctx (out:
+ * stdout), and the symbolizer to name stacks. The sources define it
+ * (src/sources/select.c): the core names none of them.
+ */
 int session_init(struct session *s, const struct tool *tool, void *params,
 		 const struct session_opts *opts);
+/*
+ * session_tool_add - one more tool over s, with its own params (the caller's,
+ * valid until session_release), state and output; before session_run. Its
+ * handlers get its ctx. Return: the ctx (the session's), or NULL with errno.
+ */
+struct iotap_ctx *session_tool_add(struct session *s, const struct tool *tool, void *params,
+				   FILE *out);
+/* tool_consumer_add - session_tool_add with ctx the caller's (s->ctx); 0 or -ENOMEM */
+int tool_consumer_add(struct session *s, struct iotap_ctx *ctx, const struct tool *tool,
+		      void *params, FILE *out);
 int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_t duration_ns);
 void session_release(struct session *s);
 /*
@@ -115,8 +164,14 @@ int session_dispatch(struct session *s, const struct perf_event_header *rec);
 void session_comm_cache(struct session *s, uint32_t pid, const char *comm);
 const char *session_comm_cached(const struct session *s, uint32_t pid);
 struct iotap_event *session_event_find(struct session *s, uint64_t id);
-struct iotap_event *session_event_use(struct session *s, const char *sys, const char *name,
-				      unsigned int flags, iotap_handler_fn fn, void *arg);
+/*
+ * session_event_use - subscribe fn, called with ctx (NULL: s->ctx), to sys:name,
+ * outside any tool's events table (iotap_event_use checks it); NULL with errno.
+ */
+struct iotap_event *session_event_use(struct session *s, struct iotap_ctx *ctx, const char *sys,
+				      const char *name, unsigned int flags, iotap_handler_fn fn,
+				      void *arg);
+
 bool session_aborted(const struct session *s);
 uint64_t session_lost_total(const struct session *s);
 uint64_t session_undelivered_total(const struct session *s);

@@ -5,8 +5,8 @@
 /*
  * Where a session's events come from. Everything that differs between the
  * running kernel and a recording is an operation here, implemented once per
- * source (source-live.c, recording.c); nothing above the sources asks which
- * one it has. A source hands every record to session_dispatch() in time
+ * source (source-live.c, recording.c, perfdata.c; sources/select.c picks one
+ * for a session); nothing above the sources asks which one it has. A source hands every record to session_dispatch() in time
  * order, shaped as perf records (PERF_RECORD_SAMPLE layout for samples,
  * whatever ring it was read from).
  *
@@ -89,8 +89,8 @@ struct source_ops {
 	int (*maps_load)(struct session *s, struct usyms *us);
 	/* The load averages text ("0.10 0.20 0.30 1/100 42"); -ENODATA when unknown. */
 	int (*loadavg)(struct session *s, char *buf, size_t len);
-	/* The tool's banner, where events are traced as they happen. */
-	void (*announce)(struct session *s, const char *banner);
+	/* A tool's banner, where events are traced as they happen: on ctx->out, or the log with data_out. */
+	void (*announce)(struct session *s, struct iotap_ctx *ctx, const char *banner);
 	/* The hierarchy path ("/a/b") a --cgroup argument names; logs why not (live: no such cgroup). */
 	int (*cgroup_path)(struct session *s, const char *arg, char *path, size_t len);
 	/* Every task's cgroup v2 path when tracing began, one fn call each; NULL: none known. */
@@ -101,9 +101,5 @@ struct source_ops {
 	void (*report_stats)(struct session *s);
 	void (*close)(struct session *s);
 };
-
-extern const struct source_ops source_live;
-extern const struct source_ops source_file;
-extern const struct source_ops source_perf;
 
 #endif

@@ -27,9 +27,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct source_ops;
+
 #define PERFDATA_MAGIC "PERFILE2"
 
 /* perfdata_magic - whether the first bytes of a file say perf.data (either byte order) */
 bool perfdata_magic(const void *buf, size_t len);
+
+/* The source that reads perf.data files. */
+extern const struct source_ops source_perf;
 
 #endif

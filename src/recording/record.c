@@ -54,10 +54,7 @@ struct rec_part {
 	char *path;
 };
 
-/*
- * What a recording is being written with: the params of the recorder, a
- * consumer of the session's run loop like any tool (record_consumer).
- */
+/* What a recording is being written with: a consumer of the session's run loop (record_consumer). */
 struct recorder {
 	const struct record_params *p;
 	char **command;
@@ -1138,10 +1135,8 @@ static int record_write(struct recorder *rc, struct session *s, const struct per
 			s->malformed += !ret;
 			return ret;
 		}
-	} else if (s->sym && s->opts.call_graph == STACK_CG_DWARF) {
-		/* The mappings DWARF unwinding needs, kept as a live tool keeps them. */
-		symbolizer_record(s->sym, rec);
 	}
+	/* The session has given the symbolizer the mappings DWARF unwinding needs. */
 	ret = rc_fail(rc, rec_writer_stream(rc->w, REC_SEC_EVTS, rec, rec->size));
 	if (ret)
 		return ret;
@@ -1190,10 +1185,9 @@ static int record_ring_record(struct recorder *rc, struct session *s,
  * record_on_record - every record the session delivers, in time order, goes
  * to the file; in parts, to the part its request belongs to (rotate.h)
  */
-static int record_on_record(struct iotap_ctx *ctx, const struct perf_event_header *rec)
+static int record_on_record(struct session *s, void *priv, const struct perf_event_header *rec)
 {
-	struct recorder *rc = ctx->params;
-	struct session *s = ctx->sess;
+	struct recorder *rc = priv;
 	struct reqwatch_rec r;
 	struct handover *ho;
 	uint64_t t, first;
@@ -1339,10 +1333,9 @@ static void record_progress(struct session *s, struct recorder *rc, bool final, 
 }
 
 /* record_init - the events, and what needs no tracing yet: it goes first, so rings do not wait */
-static int record_init(struct iotap_ctx *ctx)
+static int record_init(struct session *s, void *priv)
 {
-	struct recorder *rc = ctx->params;
-	struct session *s = ctx->sess;
+	struct recorder *rc = priv;
 	int ret = record_select(s, rc->p, &rc->tools, &rc->fds);
 
 	if (!ret && rc->p->callchains) {
@@ -1380,10 +1373,9 @@ static int record_ring_start(struct recorder *rc, struct session *s)
 }
 
 /* record_start - events flow: what names them, then the command may run */
-static int record_start(struct iotap_ctx *ctx)
+static int record_start(struct session *s, void *priv)
 {
-	struct recorder *rc = ctx->params;
-	struct session *s = ctx->sess;
+	struct recorder *rc = priv;
 	int ret = 0;
 
 	rc->sess = s;
@@ -1405,24 +1397,24 @@ static int record_start(struct iotap_ctx *ctx)
 }
 
 /* record_report - a chunk a second: the file grows as events come, a crash loses a second at most */
-static int record_report(struct iotap_ctx *ctx)
+static int record_report(struct session *s, void *priv, bool final)
 {
-	struct recorder *rc = ctx->params;
+	struct recorder *rc = priv;
 	int ret;
 
-	if (ctx->final)
+	if (final)
 		return 0;
 	ret = rc_fail(rc, rec_writer_flush(rc->w));
 	/* Idle: the window is over when the clock says so (a second for events still merging). */
 	if (!ret && rc->ring)
-		ret = record_ring_check(rc, ctx->sess, mono_now() - NSEC_PER_SEC);
+		ret = record_ring_check(rc, s, mono_now() - NSEC_PER_SEC);
 	if (!ret)
-		record_progress(ctx->sess, rc, false, 0);
+		record_progress(s, rc, false, 0);
 	return ret;
 }
 
-/* The recorder as a consumer of the session's run loop. */
-static const struct tool record_consumer = {
+/* The recorder as a consumer of the session's run loop: it takes every record raw. */
+static const struct consumer_ops record_consumer = {
 	.name = "record",
 	.init = record_init,
 	.start = record_start,
@@ -1544,7 +1536,9 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGCHLD, &sa, &old_sa);
 
-	ret = session_init(&s, &record_consumer, &rc, &so);
+	ret = session_init(&s, NULL, NULL, &so);
+	if (!ret)
+		ret = session_consumer_add(&s, &record_consumer, &rc);
 	if (!ret)
 		ret = session_run(&s, NSEC_PER_SEC, 0, p->duration * NSEC_PER_SEC);
 	if (rc.started) {

@@ -49,6 +49,8 @@ struct report_params {
 	bool info;
 };
 
+/* The source that reads iotap recordings. */
+extern const struct source_ops source_file;
 
 int recording_info(struct session *s, struct recording_info *info);
 

@@ -24,6 +24,7 @@ struct session;
 struct iotap_event;
 struct merge;
 struct perf_event_header;
+struct source_ops;
 
 /* Where a backend's reader hands each record, perf-shaped; it is copied. */
 typedef int (*live_push_fn)(void *arg, uint64_t time, const struct perf_event_header *rec);
@@ -72,5 +73,8 @@ extern const struct live_backend_ops *const live_backends[];
 
 extern const struct live_backend_ops live_perf;
 extern const struct live_backend_ops live_ftrace;
+
+/* The source that reads the running kernel, over the backends. */
+extern const struct source_ops source_live;
 
 #endif

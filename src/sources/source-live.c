@@ -841,13 +841,13 @@ static int live_loadavg(struct session *s, char *buf, size_t len)
 }
 
 /* live_announce - the banner, BCC style: on stdout, or the log when stdout carries data */
-static void live_announce(struct session *s, const char *banner)
+static void live_announce(struct session *s, struct iotap_ctx *ctx, const char *banner)
 {
-	if (s->ctx.data_out) {
+	if (ctx->data_out) {
 		log_msg(LOG_INFO, "%s", banner);
 	} else {
-		fprintf(s->ctx.out, "%s\n", banner);
-		fflush(s->ctx.out);
+		fprintf(ctx->out, "%s\n", banner);
+		fflush(ctx->out);
 	}
 }
 

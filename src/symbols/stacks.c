@@ -316,3 +316,96 @@ void stack_lines_free(struct stack_line *lines, size_t nr)
 		free(lines[i].text);
 	free(lines);
 }
+
+/* Ring pages per CPU at least, when samples carry user stack copies. */
+#define STACKS_DWARF_PAGES 1024
+#define STACKS_FP_PAGES 512
+
+/* stacks_ksyms_load - the symbolizer's kernel symbols come from the source */
+static struct ksyms *stacks_ksyms_load(void *arg)
+{
+	struct session *s = arg;
+
+	return s->src->ksyms_load ? s->src->ksyms_load(s) : NULL;
+}
+
+/* stacks_maps_wanted - whether the symbolizer follows the processes' mappings */
+static bool stacks_maps_wanted(const struct session *s)
+{
+	/* A recorder stores the mappings itself, and needs them only to unwind DWARF as it records. */
+	return s->sym && !(s->opts.walk_only && s->opts.call_graph != STACK_CG_DWARF);
+}
+
+/* stacks_on_record - the side-band records (mmaps, comms, forks) keep the symbolizer current */
+static int stacks_on_record(struct session *s, void *priv, const struct perf_event_header *rec)
+{
+	if (rec->type != PERF_RECORD_SAMPLE && stacks_maps_wanted(s))
+		symbolizer_record(s->sym, rec);
+	return 0;
+}
+
+/* stacks_start - events flow: the mappings of the processes already running */
+static int stacks_start(struct session *s, void *priv)
+{
+	struct usyms *us = symbolizer_usyms(s->sym);
+
+	if (us && s->src->maps_load && stacks_maps_wanted(s))
+		s->src->maps_load(s, us);
+	return 0;
+}
+
+/* stacks_fini - the symbolizer goes with the session */
+static void stacks_fini(struct session *s, void *priv)
+{
+	symbolizer_free(s->sym);
+	s->sym = NULL;
+}
+
+/* The symbolizer watches the session's records. */
+static const struct consumer_ops stacks_observer = {
+	.name = "symbolizer",
+	.observer = true,
+	.on_record = stacks_on_record,
+	.start = stacks_start,
+	.fini = stacks_fini,
+};
+
+/* stacks_session_want - a consumer takes stacks: make the symbolizer (user: also for user frames) */
+int stacks_session_want(struct session *s, bool user)
+{
+	struct symbolizer_opts so = {
+		.call_graph = s->opts.call_graph,
+		.max_stack = s->opts.max_stack,
+		.symfs = s->opts.symfs,
+		.ksyms_load = stacks_ksyms_load,
+		.ksyms_arg = s,
+	};
+	uint64_t pages;
+	int ret;
+
+	if (!s->sym) {
+		s->sym = symbolizer_alloc(&so);
+		if (!s->sym)
+			return -ENOMEM;
+		ret = session_consumer_add(s, &stacks_observer, NULL);
+		if (ret) {
+			symbolizer_free(s->sym);
+			s->sym = NULL;
+			return ret;
+		}
+		if (s->src->ksyms_prefetch)
+			s->src->ksyms_prefetch(s);
+	}
+	if (!user || symbolizer_usyms(s->sym))
+		return 0;
+	ret = symbolizer_want_user(s->sym);
+	if (ret)
+		return ret;
+	/* Live: MMAP2 side-band with build-ids for processes that start or exec while tracing. */
+	s->opts.track_mmap = true;
+	/* Samples carry a copy of the user stack, and a process's first unwind is slow: room for bursts. */
+	pages = s->opts.call_graph == STACK_CG_DWARF ? STACKS_DWARF_PAGES : STACKS_FP_PAGES;
+	if (s->opts.mmap_pages < pages)
+		s->opts.mmap_pages = pages;
+	return 0;
+}

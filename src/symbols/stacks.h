@@ -78,4 +78,13 @@ int stack_lines(struct iotap_ctx *ctx, const struct stackmap *map, stack_label_f
 		void *arg, struct stack_line **lines, size_t *nr);
 void stack_lines_free(struct stack_line *lines, size_t nr);
 
+struct session;
+
+/*
+ * stacks_session_want - the session's stacks_want: a consumer takes stacks
+ * (user: user frames too), so s->sym is made, fed as an observer of the
+ * records, and freed with the session. Return: 0 or -errno.
+ */
+int stacks_session_want(struct session *s, bool user);
+
 #endif

@@ -160,11 +160,8 @@ static void run_init(struct seen *sn, const char *kernel, const struct opt *o, i
 	memset(&s, 0, sizeof(s));
 	s.src = &testlib_source;
 	s.ctx.sess = &s;
-	s.ctx.tool = t;
-	s.ctx.params = params;
-	s.ctx.out = stdout;
 	s.opts.max_stack = SESSION_MAX_STACK_DEFAULT;
-	s.ctx.state = t->state_size ? calloc(1, t->state_size) : NULL;
+	assert_int_equal(tool_consumer_add(&s, &s.ctx, t, params, stdout), 0);
 	load(&s.fs, kernel);
 	assert_int_equal(disk_table_add(&s.disks, 8 << 20, "sda", "mq-deadline"), 0);
 	assert_int_equal(disk_table_add(&s.disks, 259 << 20, "nvme0n1", "none"), 0);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* test_session.c - sessions in one process: each stops on its own */
+/* test_session.c - sessions in one process stop on their own; tools share a session */
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "opt.h"
 #include "session.h"
 #include "testlib.h"
 
@@ -112,12 +113,59 @@ static void test_stop_signal(void **state)
 	free(buf);
 }
 
+/* test_three_tools - three tools over one session print what each prints over a session of its own */
+static void test_three_tools(void **state)
+{
+	static const char *const args[][3] = {
+		{ "biolatency", "-D", NULL }, { "bitesize", NULL }, { "biosnoop", NULL },
+	};
+	enum { N = sizeof(args) / sizeof(args[0]) };
+	struct session_opts so = { .mmap_pages = 128 };
+	char *alone[N], *shared[N], err[256];
+	size_t len, outlen[N];
+	void *params[N];
+	struct session s;
+	struct cli_args ca;
+	FILE *out[N];
+	uint8_t *buf = testlib_data_load("recordings", "linux-6.18-loop.iotap", &len);
+
+	so.input_buf = buf;
+	so.input_len = len;
+	for (int i = 0; i < N; i++)
+		assert_int_equal(testlib_tool_run(buf, len, NULL, &alone[i], args[i][0], args[i][1],
+						  NULL), 0);
+	assert_int_equal(session_init(&s, NULL, NULL, &so), 0);
+	for (int i = 0; i < N; i++) {
+		const struct tool *t = tool_find(args[i][0]);
+		int argc = args[i][1] ? 2 : 1;
+
+		params[i] = calloc(1, t->params_size);
+		assert_int_equal(opt_parse(t, argc, (char **)args[i], params[i], &so, &ca, err,
+					   sizeof(err)), 0);
+		out[i] = open_memstream(&shared[i], &outlen[i]);
+		assert_non_null(session_tool_add(&s, t, params[i], out[i]));
+	}
+	assert_int_equal(session_run(&s, 0, 0, 0), 0);
+	session_release(&s);
+	for (int i = 0; i < N; i++) {
+		fclose(out[i]);
+		/* Every tool printed something of its own: no empty output compares equal. */
+		assert_true(strlen(alone[i]) > 100);
+		assert_string_equal(shared[i], alone[i]);
+		free(shared[i]);
+		free(alone[i]);
+		free(params[i]);
+	}
+	free(buf);
+}
+
 /* main - run the session tests */
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stop_own),
 		cmocka_unit_test(test_stop_signal),
+		cmocka_unit_test(test_three_tools),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

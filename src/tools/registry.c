@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* tools.c - the table of tools: dispatch, help, man pages and argv[0] aliases */
+/* registry.c - the table of tools: dispatch, help, man pages and argv[0] aliases */
 #include <string.h>
 
 #include "iotap.h"

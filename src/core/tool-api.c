@@ -1,0 +1,561 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* tool-api.c - a tool over a session: the consumer it runs as, and what it asks (iotap.h) */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cgroup.h"
+#include "log.h"
+#include "session.h"
+#include "../parsers/block.h"
+
+/* session_cg_event_use - the cgroup tracker subscribes to its events; their formats */
+static struct tep_event *session_cg_event_use(void *arg, const char *sys, const char *name,
+					      iotap_handler_fn fn, void *fn_arg)
+{
+	struct iotap_event *ev = session_event_use(arg, NULL, sys, name, 0, fn, fn_arg);
+
+	return ev ? ev->tep : NULL;
+}
+
+/* session_cg_available - whether the source can deliver one of the tracker's events */
+static bool session_cg_available(void *arg, const char *sys, const char *name)
+{
+	struct session *s = arg;
+
+	return s->src->event_available(s, sys, name);
+}
+
+/* session_cg_path - the source turns a --cgroup argument into a hierarchy path */
+static int session_cg_path(void *arg, const char *in, char *out, size_t len)
+{
+	struct session *s = arg;
+
+	return s->src->cgroup_path(s, in, out, len);
+}
+
+/* session_cg_tasks - the source knows every task's cgroup when events began to flow */
+static int session_cg_tasks(void *arg, cgroup_task_fn fn, void *fn_arg)
+{
+	struct session *s = arg;
+
+	return s->src->cgroup_tasks(s, fn, fn_arg);
+}
+
+/* cgroup_observer_start - events flow: every task's cgroup then */
+static int cgroup_observer_start(struct session *s, void *priv)
+{
+	cgtrack_started(s->cg);
+	return 0;
+}
+
+/* cgroup_observer_fini - the tracker goes with the session */
+static void cgroup_observer_fini(struct session *s, void *priv)
+{
+	cgtrack_free(s->cg);
+	s->cg = NULL;
+}
+
+/* The cgroup tracker watches the stream through its events' handlers. */
+static const struct consumer_ops cgroup_observer = {
+	.name = "cgroups",
+	.observer = true,
+	.start = cgroup_observer_start,
+	.fini = cgroup_observer_fini,
+};
+
+/* cgroups_follow - follow every task's cgroup; path: the --cgroup filter, or NULL */
+static int cgroups_follow(struct session *s, const char *path)
+{
+	struct cgtrack_ops ops = {
+		.arg = s,
+		.event_available = session_cg_available,
+		.event_use = session_cg_event_use,
+		.path = s->src->cgroup_path ? session_cg_path : NULL,
+		.tasks = s->src->cgroup_tasks ? session_cg_tasks : NULL,
+	};
+
+	int ret;
+
+	if (s->cg)
+		return 0;
+	ret = cgtrack_create(&s->cg, &ops, path);
+	if (!ret) {
+		ret = session_consumer_add(s, &cgroup_observer, NULL);
+		if (ret) {
+			cgtrack_free(s->cg);
+			s->cg = NULL;
+		}
+	}
+	return ret;
+}
+
+/* tool_ctx_fini - the tool's fini and its state; safe twice */
+static void tool_ctx_fini(struct iotap_ctx *ctx)
+{
+	if (ctx->tool && ctx->tool->fini && ctx->state)
+		ctx->tool->fini(ctx);
+	free(ctx->state);
+	ctx->state = NULL;
+}
+
+/* tool_consumer_init - the tool subscribes to its events, with the session's interval and duration */
+static int tool_consumer_init(struct session *s, void *priv)
+{
+	struct iotap_ctx *ctx = priv;
+	int ret;
+
+	ctx->interval_ns = s->interval_ns;
+	ctx->duration_ns = s->duration_ns;
+	if (s->opts.cgroup) {
+		ret = cgroups_follow(s, s->opts.cgroup);
+		if (ret)
+			return ret;
+	}
+	ret = ctx->tool->init(ctx);
+	/* A tool may take its duration from its own option (iostack -D). */
+	s->duration_ns = ctx->duration_ns;
+	return ret;
+}
+
+/* tool_consumer_start - the banner where events are traced as they happen, then the tool's start */
+static int tool_consumer_start(struct session *s, void *priv)
+{
+	struct iotap_ctx *ctx = priv;
+
+	if (ctx->tool->banner && s->src->announce)
+		s->src->announce(s, ctx, ctx->tool->banner);
+	return ctx->tool->start ? ctx->tool->start(ctx) : 0;
+}
+
+/* tool_consumer_report - the tool's report, flushed */
+static int tool_consumer_report(struct session *s, void *priv, bool final)
+{
+	struct iotap_ctx *ctx = priv;
+	int ret = 0;
+
+	ctx->final = final;
+	if (ctx->tool->report)
+		ret = ctx->tool->report(ctx);
+	if (fflush(ctx->out) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+/* tool_consumer_fini - the tool's fini; a ctx of session_tool_add's is freed */
+static void tool_consumer_fini(struct session *s, void *priv)
+{
+	struct iotap_ctx *ctx = priv;
+
+	tool_ctx_fini(ctx);
+	if (ctx != &s->ctx)
+		free(ctx);
+}
+
+/* A tool as a consumer: its callbacks with its own ctx. */
+static const struct consumer_ops tool_consumer = {
+	.name = "tool",
+	.init = tool_consumer_init,
+	.start = tool_consumer_start,
+	.report = tool_consumer_report,
+	.fini = tool_consumer_fini,
+};
+
+/* tool_consumer_add - ctx set up for tool over s (its params, a zeroed state) and fed by s */
+int tool_consumer_add(struct session *s, struct iotap_ctx *ctx, const struct tool *tool,
+		      void *params, FILE *out)
+{
+	ctx->tool = tool;
+	ctx->params = params;
+	ctx->out = out;
+	ctx->sess = s;
+	if (tool->state_size) {
+		ctx->state = calloc(1, tool->state_size);
+		if (!ctx->state)
+			return -ENOMEM;
+	}
+	return session_consumer_add(s, &tool_consumer, ctx);
+}
+
+/* session_tool_add - one more tool over the session, with a ctx of its own */
+struct iotap_ctx *session_tool_add(struct session *s, const struct tool *tool, void *params,
+				   FILE *out)
+{
+	struct iotap_ctx *ctx = calloc(1, sizeof(*ctx));
+	int ret;
+
+	if (!ctx)
+		return NULL;
+	ret = tool_consumer_add(s, ctx, tool, params, out);
+	if (ret) {
+		free(ctx->state);
+		free(ctx);
+		errno = -ret;
+		return NULL;
+	}
+	return ctx;
+}
+
+/* iotap_event_available - whether the source can deliver sys:name */
+bool iotap_event_available(struct iotap_ctx *ctx, const char *sys, const char *name)
+{
+	struct session *s = ctx->sess;
+
+	return s->src->event_available(s, sys, name);
+}
+
+/*
+ * iotap_event_each - fn for every event sys:NAME whose NAME matches the glob
+ * pattern, among those the source can deliver. Return: how many matched (0:
+ * none), -errno (ENOENT: no such system), or fn's non-zero return.
+ */
+int iotap_event_each(struct iotap_ctx *ctx, const char *sys, const char *pattern,
+		     iotap_event_each_fn fn, void *arg)
+{
+	struct session *s = ctx->sess;
+	char **names;
+	int n = 0, ret;
+
+	if (!s->src->event_names)
+		return -ENOTSUP;
+	ret = s->src->event_names(s, sys, &names);
+	if (ret)
+		return ret;
+	for (size_t i = 0; names[i]; i++) {
+		if (!ret && !fnmatch(pattern, names[i], 0)) {
+			ret = fn(ctx, sys, names[i], arg);
+			n++;
+		}
+		free(names[i]);
+	}
+	free(names);
+	return ret ? ret : n;
+}
+
+/*
+ * session_undeclared - whether the tool uses sys:name (with flags) without declaring
+ * it in its events table, which is what `iotap record` records and the man page lists.
+ * Its own probes are not in the table: they are made from the command line.
+ */
+static bool session_undeclared(struct iotap_ctx *ctx, const char *sys, const char *name,
+			       unsigned int flags)
+{
+	const struct tool *t = ctx->tool;
+	struct session *s = ctx->sess;
+
+	/* A tool that takes its events from a specification (probe) declares none. */
+	if (!t || !t->events || t->args == TOOL_ARGS_SPEC ||
+	    (s->probe_sys && !strcmp(sys, s->probe_sys)))
+		return false;
+	for (const struct tool_event *e = t->events; e->sys; e++) {
+		if (strcmp(e->sys, sys) || strcmp(e->name, name))
+			continue;
+		if ((flags & (IOTAP_EV_KSTACK | IOTAP_EV_USTACK)) && !(e->flags & TOOL_EV_STACK)) {
+			log_msg(LOG_ERR, "%s takes stacks on %s:%s, which its events table does not declare",
+				t->name, sys, name);
+			return true;
+		}
+		return false;
+	}
+	log_msg(LOG_ERR, "%s uses %s:%s, which its events table does not declare", t->name, sys,
+		name);
+	return true;
+}
+
+/* iotap_event_use - subscribe fn to sys:name; NULL with errno (ENOENT: no such event) */
+struct iotap_event *iotap_event_use(struct iotap_ctx *ctx, const char *sys, const char *name,
+				    unsigned int flags, iotap_handler_fn fn, void *arg)
+{
+	struct session *s = ctx->sess;
+
+	if (session_undeclared(ctx, sys, name, flags)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return session_event_use(s, ctx, sys, name, flags, fn, arg);
+}
+
+/* iotap_probe_available - whether iotap_probe_create can make p, without saying why not */
+bool iotap_probe_available(struct iotap_ctx *ctx, const struct probe_spec *p)
+{
+	struct session *s = ctx->sess;
+
+	return s->src->probe_available && s->src->probe_available(s, p);
+}
+
+/* iotap_cgroup_track - a tool shows cgroups: track every task's, with or without --cgroup */
+int iotap_cgroup_track(struct iotap_ctx *ctx)
+{
+	return cgroups_follow(ctx->sess, NULL);
+}
+
+/* iotap_cgroup_of - the cgroup the task of a sample is in at its time, NULL when unknown */
+const char *iotap_cgroup_of(struct iotap_ctx *ctx, const struct perf_sample *smp)
+{
+	return ctx->sess->cg ? cgtrack_of(ctx->sess->cg, smp) : NULL;
+}
+
+/* iotap_cgroup_match - whether a sample's task is in the --cgroup one or below (true without) */
+bool iotap_cgroup_match(struct iotap_ctx *ctx, const struct perf_sample *smp)
+{
+	return cgtrack_match(ctx->sess->cg, smp);
+}
+
+/* iotap_cgroup_filtering - whether --cgroup was given */
+bool iotap_cgroup_filtering(struct iotap_ctx *ctx)
+{
+	return cgtrack_filtering(ctx->sess->cg);
+}
+
+/* iotap_probe_create - a kprobe/uprobe for this run, removed at exit; *sys gets its group */
+int iotap_probe_create(struct iotap_ctx *ctx, const struct probe_spec *p, const char **sys)
+{
+	struct session *s = ctx->sess;
+	int ret;
+
+	if (!s->src->probe_create) {
+		iotap_err(ctx, "this source cannot make probes");
+		return -ENOTSUP;
+	}
+	ret = s->src->probe_create(s, p, sys);
+	if (!ret)
+		s->probe_sys = *sys;
+	return ret;
+}
+
+/* iotap_fds_initial - the descriptors open when tracing began, as far as the source knows */
+int iotap_fds_initial(struct iotap_ctx *ctx, iotap_fd_fn fn, void *arg)
+{
+	struct session *s = ctx->sess;
+
+	return s->src->fds_initial ? s->src->fds_initial(s, fn, arg) : -ENOTSUP;
+}
+
+/* iotap_fd_path - what a descriptor names now, as far as the source can tell */
+int iotap_fd_path(struct iotap_ctx *ctx, uint32_t pid, int fd, char *buf, size_t len)
+{
+	struct session *s = ctx->sess;
+
+	return s->src->fd_path ? s->src->fd_path(s, pid, fd, buf, len) : -ENOTSUP;
+}
+
+/* iotap_fd_names - how the source knows descriptors' names; "" when it does not */
+const char *iotap_fd_names(struct iotap_ctx *ctx)
+{
+	const char *how = ctx->sess->src->fd_names;
+
+	return how ? how : "";
+}
+
+/* iotap_stop - end the run after the current record, as a signal would */
+void iotap_stop(struct iotap_ctx *ctx)
+{
+	session_stop(ctx->sess);
+}
+
+/* iotap_event_format - the parsed kernel format of an event */
+struct tep_event *iotap_event_format(struct iotap_event *ev)
+{
+	return ev->tep;
+}
+
+/* iotap_event_filter - AND a tracepoint filter (kernel side, where the source has one) */
+int iotap_event_filter(struct iotap_event *ev, const char *fmt, ...)
+{
+	struct session *s = ev->sess;
+	char buf[256];
+	va_list ap;
+
+	/* Tools check every filtered field in user space too, so a source may have none. */
+	if (!s->src->event_filter)
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return s->src->event_filter(s, ev, buf);
+}
+
+/* iotap_comm - a process name: from COMM records, else the source's; "?" if unknown */
+const char *iotap_comm(struct iotap_ctx *ctx, uint32_t pid)
+{
+	struct session *s = ctx->sess;
+	const char *comm = session_comm_cached(s, pid);
+
+	if (!comm && s->src->comm)
+		comm = s->src->comm(s, pid);
+	return comm ? comm : "?";
+}
+
+/* iotap_disk_resolve - a disk name ("sda", "/dev/sda", "8:0") to its kernel dev_t */
+int iotap_disk_resolve(struct iotap_ctx *ctx, const char *name, uint32_t *dev)
+{
+	const struct disk *d = disk_table_by_name(&ctx->sess->disks, name);
+
+	if (!d)
+		return -ENODEV;
+	*dev = d->dev;
+	return 0;
+}
+
+/*
+ * iotap_disk_partition - where partition dev lies on its disk; -ENOENT: dev is a whole
+ * disk; -ENODATA: a partition whose place is not known (a recording does not keep it)
+ */
+int iotap_disk_partition(struct iotap_ctx *ctx, uint32_t dev, uint32_t *disk, uint64_t *start,
+			 uint64_t *nr_sectors)
+{
+	const struct disk *d = disk_table_by_dev(&ctx->sess->disks, dev);
+
+	if (!d)
+		return -ENOENT;
+	if (!d->parent)
+		return disk_table_parent_guess(&ctx->sess->disks, d) ? -ENODATA : -ENOENT;
+	*disk = d->parent;
+	*start = d->start;
+	*nr_sectors = d->nr_sectors;
+	return 0;
+}
+
+/* iotap_disk_name - the name of a dev_t, or "MAJ:MIN" when unknown */
+const char *iotap_disk_name(struct iotap_ctx *ctx, uint32_t dev)
+{
+	struct session *s = ctx->sess;
+	const struct disk *d = disk_table_by_dev(&s->disks, dev);
+	char name[32];
+
+	if (d)
+		return d->name;
+	/* Live, a disk that appeared after the start (a new loop device) is in sysfs now. */
+	if (!s->opts.input && !s->opts.input_buf &&
+	    !disk_table_add_sysfs(&s->disks, dev, "/sys/dev/block"))
+		return s->disks.d[s->disks.nr - 1].name;
+	/* Remember the fallback so the returned pointer stays valid. */
+	snprintf(name, sizeof(name), "%u:%u", BLOCK_DEV_MAJOR(dev), BLOCK_DEV_MINOR(dev));
+	if (disk_table_add(&s->disks, dev, name, ""))
+		return "?";
+	return s->disks.d[s->disks.nr - 1].name;
+}
+
+/* iotap_disk_sched - the I/O scheduler of a disk, "" when unknown */
+const char *iotap_disk_sched(struct iotap_ctx *ctx, uint32_t dev)
+{
+	const struct disk *d = disk_table_by_dev(&ctx->sess->disks, dev);
+
+	return d ? d->sched : "";
+}
+
+/* iotap_pid_check - a PID option must name a process the source can see running */
+int iotap_pid_check(struct iotap_ctx *ctx, int pid)
+{
+	struct session *s = ctx->sess;
+
+	if (pid <= 0)
+		return -EINVAL;
+	return s->src->pid_check ? s->src->pid_check(s, pid) : 0;
+}
+
+/* iotap_now - stream time (CLOCK_MONOTONIC ns) of the report being printed */
+uint64_t iotap_now(struct iotap_ctx *ctx)
+{
+	return ctx->sess->now;
+}
+
+/* iotap_start_time - stream time when tracing began */
+uint64_t iotap_start_time(struct iotap_ctx *ctx)
+{
+	return ctx->sess->t_start;
+}
+
+/* iotap_loadavg - the load averages text where events come from; -ENODATA when unknown */
+int iotap_loadavg(struct iotap_ctx *ctx, char *buf, size_t len)
+{
+	struct session *s = ctx->sess;
+
+	return s->src->loadavg ? s->src->loadavg(s, buf, len) : -ENODATA;
+}
+
+/* iotap_strftime - format a stream time as local wall-clock time */
+int iotap_strftime(struct iotap_ctx *ctx, uint64_t mono_ns, const char *fmt, char *buf,
+		   size_t len)
+{
+	time_t t = (time_t)(((int64_t)mono_ns + ctx->sess->wall_offset) / 1000000000ll);
+	struct tm tm;
+
+	if (!localtime_r(&t, &tm))
+		return -EINVAL;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	/* Callers pass literals; the attribute on the prototype checks them there. */
+	if (!strftime(buf, len, fmt, &tm))
+		return -EINVAL;
+#pragma GCC diagnostic pop
+	return 0;
+}
+
+/* iotap_interval_header - how BCC opens a report: a blank line, then HH:MM:SS with -T */
+void iotap_interval_header(struct iotap_ctx *ctx, bool timestamp)
+{
+	char ts[32];
+
+	fputc('\n', ctx->out);
+	if (timestamp && !iotap_strftime(ctx, iotap_now(ctx), "%H:%M:%S", ts, sizeof(ts)))
+		fprintf(ctx->out, "%-8s\n", ts);
+}
+
+/* iotap_wall_ns - a stream time as CLOCK_REALTIME ns, for sub-second wall-clock times */
+uint64_t iotap_wall_ns(struct iotap_ctx *ctx, uint64_t mono_ns)
+{
+	return (uint64_t)((int64_t)mono_ns + ctx->sess->wall_offset);
+}
+
+/* iotap_err - an error line from a tool, through the log hook */
+void iotap_err(struct iotap_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vmsg(LOG_ERR, fmt, ap);
+	va_end(ap);
+}
+
+/* iotap_info - an informational line (--verbose), through the log hook */
+void iotap_info(struct iotap_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vmsg(LOG_INFO, fmt, ap);
+	va_end(ap);
+}
+
+/* iotap_verbose - whether --verbose was given */
+bool iotap_verbose(struct iotap_ctx *ctx)
+{
+	return ctx->sess->opts.verbose;
+}
+
+/* iotap_warn - a warning line from a tool, through the log hook */
+void iotap_warn(struct iotap_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vmsg(LOG_WARN, fmt, ap);
+	va_end(ap);
+}
+
+/* iotap_stream_stats - events delivered, lost and counted but undelivered, so far */
+void iotap_stream_stats(struct iotap_ctx *ctx, uint64_t *events, uint64_t *lost,
+			uint64_t *undelivered)
+{
+	struct session *s = ctx->sess;
+
+	*events = 0;
+	for (size_t i = 0; i < s->nr_ev; i++)
+		*events += s->ev[i]->count;
+	*lost = session_lost_total(s);
+	*undelivered = session_undelivered_total(s);
+}
