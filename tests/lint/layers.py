@@ -4,7 +4,8 @@
 # symbol level.
 #
 # A module is a source path without its extension (src/core/session.c + .h =
-# src/core/session); its layer is its folder, ranked by the order file (bottom up). Edges:
+# src/core/session); its layer is its folder, ranked by the order file (bottom up), or the
+# module itself where the order file names it (a leaf that sits below its folder). Edges:
 #   include  '#include "x.h"', resolved beside the including file first, then in src/ and
 #            the layer folders (the -I path of Makefile.am);
 #   symbol   an undefined symbol of one object of libiotap.a that another object defines
@@ -36,7 +37,7 @@ def read_lines(path):
 
 
 def read_order(path):
-    """read_order - the layer folders, bottom up, mapped to their rank"""
+    """read_order - the layers (folders or single modules), bottom up, mapped to their rank"""
     order = {}
     for n, words in read_lines(path):
         if len(words) != 1 or words[0] in order:
@@ -62,6 +63,8 @@ def source_files(srcdir, order):
     files = []
     for folder in order:
         d = os.path.join(srcdir, folder)
+        if not os.path.isdir(d):
+            continue  # a module of its own
         for name in sorted(os.listdir(d)):
             if name.endswith((".c", ".h")) and os.path.isfile(os.path.join(d, name)):
                 files.append(f"{folder}/{name}")
@@ -71,7 +74,7 @@ def source_files(srcdir, order):
 def include_edges(srcdir, order, files):
     """include_edges - (from, to) modules for every '#include "x.h"' inside the tree"""
     edges = set()
-    search = ["src"] + list(order)
+    search = ["src"] + [d for d in order if os.path.isdir(os.path.join(srcdir, d))]
     for f in files:
         here = os.path.dirname(f)
         with open(os.path.join(srcdir, f), errors="replace") as fp:
@@ -120,7 +123,9 @@ def symbol_edges(srcdir, files, lib):
 
 
 def layer_of(mod, order):
-    """layer_of - the layer folder a module lives in, or None"""
+    """layer_of - the layer a module is in: itself if the order names it, else its folder"""
+    if mod in order:
+        return mod
     d = os.path.dirname(mod)
     return d if d in order else None
 
