@@ -5,7 +5,8 @@
 #
 # A module is a source path without its extension (src/core/session.c + .h =
 # src/core/session); its layer is its folder, ranked by the order file (bottom up), or the
-# module itself where the order file names it (a leaf that sits below its folder). Edges:
+# module itself where the order file names it (a leaf that sits below its folder). A
+# private header x-local.h belongs to module x, whose files share it. Edges:
 #   include  '#include "x.h"', resolved beside the including file first, then in src/ and
 #            the layer folders (the -I path of Makefile.am);
 #   symbol   an undefined symbol of one object of libiotap.a that another object defines
@@ -58,6 +59,12 @@ def read_allow(path):
     return allow
 
 
+def module_of(path):
+    """module_of - the module of a source path: no extension, x-local.h is x's"""
+    mod = os.path.splitext(path)[0]
+    return mod[:-len("-local")] if path.endswith("-local.h") else mod
+
+
 def source_files(srcdir, order):
     """source_files - every .c and .h in the layer folders, relative to srcdir"""
     files = []
@@ -83,7 +90,7 @@ def include_edges(srcdir, order, files):
             for d in [here] + search:
                 p = os.path.normpath(os.path.join(d, inc))
                 if os.path.isfile(os.path.join(srcdir, p)):
-                    edges.add((os.path.splitext(f)[0], os.path.splitext(p)[0]))
+                    edges.add((module_of(f), module_of(p)))
                     break
             # not found: a system or generated header (config.h)
     return edges
@@ -224,7 +231,7 @@ def main():
         objects = 0
     else:
         files = source_files(args.srcdir, order)
-        nodes = {os.path.splitext(f)[0] for f in files}
+        nodes = {module_of(f) for f in files}
         edges |= {("include", a, b) for a, b in include_edges(args.srcdir, order, files)}
         if args.lib:
             sym, objects = symbol_edges(args.srcdir, files, args.lib)
