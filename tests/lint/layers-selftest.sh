@@ -69,6 +69,19 @@ echo '#include "a.h"' >>"$T/tree/low/b.h"
 expect 1 'include circle between modules low/b mid/a' "an include circle in a tree fails" \
 	$CHECK --srcdir "$T/tree" --lib "$T/tree/lib.a" --order "$T/tree/order" --allow "$T/none"
 
+# A private header x-local.h is x's own half: x.c including it and it including x.h is
+# no circle, while another module including it uses x.
+mkdir -p "$T/priv/low"
+printf 'int p_fn(void);\n' >"$T/priv/low/p.h"
+printf '#include "p.h"\n' >"$T/priv/low/p-local.h"
+printf '#include "p-local.h"\nint p_fn(void) { return 0; }\n' >"$T/priv/low/p.c"
+printf '#include "p-local.h"\n' >"$T/priv/low/q.c"
+echo low >"$T/priv/order"
+expect 0 '^ok:' "x.c with its x-local.h is one module" \
+	$CHECK --srcdir "$T/priv" --order "$T/priv/order" --allow "$T/none"
+expect 0 '^include low/q low/p$' "x-local.h included elsewhere is an edge to x" \
+	$CHECK --srcdir "$T/priv" --order "$T/priv/order" --allow "$T/none" --print-edges
+
 # The real tree: every line of the allow list is needed; take out the cgroup one and the
 # circle it breaks comes back, take out a documented one and its upward edge fails.
 LIB=$BUILD/libiotap.a
