@@ -23,27 +23,6 @@
 #include "hashtab.h"
 #include "usyms.h"
 
-/* Inlined frames kept per address, the real function included. */
-#define USYMS_INLINE_MAX	16
-
-/* Cache entries after which the address cache starts afresh. */
-#define USYMS_CACHE_MAX		(1u << 20)
-
-/* perf register numbers on x86_64 (uapi asm/perf_regs.h), part of the ABI. */
-enum {
-	X86_AX = 0, X86_BX = 1, X86_CX = 2, X86_DX = 3, X86_SI = 4, X86_DI = 5,
-	X86_BP = 6, X86_SP = 7, X86_IP = 8,
-	X86_R8 = 16, X86_R9, X86_R10, X86_R11, X86_R12, X86_R13, X86_R14,
-	X86_R15,
-	X86_NREGS
-};
-
-/* DWARF register numbers of the x86_64 psABI: rax rdx rcx rbx rsi rdi rbp
- * rsp r8-r15, then 16 for the return address (the ip). */
-#define X86_DWARF_NREGS	17
-#define X86_DWARF_SP	7
-#define X86_DWARF_RA	16
-
 enum ufile_state {
 	UFILE_NEW,		/* not looked for yet */
 	UFILE_FOUND,		/* image mapped */
@@ -107,14 +86,8 @@ struct umap {
 	bool bias_known;
 };
 
-/* The sample being unwound, served to libdwfl's thread callbacks. */
-struct usample {
-	Dwarf_Word regs[X86_DWARF_NREGS];
-	bool have[X86_DWARF_NREGS];
-	const uint8_t *stack;
-	uint64_t sp;
-	uint64_t size;
-};
+/* The sample being unwound: usyms-unwind.c's own. */
+struct usample;
 
 struct uproc {
 	struct uproc *next;		/* in the retired list */

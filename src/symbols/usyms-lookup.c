@@ -13,6 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Inlined frames kept per address, the real function included. */
+#define USYMS_INLINE_MAX	16
+
+/* Cache entries after which the address cache starts afresh. */
+#define USYMS_CACHE_MAX		(1u << 20)
+
 /* ufile_sym_find - the function symbol holding a link-time address */
 static const struct usym *ufile_sym_find(const struct ufile *f, uint64_t addr)
 {

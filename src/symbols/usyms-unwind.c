@@ -9,6 +9,30 @@
 #include <stdio.h>
 #include <string.h>
 
+/* perf register numbers on x86_64 (uapi asm/perf_regs.h), part of the ABI. */
+enum {
+	X86_AX = 0, X86_BX = 1, X86_CX = 2, X86_DX = 3, X86_SI = 4, X86_DI = 5,
+	X86_BP = 6, X86_SP = 7, X86_IP = 8,
+	X86_R8 = 16, X86_R9, X86_R10, X86_R11, X86_R12, X86_R13, X86_R14,
+	X86_R15,
+	X86_NREGS
+};
+
+/* DWARF register numbers of the x86_64 psABI: rax rdx rcx rbx rsi rdi rbp
+ * rsp r8-r15, then 16 for the return address (the ip). */
+#define X86_DWARF_NREGS	17
+#define X86_DWARF_SP	7
+#define X86_DWARF_RA	16
+
+/* The sample being unwound, served to libdwfl's thread callbacks. */
+struct usample {
+	Dwarf_Word regs[X86_DWARF_NREGS];
+	bool have[X86_DWARF_NREGS];
+	const uint8_t *stack;
+	uint64_t sp;
+	uint64_t size;
+};
+
 static const uint8_t x86_dwarf_to_perf[X86_DWARF_NREGS] = {
 	X86_AX, X86_DX, X86_CX, X86_BX, X86_SI, X86_DI, X86_BP, X86_SP,
 	X86_R8, X86_R9, X86_R10, X86_R11, X86_R12, X86_R13, X86_R14, X86_R15,
