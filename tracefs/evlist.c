@@ -14,6 +14,7 @@
 
 #include "evlist.h"
 #include "merge.h"
+#include "log.h"
 #include "sample.h"
 
 struct ring {
@@ -255,7 +256,7 @@ static int evlist_id_cmp(const void *a, const void *b)
 
 /* evlist_open_one - open sel on ring c, redirecting to the ring if one exists */
 static int evlist_open_one(struct evlist *el, struct evsel *sel, int c,
-			   const struct evlist_opts *opts, size_t wakeup, char *err, size_t errlen)
+			   const struct evlist_opts *opts, size_t wakeup)
 {
 	struct perf_event_attr attr;
 	struct ring *r = &el->rings[c];
@@ -276,35 +277,35 @@ static int evlist_open_one(struct evlist *el, struct evsel *sel, int c,
 	fd = sys_perf_event_open(&attr, el->cpus[c], -1);
 	if (fd < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "perf_event_open %s:%s on CPU %d: %s", sel->sys, sel->name,
-			 el->cpus[c], strerror(errno));
+		log_msg(LOG_ERR, "perf_event_open %s:%s on CPU %d: %s", sel->sys, sel->name,
+			el->cpus[c], strerror(errno));
 		return ret;
 	}
 	sel->fds[c] = fd;
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &sel->ids[c])) {
 		ret = -errno;
-		snprintf(err, errlen, "PERF_EVENT_IOC_ID: %s", strerror(errno));
+		log_msg(LOG_ERR, "PERF_EVENT_IOC_ID: %s", strerror(errno));
 		return ret;
 	}
 	if (sel->filter && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, sel->filter)) {
 		ret = -errno;
-		snprintf(err, errlen, "filter '%s' refused by %s:%s: %s", sel->filter, sel->sys,
-			 sel->name, strerror(errno));
+		log_msg(LOG_ERR, "filter '%s' refused by %s:%s: %s", sel->filter, sel->sys,
+			sel->name, strerror(errno));
 		return ret;
 	}
 	if (!r->base) {
 		ret = ring_map(r, fd, opts->mmap_pages);
 		if (ret) {
-			snprintf(err, errlen,
-				 ret == -EPERM ?
-				 "cannot map a %zu KiB ring per CPU: over perf_event_mlock_kb or RLIMIT_MEMLOCK; lower --mmap-pages" :
-				 "mmap of the %zu KiB ring failed: %s",
-				 opts->mmap_pages * (size_t)sysconf(_SC_PAGESIZE) / 1024, strerror(-ret));
+			log_msg(LOG_ERR,
+				ret == -EPERM ?
+				"cannot map a %zu KiB ring per CPU: over perf_event_mlock_kb or RLIMIT_MEMLOCK; lower --mmap-pages" :
+				"mmap of the %zu KiB ring failed: %s",
+				opts->mmap_pages * (size_t)sysconf(_SC_PAGESIZE) / 1024, strerror(-ret));
 			return ret;
 		}
 	} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd)) {
 		ret = -errno;
-		snprintf(err, errlen, "PERF_EVENT_IOC_SET_OUTPUT: %s", strerror(errno));
+		log_msg(LOG_ERR, "PERF_EVENT_IOC_SET_OUTPUT: %s", strerror(errno));
 		return ret;
 	}
 	return 0;
@@ -312,7 +313,7 @@ static int evlist_open_one(struct evlist *el, struct evsel *sel, int c,
 
 /* evlist_open_track - a dummy software event carrying COMM/FORK/EXIT/MMAP2 side-band */
 static int evlist_open_track(struct evlist *el, int c, const struct evlist_opts *opts,
-			     size_t wakeup, char *err, size_t errlen)
+			     size_t wakeup)
 {
 	struct perf_event_attr attr;
 	struct ring *r = &el->rings[c];
@@ -330,10 +331,12 @@ static int evlist_open_track(struct evlist *el, int c, const struct evlist_opts 
 	attr.build_id = opts->track_mmap && opts->build_id;
 	fd = sys_perf_event_open(&attr, el->cpus[c], -1);
 	if (fd < 0 || (r->base && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd))) {
-		snprintf(err, errlen, "side-band event on CPU %d: %s", el->cpus[c], strerror(errno));
+		int ret = -errno;
+
+		log_msg(LOG_ERR, "side-band event on CPU %d: %s", el->cpus[c], strerror(-ret));
 		if (fd >= 0)
 			close(fd);
-		return -errno;
+		return ret;
 	}
 	r->track_fd = fd;
 	/* No tracepoint is read from perf (another backend has them): the side-band has the ring. */
@@ -341,7 +344,7 @@ static int evlist_open_track(struct evlist *el, int c, const struct evlist_opts 
 		int ret = ring_map(r, fd, opts->mmap_pages);
 
 		if (ret) {
-			snprintf(err, errlen, "mmap of the side-band ring failed: %s", strerror(-ret));
+			log_msg(LOG_ERR, "mmap of the side-band ring failed: %s", strerror(-ret));
 			return ret;
 		}
 	}
@@ -349,18 +352,18 @@ static int evlist_open_track(struct evlist *el, int c, const struct evlist_opts 
 }
 
 /* evlist_open - open every event on every online CPU and map the rings */
-int evlist_open(struct evlist *el, const struct evlist_opts *opts, char *err, size_t errlen)
+int evlist_open(struct evlist *el, const struct evlist_opts *opts)
 {
 	size_t wakeup, k = 0;
 	int ret;
 
 	if ((!el->nr && !opts->track_comm) || opts->mmap_pages == 0 || (opts->mmap_pages & (opts->mmap_pages - 1))) {
-		snprintf(err, errlen, "ring size must be a power of two number of pages");
+		log_msg(LOG_ERR, "ring size must be a power of two number of pages");
 		return -EINVAL;
 	}
 	ret = cpus_online(&el->cpus);
 	if (ret < 0) {
-		snprintf(err, errlen, "cannot read the online CPUs: %s", strerror(-ret));
+		log_msg(LOG_ERR, "cannot read the online CPUs: %s", strerror(-ret));
 		return ret;
 	}
 	el->nr_cpus = ret;
@@ -390,14 +393,14 @@ int evlist_open(struct evlist *el, const struct evlist_opts *opts, char *err, si
 	wakeup = opts->mmap_pages * sysconf(_SC_PAGESIZE) / 4;
 	for (int c = 0; c < el->nr_cpus; c++) {
 		for (size_t i = 0; i < el->nr; i++) {
-			ret = evlist_open_one(el, el->sel[i], c, opts, wakeup, err, errlen);
+			ret = evlist_open_one(el, el->sel[i], c, opts, wakeup);
 			if (ret)
 				return ret;
 			el->ids[k].id = el->sel[i]->ids[c];
 			el->ids[k++].sel = el->sel[i];
 		}
 		if (opts->track_comm || opts->track_mmap) {
-			ret = evlist_open_track(el, c, opts, wakeup, err, errlen);
+			ret = evlist_open_track(el, c, opts, wakeup);
 			if (ret)
 				return ret;
 		}

@@ -59,7 +59,8 @@ typedef const struct perf_event_header *(*evlist_compact_fn)(void *arg,
 							    const struct perf_event_header *rec);
 
 void evlist_set_compact(struct evlist *el, evlist_compact_fn fn, void *arg);
-int evlist_open(struct evlist *el, const struct evlist_opts *opts, char *err, size_t errlen);
+/* 0 or -errno; what was refused goes to the log hook (log.h) as one LOG_ERR line. */
+int evlist_open(struct evlist *el, const struct evlist_opts *opts);
 int evlist_enable(struct evlist *el);
 int evlist_disable(struct evlist *el);
 int evlist_poll(struct evlist *el, int timeout_ms);

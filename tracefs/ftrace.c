@@ -13,6 +13,7 @@
 #include <tracefs.h>
 
 #include "ftrace.h"
+#include "log.h"
 #include "sample.h"
 #include "tfs.h"
 
@@ -271,17 +272,17 @@ static int ftrace_cpu_open(struct ftrace_ring *fr, struct ftrace_cpu *c)
  * ftrace_ring_open - create the instance, configure it, enable the events, open the readers
  *
  * Tracing stays off in the instance until ftrace_ring_enable(). On failure
- * err says what was refused; ftrace_ring_free() removes what was created.
+ * -errno, and a LOG_ERR line through the log hook says what was refused
+ * (nothing for -ENOMEM); ftrace_ring_free() removes what was created.
  */
-int ftrace_ring_open(struct ftrace_ring *fr, const int *cpus, int nr_cpus, size_t buffer_kb,
-		     char *err, size_t errlen)
+int ftrace_ring_open(struct ftrace_ring *fr, const int *cpus, int nr_cpus, size_t buffer_kb)
 {
 	char *hp, rel[512];
 	int len, ret;
 
 	ret = tfs_libtracefs_sync();
 	if (ret) {
-		snprintf(err, errlen, "cannot find tracefs: %s", strerror(-ret));
+		log_msg(LOG_ERR, "cannot find tracefs: %s", strerror(-ret));
 		return ret;
 	}
 	/* Our own pid's name left by a killed run whose pid we reuse: it is dead, take it over. */
@@ -297,8 +298,8 @@ int ftrace_ring_open(struct ftrace_ring *fr, const int *cpus, int nr_cpus, size_
 	fr->inst = tracefs_instance_create(fr->name);
 	if (!fr->inst) {
 		ret = errno ? -errno : -ENOMEM;
-		snprintf(err, errlen, "cannot create the tracefs instance %s: %s", fr->name,
-			 strerror(-ret));
+		log_msg(LOG_ERR, "cannot create the tracefs instance %s: %s", fr->name,
+			strerror(-ret));
 		return ret;
 	}
 	fr->created = true;
@@ -306,16 +307,16 @@ int ftrace_ring_open(struct ftrace_ring *fr, const int *cpus, int nr_cpus, size_
 	if (!ret)
 		ret = ftrace_write(fr, "trace_clock", "mono");
 	if (ret) {
-		snprintf(err, errlen, "cannot set the clock of tracefs instance %s to mono: %s",
-			 fr->name, strerror(-ret));
+		log_msg(LOG_ERR, "cannot set the clock of tracefs instance %s to mono: %s",
+			fr->name, strerror(-ret));
 		return ret;
 	}
 	/* Drop new events when full, as perf does, and count them: never overwrite what is unread. */
 	tracefs_option_disable(fr->inst, TRACEFS_OPTION_OVERWRITE);
 	if (buffer_kb && tracefs_instance_set_buffer_size(fr->inst, buffer_kb, -1) < 0) {
 		ret = errno ? -errno : -ENOMEM;
-		snprintf(err, errlen, "cannot size the ftrace buffer to %zu KiB per CPU: %s",
-			 buffer_kb, strerror(-ret));
+		log_msg(LOG_ERR, "cannot size the ftrace buffer to %zu KiB per CPU: %s",
+			buffer_kb, strerror(-ret));
 		return ret;
 	}
 	/* Wake the reader at a quarter full, like the perf rings' watermark (4.20+). */
@@ -324,13 +325,13 @@ int ftrace_ring_open(struct ftrace_ring *fr, const int *cpus, int nr_cpus, size_
 	if (!hp)
 		hp = tracefs_instance_file_read(NULL, "events/header_page", &len);
 	if (!hp) {
-		snprintf(err, errlen, "cannot read events/header_page of instance %s", fr->name);
+		log_msg(LOG_ERR, "cannot read events/header_page of instance %s", fr->name);
 		return -ENOENT;
 	}
 	ret = ftrace_ring_set_header_page(fr, hp, len);
 	free(hp);
 	if (ret) {
-		snprintf(err, errlen, "cannot parse the ftrace sub-buffer header: %s", strerror(-ret));
+		log_msg(LOG_ERR, "cannot parse the ftrace sub-buffer header: %s", strerror(-ret));
 		return ret;
 	}
 	for (size_t i = 0; i < fr->nr_ev; i++) {
@@ -340,16 +341,16 @@ int ftrace_ring_open(struct ftrace_ring *fr, const int *cpus, int nr_cpus, size_
 			snprintf(rel, sizeof(rel), "events/%s/%s/filter", ev->sys, ev->name);
 			ret = ftrace_write(fr, rel, ev->filter);
 			if (ret) {
-				snprintf(err, errlen, "filter '%s' refused by %s:%s: %s", ev->filter,
-					 ev->sys, ev->name, strerror(-ret));
+				log_msg(LOG_ERR, "filter '%s' refused by %s:%s: %s", ev->filter,
+					ev->sys, ev->name, strerror(-ret));
 				return ret;
 			}
 		}
 		snprintf(rel, sizeof(rel), "events/%s/%s/enable", ev->sys, ev->name);
 		ret = ftrace_write(fr, rel, "1");
 		if (ret) {
-			snprintf(err, errlen, "cannot enable %s:%s in tracefs instance %s: %s",
-				 ev->sys, ev->name, fr->name, strerror(-ret));
+			log_msg(LOG_ERR, "cannot enable %s:%s in tracefs instance %s: %s",
+				ev->sys, ev->name, fr->name, strerror(-ret));
 			return ret;
 		}
 	}
@@ -364,8 +365,8 @@ int ftrace_ring_open(struct ftrace_ring *fr, const int *cpus, int nr_cpus, size_
 	for (int i = 0; i < nr_cpus; i++) {
 		ret = ftrace_cpu_open(fr, &fr->cpu[i]);
 		if (ret) {
-			snprintf(err, errlen, "cannot open the ftrace buffer of CPU %d: %s", cpus[i],
-				 strerror(-ret));
+			log_msg(LOG_ERR, "cannot open the ftrace buffer of CPU %d: %s", cpus[i],
+				strerror(-ret));
 			return ret;
 		}
 	}

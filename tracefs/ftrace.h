@@ -49,8 +49,8 @@ void ftrace_ring_free(struct ftrace_ring *fr);
 int ftrace_ring_add(struct ftrace_ring *fr, const char *sys, const char *name, int tp_id,
 		    const char *filter);
 int ftrace_ring_set_header_page(struct ftrace_ring *fr, const char *text, size_t len);
-int ftrace_ring_open(struct ftrace_ring *fr, const int *cpus, int nr_cpus, size_t buffer_kb,
-		     char *err, size_t errlen);
+/* 0 or -errno; what was refused goes to the log hook (log.h) as one LOG_ERR line. */
+int ftrace_ring_open(struct ftrace_ring *fr, const int *cpus, int nr_cpus, size_t buffer_kb);
 int ftrace_ring_enable(struct ftrace_ring *fr);
 int ftrace_ring_disable(struct ftrace_ring *fr);
 int ftrace_ring_read(struct ftrace_ring *fr, bool flush, ftrace_record_fn fn, void *arg);

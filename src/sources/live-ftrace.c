@@ -32,7 +32,6 @@ struct live_ftrace {
 	int nr_cpus;
 	uint64_t *lost_pushed;	/* per CPU: losses already in the stream */
 	bool disabled;
-	char err[256];
 };
 
 /* ftrace_alloc - an empty backend: no instance until open */
@@ -152,10 +151,7 @@ static int ftrace_open(void *priv)
 		if (ret)
 			return ret;
 	}
-	ret = ftrace_ring_open(f->fr, f->cpus, f->nr_cpus, kb, f->err, sizeof(f->err));
-	if (ret)
-		log_msg(LOG_ERR, "%s", f->err);
-	return ret;
+	return ftrace_ring_open(f->fr, f->cpus, f->nr_cpus, kb);
 }
 
 /* ftrace_enable - start recording in the instance */

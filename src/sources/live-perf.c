@@ -15,7 +15,6 @@
 struct live_perf {
 	struct session *s;
 	struct evlist *el;
-	char err[256];
 };
 
 /* perf_alloc - an empty event list */
@@ -124,11 +123,8 @@ static int perf_open(void *priv)
 		.track_mmap = p->s->opts.track_mmap,
 		.build_id = p->s->opts.track_mmap,
 	};
-	int ret = evlist_open(p->el, &eo, p->err, sizeof(p->err));
 
-	if (ret)
-		log_msg(LOG_ERR, "%s", p->err);
-	return ret;
+	return evlist_open(p->el, &eo);
 }
 
 /* perf_enable - start sampling */

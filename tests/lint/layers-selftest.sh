@@ -42,6 +42,13 @@ expect 1 'symbol mid/d -> mid/a\|symbol circle' "allowing one edge allows no oth
 	$CHECK --order "$T/order" --allow "$T/allow-up" --edges "$T/circle"
 expect 0 'allowed edge .include low/b mid/a. is gone' "a stale allowed edge is named" \
 	$CHECK --order "$T/order" --allow "$T/allow-up" --edges "$T/clean"
+printf 'mid/leaf\nlow\nmid\nhigh\n' >"$T/order-leaf"
+{ cat "$T/clean"; echo 'include low/b mid/leaf'; } >"$T/leaf"
+expect 0 '^ok:' "a module listed below its folder may be used from there" \
+	$CHECK --order "$T/order-leaf" --allow "$T/none" --edges "$T/leaf"
+{ cat "$T/leaf"; echo 'symbol mid/leaf mid/a'; } >"$T/leaf-up"
+expect 1 'symbol mid/leaf -> mid/a: upward' "a module listed below its folder uses it no more" \
+	$CHECK --order "$T/order-leaf" --allow "$T/none" --edges "$T/leaf-up"
 { cat "$T/clean"; echo 'symbol other/x low/b'; } >"$T/nolayer"
 expect 1 'other/x is in no layer' "a module outside the layers fails" \
 	$CHECK --order "$T/order" --allow "$T/none" --edges "$T/nolayer"
@@ -62,16 +69,29 @@ echo '#include "a.h"' >>"$T/tree/low/b.h"
 expect 1 'include circle between modules low/b mid/a' "an include circle in a tree fails" \
 	$CHECK --srcdir "$T/tree" --lib "$T/tree/lib.a" --order "$T/tree/order" --allow "$T/none"
 
+# A private header x-local.h is x's own half: x.c including it and it including x.h is
+# no circle, while another module including it uses x.
+mkdir -p "$T/priv/low"
+printf 'int p_fn(void);\n' >"$T/priv/low/p.h"
+printf '#include "p.h"\n' >"$T/priv/low/p-local.h"
+printf '#include "p-local.h"\nint p_fn(void) { return 0; }\n' >"$T/priv/low/p.c"
+printf '#include "p-local.h"\n' >"$T/priv/low/q.c"
+echo low >"$T/priv/order"
+expect 0 '^ok:' "x.c with its x-local.h is one module" \
+	$CHECK --srcdir "$T/priv" --order "$T/priv/order" --allow "$T/none"
+expect 0 '^include low/q low/p$' "x-local.h included elsewhere is an edge to x" \
+	$CHECK --srcdir "$T/priv" --order "$T/priv/order" --allow "$T/none" --print-edges
+
 # The real tree: every line of the allow list is needed; take out the cgroup one and the
 # circle it breaks comes back, take out a documented one and its upward edge fails.
 LIB=$BUILD/libiotap.a
 if [ -f "$LIB" ]; then
 	while IFS='|' read -r edge want; do
-		grep -vF "$edge" "$SRC/tests/lint/layers-allow" >"$T/allow-real"
-		[ "$(wc -l <"$T/allow-real")" -lt "$(wc -l <"$SRC/tests/lint/layers-allow")" ] ||
+		grep -vF "$edge" "$SRC/tests/lint/layers.allow" >"$T/allow-real"
+		[ "$(wc -l <"$T/allow-real")" -lt "$(wc -l <"$SRC/tests/lint/layers.allow")" ] ||
 			{ echo "FAIL: '$edge' is not in layers-allow"; fails=$((fails + 1)); }
 		expect 1 "$want" "the real tree without '$edge' fails" \
-			$CHECK --srcdir "$SRC" --lib "$LIB" --order "$SRC/tests/lint/layers" \
+			$CHECK --srcdir "$SRC" --lib "$LIB" --order "$SRC/tests/lint/layers.order" \
 			--allow "$T/allow-real"
 	done <<-'END'
 	symbol  src/core/cgroup src/core/session|symbol circle between modules src/core/cgroup src/core/session

@@ -4,7 +4,9 @@
 # symbol level.
 #
 # A module is a source path without its extension (src/core/session.c + .h =
-# src/core/session); its layer is its folder, ranked by the order file (bottom up). Edges:
+# src/core/session); its layer is its folder, ranked by the order file (bottom up), or the
+# module itself where the order file names it (a leaf that sits below its folder). A
+# private header x-local.h belongs to module x, whose files share it. Edges:
 #   include  '#include "x.h"', resolved beside the including file first, then in src/ and
 #            the layer folders (the -I path of Makefile.am);
 #   symbol   an undefined symbol of one object of libiotap.a that another object defines
@@ -36,7 +38,7 @@ def read_lines(path):
 
 
 def read_order(path):
-    """read_order - the layer folders, bottom up, mapped to their rank"""
+    """read_order - the layers (folders or single modules), bottom up, mapped to their rank"""
     order = {}
     for n, words in read_lines(path):
         if len(words) != 1 or words[0] in order:
@@ -57,11 +59,19 @@ def read_allow(path):
     return allow
 
 
+def module_of(path):
+    """module_of - the module of a source path: no extension, x-local.h is x's"""
+    mod = os.path.splitext(path)[0]
+    return mod[:-len("-local")] if path.endswith("-local.h") else mod
+
+
 def source_files(srcdir, order):
     """source_files - every .c and .h in the layer folders, relative to srcdir"""
     files = []
     for folder in order:
         d = os.path.join(srcdir, folder)
+        if not os.path.isdir(d):
+            continue  # a module of its own
         for name in sorted(os.listdir(d)):
             if name.endswith((".c", ".h")) and os.path.isfile(os.path.join(d, name)):
                 files.append(f"{folder}/{name}")
@@ -71,7 +81,7 @@ def source_files(srcdir, order):
 def include_edges(srcdir, order, files):
     """include_edges - (from, to) modules for every '#include "x.h"' inside the tree"""
     edges = set()
-    search = ["src"] + list(order)
+    search = ["src"] + [d for d in order if os.path.isdir(os.path.join(srcdir, d))]
     for f in files:
         here = os.path.dirname(f)
         with open(os.path.join(srcdir, f), errors="replace") as fp:
@@ -80,7 +90,7 @@ def include_edges(srcdir, order, files):
             for d in [here] + search:
                 p = os.path.normpath(os.path.join(d, inc))
                 if os.path.isfile(os.path.join(srcdir, p)):
-                    edges.add((os.path.splitext(f)[0], os.path.splitext(p)[0]))
+                    edges.add((module_of(f), module_of(p)))
                     break
             # not found: a system or generated header (config.h)
     return edges
@@ -120,7 +130,9 @@ def symbol_edges(srcdir, files, lib):
 
 
 def layer_of(mod, order):
-    """layer_of - the layer folder a module lives in, or None"""
+    """layer_of - the layer a module is in: itself if the order names it, else its folder"""
+    if mod in order:
+        return mod
     d = os.path.dirname(mod)
     return d if d in order else None
 
@@ -219,7 +231,7 @@ def main():
         objects = 0
     else:
         files = source_files(args.srcdir, order)
-        nodes = {os.path.splitext(f)[0] for f in files}
+        nodes = {module_of(f) for f in files}
         edges |= {("include", a, b) for a, b in include_edges(args.srcdir, order, files)}
         if args.lib:
             sym, objects = symbol_edges(args.srcdir, files, args.lib)
