@@ -5,7 +5,7 @@
 /* The commands besides the tools, declared like tools: options, help, man page. */
 #include "iotap.h"
 
-extern const struct tool cmd_record;	/* cmd-record.c; params: struct record_params */
-extern const struct tool cmd_report;	/* cmd-report.c; params: struct report_params */
+extern const struct tool cmd_record;	/* record-opts.c; params: struct record_params */
+extern const struct tool cmd_report;	/* report-opts.c; params: struct report_params */
 
 #endif

@@ -15,8 +15,8 @@
 #include "log.h"
 #include "cmds.h"
 #include "opt.h"
-#include "record.h"
-#include "recording.h"
+#include "recorder.h"
+#include "source-recording.h"
 #include "session.h"
 
 static const char *cli_prefix = "iotap";

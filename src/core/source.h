@@ -5,7 +5,7 @@
 /*
  * Where a session's events come from. Everything that differs between the
  * running kernel and a recording is an operation here, implemented once per
- * source (source-live.c, recording.c, perfdata.c; sources/select.c picks one
+ * source (source-live.c, source-recording.c, source-perfdata.c; sources/select.c picks one
  * for a session); nothing above the sources asks which one it has. A source hands every record to session_dispatch() in time
  * order, shaped as perf records (PERF_RECORD_SAMPLE layout for samples,
  * whatever ring it was read from).

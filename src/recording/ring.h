@@ -5,7 +5,7 @@
 /*
  * The flight recorder's memory (record --ring): the last keep_ns of the
  * recording's event chunks, compressed and framed exactly as the file
- * stores them (recfile.h: a sink writer makes them, rec_writer_put_chunk
+ * stores them (container.h: a sink writer makes them, rec_writer_put_chunk
  * writes them out), so a dump is a copy and memory per event is the file's.
  * Each chunk is self-contained (its callchain ids start over). Memory is
  * bounded twice: chunks whose newest event is older than keep_ns before the

@@ -5,7 +5,7 @@
 /*
  * Recordings in parts: when a part is due (--switch-output SIZE|TIME), the
  * naming of parts (FILE.<timestamp>), and which parts to keep (--max-files).
- * Pure functions and memory only; the recorder (record.c) writes the parts.
+ * Pure functions and memory only; the recorder (recorder.c) writes the parts.
  *
  * The hand-over at a boundary: a request belongs to the part in which its
  * first event falls (block_io_start, insert or issue, whichever was seen

@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include "live.h"
-#include "perfdata.h"
-#include "recording.h"
+#include "source-perfdata.h"
+#include "source-recording.h"
 #include "session.h"
 #include "stacks.h"
 

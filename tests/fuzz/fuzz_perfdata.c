@@ -16,8 +16,8 @@
 
 #include "log.h"
 #include "opt.h"
-#include "perfdata.h"
-#include "recording.h"
+#include "source-perfdata.h"
+#include "source-recording.h"
 
 /* run_tool - one tool with its arguments over the image, output thrown away */
 static void run_tool(const uint8_t *img, size_t len, FILE *out, int argc, char **argv)

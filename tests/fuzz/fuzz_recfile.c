@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_recfile.c - libFuzzer harness for the recording reader */
-#ifndef _GNU_SOURCE		/* run.sh defines it for recfile.c too */
+#ifndef _GNU_SOURCE		/* run.sh defines it for container.c too */
 #define _GNU_SOURCE
 #endif
 #include <stdint.h>
@@ -13,7 +13,7 @@
 
 #include "recimage.h"
 
-#include "recfile.h"
+#include "container.h"
 
 #define MAX_CHUNKS 4096
 

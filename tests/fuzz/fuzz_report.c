@@ -25,7 +25,7 @@
 
 #include "log.h"
 #include "opt.h"
-#include "recording.h"
+#include "source-recording.h"
 
 /* pack_sections - write type/length/bytes entries as a real recording; its image, or NULL */
 static uint8_t *pack_sections(const uint8_t *data, size_t size, size_t *out_len)

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "recfile.h"
+#include "container.h"
 
 #define T_META REC_FOURCC('M', 'E', 'T', 'A')
 #define T_FMTS REC_FOURCC('F', 'M', 'T', 'S')

@@ -1,11 +1,11 @@
 #!/bin/bash
 # run.sh - build the fuzzers with clang (libFuzzer, ASan, UBSan) from the sources and run each
 # for a bounded time.
-#   fuzz_recfile  the recording container (src/recording/recfile.c)
+#   fuzz_recfile  the recording container (src/recording/container.c)
 #   fuzz_report   the whole report path: open from memory, replay, biolatency, iostack -K -f,
 #                 biosnoop --cgroup, fileio, iostackbreakdown, --info
 #   fuzz_trigger  the flight recorder's --trigger expressions (src/recording/trigger.c)
-#   fuzz_perfdata the perf.data reader (src/recording/perfdata.c) under the same two tools
+#   fuzz_perfdata the perf.data reader (src/sources/source-perfdata.c) under the same two tools
 # Environment: FUZZ_SECONDS per fuzzer (default 60), BUILDDIR holding config.h (default: the
 # source tree), FUZZ_OUT for binaries, grown corpora and crash files (default: a temporary
 # directory, removed unless something failed), CLANG (default clang).
@@ -72,7 +72,7 @@ PY
 }
 
 # The container needs nothing of the build; the report path needs all of the core.
-build fuzz_recfile "${SANITIZE[@]}" -D_GNU_SOURCE -I"$TOP/src/recording" -- "$TOP/tests/fuzz/fuzz_recfile.c" "$TOP/src/recording/recfile.c"
+build fuzz_recfile "${SANITIZE[@]}" -D_GNU_SOURCE -I"$TOP/src/recording" -- "$TOP/tests/fuzz/fuzz_recfile.c" "$TOP/src/recording/container.c"
 build fuzz_trigger "${CFLAGS[@]}" -- "$TOP/tests/fuzz/fuzz_trigger.c" "$TOP/src/recording/trigger.c"
 # shellcheck disable=SC2046 # one argument per source file
 build fuzz_report "${CFLAGS[@]}" -- "$TOP/tests/fuzz/fuzz_report.c" $(lib_sources)

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "log.h"
-#include "recording.h"
+#include "source-recording.h"
 #include "testlib.h"
 
 /*

@@ -8,7 +8,7 @@
 #include <errno.h>
 
 #include "fdtab.h"
-#include "recformat.h"
+#include "sections.h"
 
 /* test_open_dup_close - a dup names the same file; closing one leaves the other */
 static void test_open_dup_close(void **state)

@@ -11,8 +11,8 @@
 
 #include "cmds.h"
 #include "opt.h"
-#include "record.h"
-#include "recording.h"
+#include "recorder.h"
+#include "source-recording.h"
 
 /* capture - run a printer for a tool into a string */
 static char *capture(void (*fn)(const struct tool *, FILE *), const struct tool *t)

@@ -12,8 +12,8 @@
 
 #include "fmtcheck.h"
 #include "log.h"
-#include "perfdata.h"
-#include "recording.h"
+#include "source-perfdata.h"
+#include "source-recording.h"
 #include "testlib.h"
 
 /*

@@ -17,7 +17,7 @@
 #include <zlib.h>
 #include <cmocka.h>
 
-#include "recfile.h"
+#include "container.h"
 #include "testlib.h"
 
 #define T_META REC_FOURCC('M', 'E', 'T', 'A')
@@ -184,7 +184,7 @@ static void chunks_assert_prefix(const struct chunks *got, const struct chunks *
 	}
 }
 
-/* le32_put - test-side little-endian store, independent of recfile.c */
+/* le32_put - test-side little-endian store, independent of container.c */
 static void le32_put(uint8_t *p, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)

@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "log.h"
-#include "recording.h"
+#include "source-recording.h"
 #include "testlib.h"
 
 /* What tests/data/recordings/make-recordings recorded (see that script). */

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* cmd-record.c - the 'iotap record' command: its options, help and man page */
+/* record-opts.c - the 'iotap record' command: its options, help and man page */
 #include <stddef.h>
 
 #include "cmds.h"
 #include "opt.h"
-#include "record.h"
+#include "recorder.h"
 
 #define P(f) offsetof(struct record_params, f)
 static const struct opt record_opts[] = {

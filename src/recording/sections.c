@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* recformat.c - the fixed-layout sections of a recording, each encoder beside its decoder */
+/* sections.c - the fixed-layout sections of a recording, each encoder beside its decoder */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include "array.h"
 #include "cursor.h"
 #include "fmtcheck.h"
-#include "recformat.h"
+#include "sections.h"
 
 /* Longest path a MAPS entry keeps. */
 #define MAPS_PATH_MAX 4095
@@ -40,7 +40,7 @@ void secbuf_u64(struct secbuf *b, uint64_t v)
 	secbuf_put(b, &v, sizeof(v));
 }
 
-/* secbuf_str0 - see recformat.h */
+/* secbuf_str0 - see sections.h */
 void secbuf_str0(struct secbuf *b, const char *s, size_t n)
 {
 	char field[64] = "";
@@ -49,7 +49,7 @@ void secbuf_str0(struct secbuf *b, const char *s, size_t n)
 	secbuf_put(b, field, n);
 }
 
-/* secbuf_meta - see recformat.h */
+/* secbuf_meta - see sections.h */
 void secbuf_meta(struct secbuf *b, const char *key, const char *fmt, ...)
 {
 	char val[4096];
@@ -88,7 +88,7 @@ static void secbuf_patch_u32(struct secbuf *b, size_t off, uint32_t v)
 		memcpy(b->p + off, &v, 4);
 }
 
-/* recfmt_version - see recformat.h */
+/* recfmt_version - see sections.h */
 uint32_t recfmt_version(const void *p, size_t len)
 {
 	struct cursor c = cursor_make(p, len);
@@ -119,7 +119,7 @@ void recfmt_evnt_encode(struct secbuf *b, const struct recfmt_evnt *e)
 	secbuf_put(b, e->fmt, e->fmt_len);
 }
 
-/* recfmt_evnt_decode - see recformat.h */
+/* recfmt_evnt_decode - see sections.h */
 int recfmt_evnt_decode(const void *p, size_t len, struct recfmt_evnt *e, char *why,
 		       size_t whylen)
 {
@@ -164,7 +164,7 @@ int recfmt_evnt_decode(const void *p, size_t len, struct recfmt_evnt *e, char *w
 	return 0;
 }
 
-/* recfmt_evnt_id - see recformat.h */
+/* recfmt_evnt_id - see sections.h */
 uint64_t recfmt_evnt_id(const struct recfmt_evnt *e, size_t i)
 {
 	uint64_t id;

@@ -5,14 +5,14 @@
 /*
  * The session source that replays an iotap recording, and the summary
  * behind 'iotap report --info'. The sections and their layouts are in
- * recformat.h; the writing side is record.c.
+ * sections.h; the writing side is recorder.c.
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "recfile.h"
-#include "recformat.h"
+#include "container.h"
+#include "sections.h"
 #include "session.h"
 
 /* One recorded event as --info shows it. */

@@ -3,11 +3,11 @@
 #define IOTAP_RECFORMAT_H
 
 /*
- * What an iotap recording holds, on top of the container of recfile.h: the
+ * What an iotap recording holds, on top of the container of container.h: the
  * section types and their layouts (iotap-recording(5), SECTIONS), and for
  * the sections of a fixed binary layout their encoder (used by the
- * recorder, record.c) beside their decoder (used by the recorded source,
- * recording.c), so that the two cannot drift. Decoders read through the
+ * recorder, recorder.c) beside their decoder (used by the recorded source,
+ * source-recording.c), so that the two cannot drift. Decoders read through the
  * bounds-checked cursor and return 0, or -EINVAL with why the section is
  * malformed in why.
  *
@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "disk.h"
-#include "recfile.h"
+#include "container.h"
 
 #define REC_SEC_META	REC_FOURCC('M', 'E', 'T', 'A')	/* key=value lines: host, kernel, clock */
 #define REC_SEC_FMTH	REC_FOURCC('F', 'M', 'T', 'H')	/* tracefs events/header_page text */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* recfile.c - chunked, compressed, CRC-checked recording container */
+/* container.c - chunked, compressed, CRC-checked recording container */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -13,7 +13,7 @@
 #include <zlib.h>
 
 #include "outfile.h"
-#include "recfile.h"
+#include "container.h"
 
 /*
  * Byte layout (iotap-recording(5)); every integer is little-endian.
@@ -745,7 +745,7 @@ static int rec_reader_packed(struct rec_reader *r, struct rec_packed *c)
 	return 1;
 }
 
-/* rec_reader_next_packed - the next section chunk, not inflated (see recfile.h) */
+/* rec_reader_next_packed - the next section chunk, not inflated (see container.h) */
 int rec_reader_next_packed(struct rec_reader *r, struct rec_packed *c)
 {
 	int ret;
@@ -792,7 +792,7 @@ struct rec_inflater {
 	z_stream zs;
 };
 
-/* rec_inflater_new - see recfile.h */
+/* rec_inflater_new - see container.h */
 struct rec_inflater *rec_inflater_new(void)
 {
 	struct rec_inflater *z = calloc(1, sizeof(*z));
@@ -807,13 +807,13 @@ struct rec_inflater *rec_inflater_new(void)
 	return z;
 }
 
-/* rec_inflate - see recfile.h */
+/* rec_inflate - see container.h */
 int rec_inflate(struct rec_inflater *z, const struct rec_packed *c, void *out)
 {
 	return zs_inflate(&z->zs, c->payload, c->len, out, c->raw_len);
 }
 
-/* rec_inflater_free - see recfile.h */
+/* rec_inflater_free - see container.h */
 void rec_inflater_free(struct rec_inflater *z)
 {
 	if (!z)
@@ -981,7 +981,7 @@ static int prefetch_workers(void)
 	return cpus < 1 ? 1 : cpus < PREFETCH_WORKERS ? cpus : PREFETCH_WORKERS;
 }
 
-/* rec_prefetch_start - see recfile.h */
+/* rec_prefetch_start - see container.h */
 struct rec_prefetch *rec_prefetch_start(struct rec_reader *r, uint32_t type, const void *data,
 					size_t len, const uint8_t **first, int *err)
 {
@@ -1053,7 +1053,7 @@ void rec_prefetch_free(struct rec_prefetch *pf)
 	free(pf);
 }
 
-/* rec_prefetch_next - see recfile.h */
+/* rec_prefetch_next - see container.h */
 int rec_prefetch_next(struct rec_prefetch *pf, uint32_t *type, const uint8_t **data, size_t *len,
 		      uint64_t *end_at)
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* cli-record.c - iotap record: options, the status line and the summary */
+/* record-main.c - iotap record: options, the status line and the summary */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,7 +8,7 @@
 
 #include "cli.h"
 #include "cmds.h"
-#include "record.h"
+#include "recorder.h"
 
 struct cli_record {
 	const char *path;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* cli-report.c - iotap report: a tool over a recording, or --info about it */
+/* report-main.c - iotap report: a tool over a recording, or --info about it */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 
 #include "cli.h"
 #include "cmds.h"
-#include "recording.h"
+#include "source-recording.h"
 
 /* cli_info_print - what, where and when was recorded, and whether anything is missing */
 static void cli_info_print(struct session *s, const struct recording_info *in)

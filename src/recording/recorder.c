@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* record.c - iotap record: the events tools use, and all a later report needs, to a file */
+/* recorder.c - iotap record: the events tools use, and all a later report needs, to a file */
 #include "config.h"
 
 #include <dirent.h>
@@ -19,9 +19,8 @@
 #include "cgroup.h"
 #include "fdtab.h"
 #include "log.h"
-#include "recformat.h"
-#include "record.h"
-#include "recording.h"
+#include "sections.h"
+#include "recorder.h"
 #include "reqwatch.h"
 #include "ring.h"
 #include "rotate.h"
@@ -530,7 +529,7 @@ static int maps_put(void *arg, const struct usyms_map *map)
 	return ret;
 }
 
-/* maps_encode - the MAPS section of every running process (recformat.h) */
+/* maps_encode - the MAPS section of every running process (sections.h) */
 static int maps_encode(struct secbuf *out)
 {
 	struct maps_snap sn = { { 0 } };

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* cmd-report.c - the 'iotap report' command: its options, help and man page */
+/* report-opts.c - the 'iotap report' command: its options, help and man page */
 #include <stddef.h>
 
 #include "cmds.h"
 #include "opt.h"
-#include "recording.h"
+#include "source-recording.h"
 
 #define RP(f) offsetof(struct report_params, f)
 static const struct opt report_opts[] = {

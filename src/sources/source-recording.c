@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* recording.c - the session source that replays an iotap recording */
+/* source-recording.c - the session source that replays an iotap recording */
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -13,8 +13,8 @@
 #include "fmtcheck.h"
 #include "ksyms.h"
 #include "log.h"
-#include "recformat.h"
-#include "recording.h"
+#include "sections.h"
+#include "source-recording.h"
 #include "usyms.h"
 
 /* Largest kallsyms text accepted: real ones are 5 to 20 MiB. */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* perfdata.c - the session source that reads a perf.data file (perfdata.h) */
+/* source-perfdata.c - the session source that reads a perf.data file (source-perfdata.h) */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -16,8 +16,8 @@
 #include "fmtcheck.h"
 #include "ksyms.h"
 #include "log.h"
-#include "perfdata.h"
-#include "recording.h"
+#include "source-perfdata.h"
+#include "source-recording.h"
 #include "session.h"
 #include "../parsers/block.h"
 #include "../parsers/field.h"
@@ -177,7 +177,7 @@ static int pd_section(const struct perf_src *f, struct cursor *c, const char *wh
 	return 0;
 }
 
-/* perfdata_magic - see perfdata.h */
+/* perfdata_magic - see source-perfdata.h */
 bool perfdata_magic(const void *buf, size_t len)
 {
 	return len >= 8 && (!memcmp(buf, PERFDATA_MAGIC, 8) || !memcmp(buf, "2ELIFREP", 8));
