@@ -153,20 +153,13 @@ static void run_init(struct seen *sn, const char *kernel, const struct opt *o, i
 	int err;
 	const struct tool *t = sn->tool;
 	void *params = calloc(1, t->params_size ? t->params_size : 1);
-	struct session s;
+	struct session *s;
 
 	assert_non_null(params);
-	memset(&s, 0, sizeof(s));
-	s.src = &testlib_source;
-	s.ctx.sess = &s;
-	s.ctx.tool = t;
-	s.ctx.params = params;
-	s.ctx.out = stdout;
-	s.opts.max_stack = SESSION_MAX_STACK_DEFAULT;
-	s.ctx.state = t->state_size ? calloc(1, t->state_size) : NULL;
-	load(&s.fs, kernel);
-	assert_int_equal(disk_table_add(&s.disks, 8 << 20, "sda", "mq-deadline"), 0);
-	assert_int_equal(disk_table_add(&s.disks, 259 << 20, "nvme0n1", "none"), 0);
+	s = testlib_session_new(t, params, SESSION_MAX_STACK_DEFAULT);
+	load(&s->fs, kernel);
+	assert_int_equal(disk_table_add(&s->disks, 8 << 20, "sda", "mq-deadline"), 0);
+	assert_int_equal(disk_table_add(&s->disks, 259 << 20, "nvme0n1", "none"), 0);
 	if (o) {
 		void *f = (char *)params + o->offset;
 
@@ -189,12 +182,12 @@ static void run_init(struct seen *sn, const char *kernel, const struct opt *o, i
 		}
 	}
 	last_err[0] = 0;
-	err = t->init(&s.ctx);
-	if (err && !(err == -ENOENT && lacks_required(t, &s.fs)) && !refused(t, o, value, err))
+	err = t->init(&s->ctx);
+	if (err && !(err == -ENOENT && lacks_required(t, &s->fs)) && !refused(t, o, value, err))
 		fail_msg("%s over %s with --%s %s: %s (%s)", t->name, kernel,
 			 o ? o->long_name : "(none)", value ? value : "", strerror(-err), last_err);
-	for (size_t i = 0; i < s.nr_ev; i++) {
-		const struct iotap_event *ev = s.ev[i];
+	for (size_t i = 0; i < s->nr_ev; i++) {
+		const struct iotap_event *ev = s->ev[i];
 		size_t k = 0;
 
 		for (; t->events[k].sys; k++)
@@ -206,7 +199,7 @@ static void run_init(struct seen *sn, const char *kernel, const struct opt *o, i
 		sn->used[k] = true;
 		sn->stacked[k] |= !!(ev->flags & (IOTAP_EV_KSTACK | IOTAP_EV_USTACK));
 	}
-	session_release(&s);
+	testlib_session_free(s);
 	free(params);
 }
 
@@ -265,20 +258,16 @@ static void test_undeclared(void **state)
 {
 	static const struct tool_event evs[] = { { "block", "block_rq_issue", 0 }, { NULL, NULL, 0 } };
 	static const struct tool t = { .name = "t", .events = evs };
-	struct session s;
+	struct session *s = testlib_session_new(&t, NULL, 0);
 
 	log_set(on_log);
-	memset(&s, 0, sizeof(s));
-	s.src = &testlib_source;
-	s.ctx.sess = &s;
-	s.ctx.tool = &t;
-	load(&s.fs, K618);
-	assert_null(iotap_event_use(&s.ctx, "block", "block_rq_complete", 0, NULL, NULL));
+	load(&s->fs, K618);
+	assert_null(iotap_event_use(&s->ctx, "block", "block_rq_complete", 0, NULL, NULL));
 	assert_int_equal(errno, EINVAL);
 	assert_non_null(strstr(last_err, "does not declare"));
-	assert_null(iotap_event_use(&s.ctx, "block", "block_rq_issue", IOTAP_EV_KSTACK, NULL, NULL));
-	assert_non_null(iotap_event_use(&s.ctx, "block", "block_rq_issue", 0, NULL, NULL));
-	session_release(&s);
+	assert_null(iotap_event_use(&s->ctx, "block", "block_rq_issue", IOTAP_EV_KSTACK, NULL, NULL));
+	assert_non_null(iotap_event_use(&s->ctx, "block", "block_rq_issue", 0, NULL, NULL));
+	testlib_session_free(s);
 	log_set(NULL);
 }
 

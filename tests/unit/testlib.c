@@ -156,6 +156,34 @@ const struct source_ops testlib_source = {
 	.run = source_run, .find = source_find, .close = source_close,
 };
 
+/* testlib_session_new - a session over testlib_source, for the test to fill */
+struct session *testlib_session_new(const struct tool *tool, void *params, uint64_t max_stack)
+{
+	struct session *s = calloc(1, sizeof(*s));
+
+	assert_non_null(s);
+	s->src = &testlib_source;
+	s->ctx.sess = s;
+	s->ctx.tool = tool;
+	s->ctx.params = params;
+	s->ctx.out = stdout;
+	s->opts.max_stack = max_stack;
+	if (tool && tool->state_size) {
+		s->ctx.state = calloc(1, tool->state_size);
+		assert_non_null(s->ctx.state);
+	}
+	return s;
+}
+
+/* testlib_session_free - release and free a testlib_session_new session */
+void testlib_session_free(struct session *s)
+{
+	if (!s)
+		return;
+	session_release(s);
+	free(s);
+}
+
 /* testlib_tool_run - a tool with its arguments over a recording in memory or a file */
 int testlib_tool_run(const uint8_t *buf, size_t len, const char *path, char **out,
 		     const char *tool_name, ...)
