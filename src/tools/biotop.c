@@ -12,6 +12,7 @@
 #include "array.h"
 #include "blktrack.h"
 #include "prom.h"
+#include "shared.h"
 
 #define BIOTOP_ROWS 20
 
@@ -54,9 +55,8 @@ static const struct opt biotop_opts[] = {
 	{ 's', "sort", OPT_CHOICE, P(sort), "SORT",
 	  "sort by bytes (the default, BCC's order), by I/O + bytes + microseconds (all, libbpf-tools' default), by I/O or by total latency",
 	  biotop_sorts },
-	{ 0, "prom", OPT_STR, P(prom), "FILE",
-	  "each interval, also write every row as Prometheus counters (requests, bytes, latency "
-	  "seconds; labels pid, comm, disk, dir) to FILE.tmp and rename it over FILE" },
+	TOOL_OPT_PROM(P(prom), "every row as Prometheus counters (requests, bytes, latency "
+		      "seconds; labels pid, comm, disk, dir)"),
 	{ 0, "show-cgroup", OPT_FLAG, P(show_cgroup), NULL,
 	  "add a CGROUP column: one row per cgroup v2 a process submitted I/O from" },
 	OPT_END
@@ -138,13 +138,10 @@ static int biotop_init(struct iotap_ctx *ctx)
 		.on_done = biotop_on_done,
 		.arg = ctx,
 	};
-	int ret;
+	int ret = tool_prom_open(ctx, p->prom, &st->prom);
 
-	if (p->prom && !(st->prom = prom_alloc(p->prom))) {
-		iotap_err(ctx, "cannot write %s.tmp: %s", p->prom, strerror(errno));
-		return -EINVAL;
-	}
-	ret = blktrack_cfg_select(&cfg, ctx, NULL, p->pid);
+	if (!ret)
+		ret = blktrack_cfg_select(&cfg, ctx, NULL, p->pid);
 	if (!ret && p->show_cgroup)
 		ret = iotap_cgroup_track(ctx);
 	return ret ? ret : blktrack_create(&st->bt, ctx, &cfg);
@@ -243,11 +240,7 @@ static int biotop_prom(struct iotap_ctx *ctx)
 					       "Total block I/O latency from issue to completion",
 					       labels, r->ns / 1e9);
 	}
-	if (!ret)
-		ret = prom_write(st->prom);
-	if (ret)
-		iotap_err(ctx, "cannot write %s: %s", p->prom, strerror(-ret));
-	return ret;
+	return tool_prom_write(ctx, st->prom, p->prom, ret);
 }
 
 /* biotop_report - the screen of one interval, BCC's layout, then reset */

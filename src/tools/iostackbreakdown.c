@@ -11,6 +11,7 @@
 #include "field.h"
 #include "hist.h"
 #include "systrack.h"
+#include "shared.h"
 
 #define IOSB_MAX_OPS 64
 #define IOSB_MAX_SYS 32
@@ -84,14 +85,13 @@ static const struct opt iosb_opts[] = {
 	  iosb_layers },
 	{ 'p', "pid", OPT_PID, P(pid), "PID", "trace this process only" },
 	{ 'c', "comm", OPT_STR, P(comm), "COMM", "trace processes with this command name only" },
-	{ 'd', "disk", OPT_DISK, P(disk), "DISK", "block and filesystem layers: this disk only" },
+	TOOL_OPT_DISK_HELP(P(disk), "block and filesystem layers: this disk only"),
 	{ 'Q', "queued", OPT_FLAG, P(queued), NULL,
 	  "block layer: include OS queued time (from block_io_start, or block_rq_insert before 6.5)" },
 	{ 'm', "milliseconds", OPT_FLAG, P(msecs), NULL, "millisecond histograms" },
 	{ 0, "percentiles", OPT_FLAG, P(percentiles), NULL,
 	  "print p50, p90, p99, p99.9 and max under each histogram" },
-	{ 'j', "json", OPT_FLAG, P(json), NULL,
-	  "json output: one object per line for each histogram, operation total and syscall row" },
+	TOOL_OPT_JSON(P(json), "one object per line for each histogram, operation total and syscall row"),
 	OPT_END
 };
 

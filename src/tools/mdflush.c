@@ -9,6 +9,7 @@
 #include "iotap.h"
 #include "block.h"
 #include "btf.h"
+#include "shared.h"
 
 struct mdflush_params {
 	bool tracepoint, json;
@@ -25,7 +26,7 @@ struct mdflush_state {
 static const struct opt mdflush_opts[] = {
 	{ 't', "tracepoint", OPT_FLAG, P(tracepoint), NULL,
 	  "count preflush bios queued to md devices (block_bio_queue) even where kprobes exist" },
-	{ 'j', "json", OPT_FLAG, P(json), NULL, "json output: one object per flush and line" },
+	TOOL_OPT_JSON(P(json), "one object per flush and line"),
 	OPT_END
 };
 
