@@ -9,7 +9,7 @@
 #include "array.h"
 #include "blktrack.h"
 #include "hist.h"
-#include "opt.h"
+#include "common-opts.h"
 #include "stacks.h"
 #include "shared.h"
 
