@@ -64,6 +64,12 @@ struct probe_spec {
 	uint64_t offset;		/* from symbol */
 	const char *args;		/* fetchargs, or NULL */
 	bool fallback;			/* in a table: made only where the one before it is not */
+	/*
+	 * Fetchargs that depend on the kernel the probe is made in (BTF offsets),
+	 * written to buf by whoever makes it; 0 or -errno (-ENOENT: not this
+	 * kernel). Used instead of args when not NULL.
+	 */
+	int (*args_fn)(char *buf, size_t len);
 };
 
 /* Positional arguments a tool takes after its options. */
