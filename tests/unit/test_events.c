@@ -215,7 +215,7 @@ static void test_tables(void **state)
 		const struct tool *t = *tp;
 		size_t nr = 0;
 
-		/* A probe's events are the ones it makes from its argument. */
+		/* A probe's events are the ones it makes from its argument (test_spec). */
 		if (t->args == TOOL_ARGS_SPEC)
 			continue;
 		assert_non_null(t->events);
@@ -253,6 +253,52 @@ static void test_tables(void **state)
 	log_set(NULL);
 }
 
+/* test_spec - a tool whose events come from its argument subscribes to exactly those */
+static void test_spec(void **state)
+{
+	static const struct {
+		const char *spec;
+		const char *const events[4];
+	} cases[] = {
+		{ "block:block_rq_issue", { "block_rq_issue" } },
+		{ "t:block:block_rq_i*", { "block_rq_insert", "block_rq_issue" } },
+		{ "block:block_rq_complete nr_sector > 8", { "block_rq_complete" } },
+	};
+	int checked = 0;
+
+	for (const struct tool *const *tp = iotap_tools; *tp; tp++) {
+		const struct tool *t = *tp;
+
+		if (t->args != TOOL_ARGS_SPEC)
+			continue;
+		for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+			void *params = calloc(1, t->params_size);
+			struct session *s = testlib_session_new(t, params, SESSION_MAX_STACK_DEFAULT);
+			size_t nr = 0;
+
+			load(&s->fs, K618);
+			s->ctx.spec = cases[c].spec;
+			assert_int_equal(t->init(&s->ctx), 0);
+			for (size_t i = 0; i < s->nr_ev; i++) {
+				const char *const *e = cases[c].events;
+
+				while (*e && strcmp(*e, s->ev[i]->name))
+					e++;
+				if (!*e || strcmp(s->ev[i]->sys, "block"))
+					fail_msg("%s '%s' subscribes to %s:%s", t->name, cases[c].spec,
+						 s->ev[i]->sys, s->ev[i]->name);
+			}
+			while (cases[c].events[nr])
+				nr++;
+			assert_int_equal(s->nr_ev, nr);
+			testlib_session_free(s);
+			free(params);
+		}
+		checked++;
+	}
+	assert_int_equal(checked, 1);
+}
+
 /* test_undeclared - the session refuses an event the tool did not declare */
 static void test_undeclared(void **state)
 {
@@ -276,6 +322,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tables),
+		cmocka_unit_test(test_spec),
 		cmocka_unit_test(test_undeclared),
 	};
 

@@ -43,8 +43,9 @@ void testlib_fmt_load(struct fmt_set *fs, const char *kernel, const char *sys,
 
 /*
  * A session source whose events are the formats the test put in the session's
- * fs: it opens and runs nothing, records come from the test, an event's
- * sample id is its index in the session's events.
+ * fs (they are also what it lists of a system): it opens and runs nothing,
+ * records come from the test, an event's sample id is its index in the
+ * session's events.
  */
 extern const struct source_ops testlib_source;
 
