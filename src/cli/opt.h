@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "iotap.h"
+#include "tools/common-opts.h"
 
 struct session_opts;
 
@@ -20,11 +21,6 @@ struct cli_args {
 	int nr_rest;
 	bool help;
 };
-
-extern const struct opt common_opts[];
-extern const struct opt record_common_opts[];
-extern const struct opt stack_common_opts[];
-extern const struct opt report_common_opts[];
 
 /*
  * opt_parse - fill params, so and ca from argv by the tool's option tables.

@@ -66,6 +66,12 @@ struct probe_spec {
 	uint64_t offset;		/* from symbol */
 	const char *args;		/* fetchargs, or NULL */
 	bool fallback;			/* in a table: made only where the one before it is not */
+	/*
+	 * Fetchargs that depend on the kernel the probe is made in (BTF offsets),
+	 * written to buf by whoever makes it; 0 or -errno (-ENOENT: not this
+	 * kernel). Used instead of args when not NULL.
+	 */
+	int (*args_fn)(char *buf, size_t len);
 };
 
 /* Positional arguments a tool takes after its options. */
@@ -191,5 +197,20 @@ bool iotap_verbose(struct iotap_ctx *ctx);
 /* The registry of tools, and the argv[0] aliases they allow (src/tools/registry.c). */
 extern const struct tool *const iotap_tools[];
 const struct tool *tool_find(const char *name);
+
+/*
+ * An event's samples as text, and tracepoint filters checked in user space
+ * (event-text.c). iotap_event_print: the fields of s as ev's own print
+ * format renders them (0, -ENOMEM). iotap_filter_alloc: expr in the kernel's
+ * filter syntax for ev, for the samples a source did not filter (a
+ * recording holds what the kernel let through, or everything); 0, -EINVAL
+ * (not a filter for ev) or -ENOMEM; the caller frees with iotap_filter_free
+ * (NULL is fine). iotap_filter_match: whether s passes (NULL passes all).
+ */
+struct iotap_filter;
+int iotap_event_print(struct iotap_event *ev, const struct perf_sample *s, FILE *out);
+int iotap_filter_alloc(struct iotap_event *ev, const char *expr, struct iotap_filter **f);
+bool iotap_filter_match(const struct iotap_filter *f, const struct perf_sample *s);
+void iotap_filter_free(struct iotap_filter *f);
 
 #endif

@@ -215,6 +215,8 @@ static int record_probes(struct session *s, const struct tool *t)
 	bool made = false;
 
 	for (const struct probe_spec *p = t->probes; p && p->name; p++) {
+		struct probe_spec made_spec = *p;
+		char args[256];
 		const char *sys;
 		int ret;
 
@@ -222,13 +224,16 @@ static int record_probes(struct session *s, const struct tool *t)
 		if (p->fallback && made)
 			continue;
 		made = false;
-		if (!iotap_probe_available(&s->ctx, p))
+		if (!iotap_probe_available(&s->ctx, p) ||
+		    (p->args_fn && p->args_fn(args, sizeof(args))))
 			continue;
+		if (p->args_fn)
+			made_spec.args = args;
 		made = true;
 		/* Two tools may make the same probe; one place may be probed once (-EEXIST). */
 		if (record_probe_made(s, p->name))
 			continue;
-		ret = iotap_probe_create(&s->ctx, p, &sys);
+		ret = iotap_probe_create(&s->ctx, &made_spec, &sys);
 		if (ret == -EEXIST)
 			continue;
 		if (ret)

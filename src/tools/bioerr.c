@@ -6,6 +6,7 @@
 
 #include "blktrack.h"
 #include "hist.h"
+#include "shared.h"
 
 struct bioerr_params {
 	bool json, bio;
@@ -21,9 +22,9 @@ struct bioerr_state {
 
 #define P(f) offsetof(struct bioerr_params, f)
 static const struct opt bioerr_opts[] = {
-	{ 'd', "disk", OPT_DISK, P(disk), "DISK", "trace this disk only" },
+	TOOL_OPT_DISK(P(disk)),
 	{ 'p', "pid", OPT_PID, P(pid), "PID", "trace I/O submitted by this process only" },
-	{ 'j', "json", OPT_FLAG, P(json), NULL, "json output: one object per failed request and line" },
+	TOOL_OPT_JSON(P(json), "one object per failed request and line"),
 	{ 0, "bio", OPT_FLAG, P(bio), NULL,
 	  "failed bios of the devices that complete bios as such: md and dm (the default for them)" },
 	OPT_END

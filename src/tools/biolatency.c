@@ -9,6 +9,7 @@
 #include "hist.h"
 #include "outfile.h"
 #include "prom.h"
+#include "shared.h"
 
 struct biolatency_params {
 	bool timestamp, queued, msecs, disks, flags, extension, json, percentiles, bio;
@@ -34,14 +35,13 @@ static const struct opt biolatency_opts[] = {
 	{ 'F', "flags", OPT_FLAG, P(flags), NULL,
 	  "print a histogram per set of I/O flags (from rwbs: Read, Sync-Write, Flush...)" },
 	{ 'e', "extension", OPT_FLAG, P(extension), NULL, "summarize average/total value" },
-	{ 'j', "json", OPT_FLAG, P(json), NULL, "json output: one object per histogram and line" },
-	{ 'd', "disk", OPT_DISK, P(disk), "DISK", "trace this disk only" },
+	TOOL_OPT_JSON(P(json), "one object per histogram and line"),
+	TOOL_OPT_DISK(P(disk)),
 	{ 'p', "pid", OPT_PID, P(pid), "PID", "trace I/O submitted by this process only" },
 	{ 0, "percentiles", OPT_FLAG, P(percentiles), NULL,
 	  "print p50, p90, p99, p99.9 and max under each histogram" },
-	{ 0, "prom", OPT_OUTFILE, P(prom), "FILE",
-	  "each interval, also write the histograms as Prometheus metrics (node_exporter textfile "
-	  "format, cumulative, in seconds) to a temporary and rename it over FILE" },
+	TOOL_OPT_PROM(P(prom), "the histograms as Prometheus metrics (node_exporter textfile "
+		      "format, cumulative, in seconds)"),
 	{ 0, "heatmap", OPT_OUTFILE, P(heatmap), "FILE",
 	  "at the end, write an SVG latency heat map to FILE: a column per interval (1 s without "
 	  "one), a row per log2 latency bucket, colour by count, the count in each cell's hover text" },
@@ -140,10 +140,9 @@ static int biolatency_init(struct iotap_ctx *ctx)
 		iotap_err(ctx, "can only use -D or -F");
 		return -EINVAL;
 	}
-	if (p->prom && !(st->prom = prom_alloc(p->prom))) {
-		iotap_err(ctx, "cannot write %s: %s", p->prom, strerror(errno));
-		return -EINVAL;
-	}
+	ret = tool_prom_open(ctx, p->prom, &st->prom);
+	if (ret)
+		return ret;
 	if (p->heatmap) {
 		ret = biolatency_heatmap_open(ctx);
 		if (ret)
@@ -188,11 +187,7 @@ static int biolatency_prom(struct iotap_ctx *ctx)
 				    p->disks ? "disk" : p->flags ? "flags" : NULL, &st->hs,
 				    p->msecs ? 1e-3 : 1e-6, p->msecs ? 17 : 27);
 
-	if (!ret)
-		ret = prom_write(st->prom);
-	if (ret)
-		iotap_err(ctx, "cannot write %s: %s", p->prom, strerror(-ret));
-	return ret;
+	return tool_prom_write(ctx, st->prom, p->prom, ret);
 }
 
 /* biolatency_report - print and reset the histograms, BCC's layout */

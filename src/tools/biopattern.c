@@ -3,10 +3,10 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "blktrack.h"
 #include "prom.h"
+#include "shared.h"
 
 struct biopattern_params {
 	bool timestamp;
@@ -30,11 +30,9 @@ struct biopattern_state {
 #define P(f) offsetof(struct biopattern_params, f)
 static const struct opt biopattern_opts[] = {
 	{ 'T', "timestamp", OPT_FLAG, P(timestamp), NULL, "include timestamp on output" },
-	{ 'd', "disk", OPT_DISK, P(disk), "DISK", "trace this disk only" },
-	{ 0, "prom", OPT_OUTFILE, P(prom), "FILE",
-	  "each interval, also write per-disk counters of random and sequential requests and of "
-	  "bytes as Prometheus metrics (node_exporter textfile format) to a temporary and rename it "
-	  "over FILE" },
+	TOOL_OPT_DISK(P(disk)),
+	TOOL_OPT_PROM(P(prom), "per-disk counters of random and sequential requests and of "
+		      "bytes as Prometheus metrics (node_exporter textfile format)"),
 	OPT_END
 };
 
@@ -92,13 +90,10 @@ static int biopattern_init(struct iotap_ctx *ctx)
 		.on_done = biopattern_on_done,
 		.arg = ctx,
 	};
-	int ret;
+	int ret = tool_prom_open(ctx, p->prom, &st->prom);
 
-	if (p->prom && !(st->prom = prom_alloc(p->prom))) {
-		iotap_err(ctx, "cannot write %s: %s", p->prom, strerror(errno));
-		return -EINVAL;
-	}
-	ret = blktrack_cfg_select(&cfg, ctx, p->disk, 0);
+	if (!ret)
+		ret = blktrack_cfg_select(&cfg, ctx, p->disk, 0);
 	return ret ? ret : blktrack_create(&st->bt, ctx, &cfg);
 }
 
@@ -151,10 +146,8 @@ static int biopattern_report(struct iotap_ctx *ctx)
 		if (st->prom) {
 			int ret = biopattern_prom(ctx, d);
 
-			if (ret) {
-				iotap_err(ctx, "cannot write %s: %s", p->prom, strerror(-ret));
-				return ret;
-			}
+			if (ret)
+				return tool_prom_write(ctx, st->prom, p->prom, ret);
 		}
 		if (p->timestamp)
 			fprintf(ctx->out, "%-9s ", ts);
@@ -165,12 +158,10 @@ static int biopattern_report(struct iotap_ctx *ctx)
 		d->rnd = d->seq = d->bytes = 0;
 	}
 	if (st->prom) {
-		int ret = prom_write(st->prom);
+		int ret = tool_prom_write(ctx, st->prom, p->prom, 0);
 
-		if (ret) {
-			iotap_err(ctx, "cannot write %s: %s", p->prom, strerror(-ret));
+		if (ret)
 			return ret;
-		}
 	}
 	if (ctx->final)
 		blktrack_warn_stats(st->bt, ctx);

@@ -9,6 +9,7 @@
 #include "hist.h"
 #include "outfile.h"
 #include "timeline.h"
+#include "shared.h"
 
 struct biosnoop_params {
 	bool queued, pattern, timestamp, json, bio, remap, show_cgroup;
@@ -42,7 +43,7 @@ struct biosnoop_state {
 static const struct opt biosnoop_opts[] = {
 	{ 'Q', "queue", OPT_FLAG, P(queued), NULL,
 	  "include OS queued time (from block_io_start, or block_rq_insert on kernels before 6.5)" },
-	{ 'd', "disk", OPT_DISK, P(disk), "DISK", "trace this disk only" },
+	TOOL_OPT_DISK(P(disk)),
 	{ 'P', "pattern", OPT_FLAG, P(pattern), NULL,
 	  "display block I/O pattern: S sequential (starts where the disk's last I/O ended), R random" },
 	{ 'p', "pid", OPT_PID, P(pid), "PID", "trace I/O submitted by this process only" },
@@ -51,7 +52,7 @@ static const struct opt biosnoop_opts[] = {
 	  NULL, 0, 86400000 },
 	{ 't', "timestamp", OPT_FLAG, P(timestamp), NULL,
 	  "print wall-clock time (HH:MM:SS.mmm) instead of seconds since the first I/O" },
-	{ 'j', "json", OPT_FLAG, P(json), NULL, "json output: one object per I/O and line" },
+	TOOL_OPT_JSON(P(json), "one object per I/O and line"),
 	{ 0, "timeline", OPT_OUTFILE, P(timeline), "FILE",
 	  "at the end, also write the I/O shown as a Trace Event Format timeline (JSON for "
 	  "ui.perfetto.dev and chrome://tracing) to FILE: a track per disk and per process, each "

@@ -9,8 +9,9 @@
 #include "array.h"
 #include "blktrack.h"
 #include "hist.h"
-#include "opt.h"
+#include "common-opts.h"
 #include "stacks.h"
+#include "shared.h"
 
 enum bs_weight { BS_WEIGHT_COUNT, BS_WEIGHT_LATENCY };
 
@@ -33,7 +34,7 @@ struct biostacks_state {
 
 #define P(f) offsetof(struct biostacks_params, f)
 static const struct opt biostacks_opts[] = {
-	{ 'd', "disk", OPT_DISK, P(disk), "DISK", "trace this disk only" },
+	TOOL_OPT_DISK(P(disk)),
 	{ 'm', "milliseconds", OPT_FLAG, P(msecs), NULL, "millisecond histograms (@msecs)" },
 	{ 'f', "folded", OPT_FLAG, P(folded), NULL,
 	  "print folded stacks instead (comm;outermost;...;innermost weight), for flamegraph.pl" },

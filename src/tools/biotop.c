@@ -1,17 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* biotop.c - block device I/O by process, top style, BCC's biotop */
 #include <errno.h>
-#include <search.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
 
-#include "array.h"
 #include "blktrack.h"
 #include "prom.h"
+#include "shared.h"
+#include "toptable.h"
 
 #define BIOTOP_ROWS 20
 
@@ -34,14 +31,11 @@ struct biotop_row {
 	char comm[16];
 	const char *cgroup;		/* --show-cgroup: the submitter's then (interned) */
 	uint64_t io, bytes, ns;
-	uint64_t key;			/* the sort column, set when printing */
 };
 
 struct biotop_state {
 	struct blktrack *bt;
-	void *tree;			/* rows by (pid, comm, direction, disk) */
-	struct biotop_row **rows;
-	size_t nr, cap;
+	struct toptable rows;		/* by (pid, comm, direction, disk, cgroup) */
 	struct prom *prom;
 };
 
@@ -54,9 +48,8 @@ static const struct opt biotop_opts[] = {
 	{ 's', "sort", OPT_CHOICE, P(sort), "SORT",
 	  "sort by bytes (the default, BCC's order), by I/O + bytes + microseconds (all, libbpf-tools' default), by I/O or by total latency",
 	  biotop_sorts },
-	{ 0, "prom", OPT_OUTFILE, P(prom), "FILE",
-	  "each interval, also write every row as Prometheus counters (requests, bytes, latency "
-	  "seconds; labels pid, comm, disk, dir) to a temporary and rename it over FILE" },
+	TOOL_OPT_PROM(P(prom), "every row as Prometheus counters (requests, bytes, latency "
+		      "seconds; labels pid, comm, disk, dir)"),
 	{ 0, "show-cgroup", OPT_FLAG, P(show_cgroup), NULL,
 	  "add a CGROUP column: one row per cgroup v2 a process submitted I/O from" },
 	OPT_END
@@ -87,22 +80,13 @@ static int biotop_cmp(const void *a, const void *b)
 	return strncmp(x->comm, y->comm, sizeof(x->comm));
 }
 
-/* biotop_row_add - a new row for key, owned by the rows array and found through the tree */
-static struct biotop_row *biotop_row_add(struct biotop_state *st, const struct biotop_row *key)
+/* biotop_row_make - a new row, a copy of its key */
+static void *biotop_row_make(const void *key, void *arg)
 {
-	struct biotop_row *row;
+	struct biotop_row *row = malloc(sizeof(*row));
 
-	if (array_reserve(&st->rows, &st->cap, st->nr + 1, sizeof(*st->rows), 64))
-		return NULL;
-	row = malloc(sizeof(*row));
-	if (!row)
-		return NULL;
-	*row = *key;
-	if (!tsearch(row, &st->tree, biotop_cmp)) {
-		free(row);
-		return NULL;
-	}
-	st->rows[st->nr++] = row;
+	if (row)
+		*row = *(const struct biotop_row *)key;
 	return row;
 }
 
@@ -113,13 +97,11 @@ static int biotop_on_done(void *arg, const struct blk_io *io)
 	struct biotop_state *st = ctx->state;
 	struct biotop_row key = { .pid = io->pid, .dev = io->dev, .write = io->op == BLOCK_OP_WRITE };
 	struct biotop_row *row;
-	void **node;
 
 	memcpy(key.comm, io->comm, sizeof(key.comm));
 	if (((struct biotop_params *)ctx->params)->show_cgroup)
 		key.cgroup = io->cgroup ? io->cgroup : "?";
-	node = tfind(&key, &st->tree, biotop_cmp);
-	row = node ? *node : biotop_row_add(st, &key);
+	row = toptable_get(&st->rows, &key, biotop_row_make, NULL);
 	if (!row)
 		return -ENOMEM;
 	row->io++;
@@ -140,54 +122,13 @@ static int biotop_init(struct iotap_ctx *ctx)
 	};
 	int ret;
 
-	if (p->prom && !(st->prom = prom_alloc(p->prom))) {
-		iotap_err(ctx, "cannot write %s: %s", p->prom, strerror(errno));
-		return -EINVAL;
-	}
-	ret = blktrack_cfg_select(&cfg, ctx, NULL, p->pid);
+	st->rows = (struct toptable)TOPTABLE_INIT(biotop_cmp, free);
+	ret = tool_prom_open(ctx, p->prom, &st->prom);
+	if (!ret)
+		ret = blktrack_cfg_select(&cfg, ctx, NULL, p->pid);
 	if (!ret && p->show_cgroup)
 		ret = iotap_cgroup_track(ctx);
 	return ret ? ret : blktrack_create(&st->bt, ctx, &cfg);
-}
-
-/* biotop_by_key - largest sort column first; ties in a stable order */
-static int biotop_by_key(const void *a, const void *b)
-{
-	const struct biotop_row *x = *(const struct biotop_row *const *)a;
-	const struct biotop_row *y = *(const struct biotop_row *const *)b;
-
-	if (x->key != y->key)
-		return x->key > y->key ? -1 : 1;
-	return biotop_cmp(x, y);
-}
-
-/* biotop_line - print one line, cut to width columns when width is not 0 */
-static void biotop_line(FILE *out, int width, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void biotop_line(FILE *out, int width, const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if (width && n > width)
-		n = width;
-	fprintf(out, "%.*s\n", n, buf);
-}
-
-/* biotop_width - the terminal's width when printing to one, else 0 */
-static int biotop_width(FILE *out)
-{
-	struct winsize ws;
-
-	if (!isatty(fileno(out)) || ioctl(fileno(out), TIOCGWINSZ, &ws) || !ws.ws_col)
-		return 0;
-	return ws.ws_col;
 }
 
 /* biotop_loadavg - the load averages where the events come from, "?" when unknown */
@@ -198,8 +139,10 @@ static void biotop_loadavg(struct iotap_ctx *ctx, char *buf, size_t len)
 }
 
 /* biotop_sort_key - the -s column of a row */
-static uint64_t biotop_sort_key(const struct biotop_row *r, int sort)
+static uint64_t biotop_sort_key(const void *row, int sort)
 {
+	const struct biotop_row *r = row;
+
 	switch (sort) {
 	case BIOTOP_SORT_ALL:
 		return r->io + r->bytes + r->ns / 1000;
@@ -220,8 +163,8 @@ static int biotop_prom(struct iotap_ctx *ctx)
 	char labels[512], pid[16];
 	int ret = 0;
 
-	for (size_t i = 0; i < st->nr && !ret; i++) {
-		const struct biotop_row *r = st->rows[i];
+	for (size_t i = 0; i < st->rows.nr && !ret; i++) {
+		const struct biotop_row *r = st->rows.rows[i];
 
 		labels[0] = 0;
 		snprintf(pid, sizeof(pid), "%u", r->pid);
@@ -243,11 +186,7 @@ static int biotop_prom(struct iotap_ctx *ctx)
 					       "Total block I/O latency from issue to completion",
 					       labels, r->ns / 1e9);
 	}
-	if (!ret)
-		ret = prom_write(st->prom);
-	if (ret)
-		iotap_err(ctx, "cannot write %s: %s", p->prom, strerror(-ret));
-	return ret;
+	return tool_prom_write(ctx, st->prom, p->prom, ret);
 }
 
 /* biotop_report - the screen of one interval, BCC's layout, then reset */
@@ -256,39 +195,31 @@ static int biotop_report(struct iotap_ctx *ctx)
 	struct biotop_params *p = ctx->params;
 	struct biotop_state *st = ctx->state;
 	uint64_t maxrows = p->maxrows ? p->maxrows : BIOTOP_ROWS;
-	int width = biotop_width(ctx->out);
+	int width = toptable_width(ctx->out);
 	char ts[32], load[128];
 
-	/* What clear(1) writes on xterm-like terminals, which BCC runs. */
-	fputs(p->noclear ? "\n" : "\033[H\033[2J\033[3J", ctx->out);
 	if (iotap_strftime(ctx, iotap_now(ctx), "%H:%M:%S", ts, sizeof(ts)))
 		snprintf(ts, sizeof(ts), "?");
 	biotop_loadavg(ctx, load, sizeof(load));
-	/* BCC prints the file with its newline: a blank line follows. */
-	biotop_line(ctx->out, width, "%-8s loadavg: %s", ts, load);
-	fputc('\n', ctx->out);
-	biotop_line(ctx->out, width, "%-7s %-16s %1s %-3s %-3s %-8s %5s %7s %6s%s", "PID", "COMM",
-		    "D", "MAJ", "MIN", "DISK", "I/O", "Kbytes", "AVGms", p->show_cgroup ? " CGROUP" : "");
-	for (size_t i = 0; i < st->nr; i++)
-		st->rows[i]->key = biotop_sort_key(st->rows[i], p->sort);
-	if (st->nr)
-		qsort(st->rows, st->nr, sizeof(*st->rows), biotop_by_key);
-	for (size_t i = 0; i < st->nr && i < maxrows; i++) {
-		const struct biotop_row *r = st->rows[i];
+	toptable_screen(ctx->out, p->noclear, ts, load, width);
+	toptable_line(ctx->out, width, "%-7s %-16s %1s %-3s %-3s %-8s %5s %7s %6s%s", "PID", "COMM",
+		      "D", "MAJ", "MIN", "DISK", "I/O", "Kbytes", "AVGms",
+		      p->show_cgroup ? " CGROUP" : "");
+	toptable_sort(&st->rows, biotop_sort_key, p->sort);
+	for (size_t i = 0; i < st->rows.nr && i < maxrows; i++) {
+		const struct biotop_row *r = st->rows.rows[i];
 
-		biotop_line(ctx->out, width, "%-7u %-16s %1s %-3u %-3u %-8s %5llu %7llu %6.2f%s%s",
-			    r->pid, r->comm, r->write ? "W" : "R", BLOCK_DEV_MAJOR(r->dev),
-			    BLOCK_DEV_MINOR(r->dev), iotap_disk_name(ctx, r->dev),
-			    (unsigned long long)r->io, (unsigned long long)(r->bytes / 1024),
-			    r->ns / 1e6 / r->io, r->cgroup ? " " : "", r->cgroup ? r->cgroup : "");
+		toptable_line(ctx->out, width, "%-7u %-16s %1s %-3u %-3u %-8s %5llu %7llu %6.2f%s%s",
+			      r->pid, r->comm, r->write ? "W" : "R", BLOCK_DEV_MAJOR(r->dev),
+			      BLOCK_DEV_MINOR(r->dev), iotap_disk_name(ctx, r->dev),
+			      (unsigned long long)r->io, (unsigned long long)(r->bytes / 1024),
+			      r->ns / 1e6 / r->io, r->cgroup ? " " : "", r->cgroup ? r->cgroup : "");
 	}
 	if (st->prom && biotop_prom(ctx))
 		return -EIO;
 	if (ctx->final)
 		blktrack_warn_stats(st->bt, ctx);
-	tdestroy(st->tree, free);
-	st->tree = NULL;
-	st->nr = 0;
+	toptable_reset(&st->rows);
 	return ferror(ctx->out) ? -EIO : 0;
 }
 
@@ -298,8 +229,7 @@ static void biotop_fini(struct iotap_ctx *ctx)
 	struct biotop_state *st = ctx->state;
 
 	blktrack_free(st->bt);
-	tdestroy(st->tree, free);
-	free(st->rows);
+	toptable_release(&st->rows);
 	prom_free(st->prom);
 }
 

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* fileio.c - reads and writes per file with file names, top style (filetop) or per call */
 #include <errno.h>
-#include <search.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
 #include "systrack.h"
+#include "toptable.h"
 
 #define FILEIO_ROWS 20
 
@@ -31,14 +30,11 @@ struct fileio_row {
 	char comm[16];
 	char *file;
 	uint64_t reads, writes, rbytes, wbytes, ns, max_ns;
-	uint64_t key;
 };
 
 struct fileio_state {
 	struct systrack *sys;
-	void *tree;
-	struct fileio_row **rows;
-	size_t nr, cap;
+	struct toptable rows;		/* by (pid, file, comm) */
 	uint64_t t0;
 };
 
@@ -78,6 +74,15 @@ static int fileio_cmp(const void *a, const void *b)
 	return c ? c : strncmp(x->comm, y->comm, sizeof(x->comm));
 }
 
+/* fileio_row_free - a row and its name */
+static void fileio_row_free(void *p)
+{
+	struct fileio_row *r = p;
+
+	free(r->file);
+	free(r);
+}
+
 /* fileio_file - the file's name, or the descriptor when it is not known */
 static const char *fileio_file(const struct sys_call *c, char *buf, size_t len)
 {
@@ -87,33 +92,32 @@ static const char *fileio_file(const struct sys_call *c, char *buf, size_t len)
 	return buf;
 }
 
+/* fileio_row_make - a new row for key, with its own copy of the name */
+static void *fileio_row_make(const void *key, void *arg)
+{
+	struct fileio_row *row = malloc(sizeof(*row));
+
+	if (!row)
+		return NULL;
+	*row = *(const struct fileio_row *)key;
+	row->file = strdup(row->file);
+	if (!row->file) {
+		free(row);
+		return NULL;
+	}
+	return row;
+}
+
 /* fileio_row_get - the row of a call, made if new */
 static struct fileio_row *fileio_row_get(struct iotap_ctx *ctx, const struct sys_call *c)
 {
 	struct fileio_state *st = ctx->state;
-	struct fileio_row key = { .pid = c->pid }, *row;
+	struct fileio_row key = { .pid = c->pid };
 	char buf[32];
-	void *node;
 
 	snprintf(key.comm, sizeof(key.comm), "%s", iotap_comm(ctx, c->pid));
 	key.file = (char *)fileio_file(c, buf, sizeof(buf));
-	node = tfind(&key, &st->tree, fileio_cmp);
-	if (node)
-		return *(struct fileio_row **)node;
-	if (array_reserve(&st->rows, &st->cap, st->nr + 1, sizeof(*st->rows), 64))
-		return NULL;
-	row = calloc(1, sizeof(*row));
-	if (!row)
-		return NULL;
-	*row = key;
-	row->file = strdup(key.file);
-	if (!row->file || !tsearch(row, &st->tree, fileio_cmp)) {
-		free(row->file);
-		free(row);
-		return NULL;
-	}
-	st->rows[st->nr++] = row;
-	return row;
+	return toptable_get(&st->rows, &key, fileio_row_make, NULL);
 }
 
 /* fileio_snoop - one line per call, fileslower's columns */
@@ -181,6 +185,7 @@ static int fileio_init(struct iotap_ctx *ctx)
 	};
 	int ret;
 
+	st->rows = (struct toptable)TOPTABLE_INIT(fileio_cmp, fileio_row_free);
 	if (p->pid && iotap_pid_check(ctx, p->pid)) {
 		iotap_err(ctx, "no process with PID %d", p->pid);
 		return -ESRCH;
@@ -197,8 +202,10 @@ static int fileio_init(struct iotap_ctx *ctx)
 }
 
 /* fileio_sort_key - the -s column of a row */
-static uint64_t fileio_sort_key(const struct fileio_row *r, int sort)
+static uint64_t fileio_sort_key(const void *row, int sort)
 {
+	const struct fileio_row *r = row;
+
 	switch (sort) {
 	case FILEIO_SORT_READS:
 		return r->reads;
@@ -215,26 +222,6 @@ static uint64_t fileio_sort_key(const struct fileio_row *r, int sort)
 	}
 }
 
-/* fileio_by_key - largest first, then by name for a stable order */
-static int fileio_by_key(const void *a, const void *b)
-{
-	const struct fileio_row *x = *(struct fileio_row *const *)a;
-	const struct fileio_row *y = *(struct fileio_row *const *)b;
-
-	if (x->key != y->key)
-		return x->key < y->key ? 1 : -1;
-	return fileio_cmp(x, y);
-}
-
-/* fileio_row_free - a row and its name */
-static void fileio_row_free(void *p)
-{
-	struct fileio_row *r = p;
-
-	free(r->file);
-	free(r);
-}
-
 /* fileio_report - the table of one interval, filetop's layout with latency, then reset */
 static int fileio_report(struct iotap_ctx *ctx)
 {
@@ -245,29 +232,23 @@ static int fileio_report(struct iotap_ctx *ctx)
 
 	if (p->snoop)
 		return ferror(ctx->out) ? -EIO : 0;
-	fputs(p->noclear ? "\n" : "\033[H\033[2J\033[3J", ctx->out);
 	if (iotap_strftime(ctx, iotap_now(ctx), "%H:%M:%S", ts, sizeof(ts)))
 		snprintf(ts, sizeof(ts), "?");
 	if (iotap_loadavg(ctx, load, sizeof(load)))
 		snprintf(load, sizeof(load), "?");
-	fprintf(ctx->out, "%-8s loadavg: %s\n\n", ts, load);
+	toptable_screen(ctx->out, p->noclear, ts, load, 0);
 	fprintf(ctx->out, "%-7s %-16s %6s %6s %-9s %-9s %9s %8s %s\n", "PID", "COMM", "READS",
 		"WRITES", "R_Kb", "W_Kb", "TOTAL_ms", "MAX_ms", "FILE");
-	for (size_t i = 0; i < st->nr; i++)
-		st->rows[i]->key = fileio_sort_key(st->rows[i], p->sort);
-	if (st->nr)
-		qsort(st->rows, st->nr, sizeof(*st->rows), fileio_by_key);
-	for (size_t i = 0; i < st->nr && i < maxrows; i++) {
-		const struct fileio_row *r = st->rows[i];
+	toptable_sort(&st->rows, fileio_sort_key, p->sort);
+	for (size_t i = 0; i < st->rows.nr && i < maxrows; i++) {
+		const struct fileio_row *r = st->rows.rows[i];
 
 		fprintf(ctx->out, "%-7u %-16s %6llu %6llu %-9llu %-9llu %9.3f %8.3f %s\n", r->pid,
 			r->comm, (unsigned long long)r->reads, (unsigned long long)r->writes,
 			(unsigned long long)(r->rbytes / 1024), (unsigned long long)(r->wbytes / 1024),
 			r->ns / 1e6, r->max_ns / 1e6, r->file);
 	}
-	tdestroy(st->tree, fileio_row_free);
-	st->tree = NULL;
-	st->nr = 0;
+	toptable_reset(&st->rows);
 	return ferror(ctx->out) ? -EIO : 0;
 }
 
@@ -277,8 +258,7 @@ static void fileio_fini(struct iotap_ctx *ctx)
 	struct fileio_state *st = ctx->state;
 
 	systrack_free(st->sys);
-	tdestroy(st->tree, fileio_row_free);
-	free(st->rows);
+	toptable_release(&st->rows);
 }
 
 const struct tool tool_fileio = {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opt.h"
+#include "common-opts.h"
 #include "stacks.h"
 #include "block.h"
 

@@ -11,10 +11,8 @@
 #include "field.h"
 #include "hist.h"
 #include "systrack.h"
+#include "shared.h"
 
-#define IOSB_MAX_OPS 64
-#define IOSB_MAX_SYS 32
-#define IOSB_MAX_OUT 64
 
 /* Layers, in -T's order. */
 enum iosb_layer { IOSB_SYSCALL, IOSB_VFS, IOSB_FS, IOSB_BLK, IOSB_NR_LAYERS };
@@ -42,6 +40,12 @@ struct iosb_sys {
 	uint64_t bytes_cache, bytes_dev, pages;
 };
 
+/* An operation's total time this interval. */
+struct iosb_op {
+	char name[40];
+	uint64_t ns;
+};
+
 /* Block I/O queued outside any traced syscall, by submitter. */
 struct iosb_out {
 	char comm[16];
@@ -62,12 +66,13 @@ struct iosb_state {
 	struct systrack *sys;
 	struct blktrack *bt;
 	struct hist_set hs;
-	struct { char name[32]; uint64_t ns; } ops[IOSB_MAX_OPS];
-	size_t nr_ops;
-	struct iosb_sys sysrow[IOSB_MAX_SYS];
-	size_t nr_sys;
-	struct iosb_out out[IOSB_MAX_OUT];
-	size_t nr_out;
+	/* Rows of the interval, in order of first sight; they grow as needed. */
+	struct iosb_op *ops;
+	size_t nr_ops, cap_ops;
+	struct iosb_sys *sysrow;
+	size_t nr_sys, cap_sys;
+	struct iosb_out *out;
+	size_t nr_out, cap_out;
 	uint64_t late_reqs;		/* completed after their syscall returned */
 	struct iosb_fsin *fsin;
 	size_t nr_fsin, cap_fsin;
@@ -84,14 +89,13 @@ static const struct opt iosb_opts[] = {
 	  iosb_layers },
 	{ 'p', "pid", OPT_PID, P(pid), "PID", "trace this process only" },
 	{ 'c', "comm", OPT_STR, P(comm), "COMM", "trace processes with this command name only" },
-	{ 'd', "disk", OPT_DISK, P(disk), "DISK", "block and filesystem layers: this disk only" },
+	TOOL_OPT_DISK_HELP(P(disk), "block and filesystem layers: this disk only"),
 	{ 'Q', "queued", OPT_FLAG, P(queued), NULL,
 	  "block layer: include OS queued time (from block_io_start, or block_rq_insert before 6.5)" },
 	{ 'm', "milliseconds", OPT_FLAG, P(msecs), NULL, "millisecond histograms" },
 	{ 0, "percentiles", OPT_FLAG, P(percentiles), NULL,
 	  "print p50, p90, p99, p99.9 and max under each histogram" },
-	{ 'j', "json", OPT_FLAG, P(json), NULL,
-	  "json output: one object per line for each histogram, operation total and syscall row" },
+	TOOL_OPT_JSON(P(json), "one object per line for each histogram, operation total and syscall row"),
 	OPT_END
 };
 
@@ -126,8 +130,9 @@ static int iosb_op_add(struct iotap_ctx *ctx, const char *op, uint64_t ns)
 	for (i = 0; i < st->nr_ops && strcmp(st->ops[i].name, op); i++)
 		;
 	if (i == st->nr_ops) {
-		if (i == IOSB_MAX_OPS)
-			return 0;
+		if (array_reserve(&st->ops, &st->cap_ops, i + 1, sizeof(*st->ops), 16))
+			return -ENOMEM;
+		st->ops[i] = (struct iosb_op){ .ns = 0 };
 		snprintf(st->ops[st->nr_ops++].name, sizeof(st->ops[0].name), "%s", op);
 	}
 	st->ops[i].ns += ns;
@@ -140,7 +145,7 @@ static struct iosb_sys *iosb_sysrow(struct iosb_state *st, const char *name)
 	for (size_t i = 0; i < st->nr_sys; i++)
 		if (st->sysrow[i].name == name)
 			return &st->sysrow[i];
-	if (st->nr_sys == IOSB_MAX_SYS)
+	if (array_reserve(&st->sysrow, &st->cap_sys, st->nr_sys + 1, sizeof(*st->sysrow), 16))
 		return NULL;
 	memset(&st->sysrow[st->nr_sys], 0, sizeof(st->sysrow[0]));
 	st->sysrow[st->nr_sys].name = name;
@@ -157,7 +162,7 @@ static int iosb_on_sys_exit(void *arg, struct sys_call *c)
 	char op[40];
 
 	if (!row)
-		return 0;
+		return -ENOMEM;
 	row->calls++;
 	row->lat_ns += ns;
 	if (c->user[U_REQS]) {
@@ -213,16 +218,16 @@ static int iosb_on_bio_queue(struct iotap_ctx *ctx, const struct perf_sample *s,
 	return 0;
 }
 
-/* iosb_out_add - block I/O queued outside the traced syscalls, by submitter */
-static void iosb_out_add(struct iosb_state *st, const struct blk_io *io, uint64_t ns)
+/* iosb_out_add - block I/O queued outside the traced syscalls, by submitter; 0 or -ENOMEM */
+static int iosb_out_add(struct iosb_state *st, const struct blk_io *io, uint64_t ns)
 {
 	size_t i;
 
 	for (i = 0; i < st->nr_out && strncmp(st->out[i].comm, io->comm, 16); i++)
 		;
 	if (i == st->nr_out) {
-		if (i == IOSB_MAX_OUT)
-			return;
+		if (array_reserve(&st->out, &st->cap_out, i + 1, sizeof(*st->out), 16))
+			return -ENOMEM;
 		memset(&st->out[i], 0, sizeof(st->out[i]));
 		snprintf(st->out[i].comm, sizeof(st->out[i].comm), "%.15s", io->comm);
 		st->nr_out++;
@@ -230,6 +235,7 @@ static void iosb_out_add(struct iosb_state *st, const struct blk_io *io, uint64_
 	st->out[i].reqs++;
 	st->out[i].bytes += io->bytes;
 	st->out[i].ns += ns;
+	return 0;
 }
 
 static bool iosb_wanted(struct iotap_ctx *ctx, uint32_t pid);
@@ -287,7 +293,7 @@ static int iosb_on_done(void *arg, const struct blk_io *io)
 	}
 	if (!c) {
 		if (!user && iosb_out_wanted(ctx, io))
-			iosb_out_add(st, io, io->t_done - start);
+			return iosb_out_add(st, io, io->t_done - start);
 		return 0;
 	}
 	c->user[U_REQS]++;
@@ -671,12 +677,21 @@ static int iosb_init(struct iotap_ctx *ctx)
 		 has_io_start ? "block_io_start" : blktrack_has_start(st->bt) ? "block_rq_insert" : "",
 		 p->queued ? "from creation, -Q" : "device time",
 		 st->bios ? "; requests matched to syscalls by their first bio (block_bio_queue)" : "");
-	/* Over a recording too: which sources the recorder's kernel offered. */
+	return 0;
+}
+
+/* iosb_start - which source each layer has, once tracing runs (over a recording too: what
+ * the recorder's kernel offered); in the output, as the tables that follow refer to it */
+static int iosb_start(struct iotap_ctx *ctx)
+{
+	struct iosb_params *p = ctx->params;
+	struct iosb_state *st = ctx->state;
+
 	if (!p->json)
 		for (int i = 0; i < IOSB_NR_LAYERS; i++)
 			if (st->layer[i])
 				fprintf(ctx->out, "layer %s\n", st->lines[i]);
-	return 0;
+	return ferror(ctx->out) ? -EIO : 0;
 }
 
 /* iosb_us - ns as microseconds for the table */
@@ -814,6 +829,9 @@ static void iosb_fini(struct iotap_ctx *ctx)
 	reqtab_free(st->bios);
 	hist_set_release(&st->hs);
 	free(st->fsin);
+	free(st->ops);
+	free(st->sysrow);
+	free(st->out);
 }
 
 const struct tool tool_iostackbreakdown = {
@@ -857,6 +875,7 @@ const struct tool tool_iostackbreakdown = {
 	.params_size = sizeof(struct iosb_params),
 	.state_size = sizeof(struct iosb_state),
 	.init = iosb_init,
+	.start = iosb_start,
 	.report = iosb_report,
 	.fini = iosb_fini,
 };

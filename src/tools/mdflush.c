@@ -9,6 +9,7 @@
 #include "iotap.h"
 #include "block.h"
 #include "btf.h"
+#include "shared.h"
 
 struct mdflush_params {
 	bool tracepoint, json;
@@ -25,14 +26,32 @@ struct mdflush_state {
 static const struct opt mdflush_opts[] = {
 	{ 't', "tracepoint", OPT_FLAG, P(tracepoint), NULL,
 	  "count preflush bios queued to md devices (block_bio_queue) even where kprobes exist" },
-	{ 'j', "json", OPT_FLAG, P(json), NULL, "json output: one object per flush and line" },
+	TOOL_OPT_JSON(P(json), "one object per flush and line"),
 	OPT_END
 };
 
-/* The kprobe is made for the run; a recording holds the fallback's tracepoint. */
+/* The fallback's tracepoint; the kprobe is in mdflush_probes. */
 static const struct tool_event mdflush_events[] = {
 	{ "block", "block_bio_queue", 0 },
 	{ NULL, NULL, 0 }
+};
+
+/* mdflush_args - md_flush_request(struct mddev *, struct bio *): bio->bi_bdev->bd_dev */
+static int mdflush_args(char *buf, size_t len)
+{
+	uint32_t bdev_off, dev_off;
+
+	if (btf_vmlinux_member_offset("bio", "bi_bdev", &bdev_off) ||
+	    btf_vmlinux_member_offset("block_device", "bd_dev", &dev_off))
+		return -ENOENT;
+	snprintf(buf, len, "dev=+%u(+%u($arg2)):u32", dev_off, bdev_off);
+	return 0;
+}
+
+/* Made where the kernel has kprobes and BTF; `iotap record` records it. */
+static const struct probe_spec mdflush_probes[] = {
+	{ .name = "mdflush", .symbol = "md_flush_request", .args_fn = mdflush_args },
+	{ 0 }
 };
 
 /* mdflush_print - one flush: TIME PID COMM DEVICE, libbpf-tools' columns */
@@ -87,22 +106,20 @@ static int mdflush_on_bio(struct iotap_ctx *ctx, const struct perf_sample *s, vo
 }
 
 /* mdflush_kprobe - the kprobe on md_flush_request, its bio's device read through BTF offsets */
-static int mdflush_kprobe(struct iotap_ctx *ctx, struct probe_spec *spec)
+static int mdflush_kprobe(struct iotap_ctx *ctx)
 {
 	struct mdflush_state *st = ctx->state;
-	uint32_t bdev_off, dev_off;
+	struct probe_spec spec = mdflush_probes[0];
 	struct iotap_event *ev;
 	const char *sys;
-	char args[64];
+	char args[256];
 	int ret;
 
-	/* md_flush_request(struct mddev *, struct bio *): bio->bi_bdev->bd_dev. */
-	if (btf_vmlinux_member_offset("bio", "bi_bdev", &bdev_off) ||
-	    btf_vmlinux_member_offset("block_device", "bd_dev", &dev_off))
-		return -ENOENT;
-	snprintf(args, sizeof(args), "dev=+%u(+%u($arg2)):u32", dev_off, bdev_off);
-	spec->args = args;
-	ret = iotap_probe_create(ctx, spec, &sys);
+	ret = spec.args_fn(args, sizeof(args));
+	if (ret)
+		return ret;
+	spec.args = args;
+	ret = iotap_probe_create(ctx, &spec, &sys);
 	if (ret)
 		return ret;
 	ev = iotap_event_use(ctx, sys, "mdflush", 0, mdflush_on_probe, NULL);
@@ -116,12 +133,11 @@ static int mdflush_init(struct iotap_ctx *ctx)
 {
 	struct mdflush_params *p = ctx->params;
 	struct mdflush_state *st = ctx->state;
-	struct probe_spec spec = { .name = "mdflush", .symbol = "md_flush_request" };
 	struct iotap_event *ev;
 	int ret;
 
-	if (!p->tracepoint && iotap_probe_available(ctx, &spec)) {
-		ret = mdflush_kprobe(ctx, &spec);
+	if (!p->tracepoint && iotap_probe_available(ctx, &mdflush_probes[0])) {
+		ret = mdflush_kprobe(ctx);
 		if (ret != -ENOENT) {
 			if (!ret)
 				iotap_info(ctx, "tracing md_flush_request() with a kprobe");
@@ -163,8 +179,9 @@ const struct tool tool_mdflush = {
 		"the PID and command of the process that sent it, and the md device. Where the "
 		"kernel has kprobes and BTF, a kprobe on md_flush_request() made for the run (and "
 		"removed on every exit) catches each call, and reads the device through the bio at "
-		"the offsets the kernel's BTF gives. Elsewhere, and with -t or when reporting a "
-		"recording, it counts the bios that carry a preflush and are queued to an md device "
+		"the offsets the kernel's BTF gives; iotap record records it too. Elsewhere, with -t, "
+		"and over a recording without it, it counts the bios that carry a preflush and are "
+		"queued to an md device "
 		"(block:block_bio_queue): md calls md_flush_request() for exactly those. Which of "
 		"the two is used is said when tracing starts.",
 	.examples =
@@ -175,6 +192,7 @@ const struct tool tool_mdflush = {
 	.args = TOOL_ARGS_DURATION,
 	.opts = mdflush_opts,
 	.events = mdflush_events,
+	.probes = mdflush_probes,
 	.params_size = sizeof(struct mdflush_params),
 	.state_size = sizeof(struct mdflush_state),
 	.init = mdflush_init,

@@ -8,6 +8,7 @@
 #include "iotap.h"
 #include "reqtab.h"
 #include "nvme.h"
+#include "shared.h"
 
 #define NVME_MAX_INFLIGHT (1u << 20)
 #define NVME_MAX_AGE_NS (60ull * 1000000000ull)
@@ -30,11 +31,10 @@ struct nvmelatency_state {
 static const struct opt nvmelatency_opts[] = {
 	{ 'T', "timestamp", OPT_FLAG, P(timestamp), NULL, "include timestamp on output" },
 	{ 'm', "milliseconds", OPT_FLAG, P(msecs), NULL, "millisecond histograms (@msecs)" },
-	{ 'd', "disk", OPT_DISK, P(disk), "DISK",
-	  "trace this NVMe namespace only (nvme0n1); admin commands are then not traced" },
+	TOOL_OPT_DISK_HELP(P(disk), "trace this NVMe namespace only (nvme0n1); admin commands are then not traced"),
 	{ 'A', "admin", OPT_FLAG, P(admin), NULL,
 	  "time admin commands (queue 0) too, instead of only counting them" },
-	{ 'j', "json", OPT_FLAG, P(json), NULL, "json output: one object per histogram and line" },
+	TOOL_OPT_JSON(P(json), "one object per histogram and line"),
 	{ 0, "percentiles", OPT_FLAG, P(percentiles), NULL,
 	  "print p50, p90, p99, p99.9 and max under each histogram" },
 	OPT_END

@@ -2,11 +2,10 @@
 /* probe.c - trace tracepoints, or a kprobe/uprobe made for this run; print or count each hit */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <event-parse.h>
 
 #include "iotap.h"
 
@@ -20,8 +19,9 @@ struct probe_params {
 struct probe_event {
 	struct probe_state *st;
 	struct iotap_event *ev;
-	struct tep_event *fmt;
-	struct tep_event_filter *filter;	/* recordings: the filter, applied here */
+	char *sys_name;			/* "sys:name" */
+	const char *name;		/* in sys_name */
+	struct iotap_filter *filter;	/* recordings: the filter, applied here */
 	uint64_t hits;
 };
 
@@ -45,37 +45,6 @@ static const struct opt probe_opts[] = {
 	OPT_END
 };
 
-/* probe_print_info - the hit formatted by the kernel's own print fmt for the event */
-static void probe_print_info(struct probe_event *pe, FILE *out, const struct perf_sample *s)
-{
-	struct tep_record rec = {
-		.ts = s->time,
-		.cpu = s->cpu,
-		.size = s->raw_size,
-		.data = (void *)s->raw,
-	};
-	struct trace_seq seq;
-
-	trace_seq_init(&seq);
-	tep_print_event(pe->fmt->tep, &seq, &rec, "%s", TEP_PRINT_INFO);
-	trace_seq_terminate(&seq);
-	fprintf(out, " %s", seq.buffer);
-	trace_seq_destroy(&seq);
-}
-
-/* probe_filter_match - a recording's hit passes the tracepoint filter (the kernel applied it live) */
-static bool probe_filter_match(struct probe_event *pe, const struct perf_sample *s)
-{
-	struct tep_record rec = {
-		.ts = s->time,
-		.cpu = s->cpu,
-		.size = s->raw_size,
-		.data = (void *)s->raw,
-	};
-
-	return !pe->filter || tep_filter_match(pe->filter, &rec) == TEP_ERRNO__FILTER_MATCH;
-}
-
 /* probe_on_hit - one line per hit, or a count */
 static int probe_on_hit(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
 {
@@ -84,15 +53,19 @@ static int probe_on_hit(struct iotap_ctx *ctx, const struct perf_sample *s, void
 	struct probe_state *st = pe->st;
 
 	if ((p->pid && (int)s->pid != p->pid) || (p->max_events && st->hits >= p->max_events) ||
-	    !probe_filter_match(pe, s) || !iotap_cgroup_match(ctx, s))
+	    !iotap_filter_match(pe->filter, s) || !iotap_cgroup_match(ctx, s))
 		return 0;
 	pe->hits++;
 	if (!p->count) {
+		int ret;
+
 		if (!st->t0)
 			st->t0 = s->time;
-		fprintf(ctx->out, "%-14.6f %-16s %-7u %s:", (double)(s->time - st->t0) / 1e9,
-			iotap_comm(ctx, s->pid), s->pid, pe->fmt->name);
-		probe_print_info(pe, ctx->out, s);
+		fprintf(ctx->out, "%-14.6f %-16s %-7u %s: ", (double)(s->time - st->t0) / 1e9,
+			iotap_comm(ctx, s->pid), s->pid, pe->name);
+		ret = iotap_event_print(pe->ev, s, ctx->out);
+		if (ret)
+			return ret;
 		fputc('\n', ctx->out);
 	}
 	if (p->max_events && ++st->hits >= p->max_events)
@@ -106,7 +79,6 @@ static int probe_subscribe(struct iotap_ctx *ctx, const char *sys, const char *n
 	struct probe_params *p = ctx->params;
 	struct probe_state *st = ctx->state;
 	struct probe_event *pe;
-	char *f;
 	int err;
 
 	if (st->nr == PROBE_EVENTS_MAX) {
@@ -118,24 +90,24 @@ static int probe_subscribe(struct iotap_ctx *ctx, const char *sys, const char *n
 		return -ENOMEM;
 	st->ev[st->nr++] = pe;
 	pe->st = st;
+	if (asprintf(&pe->sys_name, "%s:%s", sys, name) < 0) {
+		pe->sys_name = NULL;
+		return -ENOMEM;
+	}
+	pe->name = pe->sys_name + strlen(sys) + 1;
 	pe->ev = iotap_event_use(ctx, sys, name, 0, probe_on_hit, pe);
 	if (!pe->ev)
 		return -errno;
-	pe->fmt = iotap_event_format(pe->ev);
 	if (st->filter) {
 		err = iotap_event_filter(pe->ev, "%s", st->filter);
 		if (err)
 			return err;
 		/* Checked here too: a recording holds what the kernel let through, or everything. */
-		pe->filter = tep_filter_alloc(pe->fmt->tep);
-		if (!pe->filter || asprintf(&f, "%s/%s:%s", sys, name, st->filter) < 0)
-			return -ENOMEM;
-		err = tep_filter_add_filter_str(pe->filter, f);
-		free(f);
-		if (err < 0) {
+		err = iotap_filter_alloc(pe->ev, st->filter, &pe->filter);
+		if (err == -EINVAL)
 			iotap_err(ctx, "invalid filter '%s' for %s:%s", st->filter, sys, name);
-			return -EINVAL;
-		}
+		if (err)
+			return err;
 	}
 	if (p->pid)
 		return iotap_event_filter(pe->ev, "common_pid == %d", p->pid);
@@ -242,12 +214,8 @@ static int probe_report(struct iotap_ctx *ctx)
 	if (!p->count || !ctx->final)
 		return 0;
 	fprintf(ctx->out, "%-48s %12s\n", "EVENT", "COUNT");
-	for (size_t i = 0; i < st->nr; i++) {
-		char name[256];
-
-		snprintf(name, sizeof(name), "%s:%s", st->ev[i]->fmt->system, st->ev[i]->fmt->name);
-		fprintf(ctx->out, "%-48s %12" PRIu64 "\n", name, st->ev[i]->hits);
-	}
+	for (size_t i = 0; i < st->nr; i++)
+		fprintf(ctx->out, "%-48s %12" PRIu64 "\n", st->ev[i]->sys_name, st->ev[i]->hits);
 	return 0;
 }
 
@@ -257,8 +225,8 @@ static void probe_fini(struct iotap_ctx *ctx)
 	struct probe_state *st = ctx->state;
 
 	for (size_t i = 0; i < st->nr; i++) {
-		if (st->ev[i]->filter)
-			tep_filter_free(st->ev[i]->filter);
+		iotap_filter_free(st->ev[i]->filter);
+		free(st->ev[i]->sys_name);
 		free(st->ev[i]);
 	}
 	free(st->spec);

@@ -9,6 +9,7 @@
 #include "iotap.h"
 #include "reqtab.h"
 #include "scsi.h"
+#include "shared.h"
 
 #define SCSI_MAX_INFLIGHT (1u << 20)
 #define SCSI_MAX_AGE_NS (600ull * 1000000000ull)
@@ -34,7 +35,7 @@ static const struct opt scsilatency_opts[] = {
 	{ 'm', "milliseconds", OPT_FLAG, P(msecs), NULL, "millisecond histograms (@msecs)" },
 	{ 'd', "device", OPT_STR, P(device), "H:C:I:L",
 	  "trace this SCSI device only, by its address (host:channel:id:lun, as in /sys/class/scsi_device)" },
-	{ 'j', "json", OPT_FLAG, P(json), NULL, "json output: one object per histogram and line" },
+	TOOL_OPT_JSON(P(json), "one object per histogram and line"),
 	{ 0, "percentiles", OPT_FLAG, P(percentiles), NULL,
 	  "print p50, p90, p99, p99.9 and max under each histogram" },
 	OPT_END

@@ -9,6 +9,7 @@
 #include "hist.h"
 #include "iotap.h"
 #include "scsi.h"
+#include "shared.h"
 
 struct scsiresult_params {
 	bool timestamp, devices, bytes, json;
@@ -31,7 +32,7 @@ static const struct opt scsiresult_opts[] = {
 	  "also key by the message and driver bytes of the result (hex)" },
 	{ 'd', "device", OPT_STR, P(device), "H:C:I:L",
 	  "trace this SCSI device only, by its address (host:channel:id:lun)" },
-	{ 'j', "json", OPT_FLAG, P(json), NULL, "json output: one object per result and line" },
+	TOOL_OPT_JSON(P(json), "one object per result and line"),
 	OPT_END
 };
 

@@ -1,12 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* seeksize.c - requested seek distance histograms per process, the book's seeksize */
-#include <errno.h>
 #include <stddef.h>
-#include <string.h>
 
-#include "blktrack.h"
-#include "hist.h"
-#include "prom.h"
+#include "keyhist.h"
 
 struct seeksize_params {
 	bool timestamp;
@@ -15,20 +11,17 @@ struct seeksize_params {
 };
 
 struct seeksize_state {
-	struct blktrack *bt;
+	struct keyhist kh;
 	struct blk_lastpos pos;
-	struct hist_set hs;
-	struct prom *prom;
 };
 
 #define P(f) offsetof(struct seeksize_params, f)
 static const struct opt seeksize_opts[] = {
 	{ 'T', "timestamp", OPT_FLAG, P(timestamp), NULL, "include timestamp on output" },
-	{ 'd', "disk", OPT_DISK, P(disk), "DISK", "trace this disk only" },
+	TOOL_OPT_DISK(P(disk)),
 	{ 'p', "pid", OPT_PID, P(pid), "PID", "show the seeks of I/O submitted by this process only" },
-	{ 0, "prom", OPT_OUTFILE, P(prom), "FILE",
-	  "each interval, also write the histograms as Prometheus metrics (node_exporter textfile "
-	  "format, cumulative, in bytes, label comm) to a temporary and rename it over FILE" },
+	TOOL_OPT_PROM(P(prom), "the histograms as Prometheus metrics (node_exporter textfile "
+		      "format, cumulative, in bytes, label comm)"),
 	OPT_END
 };
 
@@ -40,13 +33,20 @@ static const struct tool_event seeksize_events[] = {
 	{ NULL, NULL, 0 }
 };
 
+/* 512-byte sectors as bytes: buckets up to 2^40 sectors, 512 TiB. */
+static const struct keyhist_out seeksize_out = {
+	.key = "Process Name", .unit = "sectors",
+	.prom_name = "iotap_seeksize_bytes",
+	.prom_help = "Distance from the disk's last request, by submitting process",
+	.prom_label = "comm", .prom_unit = 512, .prom_top = 40,
+};
+
 /* seeksize_on_issue - the distance from the disk's last request into the submitter's histogram */
 static int seeksize_on_issue(void *arg, const struct blkreq *r, const struct perf_sample *s)
 {
 	struct iotap_ctx *ctx = arg;
 	struct seeksize_params *p = ctx->params;
 	struct seeksize_state *st = ctx->state;
-	struct hist *h;
 	uint64_t dist;
 	int ret;
 
@@ -57,10 +57,7 @@ static int seeksize_on_issue(void *arg, const struct blkreq *r, const struct per
 	/* With -p, blktrack gives a start time only to that process's requests. */
 	if (p->pid && !r->t_start)
 		return 0;
-	h = hist_set_get(&st->hs, r->comm);
-	if (!h || hist_add(h, dist))
-		return -ENOMEM;
-	return 0;
+	return keyhist_add(&st->kh, r->comm, dist);
 }
 
 /* seeksize_init - check options and subscribe to the request events */
@@ -73,14 +70,8 @@ static int seeksize_init(struct iotap_ctx *ctx)
 		.on_issue = seeksize_on_issue,
 		.arg = ctx,
 	};
-	int ret;
 
-	if (p->prom && !(st->prom = prom_alloc(p->prom))) {
-		iotap_err(ctx, "cannot write %s: %s", p->prom, strerror(errno));
-		return -EINVAL;
-	}
-	ret = blktrack_cfg_select(&cfg, ctx, p->disk, p->pid);
-	return ret ? ret : blktrack_create(&st->bt, ctx, &cfg);
+	return keyhist_init(&st->kh, ctx, &cfg, p->disk, p->pid, p->prom);
 }
 
 /* seeksize_report - print and reset the histograms, BCC's layout */
@@ -88,24 +79,8 @@ static int seeksize_report(struct iotap_ctx *ctx)
 {
 	struct seeksize_params *p = ctx->params;
 	struct seeksize_state *st = ctx->state;
-	int ret;
 
-	iotap_interval_header(ctx, p->timestamp);
-	ret = hist_set_print_log2(&st->hs, ctx->out, "Process Name", "sectors");
-	if (!ret && st->prom) {
-		/* 512-byte sectors as bytes: buckets up to 2^40 sectors, 512 TiB. */
-		ret = prom_hist_set_add(st->prom, "iotap_seeksize_bytes",
-					"Distance from the disk's last request, by submitting process",
-					"comm", &st->hs, 512, 40);
-		if (!ret)
-			ret = prom_write(st->prom);
-		if (ret)
-			iotap_err(ctx, "cannot write %s: %s", p->prom, strerror(-ret));
-	}
-	if (ctx->final)
-		blktrack_warn_stats(st->bt, ctx);
-	hist_set_reset(&st->hs);
-	return ret;
+	return keyhist_report(&st->kh, ctx, p->timestamp, &seeksize_out);
 }
 
 /* seeksize_fini - free the state */
@@ -113,10 +88,8 @@ static void seeksize_fini(struct iotap_ctx *ctx)
 {
 	struct seeksize_state *st = ctx->state;
 
-	blktrack_free(st->bt);
+	keyhist_release(&st->kh);
 	blk_lastpos_release(&st->pos);
-	hist_set_release(&st->hs);
-	prom_free(st->prom);
 }
 
 const struct tool tool_seeksize = {

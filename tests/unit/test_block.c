@@ -136,7 +136,7 @@ static void test_rwbs(void **state)
 
 /* The pairing tests drive blktrack through a session over testlib_source, fed by the test. */
 struct pairing {
-	struct session s;
+	struct session *s;
 	struct blktrack *bt;
 	const struct layout *l;
 	struct blk_io done[16], nodata[4];
@@ -175,22 +175,21 @@ static void pairing_setup(struct pairing *p, const struct layout *l, struct blkt
 
 	memset(p, 0, sizeof(*p));
 	p->l = l;
-	p->s.src = &testlib_source;
-	p->s.ctx.sess = &p->s;
-	testlib_fmt_load(&p->s.fs, l->kernel, "block", strcmp(l->kernel, K61) ? evs : evs61);
+	p->s = testlib_session_new(NULL, NULL, 0);
+	testlib_fmt_load(&p->s->fs, l->kernel, "block", strcmp(l->kernel, K61) ? evs : evs61);
 	cfg->on_done = on_done;
 	cfg->on_nodata = on_nodata;
 	cfg->arg = p;
-	assert_int_equal(blktrack_create(&p->bt, &p->s.ctx, cfg), 0);
-	for (size_t i = 0; i < p->s.nr_ev; i++)
-		p->s.ev[i]->sample_type = IOTAP_SAMPLE_BASE;
+	assert_int_equal(blktrack_create(&p->bt, &p->s->ctx, cfg), 0);
+	for (size_t i = 0; i < p->s->nr_ev; i++)
+		p->s->ev[i]->sample_type = IOTAP_SAMPLE_BASE;
 }
 
 /* pairing_teardown - free the tracker and the session */
 static void pairing_teardown(struct pairing *p)
 {
 	blktrack_free(p->bt);
-	session_release(&p->s);
+	testlib_session_free(p->s);
 }
 
 /* feed - dispatch one block event as a perf sample */
@@ -202,8 +201,8 @@ static void feed(struct pairing *p, const char *event, uint32_t pid, uint64_t ti
 	uint64_t id = UINT64_MAX, v;
 	uint32_t raw_size = 72;
 
-	for (size_t i = 0; i < p->s.nr_ev; i++)
-		if (!strcmp(p->s.ev[i]->name, event))
+	for (size_t i = 0; i < p->s->nr_ev; i++)
+		if (!strcmp(p->s->ev[i]->name, event))
 			id = i;
 	assert_true(id != UINT64_MAX);
 	h->type = PERF_RECORD_SAMPLE;
@@ -222,7 +221,7 @@ static void feed(struct pairing *p, const char *event, uint32_t pid, uint64_t ti
 	if (strcmp(event, "block_rq_complete"))
 		memcpy(raw + p->l->comm, "worker", 6);
 	h->size = 44 + raw_size;
-	assert_int_equal(session_dispatch(&p->s, h), 0);
+	assert_int_equal(session_dispatch(p->s, h), 0);
 }
 
 /* test_pair_shared_key - two requests on one sector: completions take them in issue order */

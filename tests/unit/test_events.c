@@ -154,17 +154,13 @@ static void run_init(struct seen *sn, const char *kernel, const struct opt *o, i
 	int err;
 	const struct tool *t = sn->tool;
 	void *params = calloc(1, t->params_size ? t->params_size : 1);
-	struct session s;
+	struct session *s;
 
 	assert_non_null(params);
-	memset(&s, 0, sizeof(s));
-	s.src = &testlib_source;
-	s.ctx.sess = &s;
-	s.opts.max_stack = SESSION_MAX_STACK_DEFAULT;
-	assert_int_equal(tool_consumer_add(&s, &s.ctx, t, params, stdout), 0);
-	load(&s.fs, kernel);
-	assert_int_equal(disk_table_add(&s.disks, 8 << 20, "sda", "mq-deadline"), 0);
-	assert_int_equal(disk_table_add(&s.disks, 259 << 20, "nvme0n1", "none"), 0);
+	s = testlib_session_new(t, params, SESSION_MAX_STACK_DEFAULT);
+	load(&s->fs, kernel);
+	assert_int_equal(disk_table_add(&s->disks, 8 << 20, "sda", "mq-deadline"), 0);
+	assert_int_equal(disk_table_add(&s->disks, 259 << 20, "nvme0n1", "none"), 0);
 	if (o) {
 		void *f = (char *)params + o->offset;
 
@@ -188,12 +184,12 @@ static void run_init(struct seen *sn, const char *kernel, const struct opt *o, i
 		}
 	}
 	last_err[0] = 0;
-	err = t->init(&s.ctx);
-	if (err && !(err == -ENOENT && lacks_required(t, &s.fs)) && !refused(t, o, value, err))
+	err = t->init(&s->ctx);
+	if (err && !(err == -ENOENT && lacks_required(t, &s->fs)) && !refused(t, o, value, err))
 		fail_msg("%s over %s with --%s %s: %s (%s)", t->name, kernel,
 			 o ? o->long_name : "(none)", value ? value : "", strerror(-err), last_err);
-	for (size_t i = 0; i < s.nr_ev; i++) {
-		const struct iotap_event *ev = s.ev[i];
+	for (size_t i = 0; i < s->nr_ev; i++) {
+		const struct iotap_event *ev = s->ev[i];
 		size_t k = 0;
 
 		for (; t->events[k].sys; k++)
@@ -205,7 +201,7 @@ static void run_init(struct seen *sn, const char *kernel, const struct opt *o, i
 		sn->used[k] = true;
 		sn->stacked[k] |= !!(ev->flags & (IOTAP_EV_KSTACK | IOTAP_EV_USTACK));
 	}
-	session_release(&s);
+	testlib_session_free(s);
 	free(params);
 }
 
@@ -221,7 +217,7 @@ static void test_tables(void **state)
 		const struct tool *t = *tp;
 		size_t nr = 0;
 
-		/* A probe's events are the ones it makes from its argument. */
+		/* A probe's events are the ones it makes from its argument (test_spec). */
 		if (t->args == TOOL_ARGS_SPEC)
 			continue;
 		assert_non_null(t->events);
@@ -259,25 +255,67 @@ static void test_tables(void **state)
 	log_set(NULL);
 }
 
+/* test_spec - a tool whose events come from its argument subscribes to exactly those */
+static void test_spec(void **state)
+{
+	static const struct {
+		const char *spec;
+		const char *const events[4];
+	} cases[] = {
+		{ "block:block_rq_issue", { "block_rq_issue" } },
+		{ "t:block:block_rq_i*", { "block_rq_insert", "block_rq_issue" } },
+		{ "block:block_rq_complete nr_sector > 8", { "block_rq_complete" } },
+	};
+	int checked = 0;
+
+	for (const struct tool *const *tp = iotap_tools; *tp; tp++) {
+		const struct tool *t = *tp;
+
+		if (t->args != TOOL_ARGS_SPEC)
+			continue;
+		for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+			void *params = calloc(1, t->params_size);
+			struct session *s = testlib_session_new(t, params, SESSION_MAX_STACK_DEFAULT);
+			size_t nr = 0;
+
+			load(&s->fs, K618);
+			s->ctx.spec = cases[c].spec;
+			assert_int_equal(t->init(&s->ctx), 0);
+			for (size_t i = 0; i < s->nr_ev; i++) {
+				const char *const *e = cases[c].events;
+
+				while (*e && strcmp(*e, s->ev[i]->name))
+					e++;
+				if (!*e || strcmp(s->ev[i]->sys, "block"))
+					fail_msg("%s '%s' subscribes to %s:%s", t->name, cases[c].spec,
+						 s->ev[i]->sys, s->ev[i]->name);
+			}
+			while (cases[c].events[nr])
+				nr++;
+			assert_int_equal(s->nr_ev, nr);
+			testlib_session_free(s);
+			free(params);
+		}
+		checked++;
+	}
+	assert_int_equal(checked, 1);
+}
+
 /* test_undeclared - the session refuses an event the tool did not declare */
 static void test_undeclared(void **state)
 {
 	static const struct tool_event evs[] = { { "block", "block_rq_issue", 0 }, { NULL, NULL, 0 } };
 	static const struct tool t = { .name = "t", .events = evs };
-	struct session s;
+	struct session *s = testlib_session_new(&t, NULL, 0);
 
 	log_set(on_log);
-	memset(&s, 0, sizeof(s));
-	s.src = &testlib_source;
-	s.ctx.sess = &s;
-	s.ctx.tool = &t;
-	load(&s.fs, K618);
-	assert_null(iotap_event_use(&s.ctx, "block", "block_rq_complete", 0, NULL, NULL));
+	load(&s->fs, K618);
+	assert_null(iotap_event_use(&s->ctx, "block", "block_rq_complete", 0, NULL, NULL));
 	assert_int_equal(errno, EINVAL);
 	assert_non_null(strstr(last_err, "does not declare"));
-	assert_null(iotap_event_use(&s.ctx, "block", "block_rq_issue", IOTAP_EV_KSTACK, NULL, NULL));
-	assert_non_null(iotap_event_use(&s.ctx, "block", "block_rq_issue", 0, NULL, NULL));
-	session_release(&s);
+	assert_null(iotap_event_use(&s->ctx, "block", "block_rq_issue", IOTAP_EV_KSTACK, NULL, NULL));
+	assert_non_null(iotap_event_use(&s->ctx, "block", "block_rq_issue", 0, NULL, NULL));
+	testlib_session_free(s);
 	log_set(NULL);
 }
 
@@ -286,6 +324,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tables),
+		cmocka_unit_test(test_spec),
 		cmocka_unit_test(test_undeclared),
 	};
 

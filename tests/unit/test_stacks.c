@@ -13,6 +13,7 @@
 #include "opt.h"
 #include "session.h"
 #include "stacks.h"
+#include "testlib.h"
 
 #define K1 0xffffffff81000100ull
 #define K2 0xffffffff81000200ull
@@ -23,14 +24,6 @@
 static const uint64_t chain[] = {
 	PERF_CONTEXT_KERNEL, K1, K2, PERF_CONTEXT_USER, U1, U2, U3,
 };
-
-/* ctx_init - a session with no symbolizer, enough for the stack helpers */
-static void ctx_init(struct session *s, uint64_t max_stack)
-{
-	memset(s, 0, sizeof(*s));
-	s->opts.max_stack = max_stack;
-	s->ctx.sess = s;
-}
 
 /* sample_init - a sample carrying chain as its callchain */
 static void sample_init(struct perf_sample *smp)
@@ -48,39 +41,41 @@ static void test_from_sample(void **state)
 	const uint64_t both[] = { K1, K2, PERF_CONTEXT_USER, 0, U1, U2 - 1, U3 - 1 };
 	const uint64_t user[] = { PERF_CONTEXT_USER, 0, U1, U2 - 1, U3 - 1 };
 	struct perf_sample smp;
-	struct session s;
+	struct session *s;
 	uint64_t ips[16];
 	int n;
 
-	ctx_init(&s, 127);
+	s = testlib_session_new(NULL, NULL, 127);
 	sample_init(&smp);
-	n = stack_from_sample(&s.ctx, &smp, STACK_KERNEL | STACK_USER, ips, 16);
+	n = stack_from_sample(&s->ctx, &smp, STACK_KERNEL | STACK_USER, ips, 16);
 	assert_int_equal(n, 7);
 	assert_memory_equal(ips, both, sizeof(both));
-	n = stack_from_sample(&s.ctx, &smp, STACK_KERNEL, ips, 16);
+	n = stack_from_sample(&s->ctx, &smp, STACK_KERNEL, ips, 16);
 	assert_int_equal(n, 2);
 	assert_memory_equal(ips, both, 2 * sizeof(ips[0]));
-	n = stack_from_sample(&s.ctx, &smp, STACK_USER, ips, 16);
+	n = stack_from_sample(&s->ctx, &smp, STACK_USER, ips, 16);
 	assert_int_equal(n, 5);
 	assert_memory_equal(ips, user, sizeof(user));
+	testlib_session_free(s);
 }
 
 /* test_max_stack - --max-stack counts frames, kernel first; the buffer bounds it too */
 static void test_max_stack(void **state)
 {
 	struct perf_sample smp;
-	struct session s;
+	struct session *s;
 	uint64_t ips[16];
 
-	ctx_init(&s, 3);
+	s = testlib_session_new(NULL, NULL, 3);
 	sample_init(&smp);
-	assert_int_equal(stack_from_sample(&s.ctx, &smp, STACK_KERNEL | STACK_USER, ips, 16), 5);
+	assert_int_equal(stack_from_sample(&s->ctx, &smp, STACK_KERNEL | STACK_USER, ips, 16), 5);
 	assert_true(ips[2] == PERF_CONTEXT_USER && ips[4] == U1);
 	/* Room for 4 ips: 2 frames, the marker and the key. */
-	ctx_init(&s, 127);
-	assert_int_equal(stack_from_sample(&s.ctx, &smp, STACK_KERNEL | STACK_USER, ips, 4), 2);
+	s->opts.max_stack = 127;
+	assert_int_equal(stack_from_sample(&s->ctx, &smp, STACK_KERNEL | STACK_USER, ips, 4), 2);
 	smp.nr_ips = 0;
-	assert_int_equal(stack_from_sample(&s.ctx, &smp, STACK_KERNEL | STACK_USER, ips, 16), 0);
+	assert_int_equal(stack_from_sample(&s->ctx, &smp, STACK_KERNEL | STACK_USER, ips, 16), 0);
+	testlib_session_free(s);
 }
 
 /*
@@ -139,53 +134,55 @@ static void test_fp_copy(void **state)
 	const uint64_t stored[] = { PERF_CONTEXT_KERNEL, K1, K2, PERF_CONTEXT_USER, U1, U2, U3,
 				    0x404000 };
 	struct perf_sample smp;
-	struct session s;
+	struct session *s;
 	uint64_t ips[16];
 
-	ctx_init(&s, 127);
+	s = testlib_session_new(NULL, NULL, 127);
 	copy_init(&smp);
-	assert_int_equal(stack_from_sample(&s.ctx, &smp, STACK_KERNEL | STACK_USER, ips, 16), 8);
+	assert_int_equal(stack_from_sample(&s->ctx, &smp, STACK_KERNEL | STACK_USER, ips, 16), 8);
 	assert_memory_equal(ips, folded, sizeof(folded));
 	/* The recorder keeps the kernel's markers and return addresses, as perf callchains have them. */
-	assert_int_equal(record_chain(&s, &smp, ips, 16), 8);
+	assert_int_equal(record_chain(s, &smp, ips, 16), 8);
 	assert_memory_equal(ips, stored, sizeof(stored));
 	/* Read back as a recorded callchain, it folds as the live walk did. */
 	smp.ips = stored;
 	smp.nr_ips = 8;
 	smp.regs = NULL;
-	assert_int_equal(stack_from_sample(&s.ctx, &smp, STACK_KERNEL | STACK_USER, ips, 16), 8);
+	assert_int_equal(stack_from_sample(&s->ctx, &smp, STACK_KERNEL | STACK_USER, ips, 16), 8);
 	assert_memory_equal(ips, folded, sizeof(folded));
 	/* --max-stack 3: two kernel frames and one user frame. */
-	ctx_init(&s, 3);
+	s->opts.max_stack = 3;
 	copy_init(&smp);
-	assert_int_equal(record_chain(&s, &smp, ips, 16), 5);
+	assert_int_equal(record_chain(s, &smp, ips, 16), 5);
 	assert_true(ips[3] == PERF_CONTEXT_USER && ips[4] == U1);
 	/* A frame pointer outside the copy ends the walk at the sampled ip. */
-	ctx_init(&s, 127);
+	s->opts.max_stack = 127;
 	copy_init(&smp);
 	copy_regs[0] = SP + sizeof(copy_stack);
-	assert_int_equal(record_chain(&s, &smp, ips, 16), 5);
+	assert_int_equal(record_chain(s, &smp, ips, 16), 5);
 	assert_int_equal(ips[4], U1);
 	/* No registers (not an x86_64 user context): the kernel frames alone. */
 	copy_init(&smp);
 	smp.regs_abi = PERF_SAMPLE_REGS_ABI_NONE;
-	assert_int_equal(record_chain(&s, &smp, ips, 16), 3);
+	assert_int_equal(record_chain(s, &smp, ips, 16), 3);
+	testlib_session_free(s);
 }
 
 /* test_text_unknown - without symbols frames print as the addresses sampled */
 static void test_text_unknown(void **state)
 {
 	const uint64_t st[] = { K1, PERF_CONTEXT_USER, 0, U1, U2 - 1 };
-	struct session s;
+	struct session *s;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	ctx_init(&s, 127);
-	assert_int_equal(stack_text(&s.ctx, 42, st, 5, f), 0);
+	s = testlib_session_new(NULL, NULL, 127);
+	assert_int_equal(stack_text(&s->ctx, 42, st, 5, f), 0);
 	fclose(f);
 	assert_string_equal(buf, "    0xffffffff81000100\n    0x401000\n    0x402000\n");
 	free(buf);
+	testlib_session_free(s);
 }
 
 /* test_fold_roots - roots come first and stacks that name alike merge */
@@ -194,20 +191,21 @@ static void test_fold_roots(void **state)
 	const uint64_t st[] = { K1, PERF_CONTEXT_USER, 0, U1 };
 	const char *roots[] = { "sda", "dd" };
 	struct fold *fold = fold_alloc();
-	struct session s;
+	struct session *s;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	ctx_init(&s, 127);
+	s = testlib_session_new(NULL, NULL, 127);
 	assert_non_null(fold);
-	assert_int_equal(stack_fold_add(&s.ctx, fold, roots, 2, 42, st, 4, 4096), 0);
-	assert_int_equal(stack_fold_add(&s.ctx, fold, roots, 2, 43, st, 4, 8192), 0);
+	assert_int_equal(stack_fold_add(&s->ctx, fold, roots, 2, 42, st, 4, 4096), 0);
+	assert_int_equal(stack_fold_add(&s->ctx, fold, roots, 2, 43, st, 4, 8192), 0);
 	assert_int_equal(fold_write(fold, f, false), 0);
 	fclose(f);
 	assert_string_equal(buf, "sda;dd;[unknown];[unknown] 12288\n");
 	free(buf);
 	fold_free(fold);
+	testlib_session_free(s);
 }
 
 /* opt_offset_ptr - where an option of tool's table stores its value, found by its long name */

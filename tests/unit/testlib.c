@@ -140,6 +140,28 @@ static int source_run(struct session *s, uint64_t deadline)
 	return 0;
 }
 
+/* source_event_names - the names of the formats of sys the test loaded */
+static int source_event_names(struct session *s, const char *sys, char ***names)
+{
+	char **arr = calloc(s->fs.nr + 1, sizeof(*arr));
+	size_t n = 0;
+
+	assert_non_null(arr);
+	for (size_t i = 0; i < s->fs.nr; i++) {
+		if (strcmp(s->fs.ev[i].sys, sys))
+			continue;
+		arr[n] = strdup(s->fs.ev[i].name);
+		assert_non_null(arr[n]);
+		n++;
+	}
+	if (!n) {
+		free(arr);
+		return -ENOENT;
+	}
+	*names = arr;
+	return 0;
+}
+
 /* source_find - the event a sample id indexes */
 static struct iotap_event *source_find(struct session *s, uint64_t id)
 {
@@ -154,6 +176,7 @@ static void source_close(struct session *s)
 const struct source_ops testlib_source = {
 	.open = source_open, .event_available = source_available, .event_attach = source_attach,
 	.run = source_run, .find = source_find, .close = source_close,
+	.event_names = source_event_names,
 };
 
 /* testlib_session_run - one session of tool with its options (so: and its input) */
@@ -177,6 +200,29 @@ int testlib_session_run(const struct tool *tool, void *params, const struct sess
 	session_release(&s);
 	fclose(f);
 	return ret;
+}
+
+/* testlib_session_new - a session over testlib_source, for the test to fill */
+struct session *testlib_session_new(const struct tool *tool, void *params, uint64_t max_stack)
+{
+	struct session *s = calloc(1, sizeof(*s));
+
+	assert_non_null(s);
+	s->src = &testlib_source;
+	s->ctx.sess = s;
+	s->opts.max_stack = max_stack;
+	if (tool)
+		assert_int_equal(tool_consumer_add(s, &s->ctx, tool, params, stdout), 0);
+	return s;
+}
+
+/* testlib_session_free - release and free a testlib_session_new session */
+void testlib_session_free(struct session *s)
+{
+	if (!s)
+		return;
+	session_release(s);
+	free(s);
 }
 
 /* testlib_tool_run - a tool with its arguments over a recording in memory or a file */

@@ -43,10 +43,21 @@ void testlib_fmt_load(struct fmt_set *fs, const char *kernel, const char *sys,
 
 /*
  * A session source whose events are the formats the test put in the session's
- * fs: it opens and runs nothing, records come from the test, an event's
- * sample id is its index in the session's events.
+ * fs (they are also what it lists of a system): it opens and runs nothing,
+ * records come from the test, an event's sample id is its index in the
+ * session's events.
  */
 extern const struct source_ops testlib_source;
+
+/*
+ * testlib_session_new - a session over testlib_source for tool (NULL: none) with params and
+ * a zeroed state of the tool's size, output to stdout, --max-stack max_stack. The test puts
+ * formats in its fs and disks in its disks; testlib_session_free releases and frees it.
+ */
+struct session *testlib_session_new(const struct tool *tool, void *params, uint64_t max_stack);
+
+/* testlib_session_free - session_release (which frees the state), then the session (NULL: none) */
+void testlib_session_free(struct session *s);
 
 /*
  * testlib_tool_run - the tool called tool_name with the NULL-terminated arguments

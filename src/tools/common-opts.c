@@ -2,7 +2,7 @@
 /* common-opts.c - the options every tool or command shares, kept in struct session_opts */
 #include <stddef.h>
 
-#include "opt.h"
+#include "common-opts.h"
 #include "session.h"
 #include "symbolizer.h"
 

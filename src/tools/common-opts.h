@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_COMMON_OPTS_H
+#define IOTAP_COMMON_OPTS_H
+
+/*
+ * The option tables every tool or command shares, kept in struct
+ * session_opts (a tool's .common; NULL means common_opts). Below the command
+ * line: the stack tools name theirs without reaching into the CLI.
+ */
+#include "iotap.h"
+
+extern const struct opt common_opts[];
+extern const struct opt record_common_opts[];
+extern const struct opt stack_common_opts[];
+extern const struct opt report_common_opts[];
+
+#endif

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_TOOLS_SHARED_H
+#define IOTAP_TOOLS_SHARED_H
+
+/*
+ * What several tools share: the option entries of -d DISK, -j and --prom FILE
+ * (each tool's help says only its own part), and the --prom file's set-up and
+ * interval write with their error lines.
+ */
+#include "iotap.h"
+
+struct prom;
+
+#define TOOL_OPT_DISK_HELP(off, help) { 'd', "disk", OPT_DISK, (off), "DISK", help }
+#define TOOL_OPT_DISK(off) TOOL_OPT_DISK_HELP(off, "trace this disk only")
+/* what: "one object per flush and line" */
+#define TOOL_OPT_JSON(off, what) { 'j', "json", OPT_FLAG, (off), NULL, "json output: " what }
+/* what: "the histograms as Prometheus metrics (...)" */
+#define TOOL_OPT_PROM(off, what) \
+	{ 0, "prom", OPT_OUTFILE, (off), "FILE", \
+	  "each interval, also write " what " to a temporary and rename it over FILE" }
+
+/*
+ * tool_prom_open - with --prom PATH (not NULL), its writer in *prom, else *prom NULL
+ *
+ * Returns 0, or -EINVAL (logged) when the temporary beside PATH cannot be created. The caller
+ * frees *prom with prom_free.
+ */
+int tool_prom_open(struct iotap_ctx *ctx, const char *path, struct prom **prom);
+
+/*
+ * tool_prom_write - after adding an interval's series (ret: how that went), write PATH
+ *
+ * Returns ret, else prom_write's result; a failure is logged with PATH.
+ */
+int tool_prom_write(struct iotap_ctx *ctx, struct prom *prom, const char *path, int ret);
+
+#endif
