@@ -4,7 +4,7 @@
 #   fuzz_recfile  the recording container (src/recording/container.c)
 #   fuzz_report   the whole report path: open from memory, replay, biolatency, iostack -K -f,
 #                 biosnoop --cgroup, fileio, iostackbreakdown, --info
-#   fuzz_trigger  the flight recorder's --trigger expressions (src/recording/trigger.c)
+#   fuzz_trigger  the flight recorder's --trigger expressions (src/recorder/trigger.c)
 #   fuzz_perfdata the perf.data reader (src/sources/source-perfdata.c) under the same two tools
 # Environment: FUZZ_SECONDS per fuzzer (default 60), BUILDDIR holding config.h (default: the
 # source tree), FUZZ_OUT for binaries, grown corpora and crash files (default: a temporary
@@ -31,7 +31,7 @@ SANITIZE=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 	-fno-omit-frame-pointer)
 CFLAGS=("${SANITIZE[@]}" -include "$BUILDDIR/config.h" -I"$BUILDDIR"
 	-I"$TOP/src" -I"$TOP/parsers" -I"$TOP/tracefs" -I"$TOP/src/core" -I"$TOP/src/sources"
-	-I"$TOP/src/recording" -I"$TOP/src/symbols" -I"$TOP/src/output" -I"$TOP/src/cli"
+	-I"$TOP/src/recording" -I"$TOP/src/recorder" -I"$TOP/src/symbols" -I"$TOP/src/output" -I"$TOP/src/cli"
 	$(pkg-config --cflags $PKGS))
 # shellcheck disable=SC2207
 LIBS=($(pkg-config --libs $PKGS))
@@ -73,7 +73,7 @@ PY
 
 # The container needs nothing of the build; the report path needs all of the core.
 build fuzz_recfile "${SANITIZE[@]}" -D_GNU_SOURCE -I"$TOP/src/recording" -- "$TOP/tests/fuzz/fuzz_recfile.c" "$TOP/src/recording/container.c"
-build fuzz_trigger "${CFLAGS[@]}" -- "$TOP/tests/fuzz/fuzz_trigger.c" "$TOP/src/recording/trigger.c"
+build fuzz_trigger "${CFLAGS[@]}" -- "$TOP/tests/fuzz/fuzz_trigger.c" "$TOP/src/recorder/trigger.c"
 # shellcheck disable=SC2046 # one argument per source file
 build fuzz_report "${CFLAGS[@]}" -- "$TOP/tests/fuzz/fuzz_report.c" $(lib_sources)
 # shellcheck disable=SC2046
