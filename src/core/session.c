@@ -69,11 +69,17 @@ void session_stop(struct session *s)
 /* session_stopped - whether s stops: asked to, or a signal came since it began */
 bool session_stopped(struct session *s)
 {
-	if (!s->stop && session_sigs != s->sig_base)
+	if (!s->stop && session_signalled(s))
 		s->stop = 1;
 	if (s->stop)
 		session_stopping = 1;
 	return s->stop;
+}
+
+/* session_signalled - whether a signal came since s was opened, even after it ended */
+bool session_signalled(const struct session *s)
+{
+	return session_sigs != s->sig_base;
 }
 
 /* session_aborted - whether a second SIGINT asked s to skip its final report */
@@ -315,16 +321,14 @@ int session_dispatch(struct session *s, const struct perf_event_header *rec)
 		const struct perf_record_fork { uint32_t pid, ppid, tid, ptid; uint64_t time; } *f =
 			(const void *)(rec + 1);
 
-		if (rec->size >= sizeof(*rec) + sizeof(*f) && f->pid != f->ppid) {
-			for (size_t i = 0; i < s->nr_comms; i++) {
-				if (s->comms[i].pid == f->ppid) {
-					char comm[16];
+		const char *parent;
+		char comm[16];
 
-					memcpy(comm, s->comms[i].comm, sizeof(comm));
-					session_comm_cache(s, f->pid, comm);
-					break;
-				}
-			}
+		if (rec->size >= sizeof(*rec) + sizeof(*f) && f->pid != f->ppid &&
+		    (parent = session_comm_cached(s, f->ppid))) {
+			/* A copy: caching the child's may move the table parent points into. */
+			memcpy(comm, parent, sizeof(comm));
+			session_comm_cache(s, f->pid, comm);
 		}
 		return 0;
 	}

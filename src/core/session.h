@@ -152,14 +152,16 @@ void session_release(struct session *s);
  * Stopping. Each session has its own stop: session_stop (safe in a signal
  * handler) ends that session after the current record, and leaves every other
  * session alone. session_signals_install's handler counts signals
- * process-wide; session_stopped turns one that came after session_init into
+ * process-wide; session_stopped turns one that came after session_open into
  * that session's stop, so a signal stops whatever session runs, and a later
- * session does not stop for it. A signal that comes between two sessions is
- * the caller's to see. The sources' run loops end when session_stopped says so.
+ * session does not stop for it. A caller that runs session after session
+ * asks session_signalled before it opens the next, and ends there. The
+ * sources' run loops end when session_stopped says so.
  */
 void session_signals_install(void);
 void session_stop(struct session *s);
 bool session_stopped(struct session *s);
+bool session_signalled(const struct session *s);
 int session_dispatch(struct session *s, const struct perf_event_header *rec);
 void session_comm_cache(struct session *s, uint32_t pid, const char *comm);
 const char *session_comm_cached(const struct session *s, uint32_t pid);

@@ -12,10 +12,10 @@
 
 #include "array.h"
 #include "cgroup.h"
-#include "elfsym.h"
 #include "fdtab.h"
 #include "ksyms.h"
 #include "live.h"
+#include "live-probe.h"
 #include "log.h"
 #include "session.h"
 #include "stackjoin.h"
@@ -66,13 +66,7 @@ struct live_src {
 	int nr_pfd;
 	struct dynevent_set *dyn;
 	bool enabled;
-	/* The uprobes made, by place: one place is probed once (aliases share one). */
-	struct live_place { char *path; uint64_t offset; bool ret; } *places;
-	size_t nr_places, cap_places;
-	/* available_filter_functions, sorted, read at the first kprobe asked about */
-	char **ftrace_fns;
-	size_t nr_ftrace_fns;
-	bool ftrace_fns_read;
+	struct live_probes probes;	/* where this run's probes went */
 	struct tgidmap *tgids;		/* each thread's process, for ftrace's events */
 };
 
@@ -247,161 +241,20 @@ static int live_event_filter(struct session *s, struct iotap_event *ev, const ch
 	return ret;
 }
 
-/* live_libc - the C library this program runs with, from its own mappings */
-static int live_libc(char *path, size_t len)
-{
-	FILE *f = fopen("/proc/self/maps", "re");
-	char line[4096];
-	int ret = -ENOENT;
-
-	if (!f)
-		return -errno;
-	while (ret && fgets(line, sizeof(line), f)) {
-		char *p = strchr(line, '/');
-
-		if (!p)
-			continue;
-		p[strcspn(p, "\n")] = 0;
-		if (strstr(p, "/libc.so.6") || strstr(p, "/libc-")) {
-			snprintf(path, len, "%s", p);
-			ret = 0;
-		}
-	}
-	fclose(f);
-	return ret;
-}
-
-/* live_uprobe_place - the binary and file offset a uprobe goes to; logs nothing */
-static int live_uprobe_place(const struct probe_spec *p, char *path, size_t len, uint64_t *off)
-{
-	uint64_t base;
-	int err;
-
-	if (p->libc)
-		err = live_libc(path, len);
-	else
-		err = snprintf(path, len, "%s", p->path ? p->path : "") >= (int)len ? -ENAMETOOLONG : 0;
-	if (err)
-		return err;
-	err = elf_symbol_file_offset(path, p->symbol, &base);
-	if (err)
-		return err;
-	*off = base + p->offset;
-	return 0;
-}
-
-/* live_str_cmp - qsort/bsearch order of C strings */
-static int live_str_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* live_ftrace_fns_read - available_filter_functions, sorted for lookups */
-static void live_ftrace_fns_read(struct live_src *lv)
-{
-	char path[512], line[512];
-	size_t cap = 0;
-	const char *dir;
-	FILE *f;
-
-	lv->ftrace_fns_read = true;
-	if (tfs_dir_get(&dir))
-		return;
-	snprintf(path, sizeof(path), "%s/available_filter_functions", dir);
-	f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f)) {
-		char *name;
-
-		line[strcspn(line, " \t\n")] = 0;
-		if (array_reserve(&lv->ftrace_fns, &cap, lv->nr_ftrace_fns + 1,
-				  sizeof(*lv->ftrace_fns), 4096))
-			break;
-		name = strdup(line);
-		if (!name)
-			break;
-		lv->ftrace_fns[lv->nr_ftrace_fns++] = name;
-	}
-	if (f)
-		fclose(f);
-	if (lv->nr_ftrace_fns)
-		qsort(lv->ftrace_fns, lv->nr_ftrace_fns, sizeof(*lv->ftrace_fns), live_str_cmp);
-}
-
-/*
- * live_probe_available - whether this kernel has the probe's kind and its
- * place: a uprobe's function in its binary; a kprobe's function where ftrace
- * can hook it (available_filter_functions), since an inlined or notrace
- * function would time nothing
- */
+/* live_probe_available - whether this kernel can take the probe (live-probe.h) */
 static bool live_probe_available(struct session *s, const struct probe_spec *p)
 {
 	struct live_src *lv = s->src_priv;
-	char path[4096];
-	uint64_t off;
 
-	if (!tfs_file_exists(p->uprobe ? "uprobe_events" : "kprobe_events"))
-		return false;
-	if (p->uprobe)
-		return !live_uprobe_place(p, path, sizeof(path), &off);
-	if (!p->symbol)
-		return true;
-	if (!lv->ftrace_fns_read)
-		live_ftrace_fns_read(lv);
-	return lv->nr_ftrace_fns &&
-		bsearch(&p->symbol, lv->ftrace_fns, lv->nr_ftrace_fns, sizeof(*lv->ftrace_fns),
-			live_str_cmp);
+	return live_probes_available(&lv->probes, p);
 }
 
-/* live_place_seen - remember a uprobe's place; -EEXIST when one was made there already */
-static int live_place_seen(struct live_src *lv, const char *path, uint64_t off, bool ret)
-{
-	for (size_t i = 0; i < lv->nr_places; i++)
-		if (lv->places[i].offset == off && lv->places[i].ret == ret &&
-		    !strcmp(lv->places[i].path, path))
-			return -EEXIST;
-	if (array_reserve(&lv->places, &lv->cap_places, lv->nr_places + 1, sizeof(*lv->places), 8))
-		return -ENOMEM;
-	lv->places[lv->nr_places].path = strdup(path);
-	if (!lv->places[lv->nr_places].path)
-		return -ENOMEM;
-	lv->places[lv->nr_places].offset = off;
-	lv->places[lv->nr_places++].ret = ret;
-	return 0;
-}
-
-/* live_probe_create - a kprobe/uprobe in this run's group, removed at exit; -EEXIST: place taken */
+/* live_probe_create - a kprobe/uprobe in this run's group, removed at exit (live-probe.h) */
 static int live_probe_create(struct session *s, const struct probe_spec *p, const char **sys)
 {
 	struct live_src *lv = s->src_priv;
-	enum dynevent_kind kind = p->uprobe ? (p->ret ? DYNEVENT_URETPROBE : DYNEVENT_UPROBE) :
-		(p->ret ? DYNEVENT_KRETPROBE : DYNEVENT_KPROBE);
-	uint64_t offset = p->offset;
-	char path[4096];
-	int err;
 
-	if (p->uprobe) {
-		err = live_uprobe_place(p, path, sizeof(path), &offset);
-		if (err) {
-			log_msg(LOG_ERR, "no function '%s' in %s: %s", p->symbol,
-				p->libc ? "the C library" : p->path, strerror(-err));
-			return -EINVAL;
-		}
-		/* Aliases (open and open64) share an address: their second probe would fire twice. */
-		err = live_place_seen(lv, path, offset, p->ret);
-		if (err)
-			return err;
-	}
-	err = dynevent_create(lv->dyn, kind, p->name, p->uprobe ? path : p->symbol, offset,
-			      p->args);
-	if (err) {
-		log_msg(LOG_ERR, "cannot create %s %s at %s: %s%s", p->uprobe ? "uprobe" : "kprobe",
-			p->name, p->uprobe ? path : p->symbol, strerror(-err),
-			!p->uprobe && !tfs_file_exists("kprobe_events") ?
-			" (this kernel has no kprobe_events)" : "");
-		return err;
-	}
-	*sys = dynevent_group();
-	return 0;
+	return live_probes_create(&lv->probes, lv->dyn, p, sys);
 }
 
 /* live_comm - a process name from /proc, for a pid no COMM record named */
@@ -888,12 +741,7 @@ static void live_close(struct session *s)
 	for (int i = 0; i < lv->nr_be; i++)
 		lv->be[i].ops->free(lv->be[i].priv);
 	dynevent_set_free(lv->dyn);
-	for (size_t i = 0; i < lv->nr_places; i++)
-		free(lv->places[i].path);
-	free(lv->places);
-	for (size_t i = 0; i < lv->nr_ftrace_fns; i++)
-		free(lv->ftrace_fns[i]);
-	free(lv->ftrace_fns);
+	live_probes_release(&lv->probes);
 	stackjoin_free(lv->join);
 	free(lv->twins);
 	merge_free(lv->merge);

@@ -113,6 +113,33 @@ static void test_stop_signal(void **state)
 	free(buf);
 }
 
+/* test_signalled - a caller running session after session learns that a signal stopped one */
+static void test_signalled(void **state)
+{
+	struct count_params p = { .stop_at = 1, .sig = SIGTERM, .raises = 1 };
+	struct session_opts so = { .mmap_pages = 128 };
+	struct session s;
+
+	so.input_buf = testlib_data_load("recordings", "linux-6.18-loop.iotap", &so.input_len);
+	session_signals_install();
+	assert_int_equal(session_init(&s, &count_tool, &p, &so), 0);
+	assert_false(session_signalled(&s));
+	assert_int_equal(session_run(&s, 0, 0, 0), 0);
+	assert_true(session_signalled(&s));
+	session_release(&s);
+	p.stop_at = 0;
+	p.issues = 0;
+	assert_int_equal(session_init(&s, &count_tool, &p, &so), 0);
+	assert_int_equal(session_run(&s, 0, 0, 0), 0);
+	assert_false(session_signalled(&s));
+	assert_true(p.issues >= 300);
+	session_release(&s);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	free((void *)so.input_buf);
+}
+
 /* test_three_tools - three tools over one session print what each prints over a session of its own */
 static void test_three_tools(void **state)
 {
@@ -165,6 +192,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stop_own),
 		cmocka_unit_test(test_stop_signal),
+		cmocka_unit_test(test_signalled),
 		cmocka_unit_test(test_three_tools),
 	};
 
