@@ -35,6 +35,8 @@ static const struct opt biopattern_opts[] = {
 	  "each interval, also write per-disk counters of random and sequential requests and of "
 	  "bytes as Prometheus metrics (node_exporter textfile format) to FILE.tmp and rename it "
 	  "over FILE" },
+	{ .long_name = "ebpf", .type = OPT_REFUSE,
+	  .help = "BCC prints its BPF program; iotap loads none (it reads tracepoints)" },
 	OPT_END
 };
 
