@@ -558,6 +558,15 @@ static void opt_man_table(const struct opt *opts, FILE *out)
 	}
 }
 
+/* opt_block_tool - a tool that pairs block requests, to which the flush policy applies */
+static bool opt_block_tool(const struct tool *tool)
+{
+	for (const struct tool_event *e = tool->events; e && e->sys; e++)
+		if (!strcmp(e->sys, "block") && !strcmp(e->name, "block_rq_complete"))
+			return true;
+	return false;
+}
+
 /* opt_man - the man page, section 8, generated from the same table */
 void opt_man(const struct tool *tool, FILE *out)
 {
@@ -609,6 +618,17 @@ void opt_man(const struct tool *tool, FILE *out)
 				e->flags & TOOL_EV_OPTIONAL ? " (optional)" : "",
 				e->flags & TOOL_EV_STACK ? " (with callchains)" : "");
 	}
+	if (opt_block_tool(tool))
+		fputs(".SH FLUSHES\n"
+		      "A flush (fsync, O_DSYNC, a journal commit) is a request without data, sector or size. "
+		      "\\fBbiosnoop\\fR lists each one (type F) and \\fBbiolatency \\-F\\fR times them under "
+		      "flags = Flush; the tools that count data leave them out, and \\fB\\-\\-verbose\\fR "
+		      "says how many there were. A flush is credited to the task whose request asked for "
+		      "it: the submitter of a data\\-less flush, or of the write that carried PREFLUSH or "
+		      "FUA (a journal commit), never to the kernel worker that sends it. Under "
+		      "\\fB\\-d\\fR \\fIPARTITION\\fR a flush is shown when a request of that partition "
+		      "asked for it, or its data\\-less flush came from a thread that wrote to the "
+		      "partition while tracing; one nothing ties to the partition is left out.\n", out);
 	if (tool->probes && tool->probes[0].name) {
 		fputs(".PP\nProbes made for the run (and recorded) where the kernel can:\n", out);
 		for (const struct probe_spec *p = tool->probes; p->name; p++) {

@@ -170,6 +170,9 @@ static int biolatency_init(struct iotap_ctx *ctx)
 	}
 	if (p->bio || (cfg.has_dev && blktrack_dev_bio_based(ctx, cfg.dev)))
 		cfg.flags |= BT_BIO;
+	/* The flags view shows flushes too, under their own flag set (README: Flushes). */
+	if (p->flags)
+		cfg.on_nodata = biolatency_on_done;
 	return blktrack_create(&st->bt, ctx, &cfg);
 }
 
