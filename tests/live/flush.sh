@@ -9,6 +9,8 @@ command -v mkfs.ext4 >/dev/null || skip "no mkfs.ext4 (e2fsprogs)"
 
 DEV=$(loop_create fl 48)
 D=$(basename "$DEV")
+# Partitions read with --rereadpt outlive the loop device's detach: another run's may be here.
+partx -d "$DEV" 2>/dev/null || true
 # An MBR with two partitions: p1 at sector 2048 (16 MiB), p2 at 34816 (16 MiB).
 mbr_entry() {
 	printf '\x00\xff\xff\xff\x83\xff\xff\xff'
@@ -20,10 +22,11 @@ printf '\x55\xaa' | dd of="$DEV" bs=1 seek=510 conv=notrunc status=none
 blockdev --rereadpt "$DEV" 2>/dev/null || partx -a "$DEV" 2>/dev/null || true
 for i in $(seq 1 50); do [ -b "${DEV}p2" ] && break; sleep 0.1; done
 [ -b "${DEV}p2" ] || skip "the loop device shows no partitions (no partition scan)"
-mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "${DEV}p1" || fail "mkfs.ext4 failed"
 M=$(mktemp -d /tmp/iotap-flush-mnt.XXXXXX)
+# Partitions read with --rereadpt outlive the loop device's detach: remove them first.
+trap 'umount "$M" 2>/dev/null; rmdir "$M"; partx -d "$DEV" 2>/dev/null; live_cleanup' EXIT
+mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "${DEV}p1" || fail "mkfs.ext4 failed"
 mount -t ext4 "${DEV}p1" "$M" || skip "cannot mount ext4"
-trap 'umount "$M" 2>/dev/null; rmdir "$M"; live_cleanup' EXIT
 sync
 
 # snoop_rows FILE - biosnoop's I/O lines: COMM PID DISK T ...
