@@ -410,7 +410,9 @@ const struct tool tool_biosnoop = {
 	.examples =
 		"iotap biosnoop\n  Trace every block I/O until Ctrl-C.\n"
 		"iotap biosnoop -Q -d sda\n  Only sda, with the time queued in the OS.\n"
-		"iotap biosnoop -P -c postgres\n  The I/O of postgres, marked sequential or random.\n"
+		"iotap biosnoop -P --comm postgres\n  The I/O of postgres, marked sequential or random.\n"
+		"iotap biosnoop -c /sys/fs/cgroup/system.slice\n"
+		"  The I/O of the services, as libbpf-tools' biosnoop -c selects a cgroup.\n"
 		"iotap biosnoop -m 10 -t\n  I/O slower than 10 ms, with wall-clock times.\n"
 		"iotap biosnoop -j 10\n  Ten seconds of I/O as JSON, one object per line.\n"
 		"iotap biosnoop -Q --timeline io.json 10\n"
