@@ -222,7 +222,10 @@ static int blktrack_nd_done(struct blktrack *bt, const struct block_rq *rq,
 	io.cgroup = nd->cgroup;
 	memcpy(io.comm, nd->comm, sizeof(io.comm));
 	blktrack_nd_drop(bt, i);
-	return bt->cfg.on_nodata ? bt->cfg.on_nodata(bt->cfg.arg, &io) : 0;
+	if (!bt->cfg.on_nodata)
+		return 0;
+	bt->st.flushes++;
+	return bt->cfg.on_nodata(bt->cfg.arg, &io);
 }
 
 /* blktrack_submitter_ok - whether -p and --cgroup keep what this task submits now */
@@ -593,7 +596,12 @@ int blktrack_warn_stats(struct blktrack *bt, struct iotap_ctx *ctx)
 	if (rs->evicted_age || rs->evicted_full)
 		iotap_warn(ctx, "%llu requests never completed within 60 s or overflowed the in-flight table and were dropped",
 			   (unsigned long long)(rs->evicted_age + rs->evicted_full));
-	if (iotap_verbose(ctx))
+	/* A tool that shows flushes (on_nodata) times them apart; the others leave them out. */
+	if (iotap_verbose(ctx) && bt->cfg.on_nodata)
+		iotap_info(ctx, "%llu requests completed and %llu flushes; not timed: %llu completions whose issue was not seen (in flight at start); %zu still in flight",
+			   (unsigned long long)bt->st.completed, (unsigned long long)bt->st.flushes,
+			   (unsigned long long)bt->st.unmatched, reqtab_count(bt->tab));
+	else if (iotap_verbose(ctx))
 		iotap_info(ctx, "%llu requests completed; not timed: %llu completions whose issue was not seen (in flight at start), %llu without a sector (flushes); %zu still in flight",
 			   (unsigned long long)bt->st.completed, (unsigned long long)bt->st.unmatched,
 			   (unsigned long long)bt->st.nodata, reqtab_count(bt->tab));

@@ -63,6 +63,7 @@ struct blktrack_stats {
 	uint64_t completed;
 	uint64_t nodata;		/* flushes and other sectorless requests */
 	uint64_t unmatched;		/* completions whose issue was not seen */
+	uint64_t flushes;		/* sectorless requests timed and handed to on_nodata */
 };
 
 struct blktrack;
