@@ -19,6 +19,8 @@ static void completion_ident(FILE *out, const char *name)
 static void completion_words(FILE *out, const struct opt *opts)
 {
 	for (const struct opt *o = opts; o && (o->short_name || o->long_name); o++) {
+		if (o->type == OPT_REFUSE)
+			continue;
 		if (o->short_name)
 			fprintf(out, " -%c", o->short_name);
 		if (o->long_name)
@@ -34,7 +36,8 @@ static void completion_value(FILE *out, const struct opt *opts)
 	for (const struct opt *o = opts; o && (o->short_name || o->long_name); o++) {
 		bool first = true;
 
-		if (o->type == OPT_FLAG)
+		/* A flag's other spelling takes no value either. */
+		if (o->type == OPT_FLAG || o->type == OPT_REFUSE || (o->type == OPT_ALIAS && !o->arg))
 			continue;
 		fputs("\t\t", out);
 		if (o->short_name) {
@@ -101,7 +104,7 @@ int completion_bash_write(FILE *out, const struct tool *const *specs)
 		fputs("\tesac\n\tCOMPREPLY=($(compgen -W \"", out);
 		completion_words(out, s->opts);
 		completion_words(out, s->common ? s->common : common_opts);
-		fputs(" -h --help\" -- \"$cur\"))\n", out);
+		fputs(" -h --help -V --version --usage\" -- \"$cur\"))\n", out);
 		if (s->args == TOOL_ARGS_TOOL)
 			fputs("\treturn 1\n", out);
 		else if (s->args == TOOL_ARGS_COMMAND)

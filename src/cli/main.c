@@ -104,6 +104,14 @@ int cli_stdout_check(int status)
 	return status;
 }
 
+/* cli_version - iotap's version and the libraries it was built with, the exit status */
+static int cli_version(void)
+{
+	puts("iotap " PACKAGE_VERSION " (libtraceevent " IOTAP_TRACEEVENT_VERSION
+	     ", libtracefs " IOTAP_TRACEFS_VERSION ")");
+	return cli_stdout_check(0);
+}
+
 /* cli_parse - a tool's or command's options; -1 to go on, else the exit status (help, error) */
 int cli_parse(const struct tool *spec, int argc, char **argv, void *params,
 	      struct session_opts *so, struct cli_args *ca)
@@ -119,6 +127,12 @@ int cli_parse(const struct tool *spec, int argc, char **argv, void *params,
 	}
 	if (ca->help) {
 		opt_help(spec, stdout);
+		return cli_stdout_check(0);
+	}
+	if (ca->version)
+		return cli_version();
+	if (ca->usage) {
+		opt_usage(spec, stdout);
 		return cli_stdout_check(0);
 	}
 	if (so->mmap_pages & (so->mmap_pages - 1)) {
@@ -202,11 +216,8 @@ int main(int argc, char **argv)
 		cli_usage(stdout);
 		return cli_stdout_check(0);
 	}
-	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		puts("iotap " PACKAGE_VERSION " (libtraceevent " IOTAP_TRACEEVENT_VERSION
-		     ", libtracefs " IOTAP_TRACEFS_VERSION ")");
-		return cli_stdout_check(0);
-	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))
+		return cli_version();
 	if (!strcmp(argv[1], "list")) {
 		for (const struct tool *const *t = iotap_tools; *t; t++)
 			printf("%s\n", (*t)->name);

@@ -125,6 +125,10 @@ static int opt_store(const struct opt *o, const char *arg, void *base, char *err
 
 	opt_name(o, name, sizeof(name));
 	switch (o->type) {
+	case OPT_ALIAS:
+	case OPT_REFUSE:
+		/* opt_parse resolves aliases and refuses the others before storing. */
+		return -EINVAL;
 	case OPT_FLAG:
 		*(bool *)p = true;
 		return 0;
@@ -204,7 +208,47 @@ static int opt_store(const struct opt *o, const char *arg, void *base, char *err
 struct opt_ref {
 	const struct opt *o;
 	void *base;
+	const struct opt_ref *target;	/* OPT_ALIAS: what it spells */
 };
+
+/* opt_target - the entry a long name names among refs, or NULL */
+static const struct opt_ref *opt_target(const struct opt_ref *refs, size_t n, const char *name)
+{
+	for (size_t i = 0; name && i < n; i++)
+		if (refs[i].o->long_name && refs[i].o->type != OPT_ALIAS &&
+		    !strcmp(refs[i].o->long_name, name))
+			return &refs[i];
+	return NULL;
+}
+
+/*
+ * opt_given - a peer's spelling: refused with why, or checked and resolved
+ * to the option it spells (*o, *base); 0 or -EINVAL with err set
+ */
+static int opt_given(const struct opt_ref *ref, const char *arg, const struct opt **o, void **base,
+		     char *err, size_t errlen)
+{
+	char name[64], target[64];
+
+	*o = ref->o;
+	*base = ref->base;
+	if (ref->o->type != OPT_ALIAS && ref->o->type != OPT_REFUSE)
+		return 0;
+	opt_name(ref->o, name, sizeof(name));
+	if (ref->o->type == OPT_REFUSE) {
+		snprintf(err, errlen, "%s is not offered: %s", name, ref->o->help);
+		return -EINVAL;
+	}
+	opt_name(ref->target->o, target, sizeof(target));
+	if (ref->o->clash && arg && !strchr(arg, '/')) {
+		snprintf(err, errlen, "%s takes a cgroup path, as %s does in libbpf-tools ('%s' is none); "
+			 "for a command name, iotap spells it %s %s", name, name, arg, ref->o->clash, arg);
+		return -EINVAL;
+	}
+	*o = ref->target->o;
+	*base = ref->target->base;
+	return 0;
+}
 
 /* An argument rewritten for getopt, and how it was given. */
 struct opt_alias_swap {
@@ -259,14 +303,14 @@ int opt_parse(const struct tool *tool, int argc, char **argv, void *params,
 {
 	const struct opt *common = opt_common(tool);
 	size_t nt = opt_count(tool->opts), nc = opt_count(common), n = nt + nc, k = 0;
-	struct option *lo = calloc(n + 2, sizeof(*lo));
+	struct option *lo = calloc(n + 4, sizeof(*lo));
 	struct opt_ref *refs = calloc(n, sizeof(*refs));
 	struct opt_alias_swap *swaps = NULL;
 	size_t nr_swaps = 0;
 	/* A command line or a tool's own options follow: stop at the first non-option. */
 	bool rest = tool->args == TOOL_ARGS_COMMAND || tool->args == TOOL_ARGS_TOOL;
 	char shortopts[256];
-	size_t sl = snprintf(shortopts, sizeof(shortopts), "%s:h", rest ? "+" : "");
+	size_t sl = snprintf(shortopts, sizeof(shortopts), "%s:hV", rest ? "+" : "");
 	int c, ret = 0, npos;
 
 	if (!lo || !refs) {
@@ -274,24 +318,41 @@ int opt_parse(const struct tool *tool, int argc, char **argv, void *params,
 		goto out_free;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct opt *o = i < nt ? &tool->opts[i] : &common[i - nt];
-
-		refs[i].o = o;
+		refs[i].o = i < nt ? &tool->opts[i] : &common[i - nt];
 		refs[i].base = i < nt ? params : (void *)so;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct opt *o = refs[i].o;
+		bool flag = o->type == OPT_FLAG || o->type == OPT_REFUSE;
+
+		if (o->type == OPT_ALIAS) {
+			refs[i].target = opt_target(refs, n, o->same_as);
+			if (!refs[i].target) {
+				snprintf(err, errlen, "internal error: no option --%s", o->same_as);
+				ret = -EINVAL;
+				goto out_free;
+			}
+			flag = refs[i].target->o->type == OPT_FLAG;
+		}
 		if (o->short_name && sl + 3 < sizeof(shortopts)) {
 			shortopts[sl++] = o->short_name;
-			if (o->type != OPT_FLAG)
+			if (!flag)
 				shortopts[sl++] = ':';
 		}
 		if (o->long_name) {
 			lo[k].name = o->long_name;
-			lo[k].has_arg = o->type == OPT_FLAG ? no_argument : required_argument;
+			lo[k].has_arg = flag ? no_argument : required_argument;
 			lo[k].val = OPT_LONG_BASE + i;
 			k++;
 		}
 	}
 	lo[k].name = "help";
-	lo[k].val = 'h';
+	lo[k++].val = 'h';
+	lo[k].name = "version";
+	lo[k++].val = 'V';
+	/* argp's (libbpf-tools'): the synopsis alone. */
+	lo[k].name = "usage";
+	lo[k].val = OPT_LONG_BASE + n;
 	shortopts[sl] = 0;
 	memset(ca, 0, sizeof(*ca));
 	ret = opt_alias_expand(argc, argv, refs, n, &swaps, &nr_swaps);
@@ -304,8 +365,14 @@ int opt_parse(const struct tool *tool, int argc, char **argv, void *params,
 		const struct opt *o = NULL;
 		void *base = NULL;
 
-		if (c == 'h') {
+		/* -? is argp's help too. */
+		if (c == 'h' || (c == '?' && optopt == '?')) {
 			ca->help = true;
+			goto out_free;
+		}
+		if (c == 'V' || c == OPT_LONG_BASE + (int)n) {
+			ca->version = c == 'V';
+			ca->usage = c != 'V';
 			goto out_free;
 		}
 		if (c == '?' || c == ':') {
@@ -320,17 +387,14 @@ int opt_parse(const struct tool *tool, int argc, char **argv, void *params,
 			goto out_free;
 		}
 		if (c >= OPT_LONG_BASE) {
-			o = refs[c - OPT_LONG_BASE].o;
-			base = refs[c - OPT_LONG_BASE].base;
+			ret = opt_given(&refs[c - OPT_LONG_BASE], optarg, &o, &base, err, errlen);
 		} else {
-			for (size_t i = 0; i < n && !o; i++) {
-				if (refs[i].o->short_name == c) {
-					o = refs[i].o;
-					base = refs[i].base;
-				}
-			}
+			for (size_t i = 0; i < n && !o; i++)
+				if (refs[i].o->short_name == c)
+					ret = opt_given(&refs[i], optarg, &o, &base, err, errlen);
 		}
-		ret = opt_store(o, optarg, base, err, errlen);
+		if (!ret)
+			ret = opt_store(o, optarg, base, err, errlen);
 		if (ret)
 			goto out_free;
 	}
@@ -428,8 +492,8 @@ static void opt_help_table(const struct opt *opts, FILE *out)
 			snprintf(left + n, sizeof(left) - n, " %s", o->arg);
 		if (o->type == OPT_CHOICE || o->type == OPT_LIST)
 			opt_choices(o, choices, sizeof(choices));
-		fprintf(out, "  %-26s %s%s%s%s\n", left, o->help, *choices ? " (" : "", choices,
-			*choices ? ")" : "");
+		fprintf(out, "  %-26s %s%s%s%s%s\n", left, o->type == OPT_REFUSE ? "refused: " : "", o->help,
+			*choices ? " (" : "", choices, *choices ? ")" : "");
 	}
 }
 
@@ -458,7 +522,31 @@ void opt_help(const struct tool *tool, FILE *out)
 	fputs("\ncommon options:\n", out);
 	opt_help_table(opt_common(tool), out);
 	fputs("  -h, --help                 show this help\n", out);
+	fputs("  -V, --version              print the version of iotap\n", out);
+	fputs("      --usage                print the synopsis\n", out);
 	fprintf(out, "\nSee iotap-%s(8) for details and examples.\n", tool->name);
+}
+
+/* opt_usage_table - a table's options in the synopsis: flags first, as argp's --usage lists them */
+static void opt_usage_table(const struct opt *opts, FILE *out)
+{
+	for (const struct opt *o = opts; o && (o->short_name || o->long_name); o++) {
+		if (o->type == OPT_REFUSE)
+			continue;
+		if (o->short_name)
+			fprintf(out, " [-%c%s%s]", o->short_name, o->arg ? " " : "", o->arg ? o->arg : "");
+		else
+			fprintf(out, " [--%s%s%s]", o->long_name, o->arg ? " " : "", o->arg ? o->arg : "");
+	}
+}
+
+/* opt_usage - the synopsis (--usage) */
+void opt_usage(const struct tool *tool, FILE *out)
+{
+	fprintf(out, "usage: iotap %s [-hV]", tool->name);
+	opt_usage_table(tool->opts, out);
+	opt_usage_table(opt_common(tool), out);
+	fprintf(out, "%s\n", opt_args_usage(tool));
 }
 
 /* man_text - write text with roff's special characters escaped */
@@ -495,6 +583,8 @@ static void opt_man_table(const struct opt *opts, FILE *out)
 		if (o->arg)
 			fprintf(out, " \\fI%s\\fR", o->arg);
 		fputc('\n', out);
+		if (o->type == OPT_REFUSE)
+			fputs("refused: ", out);
 		man_text(out, o->help);
 		if (o->type == OPT_CHOICE || o->type == OPT_LIST) {
 			opt_choices(o, choices, sizeof(choices));
@@ -504,6 +594,15 @@ static void opt_man_table(const struct opt *opts, FILE *out)
 		}
 		fputs(".\n", out);
 	}
+}
+
+/* opt_block_tool - a tool that pairs block requests, to which the flush policy applies */
+static bool opt_block_tool(const struct tool *tool)
+{
+	for (const struct tool_event *e = tool->events; e && e->sys; e++)
+		if (!strcmp(e->sys, "block") && !strcmp(e->name, "block_rq_complete"))
+			return true;
+	return false;
 }
 
 /* opt_man - the man page, section 8, generated from the same table */
@@ -548,6 +647,8 @@ void opt_man(const struct tool *tool, FILE *out)
 	fputs(".SH COMMON OPTIONS\n", out);
 	opt_man_table(opt_common(tool), out);
 	fputs(".TP\n\\fB\\-h\\fR, \\fB\\-\\-help\\fR\nShow a summary of the options.\n", out);
+	fputs(".TP\n\\fB\\-V\\fR, \\fB\\-\\-version\\fR\nPrint the version of iotap.\n", out);
+	fputs(".TP\n\\fB\\-\\-usage\\fR\nPrint the synopsis.\n", out);
 	if (tool->events) {
 		fputs(".SH EVENTS\nTracepoints used, when the kernel has them:\n", out);
 		for (const struct tool_event *e = tool->events; e->sys; e++)
@@ -555,6 +656,17 @@ void opt_man(const struct tool *tool, FILE *out)
 				e->flags & TOOL_EV_OPTIONAL ? " (optional)" : "",
 				e->flags & TOOL_EV_STACK ? " (with callchains)" : "");
 	}
+	if (opt_block_tool(tool))
+		fputs(".SH FLUSHES\n"
+		      "A flush (fsync, O_DSYNC, a journal commit) is a request without data, sector or size. "
+		      "\\fBbiosnoop\\fR lists each one (type F) and \\fBbiolatency \\-F\\fR times them under "
+		      "flags = Flush; the tools that count data leave them out, and \\fB\\-\\-verbose\\fR "
+		      "says how many there were. A flush is credited to the task whose request asked for "
+		      "it: the submitter of a data\\-less flush, or of the write that carried PREFLUSH or "
+		      "FUA (a journal commit), never to the kernel worker that sends it. Under "
+		      "\\fB\\-d\\fR \\fIPARTITION\\fR a flush is shown when a request of that partition "
+		      "asked for it, or its data\\-less flush came from a thread that wrote to the "
+		      "partition while tracing; one nothing ties to the partition is left out.\n", out);
 	if (tool->probes && tool->probes[0].name) {
 		fputs(".PP\nProbes made for the run (and recorded) where the kernel can:\n", out);
 		for (const struct probe_spec *p = tool->probes; p->name; p++) {

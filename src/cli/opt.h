@@ -20,6 +20,8 @@ struct cli_args {
 	char **rest;			/* TOOL_ARGS_COMMAND, TOOL_ARGS_TOOL: after the options */
 	int nr_rest;
 	bool help;
+	bool version;			/* -V, --version */
+	bool usage;			/* --usage: the synopsis only */
 };
 
 /*
@@ -33,6 +35,7 @@ struct cli_args {
 int opt_parse(const struct tool *tool, int argc, char **argv, void *params,
 	      struct session_opts *so, struct cli_args *ca, char *err, size_t errlen);
 void opt_help(const struct tool *tool, FILE *out);
+void opt_usage(const struct tool *tool, FILE *out);
 void opt_man(const struct tool *tool, FILE *out);
 int opt_seconds(const char *s, uint64_t *ns);
 

@@ -9,6 +9,9 @@
 #define BLKTRACK_MAX_INFLIGHT (1u << 20)
 #define BLKTRACK_MAX_AGE_NS (60ull * 1000000000ull)
 #define BLKTRACK_MAX_NODATA 256
+#define BLKTRACK_MAX_CLAIMS 256
+#define BLKTRACK_CLAIM_NS 1000000000ull	/* a claim no flush answered within 1 s was served without one */
+#define BLKTRACK_PART_TIDS 1024		/* power of two */
 
 /* A request without a sector (a flush): no key, so paired per device in issue order. */
 struct blk_nodata {
@@ -16,6 +19,14 @@ struct blk_nodata {
 	uint8_t op, flags;
 	uint64_t t_start, t_issue;	/* t_issue 0: started, not issued yet */
 	uint32_t pid;
+	char comm[16];
+	const char *cgroup;
+};
+
+/* A data write that asked for a flush (PREFLUSH or FUA): its submitter owns the flush. */
+struct blk_claim {
+	uint32_t dev, pid;
+	uint64_t t;
 	char comm[16];
 	const char *cgroup;
 };
@@ -31,6 +42,11 @@ struct blktrack {
 	struct blktrack_stats st;
 	struct blk_nodata nd[BLKTRACK_MAX_NODATA];	/* oldest first */
 	size_t nr_nd;
+	bool start_flush_only;		/* start traced only for flushes: no -Q, -p, --cgroup */
+	struct blk_claim claims[BLKTRACK_MAX_CLAIMS];	/* oldest first */
+	size_t nr_claims;
+	/* -d PARTITION: threads that submitted data to it, whose data-less flushes are its */
+	uint32_t part_tids[BLKTRACK_PART_TIDS];
 };
 
 /* blktrack_decode - decode a sample with fmt, rejecting truncated records and other disks */
@@ -89,6 +105,65 @@ static struct blk_nodata *blktrack_nd_add(struct blktrack *bt, const struct bloc
 	return nd;
 }
 
+/* blktrack_claim_add - a data write asked for a flush: the flush the kernel sends for it is its submitter's */
+static void blktrack_claim_add(struct blktrack *bt, const struct block_rq *rq,
+			       const struct perf_sample *s)
+{
+	struct blk_claim *c;
+
+	if (bt->nr_claims == BLKTRACK_MAX_CLAIMS)
+		memmove(bt->claims, bt->claims + 1, --bt->nr_claims * sizeof(*c));
+	c = &bt->claims[bt->nr_claims++];
+	c->dev = rq->dev;
+	c->t = s->time;
+	c->pid = s->pid;
+	c->cgroup = iotap_cgroup_of(bt->ctx, s);
+	memcpy(c->comm, rq->comm, sizeof(c->comm));
+}
+
+/*
+ * blktrack_nd_claimed - a flush issued with no data-less start waiting: the
+ * block layer's flush machinery (kblockd's kworker) sends it for a write with
+ * PREFLUSH (before it) or FUA (after it, where the device has no FUA), one
+ * claim each. It is the oldest claim's submitter's; a claim older than
+ * BLKTRACK_CLAIM_NS was served without one (merged, or FUA done by the device)
+ * and is forgotten. NULL when no write of this trace asked for it: with -p,
+ * --cgroup or -d PARTITION it is not known to be theirs; otherwise the
+ * issuing task keeps it.
+ */
+static struct blk_nodata *blktrack_nd_claimed(struct blktrack *bt, const struct block_rq *rq,
+					      const struct perf_sample *s)
+{
+	struct blk_nodata *nd = NULL;
+	size_t i = 0;
+
+	while (i < bt->nr_claims) {
+		if (bt->claims[i].dev != rq->dev) {
+			i++;
+			continue;
+		}
+		if (!nd && bt->claims[i].t + BLKTRACK_CLAIM_NS >= s->time) {
+			nd = blktrack_nd_add(bt, rq, s);
+			nd->pid = bt->claims[i].pid;
+			nd->cgroup = bt->claims[i].cgroup;
+			memcpy(nd->comm, bt->claims[i].comm, sizeof(nd->comm));
+		} else if (nd) {
+			break;
+		}
+		bt->nr_claims--;
+		memmove(&bt->claims[i], &bt->claims[i + 1], (bt->nr_claims - i) * sizeof(bt->claims[0]));
+	}
+	if (nd || bt->filter || bt->cfg.part_end)
+		return nd;
+	return blktrack_nd_add(bt, rq, s);
+}
+
+/* blktrack_part_tid - the slot of tid in the partition's submitters */
+static uint32_t *blktrack_part_tid(struct blktrack *bt, uint32_t tid)
+{
+	return &bt->part_tids[(tid * 2654435761u) & (BLKTRACK_PART_TIDS - 1)];
+}
+
 /* blktrack_nd_issue - a sectorless request reaches the driver: it serves the oldest one waiting */
 static int blktrack_nd_issue(struct blktrack *bt, const struct block_rq *rq,
 			     const struct perf_sample *s)
@@ -108,10 +183,9 @@ static int blktrack_nd_issue(struct blktrack *bt, const struct block_rq *rq,
 			break;
 	}
 	if (!nd) {
-		/* With -p, a request whose start we did not see is not known to be the PID's. */
-		if (bt->filter)
+		nd = blktrack_nd_claimed(bt, rq, s);
+		if (!nd)
 			return 0;
-		nd = blktrack_nd_add(bt, rq, s);
 	}
 	nd->t_issue = s->time;
 	nd->op = rq->op;
@@ -148,7 +222,10 @@ static int blktrack_nd_done(struct blktrack *bt, const struct block_rq *rq,
 	io.cgroup = nd->cgroup;
 	memcpy(io.comm, nd->comm, sizeof(io.comm));
 	blktrack_nd_drop(bt, i);
-	return bt->cfg.on_nodata ? bt->cfg.on_nodata(bt->cfg.arg, &io) : 0;
+	if (!bt->cfg.on_nodata)
+		return 0;
+	bt->st.flushes++;
+	return bt->cfg.on_nodata(bt->cfg.arg, &io);
 }
 
 /* blktrack_submitter_ok - whether -p and --cgroup keep what this task submits now */
@@ -170,9 +247,21 @@ static int blktrack_on_start(struct iotap_ctx *ctx, const struct perf_sample *s,
 	if (!blktrack_submitter_ok(bt, s))
 		return 0;
 	if (rq.nr_sector == 0) {
+		/* A data-less flush names no place: a partition's when its thread wrote there. */
+		if (bt->cfg.part_end && (!s->tid || *blktrack_part_tid(bt, s->tid) != s->tid))
+			return 0;
 		blktrack_nd_add(bt, &rq, s)->t_start = s->time;
 		return 0;
 	}
+	if (bt->cfg.part_end)
+		*blktrack_part_tid(bt, s->tid) = s->tid;
+	if (rq.flags & BLOCK_F_PREFLUSH)
+		blktrack_claim_add(bt, &rq, s);
+	if (rq.flags & BLOCK_F_FUA)
+		blktrack_claim_add(bt, &rq, s);
+	/* Traced for flushes alone: a data request is timed from its issue, as without the event. */
+	if (bt->start_flush_only)
+		return 0;
 	r = blktrack_new(bt, &rq, s);
 	r->t_start = s->time;
 	if (bt->start_is_insert)
@@ -346,6 +435,15 @@ static int blktrack_use(struct blktrack *bt, struct iotap_ctx *ctx, const char *
 			return ret;
 	}
 	/*
+	 * For flushes alone: data-less requests, and writes with PREFLUSH or FUA
+	 * ("FWS", "WFS"); under a partition every start, to learn who writes there.
+	 */
+	if (fn == blktrack_on_start && bt->start_flush_only && !bt->cfg.part_end) {
+		ret = iotap_event_filter(ev, "nr_sector == 0 || rwbs ~ \"*F*\"");
+		if (ret)
+			return ret;
+	}
+	/*
 	 * -p is matched in user space: common_pid is the submitting thread, and a
 	 * process's threads come and go while tracing.
 	 */
@@ -420,10 +518,13 @@ int blktrack_create(struct blktrack **out, struct iotap_ctx *ctx, const struct b
 	/* Without -Q a pid or cgroup filter still needs the submitter's event to know whose I/O it is. */
 	if (bt->filter)
 		want_start = true;
-	if (want_start) {
+	/* Else, for a tool that shows flushes, the submitter's event for them alone: who asked. */
+	bt->start_flush_only = !want_start && cfg->on_nodata &&
+			       iotap_event_available(ctx, "block", "block_io_start");
+	if (want_start || bt->start_flush_only) {
 		if (iotap_event_available(ctx, "block", "block_io_start")) {
 			ret = blktrack_use(bt, ctx, "block_io_start", sflags, blktrack_on_start, &bt->f_start);
-			bt->have_start = true;
+			bt->have_start = !bt->start_flush_only;
 		} else {
 			ret = blktrack_use(bt, ctx, "block_rq_insert", sflags, blktrack_on_start, &bt->f_start);
 			bt->start_is_insert = true;
@@ -495,7 +596,12 @@ int blktrack_warn_stats(struct blktrack *bt, struct iotap_ctx *ctx)
 	if (rs->evicted_age || rs->evicted_full)
 		iotap_warn(ctx, "%llu requests never completed within 60 s or overflowed the in-flight table and were dropped",
 			   (unsigned long long)(rs->evicted_age + rs->evicted_full));
-	if (iotap_verbose(ctx))
+	/* A tool that shows flushes (on_nodata) times them apart; the others leave them out. */
+	if (iotap_verbose(ctx) && bt->cfg.on_nodata)
+		iotap_info(ctx, "%llu requests completed and %llu flushes; not timed: %llu completions whose issue was not seen (in flight at start); %zu still in flight",
+			   (unsigned long long)bt->st.completed, (unsigned long long)bt->st.flushes,
+			   (unsigned long long)bt->st.unmatched, reqtab_count(bt->tab));
+	else if (iotap_verbose(ctx))
 		iotap_info(ctx, "%llu requests completed; not timed: %llu completions whose issue was not seen (in flight at start), %llu without a sector (flushes); %zu still in flight",
 			   (unsigned long long)bt->st.completed, (unsigned long long)bt->st.unmatched,
 			   (unsigned long long)bt->st.nodata, reqtab_count(bt->tab));

@@ -15,7 +15,13 @@
  * counted at the request level (after bio merges and splits). Requests that
  * carry no sector (flushes) have no key: they are paired per device in issue
  * order, take the submitter of the oldest sectorless start waiting on the
- * device, and go to on_nodata with sector and bytes 0.
+ * device, and go to on_nodata with sector and bytes 0. A flush the kernel's
+ * flush machinery sends for a write with PREFLUSH or FUA (no sectorless start
+ * waiting) is that write's submitter's, the oldest one's within 1 s, never the
+ * kworker's that issues it; under -d PARTITION a flush is kept only when a
+ * request of the partition asked for it (its PREFLUSH/FUA write, or a thread
+ * that submitted data to it). A tool with on_nodata and no start event of its
+ * own gets block_io_start filtered to those requests, to know who asked.
  */
 struct blk_io {
 	uint32_t dev;
@@ -58,6 +64,7 @@ struct blktrack_stats {
 	uint64_t completed;
 	uint64_t nodata;		/* flushes and other sectorless requests */
 	uint64_t unmatched;		/* completions whose issue was not seen */
+	uint64_t flushes;		/* sectorless requests timed and handed to on_nodata */
 };
 
 struct blktrack;

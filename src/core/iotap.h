@@ -30,6 +30,8 @@ enum opt_type {
 	OPT_LIST,		/* unsigned int: bit i for choices[i]; comma-separated, repeatable */
 	OPT_OUTFILE,		/* const char *: a file to write, checked writable when parsed */
 	OPT_DIR,		/* const char *: a directory to read, checked when parsed */
+	OPT_ALIAS,		/* another spelling (a peer's) of the option whose long name is same_as */
+	OPT_REFUSE,		/* a peer's flag iotap does not take: refused, help says why */
 };
 
 struct opt {
@@ -42,6 +44,12 @@ struct opt {
 	const char *const *choices;	/* OPT_CHOICE / OPT_LIST */
 	uint64_t min, max;		/* OPT_UINT */
 	bool dash_alias;		/* also spelled with one dash (-io), which getopt cannot parse */
+	const char *same_as;		/* OPT_ALIAS: the long name of the option it spells */
+	/*
+	 * OPT_ALIAS of a path: a value without a '/' is refused, naming this,
+	 * iotap's spelling of what the letter meant to it before (biosnoop -c).
+	 */
+	const char *clash;
 };
 
 #define OPT_END { 0 }

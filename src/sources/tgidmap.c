@@ -156,8 +156,8 @@ void tgidmap_record(struct tgidmap *m, struct perf_event_header *rec)
 		uint64_t *v = (uint64_t *)(rec + 1);
 		uint32_t tid = (uint32_t)(v[1] >> 32);
 
-		/* IDENTIFIER first, then TID: u32 pid, u32 tid. */
-		if (v[0] & FTRACE_ID_BASE)
+		/* IDENTIFIER first (ftrace's: the base and a tracepoint id), then TID: u32 pid, u32 tid. */
+		if ((v[0] & ~(uint64_t)UINT32_MAX) == FTRACE_ID_BASE)
 			v[1] = (uint64_t)tid << 32 | tgidmap_of(m, tid);
 	}
 }

@@ -47,6 +47,12 @@ static const struct opt biolatency_opts[] = {
 	  "one), a row per log2 latency bucket, colour by count, the count in each cell's hover text" },
 	{ 0, "bio", OPT_FLAG, P(bio), NULL,
 	  "time bios from block_bio_queue to block_bio_complete instead of requests, on the devices that complete bios as such: md and dm (the default for them)" },
+	{ .short_name = 'c', .type = OPT_ALIAS, .arg = "PATH", .same_as = "cgroup",
+	  .help = "same as --cgroup, libbpf-tools' spelling" },
+	{ .long_name = "flag", .type = OPT_ALIAS, .same_as = "flags",
+	  .help = "same as --flags, libbpf-tools' spelling" },
+	{ .long_name = "ebpf", .type = OPT_REFUSE,
+	  .help = "BCC prints its BPF program; iotap loads none (it reads tracepoints)" },
 	OPT_END
 };
 
@@ -157,6 +163,9 @@ static int biolatency_init(struct iotap_ctx *ctx)
 	}
 	if (p->bio || (cfg.has_dev && blktrack_dev_bio_based(ctx, cfg.dev)))
 		cfg.flags |= BT_BIO;
+	/* The flags view shows flushes too, under their own flag set (README: Flushes). */
+	if (p->flags)
+		cfg.on_nodata = biolatency_on_done;
 	return blktrack_create(&st->bt, ctx, &cfg);
 }
 

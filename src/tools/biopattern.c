@@ -33,6 +33,8 @@ static const struct opt biopattern_opts[] = {
 	TOOL_OPT_DISK(P(disk)),
 	TOOL_OPT_PROM(P(prom), "per-disk counters of random and sequential requests and of "
 		      "bytes as Prometheus metrics (node_exporter textfile format)"),
+	{ .long_name = "ebpf", .type = OPT_REFUSE,
+	  .help = "BCC prints its BPF program; iotap loads none (it reads tracepoints)" },
 	OPT_END
 };
 

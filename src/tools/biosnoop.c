@@ -47,7 +47,7 @@ static const struct opt biosnoop_opts[] = {
 	{ 'P', "pattern", OPT_FLAG, P(pattern), NULL,
 	  "display block I/O pattern: S sequential (starts where the disk's last I/O ended), R random" },
 	{ 'p', "pid", OPT_PID, P(pid), "PID", "trace I/O submitted by this process only" },
-	{ 'c', "comm", OPT_STR, P(comm), "COMM", "trace I/O submitted by this command only" },
+	{ 0, "comm", OPT_STR, P(comm), "COMM", "trace I/O submitted by this command only" },
 	{ 'm', "min", OPT_UINT, P(min_ms), "MIN_MS", "hide I/O whose latency is below MIN_MS milliseconds",
 	  NULL, 0, 86400000 },
 	{ 't', "timestamp", OPT_FLAG, P(timestamp), NULL,
@@ -63,6 +63,13 @@ static const struct opt biosnoop_opts[] = {
 	  "add a REMAP column: the devices and sectors a stacked device (md, dm) sent the bio to (block_bio_remap)" },
 	{ 0, "show-cgroup", OPT_FLAG, P(show_cgroup), NULL,
 	  "add a CGROUP column: the cgroup v2 the submitter was in when it submitted the I/O" },
+	{ .long_name = "queued", .type = OPT_ALIAS, .same_as = "queue",
+	  .help = "same as --queue, libbpf-tools' spelling" },
+	{ .short_name = 'c', .type = OPT_ALIAS, .arg = "PATH", .same_as = "cgroup", .clash = "--comm",
+	  .help = "same as --cgroup, as in libbpf-tools; a value without a '/' is refused (the command "
+		  "name filter is --comm)" },
+	{ .long_name = "ebpf", .type = OPT_REFUSE,
+	  .help = "BCC prints its BPF program; iotap loads none (it reads tracepoints)" },
 	OPT_END
 };
 
@@ -396,7 +403,9 @@ const struct tool tool_biosnoop = {
 	.examples =
 		"iotap biosnoop\n  Trace every block I/O until Ctrl-C.\n"
 		"iotap biosnoop -Q -d sda\n  Only sda, with the time queued in the OS.\n"
-		"iotap biosnoop -P -c postgres\n  The I/O of postgres, marked sequential or random.\n"
+		"iotap biosnoop -P --comm postgres\n  The I/O of postgres, marked sequential or random.\n"
+		"iotap biosnoop -c /sys/fs/cgroup/system.slice\n"
+		"  The I/O of the services, as libbpf-tools' biosnoop -c selects a cgroup.\n"
 		"iotap biosnoop -m 10 -t\n  I/O slower than 10 ms, with wall-clock times.\n"
 		"iotap biosnoop -j 10\n  Ten seconds of I/O as JSON, one object per line.\n"
 		"iotap biosnoop -Q --timeline io.json 10\n"

@@ -52,6 +52,10 @@ static const struct opt biotop_opts[] = {
 		      "seconds; labels pid, comm, disk, dir)"),
 	{ 0, "show-cgroup", OPT_FLAG, P(show_cgroup), NULL,
 	  "add a CGROUP column: one row per cgroup v2 a process submitted I/O from" },
+	{ .long_name = "rows", .type = OPT_ALIAS, .arg = "ROWS", .same_as = "maxrows",
+	  .help = "same as --maxrows, libbpf-tools' spelling" },
+	{ .long_name = "ebpf", .type = OPT_REFUSE,
+	  .help = "BCC prints its BPF program; iotap loads none (it reads tracepoints)" },
 	OPT_END
 };
 

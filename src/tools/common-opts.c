@@ -20,7 +20,7 @@
 #define OPT_MAX_STACK { 0, "max-stack", OPT_UINT, offsetof(struct session_opts, max_stack), "N", \
 	"deepest callchain to sample, for tools that take stacks (default " \
 	OPT_XSTR(SESSION_MAX_STACK_DEFAULT) ")", NULL, 1, 1024 }
-#define OPT_VERBOSE { 0, "verbose", OPT_FLAG, offsetof(struct session_opts, verbose), NULL, \
+#define OPT_VERBOSE { 'v', "verbose", OPT_FLAG, offsetof(struct session_opts, verbose), NULL, \
 	"also report requests that could not be paired (flushes, in flight at start)" }
 #define OPT_CALL_GRAPH { 0, "call-graph", OPT_CHOICE, offsetof(struct session_opts, call_graph), \
 	"MODE", "how user stacks are walked: fp follows frame pointers through a 4 KiB copy of the " \

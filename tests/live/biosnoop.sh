@@ -65,15 +65,15 @@ TRACER_PID=$tp tracer_stop
 echo "ok: -p shows only the target's 150 reads, -d excludes other disks"
 
 # -P: a sequential pass is sequential after its first request; -c keeps one command.
-tracer_start "$LIVE_TMP/s.out" biosnoop -P -c dio -d "$D"
+tracer_start "$LIVE_TMP/s.out" biosnoop -P --comm dio -d "$D"
 dd if="$DEV" of=/dev/null bs=4k count=20 iflag=direct 2>/dev/null
 dio read "$DEV" 100 4096 seq 1048576 >/dev/null
 tracer_stop
 sed -n 2p "$LIVE_TMP/s.out" | grep -q ' BYTES  P LAT(ms)$' || fail "-P header"
 rows "$LIVE_TMP/s.out" >"$LIVE_TMP/s.rows"
-[ "$(wc -l <"$LIVE_TMP/s.rows")" = 100 ] || fail "-c dio: $(wc -l <"$LIVE_TMP/s.rows") lines, expected 100"
+[ "$(wc -l <"$LIVE_TMP/s.rows")" = 100 ] || fail "--comm dio: $(wc -l <"$LIVE_TMP/s.rows") lines, expected 100"
 [ "$(awk 'NR > 1 && $8 == "S"' "$LIVE_TMP/s.rows" | wc -l)" = 99 ] || fail "-P: not sequential"
-echo "ok: -P marks a sequential pass S, -c dio hides dd"
+echo "ok: -P marks a sequential pass S, --comm dio hides dd"
 
 # A flush has its own type, no sector, 0 bytes, and the process that asked for it.
 tracer_start "$LIVE_TMP/f.out" biosnoop -d "$D"

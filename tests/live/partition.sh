@@ -8,6 +8,10 @@ require_root
 IMG_MB=32
 DEV=$(loop_create p $IMG_MB)
 D=$(basename "$DEV")
+# Partitions read with --rereadpt outlive the loop device's detach: a run before ours may
+# have left some on this device (partx -a then adds none), and ours must go with it.
+partx -d "$DEV" 2>/dev/null || true
+trap 'partx -d "$DEV" 2>/dev/null; live_cleanup' EXIT
 # An MBR with two partitions: p1 at sector 2048 (8 MiB), p2 at 18432 (8 MiB).
 mbr_entry() {
 	# status, CHS (unused), type 0x83, CHS, LBA start, sector count (little-endian)
