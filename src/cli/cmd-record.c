@@ -28,7 +28,7 @@ static const struct opt record_opts[] = {
 	{ 0, "ring-size", OPT_STR, P(ring_size), "SIZE",
 	  "with --ring: at most SIZE bytes of events in memory (default 256M; K, M, G); when it binds, the ring holds less than SECS and says once how much" },
 	{ 0, "trigger", OPT_STR, P(trigger), "EXPR",
-	  "with --ring: dump when a block request completes that meets EXPR, a comma-separated list of latency>MS (device time above MS milliseconds, decimals allowed; with -Q queued time too) and error (completed with an error). One incident, one file: requests that meet EXPR during a dump's window belong to it, and for SECS after the window (a hold-off) none triggers, so dumps do not overlap; SIGUSR2 always dumps" },
+	  "with --ring: dump when a block request completes that meets EXPR, a comma-separated list of latency>MS (device time above MS milliseconds, decimals allowed; with -Q queued time too; requests with data) and error (completed with an error, flushes included). One incident, one file: requests that meet EXPR during a dump's window belong to it, and for SECS after the window (a hold-off) none triggers, so dumps do not overlap; SIGUSR2 always dumps" },
 	{ 0, "after", OPT_UINT, P(after), "SECS", "with --ring: a dump also holds SECS seconds after its trigger (default 0)",
 	  NULL, 0, 3600 },
 	{ 0, "max-dumps", OPT_UINT, P(max_dumps), "N", "with --ring: stop after N dumps (default: no limit)",

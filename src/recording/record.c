@@ -1367,8 +1367,11 @@ static int record_ring_start(struct recorder *rc, struct session *s)
 		}
 		rc->trig_dev = true;
 	}
+	/* SIGUSR2 alone needs no pairing. */
+	if (!rc->p->trigger)
+		return 0;
 	ret = reqwatch_create(&rc->watch, s, record_on_done, rc);
-	if (!ret && !rc->watch && rc->p->trigger) {
+	if (!ret && !rc->watch) {
 		log_msg(LOG_ERR, "--trigger needs block_rq_issue and block_rq_complete recorded (see --tools)");
 		ret = -EINVAL;
 	}
