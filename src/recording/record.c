@@ -1323,7 +1323,9 @@ static void record_progress(struct session *s, struct recorder *rc, bool final, 
 	struct record_progress pr = {
 		.elapsed_ns = mono_now() - s->t_start,
 		.samples = rc->closed_samples + rc->samples + rc->prev.samples,
-		.bytes = rc->closed_bytes + rec_writer_bytes(rc->w) + rec_writer_bytes(rc->prev.w),
+		/* A ring's writer fills memory, not a file: only its dumps are written. */
+		.bytes = rc->closed_bytes + (rc->ring ? 0 : rec_writer_bytes(rc->w)) +
+			 rec_writer_bytes(rc->prev.w),
 		.lost = session_lost_total(s),
 		.undelivered = session_undelivered_total(s),
 		.final = final,
