@@ -19,7 +19,7 @@ static const struct opt record_opts[] = {
 	{ 0, "cgroups", OPT_FLAG, P(cgroups), NULL,
 	  "also record which cgroup v2 every task is in (when recording starts, then sched_process_fork and cgroup_attach_task), for reports with --cgroup or --show-cgroup" },
 	{ 0, "switch-output", OPT_STR, P(switch_output), "SIZE|TIME",
-	  "write the recording in parts FILE.<timestamp> (UTC, YYYYmmddHHMMSSmmm), a new one after SIZE bytes written (100M, 1G; B, K, M, G) or TIME of events (30s, 10m, 1h, 1d); each part is a whole recording, and each request is in the part of its first event, completion included" },
+	  "write the recording in parts FILE.<timestamp> (UTC, YYYYmmddHHMMSSmmm), a new one after SIZE bytes of events written (100M, 1G; B, K, M, G; the sections before them, kallsyms with -g, come on top) or TIME of events (30s, 10m, 1h, 1d); each part is a whole recording, and each request is in the part of its first event, completion included" },
 	{ 0, "max-files", OPT_UINT, P(max_files), "N",
 	  "with --switch-output: keep the newest N parts, removing the oldest", NULL, 1, 100000000 },
 	{ 0, "ring", OPT_UINT, P(ring), "SECS",

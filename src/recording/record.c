@@ -77,6 +77,8 @@ struct recorder {
 	struct rotate_files kept;	/* --max-files */
 	char *path;			/* of the part being written */
 	uint64_t t_part;		/* event time the part began at */
+	uint64_t part_base;		/* bytes of the part before its records */
+	uint64_t part_ms;		/* wall-clock ms its name says: each part's is later */
 	struct rec_part prev;		/* the part before, open while its requests finish */
 	uint64_t closed_samples, closed_bytes;	/* of the parts closed */
 	struct reqwatch *watch;
@@ -820,11 +822,16 @@ static int record_part_close(struct recorder *rc, uint64_t t_end)
 static int record_part_create(struct recorder *rc, uint64_t wall_ns)
 {
 	size_t len = strlen(rc->p->output) + 32;
+	uint64_t ms = wall_ns / 1000000;
 
+	/* Two parts within a millisecond must not share a name. */
+	if (ms <= rc->part_ms)
+		ms = rc->part_ms + 1;
+	rc->part_ms = ms;
 	rc->path = malloc(len);
 	if (!rc->path)
 		return -ENOMEM;
-	if (rotate_part_name(rc->p->output, wall_ns, rc->path, len))
+	if (rotate_part_name(rc->p->output, ms * 1000000, rc->path, len))
 		return -ENAMETOOLONG;
 	rc->w = rec_writer_create(rc->path, rc->p->force);
 	if (!rc->w) {
@@ -872,6 +879,7 @@ static int record_rotate(struct recorder *rc, struct session *s, uint64_t t)
 		ret = record_put_state(rc, s);
 	if (ret)
 		return rc_fail(rc, ret);
+	rc->part_base = rec_writer_bytes(rc->w);
 	if (ho)
 		handover_boundary(ho, t);
 	return ho && ho->before ? 0 : record_prev_close(rc, t);
@@ -1123,7 +1131,7 @@ static int record_dump(struct recorder *rc, struct session *s)
 static bool record_part_due(const struct recorder *rc, uint64_t t)
 {
 	return (rc->rotate.ns && t >= rc->t_part + rc->rotate.ns) ||
-	       (rc->rotate.bytes && rec_writer_bytes(rc->w) >= rc->rotate.bytes);
+	       (rc->rotate.bytes && rec_writer_bytes(rc->w) - rc->part_base >= rc->rotate.bytes);
 }
 
 /* record_write - one record into the part written to */
@@ -1396,6 +1404,7 @@ static int record_start(struct iotap_ctx *ctx)
 	}
 	if (!ret && !rc->ring)
 		ret = record_put_state(rc, s);
+	rc->part_base = rec_writer_bytes(rc->w);
 	if (!ret && rc->command) {
 		ret = record_release(&rc->child);
 		if (ret)
