@@ -1561,14 +1561,15 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 		if (rc.prev.w)
 			record_prev_close(&rc, mono_now());
 		/* What was written stays readable even after an error: a reader sees it as cut short. */
-		if (rc.path)
+		if (rc.ring) {
+			/* An incident whose window is still open is written as far as it got. */
+			if (rc.inc.pending && !rc.werr)
+				record_dump(&rc, &s);
+		} else if (rc.path) {
 			record_part_close(&rc, mono_now());
-		else if (rc.ring && rc.inc.pending && !rc.werr)
-			record_dump(&rc, &s);
-		else if (rc.ring)
-			;
-		else if (!rc.werr && !record_put_stat(&rc, mono_now()))
+		} else if (!rc.werr && !record_put_stat(&rc, mono_now())) {
 			rc_fail(&rc, rec_writer_close(rc.w));
+		}
 		if (!ret)
 			ret = rc.werr;
 		record_progress(&s, &rc, true, status);
