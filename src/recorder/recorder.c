@@ -73,6 +73,8 @@ struct recorder {
 	struct rotate_files kept;	/* --max-files */
 	char *path;			/* of the part being written */
 	uint64_t t_part;		/* event time the part began at */
+	uint64_t part_base;		/* bytes of the part before its records */
+	uint64_t part_ms;		/* wall-clock ms its name says: each part's is later */
 	struct rec_part prev;		/* the part before, open while its requests finish */
 	uint64_t closed_samples, closed_bytes;	/* of the parts closed */
 	struct reqwatch *watch;
@@ -821,11 +823,16 @@ static int record_part_close(struct recorder *rc, uint64_t t_end)
 static int record_part_create(struct recorder *rc, uint64_t wall_ns)
 {
 	size_t len = strlen(rc->p->output) + 32;
+	uint64_t ms = wall_ns / 1000000;
 
+	/* Two parts within a millisecond must not share a name. */
+	if (ms <= rc->part_ms)
+		ms = rc->part_ms + 1;
+	rc->part_ms = ms;
 	rc->path = malloc(len);
 	if (!rc->path)
 		return -ENOMEM;
-	if (rotate_part_name(rc->p->output, wall_ns, rc->path, len))
+	if (rotate_part_name(rc->p->output, ms * 1000000, rc->path, len))
 		return -ENAMETOOLONG;
 	rc->w = rec_writer_create(rc->path, rc->p->force);
 	if (!rc->w) {
@@ -873,6 +880,7 @@ static int record_rotate(struct recorder *rc, struct session *s, uint64_t t)
 		ret = record_put_state(rc, s);
 	if (ret)
 		return rc_fail(rc, ret);
+	rc->part_base = rec_writer_bytes(rc->w);
 	if (ho)
 		handover_boundary(ho, t);
 	return ho && ho->before ? 0 : record_prev_close(rc, t);
@@ -1124,7 +1132,7 @@ static int record_dump(struct recorder *rc, struct session *s)
 static bool record_part_due(const struct recorder *rc, uint64_t t)
 {
 	return (rc->rotate.ns && t >= rc->t_part + rc->rotate.ns) ||
-	       (rc->rotate.bytes && rec_writer_bytes(rc->w) >= rc->rotate.bytes);
+	       (rc->rotate.bytes && rec_writer_bytes(rc->w) - rc->part_base >= rc->rotate.bytes);
 }
 
 /* record_write - one record into the part written to */
@@ -1325,7 +1333,9 @@ static void record_progress(struct session *s, struct recorder *rc, bool final, 
 	struct record_progress pr = {
 		.elapsed_ns = mono_now() - s->t_start,
 		.samples = rc->closed_samples + rc->samples + rc->prev.samples,
-		.bytes = rc->closed_bytes + rec_writer_bytes(rc->w) + rec_writer_bytes(rc->prev.w),
+		/* A ring's writer fills memory, not a file: only its dumps are written. */
+		.bytes = rc->closed_bytes + (rc->ring ? 0 : rec_writer_bytes(rc->w)) +
+			 rec_writer_bytes(rc->prev.w),
 		.lost = session_lost_total(s),
 		.undelivered = session_undelivered_total(s),
 		.final = final,
@@ -1368,8 +1378,11 @@ static int record_ring_start(struct recorder *rc, struct session *s)
 		}
 		rc->trig_dev = true;
 	}
+	/* SIGUSR2 alone needs no pairing. */
+	if (!rc->p->trigger)
+		return 0;
 	ret = reqwatch_create(&rc->watch, s, record_on_done, rc);
-	if (!ret && !rc->watch && rc->p->trigger) {
+	if (!ret && !rc->watch) {
 		log_msg(LOG_ERR, "--trigger needs block_rq_issue and block_rq_complete recorded (see --tools)");
 		ret = -EINVAL;
 	}
@@ -1391,6 +1404,7 @@ static int record_start(struct session *s, void *priv)
 	}
 	if (!ret && !rc->ring)
 		ret = record_put_state(rc, s);
+	rc->part_base = rec_writer_bytes(rc->w);
 	if (!ret && rc->command) {
 		ret = record_release(&rc->child);
 		if (ret)
@@ -1552,14 +1566,15 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 		if (rc.prev.w)
 			record_prev_close(&rc, mono_now());
 		/* What was written stays readable even after an error: a reader sees it as cut short. */
-		if (rc.path)
+		if (rc.ring) {
+			/* An incident whose window is still open is written as far as it got. */
+			if (rc.inc.pending && !rc.werr)
+				record_dump(&rc, &s);
+		} else if (rc.path) {
 			record_part_close(&rc, mono_now());
-		else if (rc.ring && rc.inc.pending && !rc.werr)
-			record_dump(&rc, &s);
-		else if (rc.ring)
-			;
-		else if (!rc.werr && !record_put_stat(&rc, mono_now()))
+		} else if (!rc.werr && !record_put_stat(&rc, mono_now())) {
 			rc_fail(&rc, rec_writer_close(rc.w));
+		}
 		if (!ret)
 			ret = rc.werr;
 		record_progress(&s, &rc, true, status);

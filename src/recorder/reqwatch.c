@@ -71,13 +71,17 @@ static int reqwatch_on_done(void *arg, const struct blk_io *io)
 	return w->done ? w->done(w->arg, io) : 0;
 }
 
-/* reqwatch_on_nodata - a flush completed: not counted in flight, but triggers see it */
+/*
+ * reqwatch_on_nodata - a flush completed: not counted in flight; triggers see
+ * it only when it failed (flushes pair per device in order, so a time across
+ * one in flight when tracing began is not its own)
+ */
 static int reqwatch_on_nodata(void *arg, const struct blk_io *io)
 {
 	struct reqwatch *w = arg;
 
 	w->first = reqwatch_first(io->t_start, io->t_insert, io->t_issue);
-	return w->done ? w->done(w->arg, io) : 0;
+	return w->done && io->error ? w->done(w->arg, io) : 0;
 }
 
 /* reqwatch_recorded - whether the session records block:name */

@@ -89,6 +89,12 @@ int ring_add(struct ring *r, const void *chunk, size_t len, uint64_t t_first, ui
 	return 0;
 }
 
+/* ring_bytes_per_chunk - a chunk's bytes and its bookkeeping */
+size_t ring_bytes_per_chunk(size_t len)
+{
+	return sizeof(struct ring_chunk) + len;
+}
+
 /* ring_bytes - what the chunks take */
 size_t ring_bytes(const struct ring *r)
 {

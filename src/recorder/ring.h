@@ -30,6 +30,9 @@ void ring_free(struct ring *r);
  */
 int ring_add(struct ring *r, const void *chunk, size_t len, uint64_t t_first, uint64_t t_last);
 
+/* What a chunk of len bytes counts against the cap: its bytes and its bookkeeping. */
+size_t ring_bytes_per_chunk(size_t len);
+
 /* Bytes held: the chunks and their bookkeeping. */
 size_t ring_bytes(const struct ring *r);
 size_t ring_count(const struct ring *r);

@@ -80,6 +80,13 @@ int trigger_parse(const char *s, struct trigger *t, char *why, size_t whylen)
 		snprintf(why, whylen, "empty trigger: latency>MS or error");
 		return -EINVAL;
 	}
+	/* Refusals quote the list: keep control characters out of the one line they print. */
+	for (const char *c = s; *c; c++) {
+		if (*c < 0x20 || *c > 0x7e) {
+			snprintf(why, whylen, "the trigger holds a character that is not printable ASCII");
+			return -EINVAL;
+		}
+	}
 	for (;;) {
 		const char *end = strchr(s, ',');
 		size_t len = end ? (size_t)(end - s) : strlen(s);

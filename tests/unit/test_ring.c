@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_ring.c - the flight recorder's ring: eviction by age and by cap; trigger expressions */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "ring.h"
+#include "trigger.h"
+
+#define SEC 1000000000ull
+#define MS 1000000ull
+
+/* Chunks seen by a walk: their first bytes and times. */
+struct seen {
+	int nr;
+	uint8_t first[16];
+	uint64_t t_first[16];
+};
+
+/* seen_add - remember a chunk of the walk */
+static int seen_add(void *arg, const void *chunk, size_t len, uint64_t t_first, uint64_t t_last)
+{
+	struct seen *s = arg;
+
+	s->first[s->nr] = *(const uint8_t *)chunk;
+	s->t_first[s->nr++] = t_first;
+	return 0;
+}
+
+/* test_age - a chunk whose newest event is older than keep_ns before the newest goes */
+static void test_age(void **state)
+{
+	struct ring *r = ring_alloc(3 * SEC, 1 << 20);
+	uint8_t c[100];
+	struct seen s = { 0 };
+
+	for (int i = 0; i < 6; i++) {
+		memset(c, i, sizeof(c));
+		assert_int_equal(ring_add(r, c, sizeof(c), i * SEC, i * SEC + SEC / 2), 0);
+	}
+	/* Newest ends at 5.5 s: chunks ending before 2.5 s (0, 1) are gone; 2 ends at 2.5 s, kept. */
+	assert_int_equal(ring_count(r), 4);
+	assert_int_equal(ring_foreach(r, 0, UINT64_MAX, seen_add, &s), 0);
+	assert_int_equal(s.nr, 4);
+	assert_int_equal(s.first[0], 2);
+	assert_int_equal(s.first[3], 5);
+	assert_int_equal(ring_held_ns(r), 3 * SEC + SEC / 2);
+	assert_false(ring_cap_bound(r));
+	/* A window picks the chunks that overlap it. */
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(ring_foreach(r, 3 * SEC + SEC / 2 + 1, 4 * SEC, seen_add, &s), 0);
+	assert_int_equal(s.nr, 1);
+	assert_int_equal(s.first[0], 4);
+	ring_free(r);
+}
+
+/* test_cap - past the cap the oldest go even within keep_ns, and the ring says so once */
+static void test_cap(void **state)
+{
+	size_t per = ring_bytes_per_chunk(1000);
+	struct ring *r = ring_alloc(60 * SEC, 3 * per);
+	static uint8_t c[8192];
+
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(ring_add(r, c, 1000, i * SEC, i * SEC), 0);
+	assert_int_equal(ring_bytes(r), 3 * per);
+	assert_false(ring_cap_bound(r));
+	assert_int_equal(ring_add(r, c, 1000, 3 * SEC, 3 * SEC), 0);
+	assert_int_equal(ring_count(r), 3);
+	assert_int_equal(ring_bytes(r), 3 * per);
+	assert_true(ring_cap_bound(r));
+	assert_false(ring_cap_bound(r));
+	assert_int_equal(ring_held_ns(r), 2 * SEC);
+	/* A chunk larger than the whole cap empties the ring and is refused. */
+	assert_int_equal(ring_add(r, c, 4 * per, 4 * SEC, 4 * SEC), -E2BIG);
+	assert_int_equal(ring_count(r), 0);
+	assert_int_equal(ring_bytes(r), 0);
+	ring_free(r);
+	ring_free(NULL);
+}
+
+/* test_trigger_parse - the accepted forms, and one line for each refusal */
+static void test_trigger_parse(void **state)
+{
+	static const char *const bad[] = {
+		"", "latency", "latency>", "latency>0", "latency>0.0", "latency>.5", "latency>5.",
+		"latency>1.1234567", "latency>-1", "latency> 5", "latency>5 ", "latency>=5", "error,",
+		",error", "error,error", "latency>1,latency>2", "err", "errors", "latency>86400001",
+		"latency>99999999999999999999",
+	};
+	struct trigger t;
+	char why[200];
+
+	assert_int_equal(trigger_parse("latency>50", &t, why, sizeof(why)), 0);
+	assert_int_equal(t.latency_ns, 50 * MS);
+	assert_false(t.error);
+	assert_int_equal(trigger_parse("latency>0.25,error", &t, why, sizeof(why)), 0);
+	assert_int_equal(t.latency_ns, 250000);
+	assert_true(t.error);
+	assert_int_equal(trigger_parse("error", &t, why, sizeof(why)), 0);
+	assert_int_equal(t.latency_ns, 0);
+	assert_int_equal(trigger_parse("latency>0.000001", &t, why, sizeof(why)), 0);
+	assert_int_equal(t.latency_ns, 1);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why[0] = 0;
+		assert_int_equal(trigger_parse(bad[i], &t, why, sizeof(why)), -22);
+		assert_true(why[0] && !strchr(why, '\n'));
+	}
+}
+
+/* test_trigger_match - device time, -Q's queued time, errors */
+static void test_trigger_match(void **state)
+{
+	struct trigger t = { .latency_ns = 10 * MS };
+	struct blk_io io = { .t_start = 1 * MS, .t_issue = 5 * MS, .t_done = 14 * MS };
+	uint64_t lat;
+
+	assert_false(trigger_match(&t, &io, false, &lat));
+	assert_int_equal(lat, 9 * MS);
+	assert_true(trigger_match(&t, &io, true, &lat));
+	assert_int_equal(lat, 13 * MS);
+	io.error = -5;
+	assert_false(trigger_match(&t, &io, false, &lat));
+	t.error = true;
+	assert_true(trigger_match(&t, &io, false, &lat));
+	/* Never issued: no device time to compare. */
+	t = (struct trigger){ .latency_ns = 1 };
+	io = (struct blk_io){ .t_done = 14 * MS };
+	assert_false(trigger_match(&t, &io, false, &lat));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_age),
+		cmocka_unit_test(test_cap),
+		cmocka_unit_test(test_trigger_parse),
+		cmocka_unit_test(test_trigger_match),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
