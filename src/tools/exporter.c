@@ -30,7 +30,6 @@ struct exporter_params {
 };
 
 static const char *const exporter_op_names[] = { "read", "write", "flush", "discard", "other" };
-#define EXPORTER_OPS 5
 
 /* One disk and operation: what completed since the last snapshot. */
 struct exporter_series {
