@@ -12,6 +12,7 @@
 #include "hist.h"
 #include "httpd.h"
 #include "prom.h"
+#include "shared.h"
 
 /*
  * The default port: 9100-9999, the range of Prometheus' default port
@@ -30,7 +31,6 @@ struct exporter_params {
 };
 
 static const char *const exporter_op_names[] = { "read", "write", "flush", "discard", "other" };
-#define EXPORTER_OPS 5
 
 /* One disk and operation: what completed since the last snapshot. */
 struct exporter_series {
@@ -70,10 +70,10 @@ static const struct opt exporter_opts[] = {
 	  "serve /metrics over HTTP on this address (default " EXPORTER_LISTEN ": every address, "
 	  "port " EXPORTER_PORT "; 127.0.0.1:" EXPORTER_PORT " for this host only, "
 	  "[::1]:" EXPORTER_PORT " for IPv6)" },
-	{ 0, "textfile", OPT_STR, P(textfile), "FILE",
-	  "each interval, also write the metrics to FILE.tmp and rename it over FILE, for "
+	{ 0, "textfile", OPT_OUTFILE, P(textfile), "FILE",
+	  "each interval, also write the metrics to a temporary and rename it over FILE, for "
 	  "node_exporter's textfile collector; without --listen, no HTTP server is started" },
-	{ 'd', "disk", OPT_DISK, P(disk), "DISK", "trace this disk only" },
+	TOOL_OPT_DISK(P(disk)),
 	OPT_END
 };
 
@@ -444,7 +444,7 @@ static int exporter_init(struct iotap_ctx *ctx)
 	if (!(st->devs = calloc(EXPORTER_MAX_DISKS, sizeof(*st->devs))))
 		return -ENOMEM;
 	if (!(st->prom = prom_alloc(p->textfile))) {
-		iotap_err(ctx, "cannot write %s.tmp: %s", p->textfile, strerror(errno));
+		iotap_err(ctx, "cannot write %s: %s", p->textfile, strerror(errno));
 		return -EINVAL;
 	}
 	ret = blktrack_cfg_select(&cfg, ctx, p->disk, 0);

@@ -137,6 +137,50 @@ static void test_families(void **unused)
 	rmdir(dir);
 }
 
+/* test_memory_gauges - a registry without a file prints gauges beside counters and histograms */
+static void test_memory_gauges(void **unused)
+{
+	struct hist h = { 0 };
+	struct prom *p = prom_alloc(NULL);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	assert_non_null(p);
+	assert_int_equal(prom_write(p), -EINVAL);
+	assert_int_equal(prom_gauge_set(p, "rss_bytes", "RSS", NULL, 100), 0);
+	assert_int_equal(prom_gauge_set(p, "rss_bytes", "RSS", NULL, 4096), 0);
+	assert_int_equal(prom_gauge_set(p, "info", "I", "version=\"1\"", 1), 0);
+	assert_int_equal(prom_counter_add(p, "rss_bytes", "RSS", NULL, 1), -ENOMEM);
+	assert_int_equal(prom_gauge_set(p, "0bad", "B", NULL, 1), -EINVAL);
+	/* 3 us (slot 2) and 5 us (slot 3), twice over: buckets and sum add up. */
+	for (int i = 0; i < 2; i++) {
+		hist_reset(&h);
+		hist_add(&h, 3);
+		hist_add(&h, 5);
+		assert_int_equal(prom_hist_add(p, "lat_seconds", "L", "disk=\"a\",op=\"read\"", &h,
+					       1e-6, 3), 0);
+	}
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(prom_print(p, f), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_string_equal(text,
+		"# HELP info I\n# TYPE info gauge\ninfo{version=\"1\"} 1\n"
+		"# HELP lat_seconds L\n# TYPE lat_seconds histogram\n"
+		"lat_seconds_bucket{disk=\"a\",op=\"read\",le=\"2e-06\"} 0\n"
+		"lat_seconds_bucket{disk=\"a\",op=\"read\",le=\"4e-06\"} 2\n"
+		"lat_seconds_bucket{disk=\"a\",op=\"read\",le=\"8e-06\"} 4\n"
+		"lat_seconds_bucket{disk=\"a\",op=\"read\",le=\"+Inf\"} 4\n"
+		"lat_seconds_sum{disk=\"a\",op=\"read\"} 1.6e-05\n"
+		"lat_seconds_count{disk=\"a\",op=\"read\"} 4\n"
+		"# HELP rss_bytes RSS\n# TYPE rss_bytes gauge\nrss_bytes 4096\n");
+	assert_int_equal(len, strlen(text));
+	free(text);
+	hist_release(&h);
+	prom_free(p);
+}
+
 static void test_bad_path(void **unused)
 {
 	assert_null(prom_alloc("/nonexistent-dir/x.prom"));
@@ -153,6 +197,7 @@ int main(void)
 		cmocka_unit_test(test_label_nospace),
 		cmocka_unit_test(test_hist_cumulative),
 		cmocka_unit_test(test_families),
+		cmocka_unit_test(test_memory_gauges),
 		cmocka_unit_test(test_bad_path),
 	};
 
