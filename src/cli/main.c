@@ -204,7 +204,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		puts("iotap " PACKAGE_VERSION " (libtraceevent " IOTAP_TRACEEVENT_VERSION
-		     ", libtracefs " IOTAP_TRACEFS_VERSION ")");
+		     ", libtracefs " IOTAP_TRACEFS_VERSION ", libtracecmd " IOTAP_TRACECMD_VERSION ")");
 		return cli_stdout_check(0);
 	}
 	if (!strcmp(argv[1], "list")) {

@@ -72,10 +72,12 @@ bool session_aborted(void)
 /* session_input_source - what reads the input: perf.data by its magic, else an iotap recording */
 static const struct source_ops *session_input_source(const struct session_opts *opts)
 {
-	char magic[8];
+	char magic[10];
 	ssize_t n = 0;
 	int fd;
 
+	if (!opts->input && source_tracedat.claims(opts->input_buf, opts->input_len))
+		return &source_tracedat;
 	if (!opts->input)
 		return source_perf.claims(opts->input_buf, opts->input_len) ? &source_perf : &source_file;
 	/* The recording source says why a file cannot be read; a pipe is not read twice. */
@@ -87,6 +89,8 @@ static const struct source_ops *session_input_source(const struct session_opts *
 			n = read(fd, magic, sizeof(magic));
 		close(fd);
 	}
+	if (n == sizeof(magic) && source_tracedat.claims(magic, sizeof(magic)))
+		return &source_tracedat;
 	return n == sizeof(magic) && source_perf.claims(magic, sizeof(magic)) ? &source_perf : &source_file;
 }
 

@@ -102,5 +102,6 @@ struct source_ops {
 extern const struct source_ops source_live;
 extern const struct source_ops source_file;
 extern const struct source_ops source_perf;
+extern const struct source_ops source_tracedat;
 
 #endif
