@@ -5,6 +5,8 @@
 #   fuzz_report   the whole report path: open from memory, replay, biolatency, iostack -K -f,
 #                 biosnoop --cgroup, fileio, iostackbreakdown, --info
 #   fuzz_perfdata the perf.data reader (src/recording/perfdata.c) under the same two tools
+#   fuzz_tracedat the trace.dat source (src/sources/source-tracedat.c, libtracecmd) under
+#                 biolatency -D, biosnoop and --info
 # Environment: FUZZ_SECONDS per fuzzer (default 60), BUILDDIR holding config.h (default: the
 # source tree), FUZZ_OUT for binaries, grown corpora and crash files (default: a temporary
 # directory, removed unless something failed), CLANG (default clang).
@@ -24,7 +26,7 @@ die() { echo "fuzz/run.sh: $*" >&2; exit 2; }
 command -v "$CLANG" >/dev/null || die "no $CLANG (apt-get install clang)"
 [[ -f $BUILDDIR/config.h ]] || die "no config.h in $BUILDDIR: run ./configure (or set BUILDDIR)"
 
-PKGS="libtraceevent libtracefs libdw libelf zlib"
+PKGS="libtracecmd libtraceevent libtracefs libdw libelf zlib"
 # shellcheck disable=SC2207 # pkg-config output is whitespace-separated flags
 SANITIZE=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 	-fno-omit-frame-pointer)
@@ -76,9 +78,11 @@ build fuzz_recfile "${SANITIZE[@]}" -D_GNU_SOURCE -I"$TOP/src/recording" -- "$TO
 build fuzz_report "${CFLAGS[@]}" -- "$TOP/tests/fuzz/fuzz_report.c" $(lib_sources)
 # shellcheck disable=SC2046
 build fuzz_perfdata "${CFLAGS[@]}" -- "$TOP/tests/fuzz/fuzz_perfdata.c" $(lib_sources)
+# shellcheck disable=SC2046
+build fuzz_tracedat "${CFLAGS[@]}" -- "$TOP/tests/fuzz/fuzz_tracedat.c" $(lib_sources)
 
 rc=0
-for f in recfile report perfdata; do
+for f in recfile report perfdata tracedat; do
 	corpus=$OUT/corpus-$f
 	mkdir -p "$corpus"
 	if [[ $f == report ]]; then unpack_seeds "$TOP/tests/fuzz/corpus-report" "$corpus"; fi
