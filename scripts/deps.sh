@@ -7,7 +7,7 @@ build_pkgs=(gcc make autoconf automake pkg-config libtraceevent-dev libtracefs-d
 	libelf-dev libdw-dev zlib1g-dev util-linux)
 test_pkgs=(libcmocka-dev clang python3 qemu-system-x86 busybox-static kmod cpio
 	libxml2-utils fio chromium debhelper dpkg-dev lintian man-db prometheus
-	e2fsprogs xfsprogs)
+	e2fsprogs xfsprogs trace-cmd systemd libbpf-tools bpfcc-tools bpftrace)
 
 want=("${build_pkgs[@]}")
 [ "${1:-build}" = test ] && want+=("${test_pkgs[@]}")
