@@ -83,7 +83,9 @@ complete_words() {
 dpkg-query -W -f='${Status}' iotap 2>/dev/null | grep -q 'install ok installed' &&
 	skip "iotap is installed on this machine already: the test would replace it"
 units=$(grep -E '^/(usr/)?lib/systemd/system/iotap-.*\.service$' "$LIVE_TMP/iotap.files" || true)
-trap 'apt-get -o DPkg::Lock::Timeout=900 purge -y -qq iotap >/dev/null 2>&1; live_cleanup' EXIT
+# shellcheck disable=SC2064
+trap 'dpkg-query -W -f="\${Status}" iotap 2>/dev/null | grep -q "install ok" &&
+	apt-get -o DPkg::Lock::Timeout=900 purge -y -qq iotap >/dev/null 2>&1; live_cleanup' EXIT
 apt-get -o DPkg::Lock::Timeout=900 install -y -qq "$deb" >"$LIVE_TMP/apt.out" 2>&1 ||
 	{ cat "$LIVE_TMP/apt.out" >&2; fail "apt-get install $deb beside libbpf-tools failed"; }
 for p in libbpf-tools bpfcc-tools bpftrace; do
