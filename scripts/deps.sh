@@ -3,11 +3,11 @@
 # Usage: scripts/deps.sh [build|test]   (default: build)
 set -euo pipefail
 
-build_pkgs=(gcc make autoconf automake pkg-config libtraceevent-dev libtracefs-dev
+build_pkgs=(gcc make autoconf automake pkg-config libtraceevent-dev libtracefs-dev libtracecmd-dev
 	libelf-dev libdw-dev zlib1g-dev libmicrohttpd-dev util-linux)
 test_pkgs=(libcmocka-dev clang python3 qemu-system-x86 busybox-static kmod cpio
 	libxml2-utils fio chromium debhelper dpkg-dev lintian man-db prometheus
-	e2fsprogs xfsprogs systemd)
+	e2fsprogs xfsprogs trace-cmd systemd libbpf-tools bpfcc-tools bpftrace)
 
 want=("${build_pkgs[@]}")
 [ "${1:-build}" = test ] && want+=("${test_pkgs[@]}")

@@ -108,7 +108,7 @@ int cli_stdout_check(int status)
 static int cli_version(void)
 {
 	puts("iotap " PACKAGE_VERSION " (libtraceevent " IOTAP_TRACEEVENT_VERSION
-	     ", libtracefs " IOTAP_TRACEFS_VERSION ")");
+	     ", libtracefs " IOTAP_TRACEFS_VERSION ", libtracecmd " IOTAP_TRACECMD_VERSION ")");
 	return cli_stdout_check(0);
 }
 

@@ -15,7 +15,7 @@ static const struct opt report_opts[] = {
 
 const struct tool cmd_report = {
 	.name = "report",
-	.summary = "Run a tool over a recording made by iotap record (or a perf.data), or describe the recording.",
+	.summary = "Run a tool over a recording made by iotap record (or a perf.data or trace.dat), or describe the recording.",
 	.description =
 		"Runs TOOL over the events of the recording given with -i, exactly as it runs live "
 		"(iotap TOOL -i FILE is the same): the same options, the same output, intervals "

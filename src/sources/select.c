@@ -7,18 +7,32 @@
 #include "live.h"
 #include "source-perfdata.h"
 #include "source-recording.h"
+#include "source-tracedat.h"
 #include "session.h"
 #include "stacks.h"
 
-/* source_input - what reads the input: perf.data by its magic, else an iotap recording */
+/* The sources of other tracers' files, each claiming a file by its first bytes. */
+static const struct source_ops *const source_foreign[] = { &source_perf, &source_tracedat };
+#define SOURCE_MAGIC_MAX 10		/* the longest magic a claims looks at (trace.dat's) */
+
+/* source_claimant - the foreign source whose magic head starts with, else an iotap recording's */
+static const struct source_ops *source_claimant(const void *head, size_t len)
+{
+	for (size_t i = 0; i < sizeof(source_foreign) / sizeof(source_foreign[0]); i++)
+		if (source_foreign[i]->claims(head, len))
+			return source_foreign[i];
+	return &source_file;
+}
+
+/* source_input - what reads the input: perf.data or trace.dat by its magic, else an iotap recording */
 static const struct source_ops *source_input(const struct session_opts *opts)
 {
-	char magic[8];
+	char magic[SOURCE_MAGIC_MAX];
 	ssize_t n = 0;
 	int fd;
 
 	if (!opts->input)
-		return source_perf.claims(opts->input_buf, opts->input_len) ? &source_perf : &source_file;
+		return source_claimant(opts->input_buf, opts->input_len);
 	/* The recording source says why a file cannot be read; a pipe is not read twice. */
 	fd = open(opts->input, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
@@ -28,7 +42,7 @@ static const struct source_ops *source_input(const struct session_opts *opts)
 			n = read(fd, magic, sizeof(magic));
 		close(fd);
 	}
-	return n == sizeof(magic) && source_perf.claims(magic, sizeof(magic)) ? &source_perf : &source_file;
+	return source_claimant(magic, n > 0 ? (size_t)n : 0);
 }
 
 /* session_init - a session over the source opts names (a recording, perf.data or the kernel), for tool */

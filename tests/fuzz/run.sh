@@ -7,6 +7,8 @@
 #   fuzz_trigger  the flight recorder's --trigger expressions (src/recorder/trigger.c)
 #   fuzz_perfdata the perf.data reader (src/sources/source-perfdata.c) under the same two tools
 #   fuzz_http     the exporter's request handling (src/output/httpd.c) behind libmicrohttpd
+#   fuzz_tracedat the trace.dat source (src/sources/source-tracedat.c, libtracecmd) under
+#                 biolatency -D, biosnoop and --info
 # Environment: FUZZ_SECONDS per fuzzer (default 60), BUILDDIR holding config.h (default: the
 # source tree), FUZZ_OUT for binaries, grown corpora and crash files (default: a temporary
 # directory, removed unless something failed), CLANG (default clang).
@@ -26,7 +28,7 @@ die() { echo "fuzz/run.sh: $*" >&2; exit 2; }
 command -v "$CLANG" >/dev/null || die "no $CLANG (apt-get install clang)"
 [[ -f $BUILDDIR/config.h ]] || die "no config.h in $BUILDDIR: run ./configure (or set BUILDDIR)"
 
-PKGS="libtraceevent libtracefs libdw libelf zlib libmicrohttpd"
+PKGS="libtracecmd libtraceevent libtracefs libdw libelf zlib libmicrohttpd"
 # shellcheck disable=SC2207 # pkg-config output is whitespace-separated flags
 SANITIZE=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 	-fno-omit-frame-pointer)
@@ -79,11 +81,13 @@ build fuzz_trigger "${CFLAGS[@]}" -- "$TOP/tests/fuzz/fuzz_trigger.c" "$TOP/src/
 build fuzz_report "${CFLAGS[@]}" -- "$TOP/tests/fuzz/fuzz_report.c" $(lib_sources)
 # shellcheck disable=SC2046
 build fuzz_perfdata "${CFLAGS[@]}" -- "$TOP/tests/fuzz/fuzz_perfdata.c" $(lib_sources)
+# shellcheck disable=SC2046
+build fuzz_tracedat "${CFLAGS[@]}" -- "$TOP/tests/fuzz/fuzz_tracedat.c" $(lib_sources)
 
 build fuzz_http "${CFLAGS[@]}" -- "$TOP/tests/fuzz/fuzz_http.c" "$TOP/src/output/httpd.c"
 
 rc=0
-for f in recfile trigger report perfdata http; do
+for f in recfile trigger report perfdata http tracedat; do
 	corpus=$OUT/corpus-$f
 	mkdir -p "$corpus"
 	if [[ $f == report ]]; then unpack_seeds "$TOP/tests/fuzz/corpus-report" "$corpus"; fi

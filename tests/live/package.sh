@@ -1,7 +1,8 @@
 #!/bin/bash
-# The Debian package: built from the distributed files (so the source tree is
-# never configured or touched), lintian-clean of errors, installable by apt,
-# and working from an unpacked root: tool links, man pages, completion, --version.
+# The Debian packages: built from the distributed files (so the source tree is
+# never configured or touched), lintian-clean of errors, working from an unpacked
+# root (tool links, man pages, completion, --version); iotap installed for real beside
+# libbpf-tools, bpfcc-tools and bpftrace, run, and removed; its systemd units verify.
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "the package test needs root (apt-get -s, dpkg-buildpackage as CI runs it)"
@@ -21,10 +22,12 @@ deb_version=$(cd "$src" && dpkg-parsechangelog -SVersion)
 	DEB_BUILD_OPTIONS="parallel=2 ${DEB_BUILD_OPTIONS:-}" dpkg-buildpackage -us -uc -b) >"$LIVE_TMP/build.log" 2>&1 ||
 	{ tail -30 "$LIVE_TMP/build.log" >&2; fail "dpkg-buildpackage failed"; }
 deb=$LIVE_TMP/iotap_${deb_version}_amd64.deb
+names=$LIVE_TMP/iotap-bcc-names_${deb_version}_all.deb
 [ -f "$deb" ] || fail "no $deb after the build"
+[ -f "$names" ] || fail "no $names after the build"
 
 # Errors fail; accepted warnings are listed in the README.
-lintian "$deb" >"$LIVE_TMP/lintian.out" 2>&1 || true
+lintian "$deb" "$names" >"$LIVE_TMP/lintian.out" 2>&1 || true
 cat "$LIVE_TMP/lintian.out" >&2
 grep -q '^E:' "$LIVE_TMP/lintian.out" && fail "lintian reports errors"
 
@@ -37,14 +40,28 @@ apt-get -s install "$deb" >"$LIVE_TMP/apt.out" 2>&1 || { cat "$LIVE_TMP/apt.out"
 grep -q '^Inst iotap ' "$LIVE_TMP/apt.out" || grep -q 'iotap is already the newest' "$LIVE_TMP/apt.out" ||
 	{ cat "$LIVE_TMP/apt.out" >&2; fail "apt-get would not install iotap"; }
 
+# iotap ships no file that libbpf-tools, bpfcc-tools or bpftrace ship; the names package
+# declares the one conflict its files make.
+dpkg -c "$deb" | awk '{ print $6 }' | sed 's|^\./|/|; s|/$||' | sort >"$LIVE_TMP/iotap.files"
+for p in libbpf-tools bpfcc-tools bpftrace; do
+	dpkg-query -W -f='${Status}' $p 2>/dev/null | grep -q 'install ok installed' ||
+		skip "$p is not installed: run scripts/deps.sh test"
+	dpkg-query -L $p | sort >"$LIVE_TMP/$p.files"
+	both=$(comm -12 "$LIVE_TMP/iotap.files" "$LIVE_TMP/$p.files" | while read -r f; do [ -d "$f" ] || echo "$f"; done)
+	[ -z "$both" ] || fail "iotap ships files of $p: $both"
+done
+[ "$(dpkg-deb -f "$names" Conflicts)" = libbpf-tools ] || fail "iotap-bcc-names conflicts with: $(dpkg-deb -f "$names" Conflicts)"
+! grep -q '^/usr/sbin' "$LIVE_TMP/iotap.files" || fail "iotap ships $(grep '^/usr/sbin' "$LIVE_TMP/iotap.files" | tr '\n' ' ')"
+
 root=$LIVE_TMP/root
 dpkg -x "$deb" "$root"
+dpkg -x "$names" "$root"
 for t in biolatency biosnoop biotop bitesize biopattern biostacks; do
 	[ "$(readlink "$root/usr/sbin/$t")" = ../bin/iotap ] || fail "/usr/sbin/$t is not a link to ../bin/iotap"
 done
 "$root/usr/sbin/biolatency" --help >"$LIVE_TMP/help" || fail "biolatency --help failed"
 head -1 "$LIVE_TMP/help" | grep -q '^usage: iotap biolatency ' || fail "biolatency --help: $(head -1 "$LIVE_TMP/help")"
-want="iotap $version (libtraceevent $(pkg-config --modversion libtraceevent), libtracefs $(pkg-config --modversion libtracefs))"
+want="iotap $version (libtraceevent $(pkg-config --modversion libtraceevent), libtracefs $(pkg-config --modversion libtracefs), libtracecmd $(pkg-config --modversion libtracecmd))"
 [ "$("$root/usr/bin/iotap" --version)" = "$want" ] || fail "--version: $("$root/usr/bin/iotap" --version), want $want"
 
 man=$(MANPATH=$root/usr/share/man man -w iotap-biolatency) || fail "man -w iotap-biolatency found nothing"
@@ -61,4 +78,31 @@ complete_words() {
 [ "$(complete_words biolatency biolatency --perc)" = --percentiles ] || fail "no completion of biolatency --perc"
 [ "$(complete_words iotap iotap biotop -s a)" = all ] || fail "no completion of biotop -s a"
 [ "$(complete_words iotap iotap report -i x.rec bios)" = "biosnoop biostacks" ] || fail "no completion of report ... bios"
-echo "package: $(basename "$deb") builds, installs and runs; lintian: $(grep -c '^W:' "$LIVE_TMP/lintian.out") warnings, 0 errors"
+
+# Installed for real beside the three (then removed): dpkg takes it, the tools run.
+dpkg-query -W -f='${Status}' iotap 2>/dev/null | grep -q 'install ok installed' &&
+	skip "iotap is installed on this machine already: the test would replace it"
+units=$(grep -E '^/(usr/)?lib/systemd/system/iotap-.*\.service$' "$LIVE_TMP/iotap.files" || true)
+# shellcheck disable=SC2064
+trap 'dpkg-query -W -f="\${Status}" iotap 2>/dev/null | grep -q "install ok" &&
+	apt-get -o DPkg::Lock::Timeout=900 purge -y -qq iotap >/dev/null 2>&1; live_cleanup' EXIT
+apt-get -o DPkg::Lock::Timeout=900 install -y -qq "$deb" >"$LIVE_TMP/apt.out" 2>&1 ||
+	{ cat "$LIVE_TMP/apt.out" >&2; fail "apt-get install $deb beside libbpf-tools failed"; }
+for p in libbpf-tools bpfcc-tools bpftrace; do
+	dpkg-query -W -f='${Status}' $p | grep -q 'install ok installed' || fail "installing iotap removed $p"
+done
+[ "$(dpkg-query -S /usr/sbin/biolatency | cut -d: -f1)" = libbpf-tools ] || fail "/usr/sbin/biolatency: $(dpkg-query -S /usr/sbin/biolatency)"
+/usr/bin/iotap biolatency --help >/dev/null || fail "the installed iotap biolatency --help failed"
+[ "$(/usr/bin/iotap --version)" = "$want" ] || fail "installed --version: $(/usr/bin/iotap --version)"
+for u in $units; do
+	systemd-analyze verify "$u" >"$LIVE_TMP/verify.out" 2>&1 || { cat "$LIVE_TMP/verify.out" >&2; fail "systemd-analyze verify $u"; }
+	[ "$(systemctl is-enabled "$(basename "$u")" 2>/dev/null)" != enabled ] || fail "$(basename "$u") is enabled on install"
+done
+# The names: one command, which takes libbpf-tools' place (simulated: libbpf-tools stays).
+apt-get -s install "$names" >"$LIVE_TMP/names.out" 2>&1 || { cat "$LIVE_TMP/names.out" >&2; fail "apt-get cannot install $names"; }
+grep -q '^Remv libbpf-tools' "$LIVE_TMP/names.out" && grep -q '^Inst iotap-bcc-names' "$LIVE_TMP/names.out" ||
+	{ cat "$LIVE_TMP/names.out" >&2; fail "apt-get install iotap-bcc-names would not replace libbpf-tools"; }
+apt-get -o DPkg::Lock::Timeout=900 purge -y -qq iotap >"$LIVE_TMP/apt.out" 2>&1 || { cat "$LIVE_TMP/apt.out" >&2; fail "apt-get purge iotap failed"; }
+[ ! -e /usr/bin/iotap ] || fail "/usr/bin/iotap is left after purge"
+echo "installed beside libbpf-tools, bpfcc-tools and bpftrace, ran, removed; units verified: ${units:-none}"
+echo "package: $(basename "$deb") and $(basename "$names") build, installs and runs; lintian: $(grep -c '^W:' "$LIVE_TMP/lintian.out") warnings, 0 errors"

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fuzz_tracedat.c - libFuzzer harness for the trace.dat source: the input,
+ * opened from memory as a trace.dat (trace-cmd's magic is put in front when
+ * it is missing, so the fuzzer never wastes its time on the recording
+ * reader), read by libtracecmd, its CPUs' records merged and rewritten,
+ * dispatched to biolatency -D and to biosnoop, then described as report
+ * --info does. The seeds in corpus-tracedat are small real trace.dat files
+ * (trace-cmd record --file-version 6, shrunk by shrink-tracedat.py).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "opt.h"
+#include "recording.h"
+#include "session.h"
+
+static const uint8_t magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+
+/* run_tool - one tool with its arguments over the image, output thrown away */
+static void run_tool(const uint8_t *img, size_t len, FILE *out, int argc, char **argv)
+{
+	const struct tool *tool = tool_find(argv[0]);
+	struct session_opts so = { .mmap_pages = 128, .input_buf = img, .input_len = len };
+	void *params = calloc(1, tool->params_size);
+	struct cli_args ca;
+	struct session s;
+	char err[256];
+
+	if (!params || opt_parse(tool, argc, argv, params, &so, &ca, err, sizeof(err)))
+		abort();
+	if (!session_init(&s, tool, params, &so)) {
+		if (s.src != &source_tracedat)
+			abort();
+		s.ctx.out = out;
+		session_run(&s, 0, 0, 0);
+	}
+	session_release(&s);
+	free(params);
+}
+
+/* LLVMFuzzerTestOneInput - one trace.dat image */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *bio[] = { "biolatency", "-D", NULL }, *snoop[] = { "biosnoop", NULL };
+	FILE *out = fopen("/dev/null", "w");
+	struct recording_info info;
+	struct session_opts so = { 0 };
+	struct session s;
+	bool has = size >= sizeof(magic) && !memcmp(data, magic, sizeof(magic));
+	size_t len = has ? size : size + sizeof(magic);
+	uint8_t *img = malloc(len ? len : 1);
+
+	if (!out || !img)
+		abort();
+	log_set(NULL);
+	if (!has)
+		memcpy(img, magic, sizeof(magic));
+	memcpy(img + (len - size), data, size);
+	run_tool(img, len, out, 2, bio);
+	run_tool(img, len, out, 1, snoop);
+	so.input_buf = img;
+	so.input_len = len;
+	if (!session_init(&s, NULL, NULL, &so))
+		recording_info(&s, &info);
+	session_release(&s);
+	free(img);
+	fclose(out);
+	return 0;
+}
