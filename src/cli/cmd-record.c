@@ -39,7 +39,13 @@ const struct tool cmd_record = {
 		"Recording stops at Ctrl-C, after -D seconds, or when the command given after the "
 		"options exits. While stderr is a terminal a status line shows the time, events, "
 		"bytes written and events lost so far; a summary line is always printed at the end. "
-		"The file is created with mode 0600; its format is described in iotap-recording(5).",
+		"The file is created with mode 0600; its format is described in iotap-recording(5). "
+		"What a recording tells whoever reads it: the host name, the kernel version, process "
+		"names and IDs and the command line; with -g also /proc/kallsyms (kernel symbol "
+		"addresses, which give away the kernel's KASLR offset) and the processes' executable "
+		"mappings; with fileio's events the names of open files; with --cgroups every task's "
+		"cgroup. Without -g no kernel address is recorded: leave -g out when stacks are not "
+		"needed. iotap report --info lists what a file holds.",
 	.examples =
 		"iotap record -o io.iotap -D 10\n  Record the block events of every tool for ten seconds.\n"
 		"iotap record -o io.iotap -- fio job.fio\n  Record while fio runs.\n"

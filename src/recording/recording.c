@@ -1004,6 +1004,11 @@ static int file_info(struct session *s, struct recording_info *info)
 	info->cut_short = f->cut;
 	info->cut_at = f->cut_at;
 	info->kallsyms = f->ksym != NULL;
+	for (size_t i = 0; i < f->nr_blobs; i++) {
+		info->maps |= f->blobs[i].type == REC_SEC_MAPS;
+		info->cgroups |= f->blobs[i].type == REC_SEC_CGRP;
+		info->fdtab |= f->blobs[i].type == REC_SEC_FDTB;
+	}
 	return 0;
 }
 
