@@ -163,3 +163,44 @@ int completion_bash_write(FILE *out, const struct tool *const *specs)
 	fputc('\n', out);
 	return ferror(out) ? -EIO : 0;
 }
+
+static const char *const completion_type_names[] = {
+	[OPT_FLAG] = "flag", [OPT_UINT] = "uint", [OPT_STR] = "str", [OPT_CHOICE] = "choice",
+	[OPT_PID] = "pid", [OPT_DISK] = "disk", [OPT_LIST] = "list", [OPT_OUTFILE] = "outfile",
+	[OPT_DIR] = "dir",
+};
+
+static const char *const completion_args_names[] = {
+	[TOOL_ARGS_NONE] = "none", [TOOL_ARGS_INTERVAL] = "interval",
+	[TOOL_ARGS_DURATION] = "duration", [TOOL_ARGS_SPEC] = "spec",
+	[TOOL_ARGS_COMMAND] = "command", [TOOL_ARGS_TOOL] = "tool",
+};
+
+/* completion_table_opts - one line per option of a table */
+static void completion_table_opts(FILE *out, const char *name, const struct opt *opts)
+{
+	for (const struct opt *o = opts; o && (o->short_name || o->long_name); o++) {
+		const char *type = (size_t)o->type < sizeof(completion_type_names) /
+			sizeof(completion_type_names[0]) ? completion_type_names[o->type] : NULL;
+
+		if (o->long_name)
+			fprintf(out, "%s\topt\t--%s", name, o->long_name);
+		else
+			fprintf(out, "%s\topt\t-%c", name, o->short_name);
+		fprintf(out, "\t%s\t%llu\t%llu\n", type ? type : "?", (unsigned long long)o->min,
+			(unsigned long long)o->max);
+	}
+}
+
+/* completion_table_write - see completion.h */
+int completion_table_write(FILE *out, const struct tool *const *specs)
+{
+	for (const struct tool *const *t = specs; *t; t++) {
+		const struct tool *s = *t;
+
+		fprintf(out, "%s\targs\t%s\n", s->name, completion_args_names[s->args]);
+		completion_table_opts(out, s->name, s->opts);
+		completion_table_opts(out, s->name, s->common ? s->common : common_opts);
+	}
+	return ferror(out) ? -EIO : 0;
+}

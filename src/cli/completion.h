@@ -15,4 +15,13 @@
  */
 int completion_bash_write(FILE *out, const struct tool *const *specs);
 
+/*
+ * Write every option of every spec in specs as a table for scripts and tests:
+ * "NAME<TAB>args<TAB>KIND" for the positional arguments (none, interval,
+ * duration, spec, command, tool), then "NAME<TAB>opt<TAB>--long (or -s)<TAB>
+ * TYPE<TAB>MIN<TAB>MAX" per option (TYPE: flag, uint, str, choice, pid, disk,
+ * list, outfile, dir; MIN and MAX for uint). Returns 0 or -EIO.
+ */
+int completion_table_write(FILE *out, const struct tool *const *specs);
+
 #endif

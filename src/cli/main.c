@@ -143,6 +143,25 @@ int cli_parse(const struct tool *spec, int argc, char **argv, void *params,
 	return -1;
 }
 
+/*
+ * cli_pid_seen - over a recording, a PID option must name a process the recording saw:
+ * one it listed when recording began or one whose name it recorded later. Checked after
+ * the run, since a process may first appear at its end. 0 or -ESRCH (said once).
+ */
+static int cli_pid_seen(const struct tool *tool, const void *params, const struct session *s)
+{
+	for (const struct opt *o = tool->opts; o && (o->short_name || o->long_name); o++) {
+		int pid = o->type == OPT_PID ? *(const int *)((const char *)params + o->offset) : 0;
+
+		if (pid > 0 && !session_comm_cached(s, pid)) {
+			cli_error("PID %d does not appear in '%s': nothing could match", pid,
+				  s->opts.input);
+			return -ESRCH;
+		}
+	}
+	return 0;
+}
+
 /* cli_run_tool - parse a tool's options and run it, over a recording when input is set */
 int cli_run_tool(const struct tool *tool, int argc, char **argv, const char *input)
 {
@@ -169,6 +188,8 @@ int cli_run_tool(const struct tool *tool, int argc, char **argv, const char *inp
 	sess.ctx.spec = ca.spec;
 	if (!ret)
 		ret = session_run(&sess, ca.interval_ns, ca.count, ca.duration_ns);
+	if (!ret && so.input)
+		ret = cli_pid_seen(tool, params, &sess);
 	session_release(&sess);
 	free(params);
 	if (ret == -EINVAL || ret == -ENODEV || ret == -ESRCH)
@@ -176,18 +197,20 @@ int cli_run_tool(const struct tool *tool, int argc, char **argv, const char *inp
 	return cli_stdout_check(ret ? EXIT_TRACE : 0);
 }
 
-/* cli_completion - the bash completion script for every tool and command */
-static int cli_completion(void)
+/* cli_completion - the bash completion script, or the option table, of every tool and command */
+static int cli_completion(bool table)
 {
 	const struct tool *specs[64];
 	size_t n = 0;
+	int ret;
 
 	for (const struct tool *const *t = iotap_tools; *t && n < 60; t++)
 		specs[n++] = *t;
 	for (size_t i = 0; i < sizeof(cli_cmds) / sizeof(cli_cmds[0]); i++)
 		specs[n++] = cli_cmds[i].spec;
 	specs[n] = NULL;
-	return cli_stdout_check(completion_bash_write(stdout, specs) ? EXIT_TRACE : 0);
+	ret = table ? completion_table_write(stdout, specs) : completion_bash_write(stdout, specs);
+	return cli_stdout_check(ret ? EXIT_TRACE : 0);
 }
 
 /* main - iotap TOOL ..., or a tool name as argv[0] */
@@ -205,6 +228,11 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		if (argc > 3) {
+			fprintf(stderr, "iotap: unexpected argument '%s' after 'help %s'\n", argv[3],
+				argv[2]);
+			return EXIT_USAGE;
+		}
 		if (argc > 2 && (tool = cli_spec_find(argv[2]))) {
 			opt_help(tool, stdout);
 			return cli_stdout_check(0);
@@ -216,6 +244,11 @@ int main(int argc, char **argv)
 		cli_usage(stdout);
 		return cli_stdout_check(0);
 	}
+	if (argc > 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version") ||
+			 !strcmp(argv[1], "list"))) {
+		fprintf(stderr, "iotap: unexpected argument '%s' after '%s'\n", argv[2], argv[1]);
+		return EXIT_USAGE;
+	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))
 		return cli_version();
 	if (!strcmp(argv[1], "list")) {
@@ -223,11 +256,19 @@ int main(int argc, char **argv)
 			printf("%s\n", (*t)->name);
 		return cli_stdout_check(0);
 	}
-	if (!strcmp(argv[1], "completion") && argc == 3 && !strcmp(argv[2], "bash"))
-		return cli_completion();
-	if (!strcmp(argv[1], "man") && argc == 3 && (tool = cli_spec_find(argv[2]))) {
-		opt_man(tool, stdout);
-		return cli_stdout_check(0);
+	if (!strcmp(argv[1], "completion")) {
+		if (argc == 3 && (!strcmp(argv[2], "bash") || !strcmp(argv[2], "table")))
+			return cli_completion(!strcmp(argv[2], "table"));
+		fprintf(stderr, "iotap: expected 'iotap completion bash' (or table)\n");
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "man")) {
+		if (argc == 3 && (tool = cli_spec_find(argv[2]))) {
+			opt_man(tool, stdout);
+			return cli_stdout_check(0);
+		}
+		fprintf(stderr, "iotap: expected 'iotap man TOOL'; see 'iotap list'\n");
+		return EXIT_USAGE;
 	}
 	tool = tool_find(argv[1]);
 	if (tool)

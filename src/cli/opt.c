@@ -14,6 +14,9 @@
 #include "outfile.h"
 
 #define OPT_LONG_BASE 256
+/* Shorter intervals only spin (perf stat -I refuses below 10 ms too). */
+#define OPT_SECONDS_MIN 0.01
+#define OPT_SECONDS_WANT "expected decimal seconds from 0.01 to 1000000000 (e.g. 0.5)"
 
 /* opt_common - the session options a tool or command takes */
 static const struct opt *opt_common(const struct tool *tool)
@@ -37,17 +40,25 @@ static size_t opt_count(const struct opt *o)
 	return n;
 }
 
-/* opt_seconds - a positive number of seconds ("1", "0.5") to ns */
+/*
+ * opt_seconds - decimal seconds ("1", "0.5") from OPT_SECONDS_MIN to 1e9 to ns. Only
+ * digits and one point: strtod would take 1e-12, 0x10, inf and leading blanks.
+ */
 int opt_seconds(const char *s, uint64_t *ns)
 {
+	size_t digits = strspn(s, "0123456789");
 	char *end;
 	double v;
 
+	if (s[digits] == '.')
+		digits += 1 + strspn(s + digits + 1, "0123456789");
+	if (!digits || s[digits] || !strcmp(s, "."))
+		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v > 0) || v > 1e9)
+	if (errno || *end || v < OPT_SECONDS_MIN || v > 1e9)
 		return -EINVAL;
-	*ns = (uint64_t)(v * 1e9);
+	*ns = (uint64_t)(v * 1e9 + 0.5);
 	return 0;
 }
 
@@ -176,10 +187,15 @@ static int opt_store(const struct opt *o, const char *arg, void *base, char *err
 		snprintf(err, errlen, "invalid %s '%s': expected one of %s", name, arg, choices);
 		return -EINVAL;
 	case OPT_LIST: {
-		char *copy = strdup(arg), *tok, *save = NULL;
+		char *copy, *tok, *save = NULL;
 		unsigned int set = 0;
 		int ret = 0;
 
+		if (!arg[strspn(arg, ",")]) {
+			snprintf(err, errlen, "%s needs a non-empty value", name);
+			return -EINVAL;
+		}
+		copy = strdup(arg);
 		if (!copy)
 			return -ENOMEM;
 		for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
@@ -376,13 +392,19 @@ int opt_parse(const struct tool *tool, int argc, char **argv, void *params,
 			goto out_free;
 		}
 		if (c == '?' || c == ':') {
-			const char *what = optopt ? NULL : argv[optind - 1];
+			/* A long option's optopt is its val: OPT_LONG_BASE + index, not a letter. */
+			bool is_long = optopt >= OPT_LONG_BASE;
+			const char *what = optopt && !is_long ? NULL : argv[optind - 1];
 			char shortname[3] = { '-', (char)optopt, 0 };
 
 			if (!what)
 				what = shortname;
-			snprintf(err, errlen, c == '?' ? "unknown option '%s'; see --help" :
-				 "option '%s' needs a value", what);
+			if (c == '?' && is_long)
+				snprintf(err, errlen, "option '--%s' takes no value",
+					 refs[optopt - OPT_LONG_BASE].o->long_name);
+			else
+				snprintf(err, errlen, c == '?' ? "unknown option '%s'; see --help" :
+					 "option '%s' needs a value", what);
 			ret = -EINVAL;
 			goto out_free;
 		}
@@ -412,7 +434,7 @@ int opt_parse(const struct tool *tool, int argc, char **argv, void *params,
 				 argv[optind + 2]);
 			ret = -EINVAL;
 		} else if (npos >= 1 && opt_seconds(argv[optind], &ca->interval_ns)) {
-			snprintf(err, errlen, "invalid interval '%s': expected seconds > 0", argv[optind]);
+			snprintf(err, errlen, "invalid interval '%s': " OPT_SECONDS_WANT, argv[optind]);
 			ret = -EINVAL;
 		} else if (npos == 2 && opt_uint(argv[optind + 1], 1, 0, &ca->count)) {
 			snprintf(err, errlen, "invalid count '%s': expected an integer >= 1",
@@ -442,7 +464,7 @@ int opt_parse(const struct tool *tool, int argc, char **argv, void *params,
 				 argv[optind + 1]);
 			ret = -EINVAL;
 		} else if (npos == 1 && opt_seconds(argv[optind], &ca->duration_ns)) {
-			snprintf(err, errlen, "invalid duration '%s': expected seconds > 0", argv[optind]);
+			snprintf(err, errlen, "invalid duration '%s': " OPT_SECONDS_WANT, argv[optind]);
 			ret = -EINVAL;
 		}
 		break;

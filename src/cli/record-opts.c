@@ -68,7 +68,13 @@ const struct tool cmd_record = {
 		"to --after SECS after it, with what fired (report --info shows it), and prints one line. "
 		"Triggers that fire while a dump's window is still open belong to that dump, and "
 		"requests do not trigger again until SECS after it (a hold-off): one incident, one "
-		"file. A dump that cannot be written is reported and the ring goes on.",
+		"file. A dump that cannot be written is reported and the ring goes on. "
+		"What a recording tells whoever reads it: the host name, the kernel version, process "
+		"names and IDs and the command line; with -g also /proc/kallsyms (kernel symbol "
+		"addresses, which give away the kernel's KASLR offset) and the processes' executable "
+		"mappings; with fileio's events the names of open files; with --cgroups every task's "
+		"cgroup. Without -g no kernel address is recorded: leave -g out when stacks are not "
+		"needed. iotap report --info lists what a file holds.",
 	.examples =
 		"iotap record -o io.iotap -D 10\n  Record the block events of every tool for ten seconds.\n"
 		"iotap record -o io.iotap -- fio job.fio\n  Record while fio runs.\n"

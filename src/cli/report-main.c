@@ -62,6 +62,14 @@ static void cli_info_print(struct session *s, const struct recording_info *in)
 		if (lost)
 			printf("%sCPU %d: %" PRIu64, n++ ? ", " : " (", cpu, lost);
 	printf("%s\n", n ? ")" : "");
+	/* Say what the file tells whoever gets it, before it is passed on. */
+	if (!in->writer)
+		printf("reveals:    host name, kernel version, process names and IDs%s%s%s%s%s\n",
+		       in->command ? ", the command line" : "",
+		       in->kallsyms ? ", kernel symbol addresses (/proc/kallsyms: the KASLR offset)" : "",
+		       in->maps ? ", the processes' executable mappings (paths, addresses, build-ids)" : "",
+		       in->fdtab ? ", names of the files processes had open" : "",
+		       in->cgroups ? ", every task's cgroup" : "");
 	if (in->cut_short)
 		printf("complete:   no, cut short at byte %" PRIu64 " (the recording was interrupted)\n",
 		       in->cut_at);

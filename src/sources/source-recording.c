@@ -1029,6 +1029,11 @@ static int file_info(struct session *s, struct recording_info *info)
 	info->kallsyms = f->ksym != NULL;
 	if (f->trig_text)
 		info->trig = &f->trig;
+	for (size_t i = 0; i < f->nr_blobs; i++) {
+		info->maps |= f->blobs[i].type == REC_SEC_MAPS;
+		info->cgroups |= f->blobs[i].type == REC_SEC_CGRP;
+		info->fdtab |= f->blobs[i].type == REC_SEC_FDTB;
+	}
 	return 0;
 }
 

@@ -40,6 +40,9 @@ struct recording_info {
 	bool cut_short;
 	uint64_t cut_at;		/* file offset of the chunk that could not be read */
 	bool kallsyms;			/* it holds /proc/kallsyms (-g) */
+	bool maps;			/* processes' executable mappings (-g) */
+	bool cgroups;			/* every task's cgroup (--cgroups) */
+	bool fdtab;			/* open descriptors with file names (fileio) */
 	const char *writer;		/* not an iotap recording: what wrote it ("perf 6.1") */
 	const struct recfmt_trig *trig;	/* a flight recorder's dump: what fired; else NULL */
 };

@@ -404,7 +404,7 @@ static int td_run(struct session *s, uint64_t deadline)
 	struct td_cpu *c;
 	int ret;
 
-	while (!session_stop) {
+	while (!session_stopped(s)) {
 		c = td_next(f);
 		if (!c) {
 			/* Empty intervals up to the last event, as trace-cmd saw them. */

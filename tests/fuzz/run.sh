@@ -1,14 +1,16 @@
 #!/bin/bash
 # run.sh - build the fuzzers with clang (libFuzzer, ASan, UBSan) from the sources and run each
-# for a bounded time.
+# for a bounded time. Every tests/fuzz/fuzz_NAME.c is a harness, linked against the whole core
+# (compiled once), with its seeds in tests/fuzz/corpus-NAME when there is such a folder:
 #   fuzz_recfile  the recording container (src/recording/container.c)
-#   fuzz_report   the whole report path: open from memory, replay, biolatency, iostack -K -f,
-#                 biosnoop --cgroup, fileio, iostackbreakdown, --info
-#   fuzz_trigger  the flight recorder's --trigger expressions (src/recorder/trigger.c)
-#   fuzz_perfdata the perf.data reader (src/sources/source-perfdata.c) under the same two tools
-#   fuzz_http     the exporter's request handling (src/output/httpd.c) behind libmicrohttpd
+#   fuzz_report   the whole report path: open from memory, replay, then one of biolatency,
+#                 iostack -K -f, biosnoop --cgroup, fileio, iostackbreakdown, --info
+#   fuzz_perfdata the perf.data reader (src/sources/source-perfdata.c) under biolatency and iostack
 #   fuzz_tracedat the trace.dat source (src/sources/source-tracedat.c, libtracecmd) under
 #                 biolatency -D, biosnoop and --info
+#   fuzz_trigger  the flight recorder's --trigger expressions (src/recorder/trigger.c)
+#   fuzz_http     the exporter's request handling (src/output/httpd.c) behind libmicrohttpd
+# FUZZ_ONLY="a b" runs only those harnesses (names without fuzz_).
 # Environment: FUZZ_SECONDS per fuzzer (default 60), BUILDDIR holding config.h (default: the
 # source tree), FUZZ_OUT for binaries, grown corpora and crash files (default: a temporary
 # directory, removed unless something failed), CLANG (default clang).
@@ -35,6 +37,7 @@ SANITIZE=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 CFLAGS=("${SANITIZE[@]}" -include "$BUILDDIR/config.h" -I"$BUILDDIR"
 	-I"$TOP/src" -I"$TOP/parsers" -I"$TOP/tracefs" -I"$TOP/src/core" -I"$TOP/src/sources"
 	-I"$TOP/src/recording" -I"$TOP/src/recorder" -I"$TOP/src/symbols" -I"$TOP/src/output" -I"$TOP/src/cli"
+	-DIOTAP_FUZZ_DATA=\"$TOP/tests/data\"
 	$(pkg-config --cflags $PKGS))
 # shellcheck disable=SC2207
 LIBS=($(pkg-config --libs $PKGS))
@@ -46,16 +49,6 @@ lib_sources() {
 	          if ($NF != "\\") exit }' "$TOP/Makefile.am"
 }
 export TOP
-
-# build NAME FLAGS... -- SOURCES...
-build() {
-	local name=$1 flags=()
-	shift
-	while [[ $1 != -- ]]; do flags+=("$1"); shift; done
-	shift
-	echo "== building $name"
-	"$CLANG" "${flags[@]}" -o "$OUT/$name" "$@" "${LIBS[@]}"
-}
 
 # unpack_seeds DIR OUTDIR - each recording also as the section list fuzz_report packs itself
 unpack_seeds() {
@@ -74,36 +67,47 @@ for name in sorted(os.listdir(src)):
 PY
 }
 
-# The container needs nothing of the build; the report path needs all of the core.
-build fuzz_recfile "${SANITIZE[@]}" -D_GNU_SOURCE -I"$TOP/src/recording" -- "$TOP/tests/fuzz/fuzz_recfile.c" "$TOP/src/recording/container.c"
-build fuzz_trigger "${CFLAGS[@]}" -- "$TOP/tests/fuzz/fuzz_trigger.c" "$TOP/src/recorder/trigger.c"
+# The core once, as objects: every harness links all of it.
+mkdir -p "$OUT/obj"
+echo "== building the core"
 # shellcheck disable=SC2046 # one argument per source file
-build fuzz_report "${CFLAGS[@]}" -- "$TOP/tests/fuzz/fuzz_report.c" $(lib_sources)
-# shellcheck disable=SC2046
-build fuzz_perfdata "${CFLAGS[@]}" -- "$TOP/tests/fuzz/fuzz_perfdata.c" $(lib_sources)
-# shellcheck disable=SC2046
-build fuzz_tracedat "${CFLAGS[@]}" -- "$TOP/tests/fuzz/fuzz_tracedat.c" $(lib_sources)
-
-build fuzz_http "${CFLAGS[@]}" -- "$TOP/tests/fuzz/fuzz_http.c" "$TOP/src/output/httpd.c"
+printf '%s\n' $(lib_sources) | xargs -P "$(nproc)" -I{} sh -c \
+	'o="$0/obj/$(echo "{}" | tr / _).o"; [ "$o" -nt "{}" ] || exec "$@" -c -o "$o" "{}"' \
+	"$OUT" "$CLANG" "${CFLAGS[@]}"
+HARNESSES=()
+for src in "$TOP"/tests/fuzz/fuzz_*.c; do
+	f=${src##*/fuzz_}
+	f=${f%.c}
+	if [[ -n ${FUZZ_ONLY:-} && " $FUZZ_ONLY " != *" $f "* ]]; then continue; fi
+	echo "== building fuzz_$f"
+	"$CLANG" "${CFLAGS[@]}" -o "$OUT/fuzz_$f" "$src" "$OUT"/obj/*.o "${LIBS[@]}"
+	HARNESSES+=("$f")
+done
 
 rc=0
-for f in recfile trigger report perfdata http tracedat; do
+for f in "${HARNESSES[@]}"; do
 	corpus=$OUT/corpus-$f
+	seeds=()
 	mkdir -p "$corpus"
+	# corpus-NAME: the seeds; grown-NAME: what longer runs found (bench/fuzz --save).
+	for d in "$TOP/tests/fuzz/corpus-$f" "$TOP/tests/fuzz/grown-$f"; do
+		if [[ -d $d ]]; then seeds+=("$d"); fi
+	done
 	if [[ $f == report ]]; then unpack_seeds "$TOP/tests/fuzz/corpus-report" "$corpus"; fi
 	echo "== fuzz_$f for ${SECS}s"
 	# New inputs go to the first corpus directory; the committed seeds stay as they are.
 	if ! LSAN_OPTIONS=suppressions=$TOP/tests/fuzz/lsan.supp:print_suppressions=0 "$OUT/fuzz_$f" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix="$OUT/$f-" \
-		"$corpus" "$TOP/tests/fuzz/corpus-$f" >"$OUT/fuzz_$f.log" 2>&1; then
+		"$corpus" "${seeds[@]}" >"$OUT/fuzz_$f.log" 2>&1; then
 		echo "fuzz_$f FAILED; its log and the input are in $OUT:"
 		grep -E '^(==[0-9]+==ERROR|SUMMARY|artifact_prefix|Test unit written)' "$OUT/fuzz_$f.log" || \
 			tail -20 "$OUT/fuzz_$f.log"
 		rc=1
 		KEEP=1
 	else
-		grep -E '^stat::number_of_executed_units|^Done' "$OUT/fuzz_$f.log" | tr '\n' ' '
-		echo
+		execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$OUT/fuzz_$f.log")
+		cov=$(grep -o 'cov: [0-9]*' "$OUT/fuzz_$f.log" | tail -1)
+		echo "fuzz_$f: ${execs:-?} inputs in ${SECS}s ($(( ${execs:-0} / SECS ))/s), $cov"
 	fi
 done
 if ((KEEP)); then echo "kept $OUT"; else rm -rf "$OUT"; fi

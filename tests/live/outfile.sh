@@ -44,7 +44,7 @@ n=0
 # --prom: each interval writes a temporary beside FILE and renames it over FILE.
 F=$BASE.prom
 plant "$F"
-"$IOTAP" report -i "$L" biolatency --prom "$F" 0.001 >/dev/null || fail "biolatency --prom"
+"$IOTAP" report -i "$L" biolatency --prom "$F" 0.01 >/dev/null || fail "biolatency --prom"
 victim_intact --prom
 replaced "$F" 644 --prom
 grep -q '^iotap_biolatency_seconds_count 300$' "$F" || fail "--prom: no count of 300 in $F"

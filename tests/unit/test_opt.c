@@ -167,10 +167,26 @@ static void test_parse_errors(void **state)
 	assert_string_equal(err, "unknown option '--bogus'; see --help");
 	assert_int_not_equal(parse("biolatency", params, &ca, err, "-d", NULL), 0);
 	assert_string_equal(err, "option '-d' needs a value");
+	/* Long options are named as given, whatever their place in the table. */
+	assert_int_not_equal(parse("biolatency", params, &ca, err, "--prom", NULL), 0);
+	assert_string_equal(err, "option '--prom' needs a value");
+	assert_int_not_equal(parse("biolatency", params, &ca, err, "--json=x", NULL), 0);
+	assert_string_equal(err, "option '--json' takes no value");
 	assert_int_not_equal(parse("biolatency", params, &ca, err, "-p", "abc", NULL), 0);
 	assert_string_equal(err, "invalid -p/--pid 'abc': expected a process ID");
 	assert_int_not_equal(parse("biolatency", params, &ca, err, "0", NULL), 0);
-	assert_string_equal(err, "invalid interval '0': expected seconds > 0");
+	assert_string_equal(err,
+		"invalid interval '0': expected decimal seconds from 0.01 to 1000000000 (e.g. 0.5)");
+	assert_int_not_equal(parse("biolatency", params, &ca, err, "1e-12", NULL), 0);
+	assert_int_not_equal(parse("biolatency", params, &ca, err, "0.001", NULL), 0);
+	assert_int_not_equal(parse("biolatency", params, &ca, err, "1e3", NULL), 0);
+	assert_int_not_equal(parse("biolatency", params, &ca, err, "inf", NULL), 0);
+	assert_int_not_equal(parse("biolatency", params, &ca, err, ".", NULL), 0);
+	assert_int_not_equal(parse("biolatency", params, &ca, err, " 1", NULL), 0);
+	assert_int_equal(parse("biolatency", params, &ca, err, "0.01", NULL), 0);
+	assert_int_equal(ca.interval_ns, 10000000ull);
+	assert_int_equal(parse("biolatency", params, &ca, err, ".5", NULL), 0);
+	assert_int_equal(ca.interval_ns, 500000000ull);
 	assert_int_not_equal(parse("biolatency", params, &ca, err, "1", "x", NULL), 0);
 	assert_string_equal(err, "invalid count 'x': expected an integer >= 1");
 	assert_int_not_equal(parse("biolatency", params, &ca, err, "1", "2", "3", NULL), 0);
