@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* cgroup.c - every task's cgroup v2 along the event stream (cgroup.h) */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -12,6 +11,7 @@
 
 #include "cgroup.h"
 #include "log.h"
+#include "proctasks.h"
 #include "../parsers/field.h"
 
 #define CGROUP2_MAGIC 0x63677270
@@ -317,38 +317,28 @@ static void cg_read_task(const char *file, uint32_t tid, cgroup_task_fn fn, void
 	fclose(f);
 }
 
+/* What cgroup_tasks_proc hands each task's cgroup to. */
+struct cg_tasks_walk {
+	cgroup_task_fn fn;
+	void *arg;
+};
+
+/* cg_task_proc - one task /proc lists: its cgroup file */
+static void cg_task_proc(void *arg, uint32_t pid, uint32_t tid)
+{
+	struct cg_tasks_walk *w = arg;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/cgroup", pid, tid);
+	cg_read_task(path, tid, w->fn, w->arg);
+}
+
 /* cgroup_tasks_proc - see cgroup.h */
 int cgroup_tasks_proc(cgroup_task_fn fn, void *arg)
 {
-	struct dirent *de, *te;
-	char path[512];
-	DIR *d, *td;
+	struct cg_tasks_walk w = { fn, arg };
 
-	d = opendir("/proc");
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		char *end;
-		unsigned long pid = strtoul(de->d_name, &end, 10);
-
-		if (*end || !pid || pid > INT32_MAX)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%lu/task", pid);
-		td = opendir(path);
-		if (!td)
-			continue;
-		while ((te = readdir(td))) {
-			unsigned long tid = strtoul(te->d_name, &end, 10);
-
-			if (*end || !tid || tid > INT32_MAX)
-				continue;
-			snprintf(path, sizeof(path), "/proc/%lu/task/%lu/cgroup", pid, tid);
-			cg_read_task(path, (uint32_t)tid, fn, arg);
-		}
-		closedir(td);
-	}
-	closedir(d);
-	return 0;
+	return proc_tasks_each(cg_task_proc, &w);
 }
 
 /* cgtrack_started - see cgroup.h */

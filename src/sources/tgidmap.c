@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* tgidmap.c - each thread's process in stream order, for events that carry the thread only */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "proctasks.h"
 #include "tgidmap.h"
 #include "../tracefs/ftrace.h"
 
@@ -91,36 +91,16 @@ static uint32_t tgid_proc(uint32_t tid)
 	return tgid;
 }
 
+/* tgidmap_snapshot_one - a thread /proc lists, with its process */
+static void tgidmap_snapshot_one(void *arg, uint32_t pid, uint32_t tid)
+{
+	tgid_set(arg, tid, pid);
+}
+
 /* tgidmap_snapshot - see tgidmap.h */
 int tgidmap_snapshot(struct tgidmap *m)
 {
-	struct dirent *de, *te;
-	char path[64];
-	DIR *d, *td;
-
-	d = opendir("/proc");
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		char *end;
-		unsigned long pid = strtoul(de->d_name, &end, 10);
-
-		if (*end || !pid || pid > INT32_MAX)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%lu/task", pid);
-		td = opendir(path);
-		if (!td)
-			continue;
-		while ((te = readdir(td))) {
-			unsigned long tid = strtoul(te->d_name, &end, 10);
-
-			if (!*end && tid && tid <= INT32_MAX)
-				tgid_set(m, (uint32_t)tid, (uint32_t)pid);
-		}
-		closedir(td);
-	}
-	closedir(d);
-	return 0;
+	return proc_tasks_each(tgidmap_snapshot_one, m);
 }
 
 /* tgidmap_of - see tgidmap.h */
