@@ -176,19 +176,39 @@ static const char *const completion_args_names[] = {
 	[TOOL_ARGS_COMMAND] = "command", [TOOL_ARGS_TOOL] = "tool",
 };
 
-/* completion_table_opts - one line per option of a table */
-static void completion_table_opts(FILE *out, const char *name, const struct opt *opts)
+/* completion_alias_target - the option an OPT_ALIAS spells: in its own table or the common one */
+static const struct opt *completion_alias_target(const struct opt *a, const struct opt *own,
+						 const struct opt *common)
+{
+	const struct opt *tables[] = { own, common };
+
+	for (size_t i = 0; i < 2; i++)
+		for (const struct opt *o = tables[i]; o && (o->short_name || o->long_name); o++)
+			if (o->type != OPT_ALIAS && o->long_name && a->same_as &&
+			    !strcmp(o->long_name, a->same_as))
+				return o;
+	return NULL;
+}
+
+/*
+ * completion_table_opts - one line per option of a table: an alias with the type and
+ * bounds of the option it spells, a refused flag as "refuse"
+ */
+static void completion_table_opts(FILE *out, const char *name, const struct opt *opts,
+				  const struct opt *own, const struct opt *common)
 {
 	for (const struct opt *o = opts; o && (o->short_name || o->long_name); o++) {
-		const char *type = (size_t)o->type < sizeof(completion_type_names) /
-			sizeof(completion_type_names[0]) ? completion_type_names[o->type] : NULL;
+		const struct opt *t = o->type == OPT_ALIAS ? completion_alias_target(o, own, common) : o;
+		const char *type = o->type == OPT_REFUSE ? "refuse" : !t ? NULL :
+			(size_t)t->type < sizeof(completion_type_names) /
+			sizeof(completion_type_names[0]) ? completion_type_names[t->type] : NULL;
 
 		if (o->long_name)
 			fprintf(out, "%s\topt\t--%s", name, o->long_name);
 		else
 			fprintf(out, "%s\topt\t-%c", name, o->short_name);
-		fprintf(out, "\t%s\t%llu\t%llu\n", type ? type : "?", (unsigned long long)o->min,
-			(unsigned long long)o->max);
+		fprintf(out, "\t%s\t%llu\t%llu\n", type ? type : "?",
+			(unsigned long long)(t ? t->min : 0), (unsigned long long)(t ? t->max : 0));
 	}
 }
 
@@ -197,10 +217,11 @@ int completion_table_write(FILE *out, const struct tool *const *specs)
 {
 	for (const struct tool *const *t = specs; *t; t++) {
 		const struct tool *s = *t;
+		const struct opt *common = s->common ? s->common : common_opts;
 
 		fprintf(out, "%s\targs\t%s\n", s->name, completion_args_names[s->args]);
-		completion_table_opts(out, s->name, s->opts);
-		completion_table_opts(out, s->name, s->common ? s->common : common_opts);
+		completion_table_opts(out, s->name, s->opts, s->opts, common);
+		completion_table_opts(out, s->name, common, s->opts, common);
 	}
 	return ferror(out) ? -EIO : 0;
 }

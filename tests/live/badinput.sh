@@ -79,6 +79,12 @@ while IFS=$'\t' read -r name what a b c d; do
 		[ "$spelling" = "${spelling#--}" ] || add "$name" "${pre[@]}" "$spelling=x"
 		continue
 	fi
+	# A peer's flag iotap does not take is refused as it stands.
+	if [ "$type" = refuse ]; then
+		add "$name" "${pre[@]}" "$spelling"
+		continue
+	fi
+	[ "$type" != "?" ] || fail "iotap completion table gives $name $spelling no type"
 	add "$name" "${pre[@]}" "$spelling"	# the value missing
 	# An option shared by many tools (the common ones) goes through one parser: every
 	# value on the first tool that has it, the first bad value on the others.
