@@ -7,13 +7,18 @@
 #include "reqtab.h"
 
 #define NIL UINT32_MAX
+/* The pool grows a chunk at a time: 4096 entries (480 KiB) that never move. */
+#define CHUNK_SHIFT 12
+#define CHUNK_SIZE (1u << CHUNK_SHIFT)
 /* Buckets to start with; the table doubles them as it fills, so a few requests stay in cache. */
 #define MIN_BUCKETS 1024u
 
 /*
- * The pool is allocated for cap entries at once but touched only as far as
- * it was ever filled (used), so its pages cost nothing until needed, and
- * entries never move. Buckets grow with the count.
+ * The pool is a list of chunks, each allocated when the entries ever handed
+ * out (used) first reach it, so a table costs memory for what it held at
+ * most, not for cap (2^20 entries of blktrack's would be 120 MiB: nothing in
+ * a plain build until touched, but mapped, poisoned and unpoisoned at every
+ * table under ASan); entries never move. Buckets grow with the count.
  *
  * Not the shared hashtab: chains of 4-byte pool indexes keep the buckets a
  * quarter the size of its 8-byte slots at half load, and a completion
@@ -22,7 +27,7 @@
  * about 35% slower with 1024 and 65536, on every block request.
  */
 struct reqtab {
-	struct blkreq *pool;
+	struct blkreq **chunks;		/* cap / CHUNK_SIZE (rounded up), allocated as used reaches them */
 	uint32_t *buckets;
 	uint32_t nr_buckets;		/* power of two */
 	uint32_t cap;
@@ -33,6 +38,12 @@ struct reqtab {
 	uint64_t max_age;
 	struct reqtab_stats st;
 };
+
+/* reqtab_ent - pool entry i */
+static inline struct blkreq *reqtab_ent(const struct reqtab *t, uint32_t i)
+{
+	return &t->chunks[i >> CHUNK_SHIFT][i & (CHUNK_SIZE - 1)];
+}
 
 /* reqtab_hash - bucket of (dev, sector) */
 static uint32_t reqtab_hash(const struct reqtab *t, uint32_t dev, uint64_t sector)
@@ -56,9 +67,12 @@ struct reqtab *reqtab_alloc(size_t max_entries, uint64_t max_age_ns)
 		return NULL;
 	t->cap = max_entries;
 	t->nr_buckets = MIN_BUCKETS;
-	t->pool = malloc(t->cap * sizeof(*t->pool));
+	t->chunks = calloc((t->cap + CHUNK_SIZE - 1) / CHUNK_SIZE, sizeof(*t->chunks));
 	t->buckets = malloc(t->nr_buckets * sizeof(*t->buckets));
-	if (!t->pool || !t->buckets) {
+	/* The first chunk now: an insert then always has an entry, evicting if it must. */
+	if (t->chunks)
+		t->chunks[0] = malloc(CHUNK_SIZE * sizeof(**t->chunks));
+	if (!t->chunks || !t->chunks[0] || !t->buckets) {
 		reqtab_free(t);
 		errno = ENOMEM;
 		return NULL;
@@ -75,7 +89,9 @@ void reqtab_free(struct reqtab *t)
 {
 	if (!t)
 		return;
-	free(t->pool);
+	for (uint32_t c = 0; t->chunks && c < (t->cap + CHUNK_SIZE - 1) / CHUNK_SIZE; c++)
+		free(t->chunks[c]);
+	free(t->chunks);
 	free(t->buckets);
 	free(t);
 }
@@ -83,18 +99,18 @@ void reqtab_free(struct reqtab *t)
 /* reqtab_unlink - take entry i out of its bucket chain and the age list */
 static void reqtab_unlink(struct reqtab *t, uint32_t i)
 {
-	struct blkreq *r = &t->pool[i];
+	struct blkreq *r = reqtab_ent(t, i);
 	uint32_t *pp = &t->buckets[r->bucket];
 
 	while (*pp != i)
-		pp = &t->pool[*pp].hnext;
+		pp = &reqtab_ent(t, *pp)->hnext;
 	*pp = r->hnext;
 	if (r->prev != NIL)
-		t->pool[r->prev].next = r->next;
+		reqtab_ent(t, r->prev)->next = r->next;
 	else
 		t->oldest = r->next;
 	if (r->next != NIL)
-		t->pool[r->next].prev = r->prev;
+		reqtab_ent(t, r->next)->prev = r->prev;
 	else
 		t->newest = r->prev;
 	r->hnext = t->free_head;
@@ -119,15 +135,15 @@ static void reqtab_grow(struct reqtab *t)
 	free(t->buckets);
 	t->buckets = b;
 	t->nr_buckets = n;
-	for (uint32_t i = t->oldest; i != NIL; i = t->pool[i].next) {
-		struct blkreq *r = &t->pool[i];
+	for (uint32_t i = t->oldest; i != NIL; i = reqtab_ent(t, i)->next) {
+		struct blkreq *r = reqtab_ent(t, i);
 
 		r->bucket = reqtab_hash(t, r->dev, r->sector);
 		r->hnext = NIL;
 		if (b[r->bucket] == NIL)
 			b[r->bucket] = i;
 		else
-			t->pool[tail[r->bucket]].hnext = i;
+			reqtab_ent(t, tail[r->bucket])->hnext = i;
 		tail[r->bucket] = i;
 	}
 	free(tail);
@@ -139,38 +155,44 @@ struct blkreq *reqtab_insert(struct reqtab *t, uint32_t dev, uint64_t sector, ui
 	struct blkreq *r;
 	uint32_t i, *pp;
 
-	while (t->oldest != NIL && t->max_age && t->pool[t->oldest].born + t->max_age < now) {
+	while (t->oldest != NIL && t->max_age && reqtab_ent(t, t->oldest)->born + t->max_age < now) {
 		reqtab_unlink(t, t->oldest);
 		t->st.evicted_age++;
 	}
-	if (t->free_head == NIL && t->used == t->cap) {
+	if (t->free_head == NIL && t->used < t->cap && !(t->used & (CHUNK_SIZE - 1)) &&
+	    !t->chunks[t->used >> CHUNK_SHIFT])
+		t->chunks[t->used >> CHUNK_SHIFT] = malloc(CHUNK_SIZE * sizeof(**t->chunks));
+	/* Full, or no memory for the next chunk: the oldest makes room (the first chunk is there). */
+	if (t->free_head == NIL &&
+	    (t->used == t->cap || !t->chunks[t->used >> CHUNK_SHIFT])) {
 		reqtab_unlink(t, t->oldest);
 		t->st.evicted_full++;
 	}
 	if (t->free_head != NIL) {
 		i = t->free_head;
-		t->free_head = t->pool[i].hnext;
+		t->free_head = reqtab_ent(t, i)->hnext;
 	} else {
 		i = t->used++;
 	}
 	if (t->count >= t->nr_buckets && t->nr_buckets < t->cap)
 		reqtab_grow(t);
-	r = &t->pool[i];
+	r = reqtab_ent(t, i);
 	memset(r, 0, sizeof(*r));
 	r->dev = dev;
 	r->sector = sector;
 	r->born = now;
+	r->self = i;
 	r->bucket = reqtab_hash(t, dev, sector);
 	r->hnext = NIL;
 	/* Append to the chain so that the oldest of equal keys is found first. */
 	pp = &t->buckets[r->bucket];
 	while (*pp != NIL)
-		pp = &t->pool[*pp].hnext;
+		pp = &reqtab_ent(t, *pp)->hnext;
 	*pp = i;
 	r->next = NIL;
 	r->prev = t->newest;
 	if (t->newest != NIL)
-		t->pool[t->newest].next = i;
+		reqtab_ent(t, t->newest)->next = i;
 	else
 		t->oldest = i;
 	t->newest = i;
@@ -184,9 +206,9 @@ struct blkreq *reqtab_find(struct reqtab *t, uint32_t dev, uint64_t sector)
 {
 	uint32_t i = t->buckets[reqtab_hash(t, dev, sector)];
 
-	for (; i != NIL; i = t->pool[i].hnext)
-		if (t->pool[i].dev == dev && t->pool[i].sector == sector)
-			return &t->pool[i];
+	for (; i != NIL; i = reqtab_ent(t, i)->hnext)
+		if (reqtab_ent(t, i)->dev == dev && reqtab_ent(t, i)->sector == sector)
+			return reqtab_ent(t, i);
 	return NULL;
 }
 
@@ -195,16 +217,16 @@ struct blkreq *reqtab_find_next(struct reqtab *t, const struct blkreq *r)
 {
 	uint32_t i = r->hnext;
 
-	for (; i != NIL; i = t->pool[i].hnext)
-		if (t->pool[i].dev == r->dev && t->pool[i].sector == r->sector)
-			return &t->pool[i];
+	for (; i != NIL; i = reqtab_ent(t, i)->hnext)
+		if (reqtab_ent(t, i)->dev == r->dev && reqtab_ent(t, i)->sector == r->sector)
+			return reqtab_ent(t, i);
 	return NULL;
 }
 
 /* reqtab_remove - forget a request returned by find or insert */
 void reqtab_remove(struct reqtab *t, struct blkreq *r)
 {
-	reqtab_unlink(t, r - t->pool);
+	reqtab_unlink(t, r->self);
 }
 
 /* reqtab_count - requests in flight */

@@ -28,6 +28,7 @@ struct blkreq {
 	/* private */
 	uint32_t hnext, prev, next;
 	uint32_t bucket;
+	uint32_t self;			/* its index in the pool */
 	uint64_t born;
 };
 

@@ -112,6 +112,28 @@ static void test_grow(void **state)
 	reqtab_free(t);
 }
 
+/* test_chunks - past the first chunks, a cap that is no multiple of them: entries stay put */
+static void test_chunks(void **state)
+{
+	struct reqtab *t = reqtab_alloc(5000, 0);
+	struct blkreq *first = reqtab_insert(t, 1, 0, 0);
+
+	first->user = 42;
+	for (uint64_t k = 1; k < 4999; k++)
+		reqtab_insert(t, 1, k, k)->user = k;
+	/* The first entry has not moved while the pool grew past 4096. */
+	assert_ptr_equal(reqtab_find(t, 1, 0), first);
+	assert_int_equal(first->user, 42);
+	for (uint64_t k = 4999; k < 6000; k++)
+		reqtab_insert(t, 1, k, k)->user = k;
+	assert_int_equal(reqtab_count(t), 5000);
+	assert_int_equal(reqtab_stats(t)->evicted_full, 1000);
+	assert_null(reqtab_find(t, 1, 999));
+	assert_int_equal(reqtab_find(t, 1, 1000)->user, 1000);
+	assert_int_equal(reqtab_find(t, 1, 5999)->user, 5999);
+	reqtab_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -121,6 +143,7 @@ int main(void)
 		cmocka_unit_test(test_evict_full),
 		cmocka_unit_test(test_evict_age),
 		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_chunks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
