@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -57,17 +58,26 @@ static void rw(const char *dir, long n, long m)
 	free(buf);
 }
 
-/* cached - M buffered pread64 of 4 KiB from b */
+/*
+ * cached - M buffered pread64 of 4 KiB from b, every one from the page cache: the
+ * pages are locked in first (mlock), since the kernel may page out cold page cache
+ * between a warming pass and this one (DAMON reclaim does on the test machines)
+ */
 static void cached(const char *dir, long m)
 {
 	char buf[BS];
 	int b = open(path_of(dir, "b"), O_RDONLY);
+	void *map;
 
 	if (b < 0)
 		die("open b");
+	map = mmap(NULL, m * BS, PROT_READ, MAP_SHARED | MAP_POPULATE, b, 0);
+	if (map == MAP_FAILED || mlock(map, m * BS))
+		die("mlock b");
 	for (long i = 0; i < m; i++)
 		if (pread(b, buf, BS, i * BS) != BS)
 			die("pread b");
+	munmap(map, m * BS);
 	close(b);
 }
 
