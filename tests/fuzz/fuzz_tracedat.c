@@ -15,8 +15,9 @@
 
 #include "log.h"
 #include "opt.h"
-#include "recording.h"
 #include "session.h"
+#include "source-recording.h"
+#include "source-tracedat.h"
 
 static const uint8_t magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 
