@@ -19,11 +19,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <trace-cmd.h>
@@ -222,6 +224,36 @@ static int td_scan(struct session *s, struct tracedat_src *f)
 	return 0;
 }
 
+/*
+ * td_open_survives - whether libtracecmd opens path without crashing. It parses the
+ * file's event formats with libtraceevent before anything here can check them, and a
+ * damaged format can crash it there (found by fuzzing): a child opens the file first,
+ * so that such a file is refused with one line instead of taking the process down.
+ */
+static bool td_open_survives(const char *path)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+	struct sigaction dfl;
+	int status = 0;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return true;		/* cannot tell: the open here says what it says */
+	if (!pid) {
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+			sigaction(sigs[i], &dfl, NULL);
+		_exit(tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS) ? 0 : 3);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return true;
+	return WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3);
+}
+
 /* td_input_open - the trace.dat of the path, or of the caller's buffer (through a memfd) */
 static struct tracecmd_input *td_input_open(struct session *s, struct tracedat_src *f)
 {
@@ -236,7 +268,8 @@ static struct tracecmd_input *td_input_open(struct session *s, struct tracedat_s
 			return NULL;
 		}
 		close(fd);
-		in = tracecmd_open(s->opts.input, TRACECMD_FL_LOAD_NO_PLUGINS);
+		in = td_open_survives(s->opts.input) ?
+			tracecmd_open(s->opts.input, TRACECMD_FL_LOAD_NO_PLUGINS) : NULL;
 	} else {
 		fd = memfd_create("trace.dat", MFD_CLOEXEC);
 		if (fd < 0 || write(fd, s->opts.input_buf, s->opts.input_len) != (ssize_t)s->opts.input_len) {
@@ -247,7 +280,7 @@ static struct tracecmd_input *td_input_open(struct session *s, struct tracedat_s
 		}
 		/* Opened by name, so that the handle owns a descriptor of its own. */
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		in = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+		in = td_open_survives(path) ? tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS) : NULL;
 		close(fd);
 	}
 	if (!in)

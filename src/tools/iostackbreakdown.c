@@ -803,8 +803,9 @@ static int iosb_report(struct iotap_ctx *ctx)
 		iosb_print_json(ctx, ts);
 	} else {
 		fputc('\n', ctx->out);
-		/* name is the first member: the entries sort as strings. */
-		qsort(st->ops, st->nr_ops, sizeof(st->ops[0]), iosb_op_cmp);
+		/* name is the first member: the entries sort as strings. No ops: no array. */
+		if (st->nr_ops)
+			qsort(st->ops, st->nr_ops, sizeof(st->ops[0]), iosb_op_cmp);
 		for (size_t i = 0; i < st->nr_ops; i++)
 			fprintf(ctx->out, "%s, %llu\n", st->ops[i].name, (unsigned long long)st->ops[i].ns);
 		iosb_print_attribution(ctx);

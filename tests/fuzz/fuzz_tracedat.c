@@ -19,6 +19,19 @@
 #include "source-recording.h"
 #include "source-tracedat.h"
 
+/*
+ * libtracecmd sizes some of its buffers from the file and mallocs them before checking
+ * them against the file's length: a damaged size asks for terabytes. Without ASan that
+ * malloc fails and libtracecmd says the file cannot be read; under ASan the default is to
+ * abort on it. Let it fail as it does in use, so that what libtracecmd then does with
+ * NULL, and everything iotap does with the file, is what gets fuzzed.
+ */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "allocator_may_return_null=1";
+}
+
 static const uint8_t magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 
 /* run_tool - one tool with its arguments over the image, output thrown away */
