@@ -14,32 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzztool.h"
 #include "log.h"
 #include "opt.h"
 #include "source-perfdata.h"
 #include "source-recording.h"
-
-/* run_tool - one tool with its arguments over the image, output thrown away */
-static void run_tool(const uint8_t *img, size_t len, FILE *out, int argc, char **argv)
-{
-	const struct tool *tool = tool_find(argv[0]);
-	struct session_opts so = { .mmap_pages = 128, .input_buf = img, .input_len = len };
-	void *params = calloc(1, tool->params_size);
-	struct cli_args ca;
-	struct session s;
-	char err[256];
-
-	if (!params || opt_parse(tool, argc, argv, params, &so, &ca, err, sizeof(err)))
-		abort();
-	if (!session_init(&s, tool, params, &so)) {
-		if (s.src != &source_perf)
-			abort();
-		s.ctx.out = out;
-		session_run(&s, 0, 0, 0);
-	}
-	session_release(&s);
-	free(params);
-}
 
 /* LLVMFuzzerTestOneInput - one perf.data image */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -68,8 +47,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(img, PERFDATA_MAGIC, 8);
 		memcpy(img + 8, data, size);
 	}
-	run_tool(img, len, out, 2, bio);
-	run_tool(img, len, out, 3, stk);
+	fuzz_run_tool(&source_perf, img, len, out, 2, bio);
+	fuzz_run_tool(&source_perf, img, len, out, 3, stk);
 	so.input_buf = img;
 	so.input_len = len;
 	if (!session_init(&s, NULL, NULL, &so))

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzztool.h"
 #include "log.h"
 #include "opt.h"
 #include "session.h"
@@ -34,28 +35,6 @@ const char *__asan_default_options(void)
 
 static const uint8_t magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 
-/* run_tool - one tool with its arguments over the image, output thrown away */
-static void run_tool(const uint8_t *img, size_t len, FILE *out, int argc, char **argv)
-{
-	const struct tool *tool = tool_find(argv[0]);
-	struct session_opts so = { .mmap_pages = 128, .input_buf = img, .input_len = len };
-	void *params = calloc(1, tool->params_size);
-	struct cli_args ca;
-	struct session s;
-	char err[256];
-
-	if (!params || opt_parse(tool, argc, argv, params, &so, &ca, err, sizeof(err)))
-		abort();
-	if (!session_init(&s, tool, params, &so)) {
-		if (s.src != &source_tracedat)
-			abort();
-		s.ctx.out = out;
-		session_run(&s, 0, 0, 0);
-	}
-	session_release(&s);
-	free(params);
-}
-
 /* LLVMFuzzerTestOneInput - one trace.dat image */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -74,8 +53,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!has)
 		memcpy(img, magic, sizeof(magic));
 	memcpy(img + (len - size), data, size);
-	run_tool(img, len, out, 2, bio);
-	run_tool(img, len, out, 1, snoop);
+	fuzz_run_tool(&source_tracedat, img, len, out, 2, bio);
+	fuzz_run_tool(&source_tracedat, img, len, out, 1, snoop);
 	so.input_buf = img;
 	so.input_len = len;
 	if (!session_init(&s, NULL, NULL, &so))
