@@ -52,16 +52,16 @@ loop_create() {
 tracer_start() {
 	local out=$1 i
 	shift
+	# The background job truncates its files only once it runs: an earlier
+	# run's banner left in them must not pass for this one's.
+	rm -f "$out" "$out.err"
 	"$IOTAP" "$@" >"$out" 2>"$out.err" &
 	TRACER_PID=$!
 	LIVE_PIDS="$LIVE_PIDS $TRACER_PID"
 	for i in $(seq 1 200); do
 		# Started once the banner is out (on stderr where stdout must stay
-		# machine-readable, e.g. folded stacks). A freshly enabled tracepoint
-		# event can miss events for a moment on a loaded machine (perf started
-		# the same way does too): settle before the workload.
+		# machine-readable, e.g. folded stacks): the events are enabled by then.
 		if grep -q 'Hit Ctrl-C to end' "$out" "$out.err" 2>/dev/null; then
-			sleep 0.2
 			return 0
 		fi
 		kill -0 $TRACER_PID 2>/dev/null || { cat "$out.err" >&2; fail "iotap $* exited early"; }

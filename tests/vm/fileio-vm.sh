@@ -40,16 +40,19 @@ sync
 for run in "iostackbreakdown -d nvme0n1:fileio" "fileio -C 3600:fileio" "fileio -C 3600:fileio_static"; do
 	tool=${run%%:*}
 	held ${run##*:}
-	iotap $tool -p $P >/tmp/t.out 2>&1 &
+	# A file of its own per run: the background job truncates its output only once it
+	# runs, and the last run's banner would otherwise pass for this one's.
+	out=/tmp/${run##*:}-${tool%% *}.out
+	iotap $tool -p $P >"$out" 2>&1 &
 	t=$!
-	started /tmp/t.out
+	started "$out"
 	kill -CONT $P
 	wait $P
 	sleep 0.5
 	kill -INT $t
 	wait $t
 	echo "== $tool ${run##*:}"
-	cat /tmp/t.out
+	cat "$out"
 done
 echo "== dynamic_events"
 cat /sys/kernel/tracing/dynamic_events

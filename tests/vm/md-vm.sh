@@ -38,15 +38,17 @@ for i in $(seq 1 50); do [ -b /dev/md0 ] && break; sleep 0.1; done
 echo "== md0 $(cat /sys/block/md0/md/level) $(ls /sys/block/md0/slaves | tr '\n' ' ')"
 for mode in kprobe tracepoint; do
 	opt=; [ $mode = tracepoint ] && opt=-t
-	iotap mdflush $opt >/tmp/md.out 2>/tmp/md.err &
+	# A file of its own per run: the background job truncates its output only once it
+	# runs, and the last run's banner would otherwise pass for this one's.
+	iotap mdflush $opt >/tmp/md-$mode.out 2>/tmp/md-$mode.err &
 	t=$!
-	started /tmp/md.out
+	started /tmp/md-$mode.out
 	dio fsync /dev/md0 $K 0
 	sleep 0.5
 	kill -INT $t
 	wait $t
 	echo "== live $mode"
-	cat /tmp/md.out /tmp/md.err
+	cat /tmp/md-$mode.out /tmp/md-$mode.err
 done
 # Direct reads and writes on md0: bios, each sent on to the members (block_bio_remap).
 echo "dio read /dev/md0 $NR 4096 >/dev/null" >/tmp/md-io.sh
