@@ -14,6 +14,9 @@
 
 const char *const session_source_names[] = { "auto", "ftrace", "perf", NULL };
 
+/* A source that knows nothing of its host: every fact answers "unknown" (host.h). */
+const struct host_ops host_none = { 0 };
+
 /*
  * Signals are counted process-wide; a session compares the counts with those
  * it began with, so it stops for a signal that came while it ran and never
@@ -154,6 +157,7 @@ int session_open(struct session *s, const struct source_ops *src, const struct s
 	s->ctx.out = stdout;
 	s->ctx.sess = s;
 	s->src = src;
+	s->host = src->host ? src->host : &host_none;
 	return s->src->open(s);
 }
 

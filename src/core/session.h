@@ -100,7 +100,8 @@ struct session {
 	uint64_t interval_ns;		/* session_run's: every tool reports then */
 	uint64_t duration_ns;
 	struct session_opts opts;
-	const struct source_ops *src;
+	const struct source_ops *src;	/* the stream (source.h) */
+	const struct host_ops *host;	/* src's host facts (host.h), host_none when it has none */
 	void *src_priv;
 	struct fmt_set fs;
 	struct iotap_event **ev;

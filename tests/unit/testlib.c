@@ -209,6 +209,7 @@ struct session *testlib_session_new(const struct tool *tool, void *params, uint6
 
 	assert_non_null(s);
 	s->src = &testlib_source;
+	s->host = &host_none;
 	s->ctx.sess = s;
 	s->opts.max_stack = max_stack;
 	if (tool)
