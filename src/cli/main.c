@@ -18,6 +18,7 @@
 #include "recorder.h"
 #include "source-recording.h"
 #include "session.h"
+#include "stacks.h"
 
 static const char *cli_prefix = "iotap";
 
@@ -220,6 +221,7 @@ int main(int argc, char **argv)
 	const struct tool *tool;
 
 	log_set(cli_log);
+	session_stacks_set(stacks_session_want);
 	tool = tool_find(self);
 	if (tool)
 		return cli_run_tool(tool, argc, argv, NULL);

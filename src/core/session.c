@@ -14,6 +14,9 @@
 
 const char *const session_source_names[] = { "auto", "ftrace", "perf", NULL };
 
+/* session_stacks_set's hook: how the sessions opened from then on name stacks. */
+static session_stacks_fn session_stacks;
+
 /* A source that knows nothing of its host: every fact answers "unknown" (host.h). */
 const struct host_ops host_none = { 0 };
 
@@ -146,6 +149,12 @@ static int session_on_record(struct session *s, bool observers,
 	return 0;
 }
 
+/* session_stacks_set - how every session opened from now on names stacks (session.h) */
+void session_stacks_set(session_stacks_fn fn)
+{
+	session_stacks = fn;
+}
+
 /* session_open - prepare a session reading src */
 int session_open(struct session *s, const struct source_ops *src, const struct session_opts *opts)
 {
@@ -156,6 +165,7 @@ int session_open(struct session *s, const struct source_ops *src, const struct s
 	s->opts = *opts;
 	s->ctx.out = stdout;
 	s->ctx.sess = s;
+	s->stacks_want = session_stacks;
 	s->src = src;
 	s->host = src->host ? src->host : &host_none;
 	return s->src->open(s);

@@ -81,6 +81,9 @@ struct iotap_event {
 
 struct session;
 
+/* How a session names stacks: the tools' stack API (stacks.h: stacks_session_want). */
+typedef int (*session_stacks_fn)(struct session *s, bool user);
+
 struct session {
 	/*
 	 * The ctx of the tool session_init was given, a consumer like those of
@@ -94,9 +97,10 @@ struct session {
 	size_t nr_decoders;		/* and without: samples are decoded (consumer.h) */
 	/*
 	 * A consumer takes stacks on an event (user: user frames too): make s->sym,
-	 * an observer of the records. NULL: stacks are delivered unnamed.
+	 * an observer of the records. NULL: stacks are delivered unnamed. The
+	 * hook session_stacks_set installed when the session was opened.
 	 */
-	int (*stacks_want)(struct session *s, bool user);
+	session_stacks_fn stacks_want;
 	uint64_t interval_ns;		/* session_run's: every tool reports then */
 	uint64_t duration_ns;
 	struct session_opts opts;
@@ -128,6 +132,13 @@ struct session {
  * Return: 0 or -errno; session_release s either way.
  */
 int session_open(struct session *s, const struct source_ops *src, const struct session_opts *opts);
+/*
+ * session_stacks_set - the hook every session opened from now on takes as its
+ * stacks_want; process-wide, like the log hook. The stack API sits above the
+ * sessions that use it, so the program that links it installs it (the CLI's
+ * main, a test): without it (NULL, the default) stacks come unnamed.
+ */
+void session_stacks_set(session_stacks_fn fn);
 /*
  * session_init - session_open of the source that reads what opts names (a
  * recording or perf.data: opts->input, input_buf; else the running kernel),

@@ -9,6 +9,7 @@
 
 #include "opt.h"
 #include "session.h"
+#include "stacks.h"
 
 /*
  * fuzz_run_tool - argv's tool over the image, its output to out; aborts (a finding)
@@ -26,6 +27,7 @@ static inline void fuzz_run_tool(const struct source_ops *want, const uint8_t *i
 
 	if (!params || opt_parse(tool, argc, argv, params, &so, &ca, err, sizeof(err)))
 		abort();
+	session_stacks_set(stacks_session_want);
 	if (!session_init(&s, tool, params, &so)) {
 		if (s.src != want)
 			abort();

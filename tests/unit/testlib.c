@@ -12,6 +12,7 @@
 
 #include "opt.h"
 #include "session.h"
+#include "stacks.h"
 #include "testlib.h"
 
 char testlib_log[4096];
@@ -193,6 +194,7 @@ int testlib_session_run(const struct tool *tool, void *params, const struct sess
 		ca = &none;
 	f = open_memstream(out, &outlen);
 	assert_non_null(f);
+	session_stacks_set(stacks_session_want);
 	ret = session_init(&s, tool, params, so);
 	s.ctx.out = f;
 	if (!ret)
