@@ -88,7 +88,7 @@ static void run_tool(const uint8_t *img, size_t len, FILE *out, int argc, char *
 	struct session s;
 	char err[256];
 
-	if (!params || opt_parse(tool, argc, argv, params, &so, &ca, err, sizeof(err)))
+	if (!params || opt_parse(&tool->cmd, argc, argv, params, &so, &ca, err, sizeof(err)))
 		abort();
 	session_stacks_set(stacks_session_want);
 	if (!session_init(&s, tool, params, &so)) {

@@ -25,7 +25,7 @@ static inline void fuzz_run_tool(const struct source_ops *want, const uint8_t *i
 	struct session s;
 	char err[256];
 
-	if (!params || opt_parse(tool, argc, argv, params, &so, &ca, err, sizeof(err)))
+	if (!params || opt_parse(&tool->cmd, argc, argv, params, &so, &ca, err, sizeof(err)))
 		abort();
 	session_stacks_set(stacks_session_want);
 	if (!session_init(&s, tool, params, &so)) {

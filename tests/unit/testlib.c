@@ -249,7 +249,7 @@ int testlib_tool_run(const uint8_t *buf, size_t len, const char *path, char **ou
 	va_end(ap);
 	argv[argc] = NULL;
 	params = calloc(1, tool->params_size);
-	assert_int_equal(opt_parse(tool, argc, argv, params, &so, &ca, err, sizeof(err)), 0);
+	assert_int_equal(opt_parse(&tool->cmd, argc, argv, params, &so, &ca, err, sizeof(err)), 0);
 	ret = testlib_session_run(tool, params, &so, &ca, out);
 	free(params);
 	return ret;
