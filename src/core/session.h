@@ -143,8 +143,8 @@ void session_stacks_set(session_stacks_fn fn);
  * session_init - session_open of the source that reads what opts names (a
  * recording or perf.data: opts->input, input_buf; else the running kernel),
  * with tool (NULL: none yet) as its first consumer, its ctx s->ctx (out:
- * stdout), and the symbolizer to name stacks. The sources define it
- * (src/sources/select.c): the core names none of them.
+ * stdout); stacks are named as session_stacks_set says. The sources define
+ * it (src/sources/select.c): the core names none of them.
  */
 int session_init(struct session *s, const struct tool *tool, void *params,
 		 const struct session_opts *opts);
