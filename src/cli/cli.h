@@ -13,7 +13,7 @@
 void cli_set_prefix(const char *name);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_stdout_check(int status);
-int cli_parse(const struct tool *spec, int argc, char **argv, void *params,
+int cli_parse(const struct cmd_spec *spec, int argc, char **argv, void *params,
 	      struct session_opts *so, struct cli_args *ca);
 int cli_run_tool(const struct tool *tool, int argc, char **argv, const char *input);
 

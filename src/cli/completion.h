@@ -13,7 +13,7 @@
  * them) also complete under their own name. Returns 0 or -EIO when out
  * reports an error.
  */
-int completion_bash_write(FILE *out, const struct tool *const *specs);
+int completion_bash_write(FILE *out, const struct cmd_spec *const *specs);
 
 /*
  * Write every option of every spec in specs as a table for scripts and tests:
@@ -22,6 +22,6 @@ int completion_bash_write(FILE *out, const struct tool *const *specs);
  * TYPE<TAB>MIN<TAB>MAX" per option (TYPE: flag, uint, str, choice, pid, disk,
  * list, outfile, dir; MIN and MAX for uint). Returns 0 or -EIO.
  */
-int completion_table_write(FILE *out, const struct tool *const *specs);
+int completion_table_write(FILE *out, const struct cmd_spec *const *specs);
 
 #endif

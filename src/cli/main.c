@@ -18,12 +18,13 @@
 #include "recorder.h"
 #include "source-recording.h"
 #include "session.h"
+#include "stacks.h"
 
 static const char *cli_prefix = "iotap";
 
 /* The commands besides the tools; their specs drive --help and the man pages as a tool's do. */
 static const struct {
-	const struct tool *spec;
+	const struct cmd_spec *spec;
 	int (*run)(int argc, char **argv);
 } cli_cmds[] = {
 	{ &cmd_record, cli_record },
@@ -39,12 +40,13 @@ static int cli_cmd_find(const char *name)
 	return -1;
 }
 
-/* cli_spec_find - a tool or a command by name, for help and man */
-static const struct tool *cli_spec_find(const char *name)
+/* cli_spec_find - a command's or a tool's spec by name, for help and man; *tool: the tool, or NULL */
+static const struct cmd_spec *cli_spec_find(const char *name, const struct tool **tool)
 {
 	int c = cli_cmd_find(name);
 
-	return c >= 0 ? cli_cmds[c].spec : tool_find(name);
+	*tool = c >= 0 ? NULL : tool_find(name);
+	return c >= 0 ? cli_cmds[c].spec : *tool ? &(*tool)->cmd : NULL;
 }
 
 /* cli_set_prefix - messages from now on start with "iotap NAME:" */
@@ -113,7 +115,7 @@ static int cli_version(void)
 }
 
 /* cli_parse - a tool's or command's options; -1 to go on, else the exit status (help, error) */
-int cli_parse(const struct tool *spec, int argc, char **argv, void *params,
+int cli_parse(const struct cmd_spec *spec, int argc, char **argv, void *params,
 	      struct session_opts *so, struct cli_args *ca)
 {
 	char err[512] = "";
@@ -178,7 +180,7 @@ int cli_run_tool(const struct tool *tool, int argc, char **argv, const char *inp
 		cli_error("out of memory");
 		return EXIT_TRACE;
 	}
-	ret = cli_parse(tool, argc, argv, params, &so, &ca);
+	ret = cli_parse(&tool->cmd, argc, argv, params, &so, &ca);
 	if (ret >= 0) {
 		free(params);
 		return ret;
@@ -200,12 +202,12 @@ int cli_run_tool(const struct tool *tool, int argc, char **argv, const char *inp
 /* cli_completion - the bash completion script, or the option table, of every tool and command */
 static int cli_completion(bool table)
 {
-	const struct tool *specs[64];
+	const struct cmd_spec *specs[64];
 	size_t n = 0;
 	int ret;
 
 	for (const struct tool *const *t = iotap_tools; *t && n < 60; t++)
-		specs[n++] = *t;
+		specs[n++] = &(*t)->cmd;
 	for (size_t i = 0; i < sizeof(cli_cmds) / sizeof(cli_cmds[0]); i++)
 		specs[n++] = cli_cmds[i].spec;
 	specs[n] = NULL;
@@ -217,9 +219,11 @@ static int cli_completion(bool table)
 int main(int argc, char **argv)
 {
 	char *self = basename(argv[0]);
+	const struct cmd_spec *spec;
 	const struct tool *tool;
 
 	log_set(cli_log);
+	session_stacks_set(stacks_session_want);
 	tool = tool_find(self);
 	if (tool)
 		return cli_run_tool(tool, argc, argv, NULL);
@@ -233,8 +237,8 @@ int main(int argc, char **argv)
 				argv[2]);
 			return EXIT_USAGE;
 		}
-		if (argc > 2 && (tool = cli_spec_find(argv[2]))) {
-			opt_help(tool, stdout);
+		if (argc > 2 && (spec = cli_spec_find(argv[2], &tool))) {
+			opt_help(spec, stdout);
 			return cli_stdout_check(0);
 		}
 		if (argc > 2) {
@@ -263,8 +267,8 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "man")) {
-		if (argc == 3 && (tool = cli_spec_find(argv[2]))) {
-			opt_man(tool, stdout);
+		if (argc == 3 && (spec = cli_spec_find(argv[2], &tool))) {
+			opt_man(spec, tool, stdout);
 			return cli_stdout_check(0);
 		}
 		fprintf(stderr, "iotap: expected 'iotap man TOOL'; see 'iotap list'\n");

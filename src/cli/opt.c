@@ -19,15 +19,15 @@
 #define OPT_SECONDS_WANT "expected decimal seconds from 0.01 to 1000000000 (e.g. 0.5)"
 
 /* opt_common - the session options a tool or command takes */
-static const struct opt *opt_common(const struct tool *tool)
+static const struct opt *opt_common(const struct cmd_spec *cmd)
 {
-	return tool->common ? tool->common : common_opts;
+	return cmd->common ? cmd->common : common_opts;
 }
 
 /* opt_is_tool - a tool (an argv[0] alias too), not a command such as record */
-static bool opt_is_tool(const struct tool *tool)
+static bool opt_is_tool(const struct cmd_spec *cmd)
 {
-	return tool->args != TOOL_ARGS_COMMAND && tool->args != TOOL_ARGS_TOOL;
+	return cmd->args != TOOL_ARGS_COMMAND && cmd->args != TOOL_ARGS_TOOL;
 }
 
 /* opt_count - entries in a table */
@@ -314,17 +314,17 @@ static void opt_alias_restore(int argc, char **argv, struct opt_alias_swap *swap
 }
 
 /* opt_parse - fill params and session options from argv; one message in err on failure */
-int opt_parse(const struct tool *tool, int argc, char **argv, void *params,
+int opt_parse(const struct cmd_spec *cmd, int argc, char **argv, void *params,
 	      struct session_opts *so, struct cli_args *ca, char *err, size_t errlen)
 {
-	const struct opt *common = opt_common(tool);
-	size_t nt = opt_count(tool->opts), nc = opt_count(common), n = nt + nc, k = 0;
+	const struct opt *common = opt_common(cmd);
+	size_t nt = opt_count(cmd->opts), nc = opt_count(common), n = nt + nc, k = 0;
 	struct option *lo = calloc(n + 4, sizeof(*lo));
 	struct opt_ref *refs = calloc(n, sizeof(*refs));
 	struct opt_alias_swap *swaps = NULL;
 	size_t nr_swaps = 0;
 	/* A command line or a tool's own options follow: stop at the first non-option. */
-	bool rest = tool->args == TOOL_ARGS_COMMAND || tool->args == TOOL_ARGS_TOOL;
+	bool rest = cmd->args == TOOL_ARGS_COMMAND || cmd->args == TOOL_ARGS_TOOL;
 	char shortopts[256];
 	size_t sl = snprintf(shortopts, sizeof(shortopts), "%s:hV", rest ? "+" : "");
 	int c, ret = 0, npos;
@@ -334,7 +334,7 @@ int opt_parse(const struct tool *tool, int argc, char **argv, void *params,
 		goto out_free;
 	}
 	for (size_t i = 0; i < n; i++) {
-		refs[i].o = i < nt ? &tool->opts[i] : &common[i - nt];
+		refs[i].o = i < nt ? &cmd->opts[i] : &common[i - nt];
 		refs[i].base = i < nt ? params : (void *)so;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -421,7 +421,7 @@ int opt_parse(const struct tool *tool, int argc, char **argv, void *params,
 			goto out_free;
 	}
 	npos = argc - optind;
-	switch (tool->args) {
+	switch (cmd->args) {
 	case TOOL_ARGS_NONE:
 		if (npos) {
 			snprintf(err, errlen, "unexpected argument '%s'", argv[optind]);
@@ -441,7 +441,7 @@ int opt_parse(const struct tool *tool, int argc, char **argv, void *params,
 				 argv[optind + 1]);
 			ret = -EINVAL;
 		} else if (npos == 0) {
-			ca->interval_ns = tool->default_interval * 1000000000ull;
+			ca->interval_ns = cmd->default_interval * 1000000000ull;
 		}
 		break;
 	case TOOL_ARGS_SPEC:
@@ -477,9 +477,9 @@ out_free:
 }
 
 /* opt_args_usage - the positional part of the synopsis */
-static const char *opt_args_usage(const struct tool *tool)
+static const char *opt_args_usage(const struct cmd_spec *cmd)
 {
-	switch (tool->args) {
+	switch (cmd->args) {
 	case TOOL_ARGS_INTERVAL:
 		return " [interval [count]]";
 	case TOOL_ARGS_DURATION:
@@ -520,33 +520,33 @@ static void opt_help_table(const struct opt *opts, FILE *out)
 }
 
 /* opt_help - the --help text */
-void opt_help(const struct tool *tool, FILE *out)
+void opt_help(const struct cmd_spec *cmd, FILE *out)
 {
-	fprintf(out, "usage: iotap %s [options]%s\n\n%s\n", tool->name, opt_args_usage(tool),
-		tool->summary);
-	if (tool->args == TOOL_ARGS_INTERVAL) {
+	fprintf(out, "usage: iotap %s [options]%s\n\n%s\n", cmd->name, opt_args_usage(cmd),
+		cmd->summary);
+	if (cmd->args == TOOL_ARGS_INTERVAL) {
 		fputs("\n  interval                   print and reset every interval seconds", out);
-		if (tool->default_interval)
-			fprintf(out, " (default: %u)", tool->default_interval);
+		if (cmd->default_interval)
+			fprintf(out, " (default: %u)", cmd->default_interval);
 		fputs("\n  count                      stop after count intervals\n", out);
-	} else if (tool->args == TOOL_ARGS_DURATION)
+	} else if (cmd->args == TOOL_ARGS_DURATION)
 		fputs("\n  duration                   trace for this many seconds (default: until Ctrl-C)\n",
 		      out);
-	else if (tool->args == TOOL_ARGS_COMMAND)
+	else if (cmd->args == TOOL_ARGS_COMMAND)
 		fputs("\n  command                    run it, trace while it runs, stop when it exits\n", out);
-	else if (tool->args == TOOL_ARGS_TOOL)
+	else if (cmd->args == TOOL_ARGS_TOOL)
 		fputs("\n  tool                       the tool to run (iotap list); its options follow it\n",
 		      out);
-	if (opt_count(tool->opts)) {
+	if (opt_count(cmd->opts)) {
 		fputs("\noptions:\n", out);
-		opt_help_table(tool->opts, out);
+		opt_help_table(cmd->opts, out);
 	}
 	fputs("\ncommon options:\n", out);
-	opt_help_table(opt_common(tool), out);
+	opt_help_table(opt_common(cmd), out);
 	fputs("  -h, --help                 show this help\n", out);
 	fputs("  -V, --version              print the version of iotap\n", out);
 	fputs("      --usage                print the synopsis\n", out);
-	fprintf(out, "\nSee iotap-%s(8) for details and examples.\n", tool->name);
+	fprintf(out, "\nSee iotap-%s(8) for details and examples.\n", cmd->name);
 }
 
 /* opt_usage_table - a table's options in the synopsis: flags first, as argp's --usage lists them */
@@ -563,12 +563,12 @@ static void opt_usage_table(const struct opt *opts, FILE *out)
 }
 
 /* opt_usage - the synopsis (--usage) */
-void opt_usage(const struct tool *tool, FILE *out)
+void opt_usage(const struct cmd_spec *cmd, FILE *out)
 {
-	fprintf(out, "usage: iotap %s [-hV]", tool->name);
-	opt_usage_table(tool->opts, out);
-	opt_usage_table(opt_common(tool), out);
-	fprintf(out, "%s\n", opt_args_usage(tool));
+	fprintf(out, "usage: iotap %s [-hV]", cmd->name);
+	opt_usage_table(cmd->opts, out);
+	opt_usage_table(opt_common(cmd), out);
+	fprintf(out, "%s\n", opt_args_usage(cmd));
 }
 
 /* man_text - write text with roff's special characters escaped */
@@ -621,57 +621,57 @@ static void opt_man_table(const struct opt *opts, FILE *out)
 /* opt_block_tool - a tool that pairs block requests, to which the flush policy applies */
 static bool opt_block_tool(const struct tool *tool)
 {
-	for (const struct tool_event *e = tool->events; e && e->sys; e++)
+	for (const struct tool_event *e = tool ? tool->events : NULL; e && e->sys; e++)
 		if (!strcmp(e->sys, "block") && !strcmp(e->name, "block_rq_complete"))
 			return true;
 	return false;
 }
 
-/* opt_man - the man page, section 8, generated from the same table */
-void opt_man(const struct tool *tool, FILE *out)
+/* opt_man - the man page, section 8, generated from the same table (and a tool's events) */
+void opt_man(const struct cmd_spec *cmd, const struct tool *tool, FILE *out)
 {
-	fprintf(out, ".TH IOTAP-%s 8 \"\" \"iotap " PACKAGE_VERSION "\" \"iotap manual\"\n", tool->name);
-	fprintf(out, ".SH NAME\niotap\\-%s \\- ", tool->name);
-	man_text(out, tool->summary);
-	fprintf(out, "\n.SH SYNOPSIS\n\\fBiotap %s\\fR [\\fIoptions\\fR]", tool->name);
-	man_text(out, opt_args_usage(tool));
-	if (tool->alias) {
-		fprintf(out, "\n.br\n\\fBiotap %s\\fR [\\fIoptions\\fR]", tool->alias);
-		man_text(out, opt_args_usage(tool));
+	fprintf(out, ".TH IOTAP-%s 8 \"\" \"iotap " PACKAGE_VERSION "\" \"iotap manual\"\n", cmd->name);
+	fprintf(out, ".SH NAME\niotap\\-%s \\- ", cmd->name);
+	man_text(out, cmd->summary);
+	fprintf(out, "\n.SH SYNOPSIS\n\\fBiotap %s\\fR [\\fIoptions\\fR]", cmd->name);
+	man_text(out, opt_args_usage(cmd));
+	if (cmd->alias) {
+		fprintf(out, "\n.br\n\\fBiotap %s\\fR [\\fIoptions\\fR]", cmd->alias);
+		man_text(out, opt_args_usage(cmd));
 	}
-	if (opt_is_tool(tool)) {
-		fprintf(out, "\n.br\n\\fB%s\\fR [\\fIoptions\\fR]", tool->name);
-		man_text(out, opt_args_usage(tool));
+	if (opt_is_tool(cmd)) {
+		fprintf(out, "\n.br\n\\fB%s\\fR [\\fIoptions\\fR]", cmd->name);
+		man_text(out, opt_args_usage(cmd));
 	}
 	fputs("\n.SH DESCRIPTION\n", out);
-	man_text(out, tool->description ? tool->description : tool->summary);
-	if (opt_is_tool(tool))
+	man_text(out, cmd->description ? cmd->description : cmd->summary);
+	if (opt_is_tool(cmd))
 		fputs("\n.PP\nThe same options work live and, with \\fB\\-i\\fR, over a recording made by \\fBiotap record\\fR(8).\n", out);
 	else
 		fputc('\n', out);
-	if (tool->args == TOOL_ARGS_INTERVAL) {
+	if (cmd->args == TOOL_ARGS_INTERVAL) {
 		fputs(".SH ARGUMENTS\n.TP\n\\fIinterval\\fR\nPrint the output and reset it every \\fIinterval\\fR seconds (default: ", out);
-		if (tool->default_interval)
-			fprintf(out, "%u", tool->default_interval);
+		if (cmd->default_interval)
+			fprintf(out, "%u", cmd->default_interval);
 		else
 			fputs("once, at Ctrl\\-C", out);
 		fputs(").\n.TP\n\\fIcount\\fR\nStop after \\fIcount\\fR intervals.\n", out);
-	} else if (tool->args == TOOL_ARGS_DURATION)
+	} else if (cmd->args == TOOL_ARGS_DURATION)
 		fputs(".SH ARGUMENTS\n.TP\n\\fIduration\\fR\nTrace for this many seconds (default: until Ctrl\\-C).\n", out);
-	else if (tool->args == TOOL_ARGS_COMMAND)
+	else if (cmd->args == TOOL_ARGS_COMMAND)
 		fputs(".SH ARGUMENTS\n.TP\n\\fIcommand\\fR [\\fIarg\\fR...]\nRun the command, trace while it runs and stop when it exits. Put \\fB\\-\\-\\fR before it when its arguments start with a dash.\n", out);
-	else if (tool->args == TOOL_ARGS_TOOL)
+	else if (cmd->args == TOOL_ARGS_TOOL)
 		fputs(".SH ARGUMENTS\n.TP\n\\fItool\\fR [\\fItool options\\fR]\nThe tool to run over the recording, as listed by \\fBiotap list\\fR, followed by its own options and arguments (see \\fBiotap\\-\\fItool\\fR(8)).\n", out);
-	if (opt_count(tool->opts)) {
+	if (opt_count(cmd->opts)) {
 		fputs(".SH OPTIONS\n", out);
-		opt_man_table(tool->opts, out);
+		opt_man_table(cmd->opts, out);
 	}
 	fputs(".SH COMMON OPTIONS\n", out);
-	opt_man_table(opt_common(tool), out);
+	opt_man_table(opt_common(cmd), out);
 	fputs(".TP\n\\fB\\-h\\fR, \\fB\\-\\-help\\fR\nShow a summary of the options.\n", out);
 	fputs(".TP\n\\fB\\-V\\fR, \\fB\\-\\-version\\fR\nPrint the version of iotap.\n", out);
 	fputs(".TP\n\\fB\\-\\-usage\\fR\nPrint the synopsis.\n", out);
-	if (tool->events) {
+	if (tool && tool->events) {
 		fputs(".SH EVENTS\nTracepoints used, when the kernel has them:\n", out);
 		for (const struct tool_event *e = tool->events; e->sys; e++)
 			fprintf(out, ".br\n\\fB%s:%s\\fR%s%s\n", e->sys, e->name,
@@ -689,7 +689,7 @@ void opt_man(const struct tool *tool, FILE *out)
 		      "\\fB\\-d\\fR \\fIPARTITION\\fR a flush is shown when a request of that partition "
 		      "asked for it, or its data\\-less flush came from a thread that wrote to the "
 		      "partition while tracing; one nothing ties to the partition is left out.\n", out);
-	if (tool->probes && tool->probes[0].name) {
+	if (tool && tool->probes && tool->probes[0].name) {
 		fputs(".PP\nProbes made for the run (and recorded) where the kernel can:\n", out);
 		for (const struct probe_spec *p = tool->probes; p->name; p++) {
 			fprintf(out, ".br\n\\fB%s\\fR: %s%s on ", p->name, p->uprobe ? "uprobe" : "kprobe",
@@ -704,8 +704,8 @@ void opt_man(const struct tool *tool, FILE *out)
 			fputs(p->fallback ? " (where the one before cannot be made)\n" : "\n", out);
 		}
 	}
-	if (tool->examples) {
-		const char *p = tool->examples;
+	if (cmd->examples) {
+		const char *p = cmd->examples;
 
 		fputs(".SH EXAMPLES\n", out);
 		while (*p) {

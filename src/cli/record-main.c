@@ -59,7 +59,7 @@ static void cli_record_progress(void *arg, const struct record_progress *p)
 int cli_record(int argc, char **argv)
 {
 	struct session_opts so = SESSION_OPTS_DEFAULT;
-	struct record_params p = { 0 };
+	struct record_params p = { .tool_table = iotap_tools, .tool_find = tool_find };
 	struct cli_args ca;
 	struct cli_record cr;
 	char parts[4200];

@@ -38,7 +38,7 @@ static const struct opt record_opts[] = {
 	OPT_END
 };
 
-const struct tool cmd_record = {
+const struct cmd_spec cmd_record = {
 	.name = "record",
 	.summary = "Record block I/O events to a file, for iotap report to analyse later.",
 	.description =

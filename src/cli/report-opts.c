@@ -13,7 +13,7 @@ static const struct opt report_opts[] = {
 	OPT_END
 };
 
-const struct tool cmd_report = {
+const struct cmd_spec cmd_report = {
 	.name = "report",
 	.summary = "Run a tool over a recording made by iotap record (or a perf.data or trace.dat), or describe the recording.",
 	.description =

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "iotap.h"
-#include "source.h"
+#include "host.h"
 
 struct cgtrack;
 
@@ -32,9 +32,9 @@ struct cgtrack_ops {
 	/* Subscribe fn to sys:name (outside any tool's events table): its format, or NULL with errno. */
 	struct tep_event *(*event_use)(void *arg, const char *sys, const char *name,
 				       iotap_handler_fn fn, void *fn_arg);
-	/* The hierarchy path a --cgroup argument names (source_ops.cgroup_path); NULL: cgroup_path_named. */
+	/* The hierarchy path a --cgroup argument names (host_ops.cgroup_path); NULL: cgroup_path_named. */
 	int (*path)(void *arg, const char *in, char *out, size_t len);
-	/* Every task's cgroup when events began to flow (source_ops.cgroup_tasks); NULL: none known. */
+	/* Every task's cgroup when events began to flow (host_ops.cgroup_tasks); NULL: none known. */
 	int (*tasks)(void *arg, cgroup_task_fn fn, void *fn_arg);
 };
 

@@ -92,17 +92,36 @@ enum tool_args {
 	TOOL_ARGS_TOOL,		/* [tool [tool options]]: report runs it */
 };
 
+/*
+ * A command as the command line knows it: the one declaration that drives
+ * its parsing, --help, man page and completion (src/cli). The commands that
+ * are no analysis (record, report: src/cli/cmds.h) are just this; a tool
+ * has one too, its cmd.
+ */
+#define CMD_SPEC_FIELDS \
+	const char *name; \
+	const char *alias;		/* another name it answers to, or NULL */ \
+	const char *summary; \
+	const char *description;	/* man page DESCRIPTION, plain text paragraphs */ \
+	const char *examples;		/* man page EXAMPLES: "command\n  what it does\n" pairs */ \
+	enum tool_args args; \
+	unsigned int default_interval;	/* TOOL_ARGS_INTERVAL: seconds; 0: one report at the end */ \
+	const struct opt *opts; \
+	const struct opt *common;	/* kept in struct session_opts; NULL: common_opts */ \
+	size_t params_size;		/* the struct opts fill */
+
+struct cmd_spec {
+	CMD_SPEC_FIELDS
+};
+
+/* An analysis: the events it uses and what it does with them, and its command line. */
 struct tool {
-	const char *name;
-	const char *alias;		/* another name it answers to, or NULL */
-	const char *summary;
-	const char *description;	/* man page DESCRIPTION, plain text paragraphs */
-	const char *examples;		/* man page EXAMPLES: "command\n  what it does\n" pairs */
+	/* Its command line: cmd for the CLI, the same fields by name for everyone (t->name). */
+	union {
+		struct cmd_spec cmd;
+		struct { CMD_SPEC_FIELDS };
+	};
 	const char *banner;		/* printed when live tracing starts, BCC style */
-	enum tool_args args;
-	unsigned int default_interval;	/* TOOL_ARGS_INTERVAL: seconds; 0: one report at the end */
-	const struct opt *opts;
-	const struct opt *common;	/* kept in struct session_opts; NULL: common_opts */
 	const struct tool_event *events;
 	/*
 	 * Probes it may make with iotap_probe_create, ended by one without a
@@ -111,7 +130,6 @@ struct tool {
 	const struct probe_spec *probes;
 	/* It names files by descriptor (iotap_fds_initial): a recording keeps every process's at its start. */
 	bool fds_initial;
-	size_t params_size;
 	size_t state_size;
 	int (*init)(struct iotap_ctx *ctx);
 	int (*report)(struct iotap_ctx *ctx);

@@ -14,6 +14,12 @@
 
 const char *const session_source_names[] = { "auto", "ftrace", "perf", NULL };
 
+/* session_stacks_set's hook: how the sessions opened from then on name stacks. */
+static session_stacks_fn session_stacks;
+
+/* A source that knows nothing of its host: every fact answers "unknown" (host.h). */
+const struct host_ops host_none = { 0 };
+
 /*
  * Signals are counted process-wide; a session compares the counts with those
  * it began with, so it stops for a signal that came while it ran and never
@@ -143,6 +149,12 @@ static int session_on_record(struct session *s, bool observers,
 	return 0;
 }
 
+/* session_stacks_set - how every session opened from now on names stacks (session.h) */
+void session_stacks_set(session_stacks_fn fn)
+{
+	session_stacks = fn;
+}
+
 /* session_open - prepare a session reading src */
 int session_open(struct session *s, const struct source_ops *src, const struct session_opts *opts)
 {
@@ -153,7 +165,9 @@ int session_open(struct session *s, const struct source_ops *src, const struct s
 	s->opts = *opts;
 	s->ctx.out = stdout;
 	s->ctx.sess = s;
+	s->stacks_want = session_stacks;
 	s->src = src;
+	s->host = src->host ? src->host : &host_none;
 	return s->src->open(s);
 }
 

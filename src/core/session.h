@@ -81,6 +81,9 @@ struct iotap_event {
 
 struct session;
 
+/* How a session names stacks: the tools' stack API (stacks.h: stacks_session_want). */
+typedef int (*session_stacks_fn)(struct session *s, bool user);
+
 struct session {
 	/*
 	 * The ctx of the tool session_init was given, a consumer like those of
@@ -94,13 +97,15 @@ struct session {
 	size_t nr_decoders;		/* and without: samples are decoded (consumer.h) */
 	/*
 	 * A consumer takes stacks on an event (user: user frames too): make s->sym,
-	 * an observer of the records. NULL: stacks are delivered unnamed.
+	 * an observer of the records. NULL: stacks are delivered unnamed. The
+	 * hook session_stacks_set installed when the session was opened.
 	 */
-	int (*stacks_want)(struct session *s, bool user);
+	session_stacks_fn stacks_want;
 	uint64_t interval_ns;		/* session_run's: every tool reports then */
 	uint64_t duration_ns;
 	struct session_opts opts;
-	const struct source_ops *src;
+	const struct source_ops *src;	/* the stream (source.h) */
+	const struct host_ops *host;	/* src's host facts (host.h), host_none when it has none */
 	void *src_priv;
 	struct fmt_set fs;
 	struct iotap_event **ev;
@@ -128,11 +133,18 @@ struct session {
  */
 int session_open(struct session *s, const struct source_ops *src, const struct session_opts *opts);
 /*
+ * session_stacks_set - the hook every session opened from now on takes as its
+ * stacks_want; process-wide, like the log hook. The stack API sits above the
+ * sessions that use it, so the program that links it installs it (the CLI's
+ * main, a test): without it (NULL, the default) stacks come unnamed.
+ */
+void session_stacks_set(session_stacks_fn fn);
+/*
  * session_init - session_open of the source that reads what opts names (a
  * recording or perf.data: opts->input, input_buf; else the running kernel),
  * with tool (NULL: none yet) as its first consumer, its ctx s->ctx (out:
- * stdout), and the symbolizer to name stacks. The sources define it
- * (src/sources/select.c): the core names none of them.
+ * stdout); stacks are named as session_stacks_set says. The sources define
+ * it (src/sources/select.c): the core names none of them.
  */
 int session_init(struct session *s, const struct tool *tool, void *params,
 		 const struct session_opts *opts);

@@ -3,12 +3,20 @@
 #define IOTAP_SOURCE_H
 
 /*
- * Where a session's events come from. Everything that differs between the
- * running kernel and a recording is an operation here, implemented once per
- * source (source-live.c, source-recording.c, source-perfdata.c; sources/select.c picks one
- * for a session); nothing above the sources asks which one it has. A source hands every record to session_dispatch() in time
- * order, shaped as perf records (PERF_RECORD_SAMPLE layout for samples,
- * whatever ring it was read from).
+ * Where a session's events come from: the stream. Everything that differs
+ * between the running kernel and a file in how events are found, attached,
+ * read and counted is an operation here, implemented once per source
+ * (source-live.c, source-recording.c, source-perfdata.c, source-tracedat.c;
+ * sources/select.c picks one for a session); nothing above the sources asks
+ * which one it has. A source hands every record to session_dispatch() in
+ * time order, shaped as perf records (PERF_RECORD_SAMPLE layout for
+ * samples, whatever ring it was read from).
+ *
+ * Facts about the host the events come from (process names, symbols,
+ * mappings, cgroups, load) are a separate table, host.h, that each source
+ * provides beside its stream (host): the session owns neither table, both
+ * are static; the source's state is s->src_priv, made by open and freed by
+ * close.
  *
  * The call order: open (before the tool's init); event_available,
  * event_attach, event_filter and probe_create while the tool sets up;
@@ -20,15 +28,10 @@
 #include <stdint.h>
 
 #include "iotap.h"
+#include "host.h"
 
 struct session;
 struct iotap_event;
-struct recording_info;
-
-/* A task (tid) was in the cgroup v2 at path from stream time t on. */
-typedef void (*cgroup_task_fn)(void *arg, uint32_t tid, const char *path, uint64_t t);
-struct ksyms;
-struct usyms;
 
 struct source_ops {
 	const char *name;
@@ -49,9 +52,9 @@ struct source_ops {
 	int (*event_attach)(struct session *s, struct iotap_event *ev);
 	/* AND a tracepoint filter clause; tools check in user space too, so may be NULL. */
 	int (*event_filter)(struct session *s, struct iotap_event *ev, const char *clause);
-	/* A kprobe/uprobe for this run; *sys gets its group. Logs why not. */
-	/* Whether probe_create can make p: the kernel has the probe kind, or a recording has it */
+	/* Whether probe_create can make p: the kernel has the probe kind, or a recording has it. */
 	bool (*probe_available)(struct session *s, const struct probe_spec *p);
+	/* A kprobe/uprobe for this run; *sys gets its group. Logs why not. */
 	int (*probe_create)(struct session *s, const struct probe_spec *p, const char **sys);
 	/* Begin delivering (after every event is attached); sets t_start and now. */
 	int (*start)(struct session *s);
@@ -68,38 +71,11 @@ struct source_ops {
 	/* The per-CPU sample ids of an attached event, for a recorder; -ENOENT: none. */
 	int (*event_ids)(const struct session *s, const struct iotap_event *ev,
 			 const uint64_t **ids, size_t *nr);
-	/* Every process's open descriptors when tracing began (a recording's FDTB); -EINVAL damaged. */
-	int (*fds_initial)(struct session *s, iotap_fd_fn fn, void *arg);
-	/* What pid's fd names now (/proc/PID/fd); -ENOENT when not known. */
-	int (*fd_path)(struct session *s, uint32_t pid, int fd, char *buf, size_t len);
-	/* How fds_initial and fd_path know descriptors' names, for a banner; NULL: they do not. */
-	const char *fd_names;
-	/* The name of a process no COMM record named, or NULL when unknown. */
-	const char *(*comm)(struct session *s, uint32_t pid);
-	/*
-	 * 0 when a PID option may name pid here, -ESRCH when no such process runs,
-	 * -EINVAL (logged) when pid is a thread of another process.
-	 */
-	int (*pid_check)(struct session *s, int pid);
-	/* Begin loading kernel symbols in the background (a tool takes stacks). */
-	void (*ksyms_prefetch)(struct session *s);
-	/* Kernel symbols (the caller owns them), or NULL after a warning saying why. */
-	struct ksyms *(*ksyms_load)(struct session *s);
-	/* The executable mappings of the processes that ran when tracing began. */
-	int (*maps_load)(struct session *s, struct usyms *us);
-	/* The load averages text ("0.10 0.20 0.30 1/100 42"); -ENODATA when unknown. */
-	int (*loadavg)(struct session *s, char *buf, size_t len);
-	/* A tool's banner, where events are traced as they happen: on ctx->out, or the log with data_out. */
-	void (*announce)(struct session *s, struct iotap_ctx *ctx, const char *banner);
-	/* The hierarchy path ("/a/b") a --cgroup argument names; logs why not (live: no such cgroup). */
-	int (*cgroup_path)(struct session *s, const char *arg, char *path, size_t len);
-	/* Every task's cgroup v2 path when tracing began, one fn call each; NULL: none known. */
-	int (*cgroup_tasks)(struct session *s, cgroup_task_fn fn, void *arg);
-	/* A file source: read it all and describe it (report --info); logs why not. */
-	int (*info)(struct session *s, struct recording_info *info);
 	/* With --verbose, at the end: what the source delivered. */
 	void (*report_stats)(struct session *s);
 	void (*close)(struct session *s);
+	/* The facts about the host the events come from (host.h); NULL: none known (host_none). */
+	const struct host_ops *host;
 };
 
 #endif

@@ -34,7 +34,7 @@ static int session_cg_path(void *arg, const char *in, char *out, size_t len)
 {
 	struct session *s = arg;
 
-	return s->src->cgroup_path(s, in, out, len);
+	return s->host->cgroup_path(s, in, out, len);
 }
 
 /* session_cg_tasks - the source knows every task's cgroup when events began to flow */
@@ -42,7 +42,7 @@ static int session_cg_tasks(void *arg, cgroup_task_fn fn, void *fn_arg)
 {
 	struct session *s = arg;
 
-	return s->src->cgroup_tasks(s, fn, fn_arg);
+	return s->host->cgroup_tasks(s, fn, fn_arg);
 }
 
 /* cgroup_observer_start - events flow: every task's cgroup then */
@@ -74,8 +74,8 @@ static int cgroups_follow(struct session *s, const char *path)
 		.arg = s,
 		.event_available = session_cg_available,
 		.event_use = session_cg_event_use,
-		.path = s->src->cgroup_path ? session_cg_path : NULL,
-		.tasks = s->src->cgroup_tasks ? session_cg_tasks : NULL,
+		.path = s->host->cgroup_path ? session_cg_path : NULL,
+		.tasks = s->host->cgroup_tasks ? session_cg_tasks : NULL,
 	};
 
 	int ret;
@@ -126,8 +126,8 @@ static int tool_consumer_start(struct session *s, void *priv)
 {
 	struct iotap_ctx *ctx = priv;
 
-	if (ctx->tool->banner && s->src->announce)
-		s->src->announce(s, ctx, ctx->tool->banner);
+	if (ctx->tool->banner && s->host->announce)
+		s->host->announce(s, ctx, ctx->tool->banner);
 	return ctx->tool->start ? ctx->tool->start(ctx) : 0;
 }
 
@@ -331,7 +331,7 @@ int iotap_fds_initial(struct iotap_ctx *ctx, iotap_fd_fn fn, void *arg)
 {
 	struct session *s = ctx->sess;
 
-	return s->src->fds_initial ? s->src->fds_initial(s, fn, arg) : -ENOTSUP;
+	return s->host->fds_initial ? s->host->fds_initial(s, fn, arg) : -ENOTSUP;
 }
 
 /* iotap_fd_path - what a descriptor names now, as far as the source can tell */
@@ -339,13 +339,13 @@ int iotap_fd_path(struct iotap_ctx *ctx, uint32_t pid, int fd, char *buf, size_t
 {
 	struct session *s = ctx->sess;
 
-	return s->src->fd_path ? s->src->fd_path(s, pid, fd, buf, len) : -ENOTSUP;
+	return s->host->fd_path ? s->host->fd_path(s, pid, fd, buf, len) : -ENOTSUP;
 }
 
 /* iotap_fd_names - how the source knows descriptors' names; "" when it does not */
 const char *iotap_fd_names(struct iotap_ctx *ctx)
 {
-	const char *how = ctx->sess->src->fd_names;
+	const char *how = ctx->sess->host->fd_names;
 
 	return how ? how : "";
 }
@@ -384,8 +384,8 @@ const char *iotap_comm(struct iotap_ctx *ctx, uint32_t pid)
 	struct session *s = ctx->sess;
 	const char *comm = session_comm_cached(s, pid);
 
-	if (!comm && s->src->comm)
-		comm = s->src->comm(s, pid);
+	if (!comm && s->host->comm)
+		comm = s->host->comm(s, pid);
 	return comm ? comm : "?";
 }
 
@@ -454,7 +454,7 @@ int iotap_pid_check(struct iotap_ctx *ctx, int pid)
 
 	if (pid <= 0)
 		return -EINVAL;
-	return s->src->pid_check ? s->src->pid_check(s, pid) : 0;
+	return s->host->pid_check ? s->host->pid_check(s, pid) : 0;
 }
 
 /* iotap_now - stream time (CLOCK_MONOTONIC ns) of the report being printed */
@@ -474,7 +474,7 @@ int iotap_loadavg(struct iotap_ctx *ctx, char *buf, size_t len)
 {
 	struct session *s = ctx->sess;
 
-	return s->src->loadavg ? s->src->loadavg(s, buf, len) : -ENODATA;
+	return s->host->loadavg ? s->host->loadavg(s, buf, len) : -ENODATA;
 }
 
 /* iotap_strftime - format a stream time as local wall-clock time */

@@ -138,15 +138,15 @@ static bool record_listed(const char *list, const char *name)
 }
 
 /* record_check_list - every item of --tools names a tool */
-static int record_check_list(const char *list)
+static int record_check_list(const struct record_params *p)
 {
-	char *copy = strdup(list), *tok, *save = NULL;
+	char *copy = strdup(p->tools), *tok, *save = NULL;
 	int ret = 0;
 
 	if (!copy)
 		return -ENOMEM;
 	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
-		if (!tool_find(tok)) {
+		if (!p->tool_find(tok)) {
 			log_msg(LOG_ERR, "unknown tool '%s' in --tools; see 'iotap list'", tok);
 			ret = -EINVAL;
 		}
@@ -260,11 +260,11 @@ static int record_select(struct session *s, const struct record_params *p, struc
 		return -EINVAL;
 	}
 	if (p->tools) {
-		ret = record_check_list(p->tools);
+		ret = record_check_list(p);
 		if (ret)
 			return ret;
 	}
-	for (const struct tool *const *tp = iotap_tools; *tp && !ret; tp++) {
+	for (const struct tool *const *tp = p->tool_table; *tp && !ret; tp++) {
 		const struct tool *t = *tp;
 		const struct tool_event *miss;
 

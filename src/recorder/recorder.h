@@ -26,6 +26,9 @@ struct record_params {
 	uint64_t max_dumps;		/* 0: no limit */
 	const char *disk;		/* the triggers look at this disk only */
 	bool queued;			/* latency> counts queued time too */
+	/* The tools to record for, NULL-terminated, and the one a name in --tools means (the CLI's registry). */
+	const struct tool *const *tool_table;
+	const struct tool *(*tool_find)(const char *name);
 };
 
 /* Progress so far, handed to the caller about once a second and at the end. */

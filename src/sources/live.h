@@ -25,6 +25,7 @@ struct iotap_event;
 struct merge;
 struct perf_event_header;
 struct source_ops;
+struct host_ops;
 
 /* Where a backend's reader hands each record, perf-shaped; it is copied. */
 typedef int (*live_push_fn)(void *arg, uint64_t time, const struct perf_event_header *rec);
@@ -76,5 +77,15 @@ extern const struct live_backend_ops live_ftrace;
 
 /* The source that reads the running kernel, over the backends. */
 extern const struct source_ops source_live;
+
+/* Its host facts, from the running system (host-live.c). */
+extern const struct host_ops host_live;
+
+/*
+ * host_live_comms_warm - cache every running process's name now (as a
+ * recording's COMM section has them): events are read a moment after they
+ * happen, when a short-lived process may be gone
+ */
+void host_live_comms_warm(struct session *s);
 
 #endif

@@ -9,7 +9,6 @@
 #include "source-recording.h"
 #include "source-tracedat.h"
 #include "session.h"
-#include "stacks.h"
 
 /* The sources of other tracers' files, each claiming a file by its first bytes. */
 static const struct source_ops *const source_foreign[] = { &source_perf, &source_tracedat };
@@ -53,7 +52,6 @@ int session_init(struct session *s, const struct tool *tool, void *params,
 		&source_live;
 	int ret = session_open(s, src, opts);
 
-	s->stacks_want = stacks_session_want;
 	if (!ret && tool)
 		ret = tool_consumer_add(s, &s->ctx, tool, params, stdout);
 	return ret;

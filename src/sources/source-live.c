@@ -1,26 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* source-live.c - the session source that traces the running kernel, through its backends */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <event-parse.h>
 
 #include "array.h"
-#include "cgroup.h"
-#include "fdtab.h"
-#include "ksyms.h"
 #include "live.h"
 #include "live-probe.h"
 #include "log.h"
 #include "session.h"
 #include "stackjoin.h"
 #include "tgidmap.h"
-#include "usyms.h"
 #include "../tracefs/ftrace.h"
 #include "../tracefs/merge.h"
 #include "../tracefs/sample.h"
@@ -257,41 +251,6 @@ static int live_probe_create(struct session *s, const struct probe_spec *p, cons
 	return live_probes_create(&lv->probes, lv->dyn, p, sys);
 }
 
-/* live_comm - a process name from /proc, for a pid no COMM record named */
-static const char *live_comm(struct session *s, uint32_t pid)
-{
-	char path[64], buf[32] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return NULL;
-	if (fgets(buf, sizeof(buf), f))
-		buf[strcspn(buf, "\n")] = 0;
-	fclose(f);
-	session_comm_cache(s, pid, buf);
-	return session_comm_cached(s, pid);
-}
-
-/* live_comms_warm - every running process's name now, as a recording's COMM section has them */
-static void live_comms_warm(struct session *s)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *de;
-
-	/* Events are read a moment after they happen: a short-lived process is gone by then. */
-	while (d && (de = readdir(d))) {
-		char *end;
-		unsigned long pid = strtoul(de->d_name, &end, 10);
-
-		if (!*end && end != de->d_name && pid <= UINT32_MAX && !session_comm_cached(s, pid))
-			live_comm(s, (uint32_t)pid);
-	}
-	if (d)
-		closedir(d);
-}
-
 /* live_deliver - records come out of the merge here, in time order */
 static int live_deliver(void *arg, uint64_t time, const void *rec, size_t size)
 {
@@ -399,7 +358,7 @@ static int live_start(struct session *s)
 	/* Process names and mappings come from perf's side-band, whoever reads the events. */
 	if (!live_backend_get(s, &live_perf))
 		return -errno;
-	live_comms_warm(s);
+	host_live_comms_warm(s);
 	for (int i = 0; i < lv->nr_be; i++) {
 		ret = lv->be[i].ops->open(lv->be[i].priv);
 		if (ret)
@@ -611,99 +570,6 @@ static int live_event_ids(const struct session *s, const struct iotap_event *ev,
 	return be->ops->event_ids(be->priv, ev, ids, nr);
 }
 
-/* live_fd_path - what a descriptor names now, from /proc */
-static int live_fd_path(struct session *s, uint32_t pid, int fd, char *buf, size_t len)
-{
-	return fdtab_proc_path(pid, fd, buf, len);
-}
-
-/* live_pid_check - a PID option must name a running process; a thread's id is refused, logged */
-static int live_pid_check(struct session *s, int pid)
-{
-	struct tgidmap *m;
-	uint32_t tgid;
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d", pid);
-	if (access(path, F_OK))
-		return -ESRCH;
-	/* /proc/TID opens for any thread too: the filters match processes, all their threads. */
-	m = tgidmap_alloc();
-	if (!m)
-		return -ENOMEM;
-	tgid = tgidmap_of(m, (uint32_t)pid);
-	tgidmap_free(m);
-	if (tgid != (uint32_t)pid) {
-		log_msg(LOG_ERR, "%d is a thread of process %u: give the process ID, which covers all its threads",
-			pid, tgid);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* live_ksyms_load - /proc/kallsyms */
-static struct ksyms *live_ksyms_load(struct session *s)
-{
-	struct ksyms *ks = ksyms_load(NULL);
-
-	if (!ks || !ksyms_count(ks))
-		log_msg(LOG_WARN, "no kernel symbols in /proc/kallsyms (%s): kernel frames print as addresses",
-			ks ? "addresses hidden by kernel.kptr_restrict" : strerror(errno));
-	return ks;
-}
-
-/* live_maps_load - the mappings of every process running now (called once tracing runs) */
-static int live_maps_load(struct session *s, struct usyms *us)
-{
-	struct dirent *de;
-	DIR *d;
-
-	/* After enabling, so a process that maps or execs meanwhile is in the side-band too. */
-	d = opendir("/proc");
-	if (!d) {
-		log_msg(LOG_WARN, "cannot list /proc: %s: user frames of running processes stay unknown",
-			strerror(errno));
-		return 0;
-	}
-	while ((de = readdir(d))) {
-		char *end;
-		unsigned long pid = strtoul(de->d_name, &end, 10);
-
-		if (*end || !pid || pid > UINT32_MAX)
-			continue;
-		usyms_maps_read(us, (uint32_t)pid);
-	}
-	closedir(d);
-	return 0;
-}
-
-/* live_loadavg - /proc/loadavg */
-static int live_loadavg(struct session *s, char *buf, size_t len)
-{
-	FILE *f = fopen("/proc/loadavg", "re");
-	int ret = 0;
-
-	if (!f)
-		return -ENODATA;
-	if (!fgets(buf, (int)len, f))
-		ret = -ENODATA;
-	fclose(f);
-	if (!ret)
-		buf[strcspn(buf, "\n")] = 0;
-	return ret;
-}
-
-/* live_announce - the banner, BCC style: on stdout, or the log when stdout carries data */
-static void live_announce(struct session *s, struct iotap_ctx *ctx, const char *banner)
-{
-	if (ctx->data_out) {
-		log_msg(LOG_INFO, "%s", banner);
-	} else {
-		fprintf(ctx->out, "%s\n", banner);
-		fflush(ctx->out);
-	}
-}
-
 /* live_report_stats - with --verbose, what the rings delivered */
 static void live_report_stats(struct session *s)
 {
@@ -751,18 +617,6 @@ static void live_close(struct session *s)
 	s->src_priv = NULL;
 }
 
-/* live_cgroup_path - --cgroup names a cgroup v2 directory of this machine */
-static int live_cgroup_path(struct session *s, const char *arg, char *path, size_t len)
-{
-	return cgroup_path_here(arg, path, len);
-}
-
-/* live_cgroup_tasks - every task's cgroup now, from /proc */
-static int live_cgroup_tasks(struct session *s, cgroup_task_fn fn, void *arg)
-{
-	return cgroup_tasks_proc(fn, arg);
-}
-
 const struct source_ops source_live = {
 	.name = "live",
 	.open = live_open,
@@ -778,16 +632,7 @@ const struct source_ops source_live = {
 	.lost = live_lost,
 	.nr_cpus = live_nr_cpus,
 	.event_ids = live_event_ids,
-	.comm = live_comm,
-	.fd_path = live_fd_path,
-	.fd_names = "/proc/PID/fd at first sight",
-	.pid_check = live_pid_check,
-	.ksyms_load = live_ksyms_load,
-	.maps_load = live_maps_load,
-	.loadavg = live_loadavg,
-	.cgroup_path = live_cgroup_path,
-	.cgroup_tasks = live_cgroup_tasks,
-	.announce = live_announce,
 	.report_stats = live_report_stats,
 	.close = live_close,
+	.host = &host_live,
 };

@@ -1260,6 +1260,12 @@ static void pd_close(struct session *s)
 	s->src_priv = NULL;
 }
 
+/* What the file's feature sections say about the host perf ran on. */
+static const struct host_ops pd_host = {
+	.ksyms_load = pd_ksyms_load,
+	.info = pd_info,
+};
+
 const struct source_ops source_perf = {
 	.name = "perf.data",
 	.claims = perfdata_magic,
@@ -1271,7 +1277,6 @@ const struct source_ops source_perf = {
 	.find = pd_find,
 	.lost = pd_lost,
 	.nr_cpus = pd_nr_cpus,
-	.ksyms_load = pd_ksyms_load,
-	.info = pd_info,
 	.close = pd_close,
+	.host = &pd_host,
 };

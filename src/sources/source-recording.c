@@ -1037,9 +1037,21 @@ static int file_info(struct session *s, struct recording_info *info)
 	return 0;
 }
 
+/* What the recording's sections say about the host it was made on. */
+static const struct host_ops file_host = {
+	.fds_initial = file_fds_initial,
+	.fd_names = "the descriptor table recorded at the start",
+	.ksyms_prefetch = file_ksyms_prefetch,
+	.ksyms_load = file_ksyms_load,
+	.maps_load = file_maps_load,
+	.cgroup_tasks = file_cgroup_tasks,
+	.info = file_info,
+};
+
 const struct source_ops source_file = {
 	.name = "recording",
 	.open = file_open,
+	.event_names = file_event_names,
 	.event_available = file_event_available,
 	.event_attach = file_event_attach,
 	.probe_available = file_probe_available,
@@ -1050,24 +1062,17 @@ const struct source_ops source_file = {
 	.chain = file_chain,
 	.lost = file_lost,
 	.nr_cpus = file_nr_cpus,
-	.ksyms_prefetch = file_ksyms_prefetch,
-	.ksyms_load = file_ksyms_load,
-	.maps_load = file_maps_load,
-	.event_names = file_event_names,
-	.cgroup_tasks = file_cgroup_tasks,
-	.fds_initial = file_fds_initial,
-	.fd_names = "the descriptor table recorded at the start",
-	.info = file_info,
 	.close = file_close,
+	.host = &file_host,
 };
 
 /* recording_info - read the whole file and describe it (report --info) */
 int recording_info(struct session *s, struct recording_info *info)
 {
-	if (!s->src->info) {
+	if (!s->host->info) {
 		log_msg(LOG_ERR, "--info describes recordings and perf.data files, not live tracing");
 		return -EINVAL;
 	}
-	return s->src->info(s, info);
+	return s->host->info(s, info);
 }
 

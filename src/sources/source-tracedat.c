@@ -554,6 +554,12 @@ static void td_close(struct session *s)
 	s->src_priv = NULL;
 }
 
+/* What the file says about the host trace-cmd ran on. */
+static const struct host_ops td_host = {
+	.comm = td_comm,
+	.info = td_info,
+};
+
 const struct source_ops source_tracedat = {
 	.name = "trace.dat",
 	.claims = tracedat_claims,
@@ -565,7 +571,6 @@ const struct source_ops source_tracedat = {
 	.find = td_find,
 	.lost = td_lost,
 	.nr_cpus = td_nr_cpus,
-	.comm = td_comm,
-	.info = td_info,
 	.close = td_close,
+	.host = &td_host,
 };

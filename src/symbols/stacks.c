@@ -326,7 +326,7 @@ static struct ksyms *stacks_ksyms_load(void *arg)
 {
 	struct session *s = arg;
 
-	return s->src->ksyms_load ? s->src->ksyms_load(s) : NULL;
+	return s->host->ksyms_load ? s->host->ksyms_load(s) : NULL;
 }
 
 /* stacks_maps_wanted - whether the symbolizer follows the processes' mappings */
@@ -349,8 +349,8 @@ static int stacks_start(struct session *s, void *priv)
 {
 	struct usyms *us = symbolizer_usyms(s->sym);
 
-	if (us && s->src->maps_load && stacks_maps_wanted(s))
-		s->src->maps_load(s, us);
+	if (us && s->host->maps_load && stacks_maps_wanted(s))
+		s->host->maps_load(s, us);
 	return 0;
 }
 
@@ -393,8 +393,8 @@ int stacks_session_want(struct session *s, bool user)
 			s->sym = NULL;
 			return ret;
 		}
-		if (s->src->ksyms_prefetch)
-			s->src->ksyms_prefetch(s);
+		if (s->host->ksyms_prefetch)
+			s->host->ksyms_prefetch(s);
 	}
 	if (!user || symbolizer_usyms(s->sym))
 		return 0;

@@ -81,9 +81,10 @@ void stack_lines_free(struct stack_line *lines, size_t nr);
 struct session;
 
 /*
- * stacks_session_want - the session's stacks_want: a consumer takes stacks
- * (user: user frames too), so s->sym is made, fed as an observer of the
- * records, and freed with the session. Return: 0 or -errno.
+ * stacks_session_want - the sessions' stacks_want (session_stacks_set() it
+ * once, before the first session): a consumer takes stacks (user: user
+ * frames too), so s->sym is made, fed as an observer of the records, and
+ * freed with the session. Return: 0 or -errno.
  */
 int stacks_session_want(struct session *s, bool user);
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* iostackbreakdown.c - I/O latency by layer (syscall, fs, block) and block I/O per syscall */
 #include <errno.h>
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,6 +12,7 @@
 #include "blktrack.h"
 #include "field.h"
 #include "hist.h"
+#include "pairtab.h"
 #include "systrack.h"
 #include "shared.h"
 
@@ -52,13 +55,6 @@ struct iosb_out {
 	uint64_t reqs, bytes, ns;
 };
 
-/* A thread inside a filesystem function traced by enter/exit tracepoints. */
-struct iosb_fsin {
-	uint32_t tid;
-	uint64_t t;
-	const char *op;
-};
-
 struct iosb_state {
 	bool layer[IOSB_NR_LAYERS];
 	bool has_dev;
@@ -74,12 +70,11 @@ struct iosb_state {
 	struct iosb_out *out;
 	size_t nr_out, cap_out;
 	uint64_t late_reqs;		/* completed after their syscall returned */
-	struct iosb_fsin *fsin;
-	size_t nr_fsin, cap_fsin;
+	struct pairtab *fsin;		/* threads inside the traced vfs and fs functions */
 	struct field f_dev, f_flags, f_sdev, f_sync_dev;
 	struct reqtab *bios;		/* before block_io_start (6.5): bio queued -> its syscall */
 	struct block_fmt f_bio;
-	char lines[IOSB_NR_LAYERS][256];
+	char *lines[IOSB_NR_LAYERS];	/* each layer's source, for the banner */
 };
 
 #define P(f) offsetof(struct iosb_params, f)
@@ -310,28 +305,15 @@ static int iosb_on_done(void *arg, const struct blk_io *io)
 	return 0;
 }
 
-/* iosb_fsin_take - the entry time of tid's traced fs function, removed; 0 if none */
-static uint64_t iosb_fsin_take(struct iosb_state *st, uint32_t tid, const char *op)
+/* iosb_fsin_exit - tid left op, which it entered: one timed operation (none without its entry) */
+static int iosb_fsin_exit(struct iotap_ctx *ctx, uint32_t tid, const char *op, uint64_t t)
 {
-	for (size_t i = st->nr_fsin; i-- > 0;) {
-		if (st->fsin[i].tid == tid && st->fsin[i].op == op) {
-			uint64_t t = st->fsin[i].t;
+	struct iosb_state *st = ctx->state;
+	uint64_t t_enter;
 
-			st->fsin[i] = st->fsin[--st->nr_fsin];
-			return t;
-		}
-	}
-	return 0;
-}
-
-/* iosb_fsin_put - tid entered a traced fs function */
-static int iosb_fsin_put(struct iosb_state *st, uint32_t tid, const char *op, uint64_t t)
-{
-	iosb_fsin_take(st, tid, op);
-	if (array_reserve(&st->fsin, &st->cap_fsin, st->nr_fsin + 1, sizeof(*st->fsin), 64))
-		return -ENOMEM;
-	st->fsin[st->nr_fsin++] = (struct iosb_fsin){ tid, t, op };
-	return 0;
+	if (pairtab_exit(st->fsin, tid, op, &t_enter))
+		return 0;
+	return iosb_op_add(ctx, op, t - t_enter);
 }
 
 /* iosb_fs_dev_ok - with -d, only this disk's filesystem */
@@ -362,15 +344,13 @@ static int iosb_on_sync_enter(struct iotap_ctx *ctx, const struct perf_sample *s
 	if (!iosb_fs_dev_ok(st, &st->f_sync_dev, s) || !iosb_wanted(ctx, s->pid) ||
 	    !iotap_cgroup_match(ctx, s))
 		return 0;
-	return iosb_fsin_put(st, s->tid, IOSB_OP_SYNC, s->time);
+	return pairtab_enter(st->fsin, s->tid, IOSB_OP_SYNC, s->time);
 }
 
 /* iosb_on_sync_exit - ext4_sync_file_exit */
 static int iosb_on_sync_exit(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
 {
-	uint64_t t = iosb_fsin_take(ctx->state, s->tid, IOSB_OP_SYNC);
-
-	return t ? iosb_op_add(ctx, IOSB_OP_SYNC, s->time - t) : 0;
+	return iosb_fsin_exit(ctx, s->tid, IOSB_OP_SYNC, s->time);
 }
 
 /* iosb_on_dio_begin - iomap_dio_rw_begin, in the caller */
@@ -382,7 +362,7 @@ static int iosb_on_dio_begin(struct iotap_ctx *ctx, const struct perf_sample *s,
 	if (!iosb_fs_dev_ok(st, &st->f_dev, s) || !iosb_wanted(ctx, s->pid) ||
 	    !iotap_cgroup_match(ctx, s))
 		return 0;
-	return iosb_fsin_put(st, s->tid, write ? IOSB_OP_DIO_W : IOSB_OP_DIO_R, s->time);
+	return pairtab_enter(st->fsin, s->tid, write ? IOSB_OP_DIO_W : IOSB_OP_DIO_R, s->time);
 }
 
 /* iosb_on_dio_complete - synchronous direct I/O completes in the caller; aio is not paired */
@@ -390,10 +370,8 @@ static int iosb_on_dio_complete(struct iotap_ctx *ctx, const struct perf_sample 
 {
 	struct iosb_state *st = ctx->state;
 	bool write = field_u64(&st->f_flags, s->raw, s->raw_size) & (1u << 18);
-	const char *op = write ? IOSB_OP_DIO_W : IOSB_OP_DIO_R;
-	uint64_t t = iosb_fsin_take(st, s->tid, op);
 
-	return t ? iosb_op_add(ctx, op, s->time - t) : 0;
+	return iosb_fsin_exit(ctx, s->tid, write ? IOSB_OP_DIO_W : IOSB_OP_DIO_R, s->time);
 }
 
 /* iosb_on_pagecache - a page added to the page cache: a miss of the syscall in progress */
@@ -463,24 +441,53 @@ static int iosb_on_kentry(struct iotap_ctx *ctx, const struct perf_sample *s, vo
 	if (!iosb_wanted(ctx, s->pid) ||
 	    !iotap_cgroup_match(ctx, s))
 		return 0;
-	return iosb_fsin_put(ctx->state, s->tid, k->op, s->time);
+	return pairtab_enter(((struct iosb_state *)ctx->state)->fsin, s->tid, k->op, s->time);
 }
 
 /* iosb_on_kreturn - it returned: one timed operation */
 static int iosb_on_kreturn(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
 {
 	const struct iosb_kfunc *k = arg;
-	uint64_t t = iosb_fsin_take(ctx->state, s->tid, k->op);
 
-	return t ? iosb_op_add(ctx, k->op, s->time - t) : 0;
+	return iosb_fsin_exit(ctx, s->tid, k->op, s->time);
 }
 
-/* iosb_kprobes_use - kprobe pairs on the layer's functions; the list made into line */
-static int iosb_kprobes_use(struct iotap_ctx *ctx, enum iosb_layer layer, bool ext4, bool xfs,
-			    iotap_handler_fn on_entry, iotap_handler_fn on_return, char *line,
-			    size_t len)
+/* iosb_cat - append text to the string *s (NULL: empty), which grows to hold it; 0 or -ENOMEM */
+static int iosb_cat(char **s, const char *text)
 {
-	size_t n = 0;
+	size_t n = *s ? strlen(*s) : 0, m = strlen(text);
+	char *p = realloc(*s, n + m + 1);
+
+	if (!p)
+		return -ENOMEM;
+	memcpy(p + n, text, m + 1);
+	*s = p;
+	return 0;
+}
+
+/* iosb_line - the layer's line for the banner, made from fmt; 0 or -ENOMEM */
+static int iosb_line(struct iosb_state *st, enum iosb_layer layer, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int iosb_line(struct iosb_state *st, enum iosb_layer layer, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	free(st->lines[layer]);
+	va_start(ap, fmt);
+	ret = vasprintf(&st->lines[layer], fmt, ap);
+	va_end(ap);
+	if (ret < 0) {
+		st->lines[layer] = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* iosb_kprobes_use - kprobe pairs on the layer's functions; their names appended to *fns */
+static int iosb_kprobes_use(struct iotap_ctx *ctx, enum iosb_layer layer, bool ext4, bool xfs,
+			    iotap_handler_fn on_entry, iotap_handler_fn on_return, char **fns)
+{
 	int nr = 0;
 
 	for (size_t i = 0; i < IOSB_NR_KFUNCS; i++) {
@@ -505,77 +512,88 @@ static int iosb_kprobes_use(struct iotap_ctx *ctx, enum iosb_layer layer, bool e
 			/* iotap's own report writes are not the traced I/O. */
 			ret = !ev ? -errno : iotap_event_filter(ev, "common_pid != %d", (int)getpid());
 		}
+		if (!ret && nr++)
+			ret = iosb_cat(fns, ", ");
+		if (!ret)
+			ret = iosb_cat(fns, k->fn);
 		if (ret)
 			return ret;
-		n += snprintf(line + n, n < len ? len - n : 0, "%s%s", nr++ ? ", " : "", k->fn);
 	}
 	return nr;
+}
+
+/* iosb_fs_tracepoints - the filesystem's tracepoints this kernel has, named in *tp; 0 or -errno */
+static int iosb_fs_tracepoints(struct iotap_ctx *ctx, bool ext4_sync, char **tp)
+{
+	struct iosb_state *st = ctx->state;
+	int ret = 0;
+
+	if (ext4_sync &&
+	    !(ret = iosb_use(ctx, "ext4", "ext4_sync_file_enter", iosb_on_sync_enter,
+			     &st->f_sync_dev, "dev")) &&
+	    !(ret = iosb_use(ctx, "ext4", "ext4_sync_file_exit", iosb_on_sync_exit, NULL, NULL)))
+		ret = iosb_cat(tp, "ext4:ext4_sync_file_enter/exit");
+	if (ret && ret != -ENOENT)
+		return ret;
+	/* iomap serves direct I/O for ext4 and xfs alike. */
+	if (!(ret = iosb_use(ctx, "iomap", "iomap_dio_rw_begin", iosb_on_dio_begin, &st->f_dev, "dev")) &&
+	    !(ret = iosb_use(ctx, "iomap", "iomap_dio_complete", iosb_on_dio_complete, &st->f_flags,
+			     "ki_flags")))
+		ret = iosb_cat(tp, *tp ? ", iomap:iomap_dio_rw_begin/iomap_dio_complete" :
+			       "iomap:iomap_dio_rw_begin/iomap_dio_complete");
+	if (ret && ret != -ENOENT)
+		return ret;
+	if (!(ret = iosb_use(ctx, "filemap", "mm_filemap_add_to_page_cache", iosb_on_pagecache,
+			     &st->f_sdev, "s_dev")))
+		ret = iosb_cat(tp, *tp ? ", filemap:mm_filemap_add_to_page_cache (page-cache misses)" :
+			       "filemap:mm_filemap_add_to_page_cache (page-cache misses)");
+	return ret == -ENOENT ? 0 : ret;
 }
 
 /* iosb_fs_init - the filesystem's kprobe pairs where the kernel has kprobes, and its tracepoints */
 static int iosb_fs_init(struct iotap_ctx *ctx, bool ext4, bool xfs, bool kprobes)
 {
 	struct iosb_state *st = ctx->state;
-	char *line = st->lines[IOSB_FS], kp[192] = "", tp[192] = "";
-	size_t n = 0;
-	int ret, nr_kp = 0;
+	char *kp = NULL, *tp = NULL;
+	int ret = 0, nr_kp = 0;
 
-	if (kprobes) {
+	if (kprobes)
 		nr_kp = iosb_kprobes_use(ctx, IOSB_FS, ext4, xfs, iosb_on_kentry, iosb_on_kreturn,
-					 kp, sizeof(kp));
-		if (nr_kp < 0)
-			return nr_kp;
-	}
+					 &kp);
 	/* A kprobe on ext4_sync_file times what the tracepoint pair would: not both. */
-	if (ext4 && !strstr(kp, "ext4_sync_file") &&
-	    !(ret = iosb_use(ctx, "ext4", "ext4_sync_file_enter", iosb_on_sync_enter,
-			     &st->f_sync_dev, "dev")) &&
-	    !(ret = iosb_use(ctx, "ext4", "ext4_sync_file_exit", iosb_on_sync_exit, NULL, NULL)))
-		n += snprintf(tp + n, sizeof(tp) - n, "ext4:ext4_sync_file_enter/exit, ");
-	else if (ext4 && !strstr(kp, "ext4_sync_file") && ret != -ENOENT)
-		return ret;
-	/* iomap serves direct I/O for ext4 and xfs alike. */
-	if (!(ret = iosb_use(ctx, "iomap", "iomap_dio_rw_begin", iosb_on_dio_begin, &st->f_dev, "dev")) &&
-	    !(ret = iosb_use(ctx, "iomap", "iomap_dio_complete", iosb_on_dio_complete, &st->f_flags,
-			     "ki_flags")))
-		n += snprintf(tp + n, sizeof(tp) - n, "iomap:iomap_dio_rw_begin/iomap_dio_complete, ");
-	else if (ret != -ENOENT)
-		return ret;
-	if (!(ret = iosb_use(ctx, "filemap", "mm_filemap_add_to_page_cache", iosb_on_pagecache,
-			     &st->f_sdev, "s_dev")))
-		n += snprintf(tp + n, sizeof(tp) - n, "filemap:mm_filemap_add_to_page_cache (page-cache misses), ");
-	else if (ret != -ENOENT)
-		return ret;
-	if (n)
-		tp[n - 2] = 0;
-	if (!nr_kp && !n)
-		snprintf(line, 256, "fs: not offered: no kprobes, and none of the ext4, iomap and filemap tracepoints");
-	else
-		snprintf(line, 256, "fs: %s%s%s%s%s", nr_kp ? "kprobe/kretprobe pairs on " : "", kp,
-			 nr_kp && n ? "; " : "", tp, n ? " tracepoints" : "");
-	return 0;
+	if (nr_kp >= 0)
+		ret = iosb_fs_tracepoints(ctx, ext4 && !(kp && strstr(kp, "ext4_sync_file")), &tp);
+	if (nr_kp < 0)
+		ret = nr_kp;
+	else if (!ret && !nr_kp && !tp)
+		ret = iosb_line(st, IOSB_FS, "fs: not offered: no kprobes, and none of the ext4, iomap and filemap tracepoints");
+	else if (!ret)
+		ret = iosb_line(st, IOSB_FS, "fs: %s%s%s%s%s", nr_kp ? "kprobe/kretprobe pairs on " : "",
+				kp ? kp : "", nr_kp && tp ? "; " : "", tp ? tp : "",
+				tp ? " tracepoints" : "");
+	free(kp);
+	free(tp);
+	return ret;
 }
 
 /* iosb_vfs_init - kprobe pairs on vfs_*, or the reason there are none */
 static int iosb_vfs_init(struct iotap_ctx *ctx, bool kprobes)
 {
 	struct iosb_state *st = ctx->state;
-	char *line = st->lines[IOSB_VFS], fns[192] = "";
-	int nr;
+	char *fns = NULL;
+	int nr, ret;
 
-	if (!kprobes) {
-		snprintf(line, 256, "vfs: not offered: no kprobes (none in this kernel, or none recorded), and no tracepoint marks vfs_read/vfs_write");
-		return 0;
-	}
-	nr = iosb_kprobes_use(ctx, IOSB_VFS, true, true, iosb_on_kentry, iosb_on_kreturn, fns,
-			      sizeof(fns));
+	if (!kprobes)
+		return iosb_line(st, IOSB_VFS, "vfs: not offered: no kprobes (none in this kernel, or none recorded), and no tracepoint marks vfs_read/vfs_write");
+	nr = iosb_kprobes_use(ctx, IOSB_VFS, true, true, iosb_on_kentry, iosb_on_kreturn, &fns);
 	if (nr < 0)
-		return nr;
-	if (nr)
-		snprintf(line, 256, "vfs: kprobe/kretprobe pairs on %s", fns);
+		ret = nr;
+	else if (nr)
+		ret = iosb_line(st, IOSB_VFS, "vfs: kprobe/kretprobe pairs on %s", fns);
 	else
-		snprintf(line, 256, "vfs: not offered: no vfs_* function can be probed (not in available_filter_functions, or not recorded)");
-	return 0;
+		ret = iosb_line(st, IOSB_VFS, "vfs: not offered: no vfs_* function can be probed (not in available_filter_functions, or not recorded)");
+	free(fns);
+	return ret;
 }
 
 /* iosb_has_kprobes - whether any of the functions can be timed by kprobes here (or was recorded) */
@@ -634,13 +652,17 @@ static int iosb_init(struct iotap_ctx *ctx)
 		}
 		st->has_dev = true;
 	}
+	st->fsin = pairtab_alloc();
+	if (!st->fsin)
+		return -ENOMEM;
 	/* Attribution needs the syscalls and the block layer whichever layers are shown. */
 	ret = systrack_create(&st->sys, ctx, &scfg);
 	if (ret)
 		return ret;
-	snprintf(st->lines[IOSB_SYSCALL], 256,
-		 "syscall: syscalls:sys_enter_*/sys_exit_* tracepoints%s",
-		 st->layer[IOSB_SYSCALL] ? "" : " (attribution only)");
+	ret = iosb_line(st, IOSB_SYSCALL, "syscall: syscalls:sys_enter_*/sys_exit_* tracepoints%s",
+			st->layer[IOSB_SYSCALL] ? "" : " (attribution only)");
+	if (ret)
+		return ret;
 	kprobes = iosb_has_kprobes(ctx);
 	if (st->layer[IOSB_VFS]) {
 		ret = iosb_vfs_init(ctx, kprobes);
@@ -673,11 +695,10 @@ static int iosb_init(struct iotap_ctx *ctx)
 		if (!st->bios)
 			return -ENOMEM;
 	}
-	snprintf(st->lines[IOSB_BLK], 256, "blk: block:%s/block_rq_issue/block_rq_complete tracepoints (%s)%s",
-		 has_io_start ? "block_io_start" : blktrack_has_start(st->bt) ? "block_rq_insert" : "",
-		 p->queued ? "from creation, -Q" : "device time",
-		 st->bios ? "; requests matched to syscalls by their first bio (block_bio_queue)" : "");
-	return 0;
+	return iosb_line(st, IOSB_BLK, "blk: block:%s/block_rq_issue/block_rq_complete tracepoints (%s)%s",
+			 has_io_start ? "block_io_start" : blktrack_has_start(st->bt) ? "block_rq_insert" : "",
+			 p->queued ? "from creation, -Q" : "device time",
+			 st->bios ? "; requests matched to syscalls by their first bio (block_bio_queue)" : "");
 }
 
 /* iosb_start - which source each layer has, once tracing runs (over a recording too: what
@@ -774,6 +795,27 @@ static int iosb_op_cmp(const void *a, const void *b)
 	return strcmp(a, b);
 }
 
+/*
+ * iosb_warn_stats - at the end, what was left untimed or unattributed: a
+ * bound that bit is a warning, the rest (functions entered before tracing
+ * began, or begun again before they returned, as asynchronous direct I/O
+ * does) is said with --verbose
+ */
+static void iosb_warn_stats(struct iotap_ctx *ctx)
+{
+	struct iosb_state *st = ctx->state;
+	const struct pairtab_stats *ps = pairtab_stats(st->fsin);
+	const struct reqtab_stats *bs = st->bios ? reqtab_stats(st->bios) : NULL;
+
+	if (bs && (bs->evicted_age || bs->evicted_full))
+		iotap_warn(ctx, "%llu bios queued in syscalls waited over 60 s for their request or overflowed the table of bios: those requests were not attributed",
+			   (unsigned long long)(bs->evicted_age + bs->evicted_full));
+	if (iotap_verbose(ctx))
+		iotap_info(ctx, "vfs and fs functions: %llu timed; not timed: %llu returns whose entry was not seen (entered before tracing began), %llu entries begun again before they returned, %zu not returned yet",
+			   (unsigned long long)ps->paired, (unsigned long long)ps->unmatched_exits,
+			   (unsigned long long)ps->replaced, pairtab_pending(st->fsin));
+}
+
 /* iosb_report - histograms per operation, totals, then the attribution; then reset */
 static int iosb_report(struct iotap_ctx *ctx)
 {
@@ -810,8 +852,10 @@ static int iosb_report(struct iotap_ctx *ctx)
 			fprintf(ctx->out, "%s, %llu\n", st->ops[i].name, (unsigned long long)st->ops[i].ns);
 		iosb_print_attribution(ctx);
 	}
-	if (ctx->final)
+	if (ctx->final) {
 		blktrack_warn_stats(st->bt, ctx);
+		iosb_warn_stats(ctx);
+	}
 	hist_set_reset(&st->hs);
 	st->nr_ops = 0;
 	st->nr_sys = 0;
@@ -829,7 +873,9 @@ static void iosb_fini(struct iotap_ctx *ctx)
 	blktrack_free(st->bt);
 	reqtab_free(st->bios);
 	hist_set_release(&st->hs);
-	free(st->fsin);
+	pairtab_free(st->fsin);
+	for (int i = 0; i < IOSB_NR_LAYERS; i++)
+		free(st->lines[i]);
 	free(st->ops);
 	free(st->sysrow);
 	free(st->out);

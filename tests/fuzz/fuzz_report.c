@@ -27,6 +27,7 @@
 #include "log.h"
 #include "opt.h"
 #include "source-recording.h"
+#include "stacks.h"
 
 /* pack_sections - write type/length/bytes entries as a real recording; its image, or NULL */
 static uint8_t *pack_sections(const uint8_t *data, size_t size, size_t *out_len)
@@ -87,8 +88,9 @@ static void run_tool(const uint8_t *img, size_t len, FILE *out, int argc, char *
 	struct session s;
 	char err[256];
 
-	if (!params || opt_parse(tool, argc, argv, params, &so, &ca, err, sizeof(err)))
+	if (!params || opt_parse(&tool->cmd, argc, argv, params, &so, &ca, err, sizeof(err)))
 		abort();
+	session_stacks_set(stacks_session_want);
 	if (!session_init(&s, tool, params, &so)) {
 		s.ctx.out = out;
 		session_run(&s, 0, 0, 0);

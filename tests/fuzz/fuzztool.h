@@ -9,6 +9,7 @@
 
 #include "opt.h"
 #include "session.h"
+#include "stacks.h"
 
 /*
  * fuzz_run_tool - argv's tool over the image, its output to out; aborts (a finding)
@@ -24,8 +25,9 @@ static inline void fuzz_run_tool(const struct source_ops *want, const uint8_t *i
 	struct session s;
 	char err[256];
 
-	if (!params || opt_parse(tool, argc, argv, params, &so, &ca, err, sizeof(err)))
+	if (!params || opt_parse(&tool->cmd, argc, argv, params, &so, &ca, err, sizeof(err)))
 		abort();
+	session_stacks_set(stacks_session_want);
 	if (!session_init(&s, tool, params, &so)) {
 		if (s.src != want)
 			abort();

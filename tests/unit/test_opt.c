@@ -14,20 +14,23 @@
 #include "recorder.h"
 #include "source-recording.h"
 
-/* capture - run a printer for a tool into a string */
-static char *capture(void (*fn)(const struct tool *, FILE *), const struct tool *t)
+/* capture - a command's --help text (man: its man page, with tool's events) as a string */
+static char *capture(const struct cmd_spec *c, const struct tool *tool, bool man)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	fn(t, f);
+	if (man)
+		opt_man(c, tool, f);
+	else
+		opt_help(c, f);
 	fclose(f);
 	return buf;
 }
 
 /* check_table - each option has help, unique names, and appears in help and man */
-static void check_table(const struct tool *t, const struct opt *opts, const char *help,
+static void check_table(const struct cmd_spec *c, const struct opt *opts, const char *help,
 			const char *man)
 {
 	for (const struct opt *o = opts; o->short_name || o->long_name; o++) {
@@ -62,7 +65,7 @@ static void check_table(const struct tool *t, const struct opt *opts, const char
 static void test_documented(void **state)
 {
 	for (const struct tool *const *t = iotap_tools; *t; t++) {
-		char *help = capture(opt_help, *t), *man = capture(opt_man, *t);
+		char *help = capture(&(*t)->cmd, *t, false), *man = capture(&(*t)->cmd, *t, true);
 
 		assert_non_null((*t)->summary);
 		assert_non_null((*t)->description);
@@ -70,8 +73,8 @@ static void test_documented(void **state)
 		assert_non_null((*t)->events);
 		assert_non_null(strstr(man, ".SH NAME"));
 		assert_non_null(strstr(man, ".SH EXAMPLES"));
-		check_table(*t, (*t)->opts, help, man);
-		check_table(*t, common_opts, help, man);
+		check_table(&(*t)->cmd, (*t)->opts, help, man);
+		check_table(&(*t)->cmd, common_opts, help, man);
 		assert_ptr_equal(tool_find((*t)->name), *t);
 		free(help);
 		free(man);
@@ -81,11 +84,11 @@ static void test_documented(void **state)
 /* test_commands_documented - record and report are documented from their tables too */
 static void test_commands_documented(void **state)
 {
-	const struct tool *cmds[] = { &cmd_record, &cmd_report };
+	const struct cmd_spec *cmds[] = { &cmd_record, &cmd_report };
 
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		const struct tool *t = cmds[i];
-		char *help = capture(opt_help, t), *man = capture(opt_man, t);
+		const struct cmd_spec *t = cmds[i];
+		char *help = capture(t, NULL, false), *man = capture(t, NULL, true);
 
 		assert_non_null(t->description);
 		assert_non_null(t->examples);
@@ -99,7 +102,7 @@ static void test_commands_documented(void **state)
 		free(man);
 	}
 	{
-		char *help = capture(opt_help, &cmd_record);
+		char *help = capture(&cmd_record, NULL, false);
 
 		assert_null(strstr(help, "--input"));
 		free(help);
@@ -148,7 +151,7 @@ static int parse(const char *tool, void *params, struct cli_args *ca, char *err,
 	va_end(ap);
 	argv[argc] = NULL;
 	err[0] = 0;
-	return opt_parse(tool_find(tool), argc, argv, params, &so, ca, err, 256);
+	return opt_parse(&tool_find(tool)->cmd, argc, argv, params, &so, ca, err, 256);
 }
 
 /* test_parse_errors - one clear message for each kind of bad input */

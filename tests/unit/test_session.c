@@ -167,7 +167,7 @@ static void test_three_tools(void **state)
 		int argc = args[i][1] ? 2 : 1;
 
 		params[i] = calloc(1, t->params_size);
-		assert_int_equal(opt_parse(t, argc, (char **)args[i], params[i], &so, &ca, err,
+		assert_int_equal(opt_parse(&t->cmd, argc, (char **)args[i], params[i], &so, &ca, err,
 					   sizeof(err)), 0);
 		out[i] = open_memstream(&shared[i], &outlen[i]);
 		assert_non_null(session_tool_add(&s, t, params[i], out[i]));

@@ -232,16 +232,16 @@ static void test_dash_alias(void **state)
 
 	assert_non_null(t);
 	params = calloc(1, t->params_size);
-	assert_int_equal(opt_parse(t, 4, argv, params, &so, &ca, err, sizeof(err)), 0);
+	assert_int_equal(opt_parse(&t->cmd, 4, argv, params, &so, &ca, err, sizeof(err)), 0);
 	assert_int_equal(*(const int *)opt_offset_ptr(t, params, "io"), 2);
 	assert_true(*(const bool *)opt_offset_ptr(t, params, "kernel-stack"));
 	assert_ptr_equal(argv[2], a2);
 	memset(params, 0, t->params_size);
-	assert_int_equal(opt_parse(t, 2, argv2, params, &so, &ca, err, sizeof(err)), 0);
+	assert_int_equal(opt_parse(&t->cmd, 2, argv2, params, &so, &ca, err, sizeof(err)), 0);
 	assert_int_equal(*(const int *)opt_offset_ptr(t, params, "io"), 1);
 	assert_ptr_equal(argv2[1], a4);
 	a3[0] = 'x';
-	assert_int_equal(opt_parse(t, 4, argv, params, &so, &ca, err, sizeof(err)), -EINVAL);
+	assert_int_equal(opt_parse(&t->cmd, 4, argv, params, &so, &ca, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "invalid --io 'x': expected one of rw|r|w");
 	assert_ptr_equal(argv[2], a2);
 	free(params);
@@ -261,12 +261,12 @@ static void test_call_graph_option(void **state)
 
 	assert_non_null(t);
 	params = calloc(1, t->params_size);
-	assert_int_equal(opt_parse(t, 5, argv, params, &so, &ca, err, sizeof(err)), 0);
+	assert_int_equal(opt_parse(&t->cmd, 5, argv, params, &so, &ca, err, sizeof(err)), 0);
 	assert_int_equal(so.call_graph, STACK_CG_DWARF);
 	assert_string_equal(so.symfs, "/");
 	/* A directory that is not there is refused when parsed, not ignored. */
 	argv[4] = a5;
-	assert_int_equal(opt_parse(t, 5, argv, params, &so, &ca, err, sizeof(err)), -EINVAL);
+	assert_int_equal(opt_parse(&t->cmd, 5, argv, params, &so, &ca, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "invalid --symfs '/nonexistent': No such file or directory");
 	free(params);
 }

@@ -12,6 +12,7 @@
 
 #include "opt.h"
 #include "session.h"
+#include "stacks.h"
 #include "testlib.h"
 
 char testlib_log[4096];
@@ -193,6 +194,7 @@ int testlib_session_run(const struct tool *tool, void *params, const struct sess
 		ca = &none;
 	f = open_memstream(out, &outlen);
 	assert_non_null(f);
+	session_stacks_set(stacks_session_want);
 	ret = session_init(&s, tool, params, so);
 	s.ctx.out = f;
 	if (!ret)
@@ -209,6 +211,7 @@ struct session *testlib_session_new(const struct tool *tool, void *params, uint6
 
 	assert_non_null(s);
 	s->src = &testlib_source;
+	s->host = &host_none;
 	s->ctx.sess = s;
 	s->opts.max_stack = max_stack;
 	if (tool)
@@ -246,7 +249,7 @@ int testlib_tool_run(const uint8_t *buf, size_t len, const char *path, char **ou
 	va_end(ap);
 	argv[argc] = NULL;
 	params = calloc(1, tool->params_size);
-	assert_int_equal(opt_parse(tool, argc, argv, params, &so, &ca, err, sizeof(err)), 0);
+	assert_int_equal(opt_parse(&tool->cmd, argc, argv, params, &so, &ca, err, sizeof(err)), 0);
 	ret = testlib_session_run(tool, params, &so, &ca, out);
 	free(params);
 	return ret;

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_HOST_H
+#define IOTAP_HOST_H
+
+/*
+ * Facts about the host a session's events come from, apart from the events
+ * themselves (the stream, source.h): process names and descriptors, kernel
+ * symbols and process mappings, load averages, cgroups, how a tool's banner
+ * is shown. Every source provides a table of them beside its stream
+ * operations (source_ops.host): the live source asks the running system
+ * (/proc, /proc/kallsyms, the cgroup v2 mount: host-live.c), a file source
+ * reads the sections the file holds. Every operation may be NULL where the
+ * source does not know the fact; its callers (tool-api.c, stacks.c) then
+ * answer as documented in iotap.h. A fact is asked while the session runs:
+ * the source's private state (s->src_priv) is there to answer it.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iotap.h"
+
+struct session;
+struct recording_info;
+struct ksyms;
+struct usyms;
+
+/* A task (tid) was in the cgroup v2 at path from stream time t on. */
+typedef void (*cgroup_task_fn)(void *arg, uint32_t tid, const char *path, uint64_t t);
+
+struct host_ops {
+	/* The name of a process no COMM record named, or NULL when unknown. */
+	const char *(*comm)(struct session *s, uint32_t pid);
+	/*
+	 * 0 when a PID option may name pid here, -ESRCH when no such process runs,
+	 * -EINVAL (logged) when pid is a thread of another process.
+	 */
+	int (*pid_check)(struct session *s, int pid);
+	/* Every process's open descriptors when tracing began (a recording's FDTB); -EINVAL damaged. */
+	int (*fds_initial)(struct session *s, iotap_fd_fn fn, void *arg);
+	/* What pid's fd names now (/proc/PID/fd); -ENOENT when not known. */
+	int (*fd_path)(struct session *s, uint32_t pid, int fd, char *buf, size_t len);
+	/* How fds_initial and fd_path know descriptors' names, for a banner; NULL: they do not. */
+	const char *fd_names;
+	/* Begin loading kernel symbols in the background (a tool takes stacks). */
+	void (*ksyms_prefetch)(struct session *s);
+	/* Kernel symbols (the caller owns them), or NULL after a warning saying why. */
+	struct ksyms *(*ksyms_load)(struct session *s);
+	/* The executable mappings of the processes that ran when tracing began, into us. */
+	int (*maps_load)(struct session *s, struct usyms *us);
+	/* The load averages text ("0.10 0.20 0.30 1/100 42"); -ENODATA when unknown. */
+	int (*loadavg)(struct session *s, char *buf, size_t len);
+	/* The hierarchy path ("/a/b") a --cgroup argument names; logs why not (live: no such cgroup). */
+	int (*cgroup_path)(struct session *s, const char *arg, char *path, size_t len);
+	/* Every task's cgroup v2 path when tracing began, one fn call each; -EINVAL damaged. */
+	int (*cgroup_tasks)(struct session *s, cgroup_task_fn fn, void *arg);
+	/* A tool's banner, where events are traced as they happen: on ctx->out, or the log with data_out. */
+	void (*announce)(struct session *s, struct iotap_ctx *ctx, const char *banner);
+	/*
+	 * A file source: read it all and describe where and how it was written
+	 * (report --info); the strings live as long as the session. Logs why not.
+	 */
+	int (*info)(struct session *s, struct recording_info *info);
+};
+
+/* The table of a source that knows no host facts. */
+extern const struct host_ops host_none;
+
+#endif

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* host-live.c - facts about the running system, for the live source: /proc, kallsyms, cgroups */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "fdtab.h"
+#include "ksyms.h"
+#include "live.h"
+#include "log.h"
+#include "session.h"
+#include "tgidmap.h"
+#include "usyms.h"
+
+/* host_live_comm - a process name from /proc, for a pid no COMM record named */
+static const char *host_live_comm(struct session *s, uint32_t pid)
+{
+	char path[64], buf[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	if (fgets(buf, sizeof(buf), f))
+		buf[strcspn(buf, "\n")] = 0;
+	fclose(f);
+	session_comm_cache(s, pid, buf);
+	return session_comm_cached(s, pid);
+}
+
+/* host_live_comms_warm - every running process's name now, as a recording's COMM section has them */
+void host_live_comms_warm(struct session *s)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	/* Events are read a moment after they happen: a short-lived process is gone by then. */
+	while (d && (de = readdir(d))) {
+		char *end;
+		unsigned long pid = strtoul(de->d_name, &end, 10);
+
+		if (!*end && end != de->d_name && pid <= UINT32_MAX && !session_comm_cached(s, pid))
+			host_live_comm(s, (uint32_t)pid);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* host_live_fd_path - what a descriptor names now, from /proc */
+static int host_live_fd_path(struct session *s, uint32_t pid, int fd, char *buf, size_t len)
+{
+	return fdtab_proc_path(pid, fd, buf, len);
+}
+
+/* host_live_pid_check - a PID option must name a running process; a thread's id is refused, logged */
+static int host_live_pid_check(struct session *s, int pid)
+{
+	struct tgidmap *m;
+	uint32_t tgid;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	if (access(path, F_OK))
+		return -ESRCH;
+	/* /proc/TID opens for any thread too: the filters match processes, all their threads. */
+	m = tgidmap_alloc();
+	if (!m)
+		return -ENOMEM;
+	tgid = tgidmap_of(m, (uint32_t)pid);
+	tgidmap_free(m);
+	if (tgid != (uint32_t)pid) {
+		log_msg(LOG_ERR, "%d is a thread of process %u: give the process ID, which covers all its threads",
+			pid, tgid);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* host_live_ksyms_load - /proc/kallsyms */
+static struct ksyms *host_live_ksyms_load(struct session *s)
+{
+	struct ksyms *ks = ksyms_load(NULL);
+
+	if (!ks || !ksyms_count(ks))
+		log_msg(LOG_WARN, "no kernel symbols in /proc/kallsyms (%s): kernel frames print as addresses",
+			ks ? "addresses hidden by kernel.kptr_restrict" : strerror(errno));
+	return ks;
+}
+
+/* host_live_maps_load - the mappings of every process running now (called once tracing runs) */
+static int host_live_maps_load(struct session *s, struct usyms *us)
+{
+	struct dirent *de;
+	DIR *d;
+
+	/* After enabling, so a process that maps or execs meanwhile is in the side-band too. */
+	d = opendir("/proc");
+	if (!d) {
+		log_msg(LOG_WARN, "cannot list /proc: %s: user frames of running processes stay unknown",
+			strerror(errno));
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		char *end;
+		unsigned long pid = strtoul(de->d_name, &end, 10);
+
+		if (*end || !pid || pid > UINT32_MAX)
+			continue;
+		usyms_maps_read(us, (uint32_t)pid);
+	}
+	closedir(d);
+	return 0;
+}
+
+/* host_live_loadavg - /proc/loadavg */
+static int host_live_loadavg(struct session *s, char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/loadavg", "re");
+	int ret = 0;
+
+	if (!f)
+		return -ENODATA;
+	if (!fgets(buf, (int)len, f))
+		ret = -ENODATA;
+	fclose(f);
+	if (!ret)
+		buf[strcspn(buf, "\n")] = 0;
+	return ret;
+}
+
+/* host_live_announce - the banner, BCC style: on stdout, or the log when stdout carries data */
+static void host_live_announce(struct session *s, struct iotap_ctx *ctx, const char *banner)
+{
+	if (ctx->data_out) {
+		log_msg(LOG_INFO, "%s", banner);
+	} else {
+		fprintf(ctx->out, "%s\n", banner);
+		fflush(ctx->out);
+	}
+}
+
+/* host_live_cgroup_path - --cgroup names a cgroup v2 directory of this machine */
+static int host_live_cgroup_path(struct session *s, const char *arg, char *path, size_t len)
+{
+	return cgroup_path_here(arg, path, len);
+}
+
+/* host_live_cgroup_tasks - every task's cgroup now, from /proc */
+static int host_live_cgroup_tasks(struct session *s, cgroup_task_fn fn, void *arg)
+{
+	return cgroup_tasks_proc(fn, arg);
+}
+
+const struct host_ops host_live = {
+	.comm = host_live_comm,
+	.pid_check = host_live_pid_check,
+	.fd_path = host_live_fd_path,
+	.fd_names = "/proc/PID/fd at first sight",
+	.ksyms_load = host_live_ksyms_load,
+	.maps_load = host_live_maps_load,
+	.loadavg = host_live_loadavg,
+	.cgroup_path = host_live_cgroup_path,
+	.cgroup_tasks = host_live_cgroup_tasks,
+	.announce = host_live_announce,
+};
