@@ -422,6 +422,66 @@ static int exporter_cmd_flush(struct exporter_state *st, struct exporter_cmd *c)
 	return ret;
 }
 
+/* exporter_forget - a block disk is gone: drop its series, here and in the metrics */
+static void exporter_forget(struct exporter_state *st, const char *disk)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < st->nr; i++) {
+		if (strcmp(st->s[i].disk, disk)) {
+			st->s[kept++] = st->s[i];
+			continue;
+		}
+		hist_release(&st->s[i].lat);
+		hist_release(&st->s[i].queue);
+		hist_release(&st->s[i].size);
+	}
+	st->nr = kept;
+	kept = 0;
+	for (size_t i = 0; i < st->nr_e; i++)
+		if (strcmp(st->e[i].disk, disk))
+			st->e[kept++] = st->e[i];
+	st->nr_e = kept;
+	prom_drop(st->prom, "disk", disk);
+}
+
+/*
+ * exporter_gone - drop the series of disks and devices that have gone (checked every
+ * interval): a removed disk's series would otherwise be served forever
+ */
+static void exporter_gone(struct iotap_ctx *ctx)
+{
+	struct exporter_state *st = ctx->state;
+	char path[96];
+	size_t kept = 0;
+
+	for (size_t i = 0; i < st->nr_devs;) {
+		uint32_t dev = st->devs[i];
+
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", BLOCK_DEV_MAJOR(dev),
+			 BLOCK_DEV_MINOR(dev));
+		if (!iotap_device_gone(ctx, path)) {
+			i++;
+			continue;
+		}
+		exporter_forget(st, iotap_disk_name(ctx, dev));
+		st->devs[i] = st->devs[--st->nr_devs];
+	}
+	for (size_t i = 0; i < st->nr_c; i++) {
+		struct exporter_cmd *c = &st->c[i];
+
+		snprintf(path, sizeof(path), "/sys/%s/%s", c->scsi ? "bus/scsi/devices" :
+			 c->op == EXPORTER_OP_ADMIN ? "class/nvme" : "class/block", c->dev);
+		if (!strcmp(c->dev, "other") || !iotap_device_gone(ctx, path)) {
+			st->c[kept++] = *c;
+			continue;
+		}
+		prom_drop(st->prom, c->scsi ? "device" : "disk", c->dev);
+		hist_release(&c->lat);
+	}
+	st->nr_c = kept;
+}
+
 /* exporter_proc - this process's resident and virtual size in bytes, from /proc/self/statm */
 static int exporter_proc(double *rss, double *vsz)
 {
@@ -541,8 +601,10 @@ static int exporter_snapshot(struct iotap_ctx *ctx)
 				       labels, (double)e->n);
 		e->n = 0;
 	}
-	if (!ret)
+	if (!ret) {
+		exporter_gone(ctx);
 		ret = exporter_health(ctx);
+	}
 	if (ret)
 		return ret;
 	if (st->httpd) {
@@ -726,6 +788,9 @@ const struct tool tool_exporter = {
 		"(1 second by default) and served from a thread of its own, so scrapes never wait "
 		"on tracing nor tracing on scrapes. Disks that appear later get series of their "
 		"own under their name, up to 64; I/O on further disks counts as disk=\"other\". "
+		"A disk or device that goes away (its /sys/dev/block entry, or a size of 0: a "
+		"detached loop device) loses its series at the next interval; should it come "
+		"back, they start again from zero. "
 		"Only GET and HEAD of /metrics and / are answered (404 and 405 otherwise); at most "
 		"32 connections, 8 KiB of request headers and 10 idle seconds each. "
 		"md and dm devices, which complete bios rather than requests, have no series. "
