@@ -14,6 +14,17 @@ struct pending {
 	uint32_t size;
 };
 
+/*
+ * A burst (a reader that fell behind drains a full ring in one round) grows
+ * the buffers to megabytes. Past these sizes, a buffer or queue that its
+ * later rounds fill to a quarter at most is halved, so a long-running tracer
+ * gives the memory back instead of keeping the largest burst it ever saw.
+ * realloc, never free and malloc: a large block stays mmapped, and shrinking
+ * it returns its pages to the kernel.
+ */
+#define MERGE_BUF_KEEP (1u << 20)
+#define MERGE_Q_KEEP 16384
+
 struct roundbuf {
 	char *data;
 	size_t len, cap;
@@ -53,13 +64,19 @@ void merge_free(struct merge *m)
 	free(m);
 }
 
-/* merge_buf_pick - the round buffer to copy into, recycling empty ones */
+/* merge_buf_pick - the round buffer to copy into, recycling empty ones (halved after a burst) */
 static struct roundbuf *merge_buf_pick(struct merge *m)
 {
 	struct roundbuf *b = &m->bufs[m->cur];
+	char *d;
 
-	if (b->live == 0)
-		b->len = 0;
+	if (b->live)
+		return b;
+	if (b->cap > MERGE_BUF_KEEP && b->len <= b->cap / 4 && (d = realloc(b->data, b->cap / 2))) {
+		b->data = d;
+		b->cap /= 2;
+	}
+	b->len = 0;
 	return b;
 }
 
@@ -138,11 +155,11 @@ static int merge_runs(struct merge *m)
 	struct pending *src = m->q, *dst;
 
 	if (m->tmp_cap < m->nr) {
-		free(m->tmp);
-		m->tmp = malloc(m->cap * sizeof(*m->tmp));
-		m->tmp_cap = m->tmp ? m->cap : 0;
-		if (!m->tmp)
+		dst = realloc(m->tmp, m->cap * sizeof(*m->tmp));
+		if (!dst)
 			return -ENOMEM;
+		m->tmp = dst;
+		m->tmp_cap = m->cap;
 	}
 	dst = m->tmp;
 	for (;;) {
@@ -213,6 +230,25 @@ int merge_flush(struct merge *m, uint64_t limit, merge_emit_fn emit, void *arg)
 	return ret;
 }
 
+/* merge_queue_shrink - halve the queue and merge_sort's other half after a burst */
+static void merge_queue_shrink(struct merge *m)
+{
+	size_t cap = m->cap / 2;
+	struct pending *q = realloc(m->q, cap * sizeof(*q));
+
+	if (!q)
+		return;
+	m->q = q;
+	m->cap = cap;
+	if (m->tmp_cap <= cap)
+		return;
+	q = realloc(m->tmp, cap * sizeof(*q));
+	if (q) {
+		m->tmp = q;
+		m->tmp_cap = cap;
+	}
+}
+
 /* merge_round_end - close a round: emit what the previous round made safe, up to horizon */
 int merge_round_end(struct merge *m, uint64_t horizon, merge_emit_fn emit, void *arg)
 {
@@ -221,6 +257,8 @@ int merge_round_end(struct merge *m, uint64_t horizon, merge_emit_fn emit, void 
 
 	m->prev_max = m->round_max;
 	ret = merge_flush(m, limit, emit, arg);
+	if (m->cap > MERGE_Q_KEEP && m->nr <= m->cap / 4)
+		merge_queue_shrink(m);
 	/*
 	 * Rotate among three buffers: records of round N are all emitted by the
 	 * end of round N+1 unless a flush limit held them, in which case the

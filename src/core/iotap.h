@@ -200,6 +200,12 @@ int iotap_disk_partition(struct iotap_ctx *ctx, uint32_t dev, uint32_t *disk, ui
 			 uint64_t *nr_sectors);
 const char *iotap_disk_name(struct iotap_ctx *ctx, uint32_t dev);
 const char *iotap_disk_sched(struct iotap_ctx *ctx, uint32_t dev);
+/*
+ * Live: whether the device at sysfs path (/sys/dev/block/7:5, /sys/class/nvme/nvme0) has
+ * gone from the system, or holds no medium (its size attribute says 0: a detached loop
+ * device). Never over a recording, whose devices stay as recorded.
+ */
+bool iotap_device_gone(struct iotap_ctx *ctx, const char *sysfs);
 int iotap_pid_check(struct iotap_ctx *ctx, int pid);
 const char *iotap_comm(struct iotap_ctx *ctx, uint32_t pid);
 

@@ -3,9 +3,11 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cgroup.h"
 #include "log.h"
@@ -437,6 +439,27 @@ const char *iotap_disk_name(struct iotap_ctx *ctx, uint32_t dev)
 	if (disk_table_add(&s->disks, dev, name, ""))
 		return "?";
 	return s->disks.d[s->disks.nr - 1].name;
+}
+
+/* iotap_device_gone - see iotap.h */
+bool iotap_device_gone(struct iotap_ctx *ctx, const char *sysfs)
+{
+	struct session *s = ctx->sess;
+	unsigned long long size;
+	char path[256];
+	FILE *f;
+	int n;
+
+	if (s->opts.input || s->opts.input_buf)
+		return false;
+	if (snprintf(path, sizeof(path), "%s/size", sysfs) >= (int)sizeof(path))
+		return false;
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT && access(sysfs, F_OK) && errno == ENOENT;
+	n = fscanf(f, "%llu", &size);
+	fclose(f);
+	return n == 1 && !size;
 }
 
 /* iotap_disk_sched - the I/O scheduler of a disk, "" when unknown */

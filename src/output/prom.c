@@ -242,6 +242,41 @@ int prom_gauge_set(struct prom *p, const char *metric, const char *help, const c
 	return 0;
 }
 
+/* prom_has_label - whether the label list has label (name="value", escaped) as one of its own */
+static bool prom_has_label(const char *labels, const char *label)
+{
+	size_t len = strlen(label);
+
+	for (const char *at = labels; (at = strstr(at, label)); at++)
+		if ((at == labels || at[-1] == ',') && (at[len] == ',' || !at[len]))
+			return true;
+	return false;
+}
+
+/* prom_drop - see prom.h */
+size_t prom_drop(struct prom *p, const char *name, const char *value)
+{
+	char label[256] = "";
+	size_t kept = 0, dropped;
+
+	if (prom_label(label, sizeof(label), name, value))
+		return 0;
+	for (size_t i = 0; i < p->nr; i++) {
+		struct prom_series *s = &p->s[i];
+
+		if (!prom_has_label(s->labels, label)) {
+			p->s[kept++] = *s;
+			continue;
+		}
+		free(s->metric);
+		free(s->help);
+		free(s->labels);
+	}
+	dropped = p->nr - kept;
+	p->nr = kept;
+	return dropped;
+}
+
 /* prom_cmp - by metric, then labels: one family's series together */
 static int prom_cmp(const void *a, const void *b)
 {

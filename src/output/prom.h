@@ -64,6 +64,13 @@ int prom_gauge_set(struct prom *p, const char *metric, const char *help, const c
 		   double v);
 
 /*
+ * Forget every series that has the label name="value" (a disk that is gone):
+ * it is no longer printed, and comes back from zero if it is added again.
+ * Returns how many were dropped.
+ */
+size_t prom_drop(struct prom *p, const char *name, const char *value);
+
+/*
  * Print every series to f in the text exposition format (version 0.0.4),
  * sorted, each family with its HELP and TYPE lines. 0 or -EIO when f failed.
  */

@@ -8,7 +8,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "blktrack.h"
+#include "cmdpair.h"
 #include "hist.h"
 #include "httpd.h"
 #include "prom.h"
@@ -30,7 +32,11 @@ struct exporter_params {
 	const char *listen, *textfile, *disk;
 };
 
-static const char *const exporter_op_names[] = { "read", "write", "flush", "discard", "other" };
+static const char *const exporter_op_names[] = {
+	"read", "write", "flush", "discard", "other", "admin"
+};
+#define EXPORTER_OP_OTHER 4
+#define EXPORTER_OP_ADMIN 5
 
 /* One disk and operation: what completed since the last snapshot. */
 struct exporter_series {
@@ -48,8 +54,20 @@ struct exporter_err {
 	uint64_t n;
 };
 
+/* One NVMe or SCSI device and command class: what completed since the last snapshot. */
+struct exporter_cmd {
+	bool scsi;
+	char dev[32];			/* nvme0n1, nvme0 (admin commands), or H:C:I:L */
+	unsigned int op;
+	struct hist lat;
+};
+
 struct exporter_state {
 	struct blktrack *bt;
+	struct nvme_pair nvme;
+	struct scsi_pair scsi;
+	struct exporter_cmd *c;
+	size_t nr_c, cap_c;
 	struct blk_lastpos pos;
 	struct exporter_series *s;
 	size_t nr, cap;
@@ -82,6 +100,12 @@ static const struct tool_event exporter_events[] = {
 	{ "block", "block_rq_complete", 0 },
 	{ "block", "block_io_start", TOOL_EV_OPTIONAL },
 	{ "block", "block_rq_insert", TOOL_EV_OPTIONAL },
+	{ "nvme", "nvme_setup_cmd", TOOL_EV_OPTIONAL },
+	{ "nvme", "nvme_complete_rq", TOOL_EV_OPTIONAL },
+	{ "scsi", "scsi_dispatch_cmd_start", TOOL_EV_OPTIONAL },
+	{ "scsi", "scsi_dispatch_cmd_done", TOOL_EV_OPTIONAL },
+	{ "scsi", "scsi_dispatch_cmd_timeout", TOOL_EV_OPTIONAL },
+	{ "scsi", "scsi_dispatch_cmd_error", TOOL_EV_OPTIONAL },
 	{ NULL, NULL, 0 }
 };
 
@@ -233,6 +257,96 @@ static int exporter_on_nodata(void *arg, const struct blk_io *io)
 	return exporter_add(arg, io, &s);
 }
 
+/* exporter_nvme_op - the operation label's index for an NVMe command */
+static unsigned int exporter_nvme_op(const struct nvme_cmd *c)
+{
+	if (!c->qid)
+		return EXPORTER_OP_ADMIN;
+	switch (c->opcode) {
+	case 0x00:			/* nvme_cmd_flush */
+		return 2;
+	case 0x01:			/* nvme_cmd_write */
+		return 1;
+	case 0x02:			/* nvme_cmd_read */
+		return 0;
+	case 0x09:			/* nvme_cmd_dsm: deallocate, how Linux discards */
+		return 3;
+	default:
+		return EXPORTER_OP_OTHER;
+	}
+}
+
+/* exporter_scsi_op - the operation label's index for a SCSI opcode */
+static unsigned int exporter_scsi_op(uint32_t opcode)
+{
+	switch (opcode) {
+	case 0x08: case 0x28: case 0xa8: case 0x88:	/* READ_6, _10, _12, _16 */
+		return 0;
+	case 0x0a: case 0x2a: case 0xaa: case 0x8a:	/* WRITE_6, _10, _12, _16 */
+		return 1;
+	case 0x35: case 0x91:				/* SYNCHRONIZE_CACHE, _16 */
+		return 2;
+	case 0x42:					/* UNMAP */
+		return 3;
+	default:
+		return EXPORTER_OP_OTHER;
+	}
+}
+
+/*
+ * exporter_cmd_add - one paired NVMe or SCSI command's latency into its device and
+ * class; past EXPORTER_MAX_DISKS series of a kind, device "other" keeps labels bounded
+ */
+static int exporter_cmd_add(struct exporter_state *st, bool scsi, const char *dev,
+			    unsigned int op, uint64_t ns)
+{
+	struct exporter_cmd *c;
+	size_t mine = 0;
+
+	for (size_t i = 0; i < st->nr_c; i++) {
+		c = &st->c[i];
+		if (c->scsi != scsi)
+			continue;
+		if (c->op == op && !strcmp(c->dev, dev))
+			return hist_add(&c->lat, ns / 1000) ? -ENOMEM : 0;
+		mine++;
+	}
+	if (mine >= EXPORTER_MAX_DISKS && strcmp(dev, "other"))
+		return exporter_cmd_add(st, scsi, "other", op, ns);
+	if (array_reserve(&st->c, &st->cap_c, st->nr_c + 1, sizeof(*st->c), 8))
+		return -ENOMEM;
+	c = &st->c[st->nr_c++];
+	memset(c, 0, sizeof(*c));
+	c->scsi = scsi;
+	snprintf(c->dev, sizeof(c->dev), "%s", dev);
+	c->op = op;
+	return hist_add(&c->lat, ns / 1000) ? -ENOMEM : 0;
+}
+
+/* exporter_on_nvme - a paired NVMe command: by namespace, admin ones by controller */
+static int exporter_on_nvme(struct iotap_ctx *ctx, const struct nvme_cmd *c, uint64_t ns)
+{
+	char dev[32];
+
+	if (c->qid || c->disk[0])
+		snprintf(dev, sizeof(dev), "%s", c->disk);
+	else
+		snprintf(dev, sizeof(dev), "nvme%d", c->ctrl_id);
+	return exporter_cmd_add(ctx->state, false, dev, exporter_nvme_op(c), ns);
+}
+
+/* exporter_on_scsi - a completed SCSI command (timeouts and refusals are not timed) */
+static int exporter_on_scsi(struct iotap_ctx *ctx, const struct scsi_cmd *c, enum scsi_end end,
+			    uint64_t ns)
+{
+	char dev[32];
+
+	if (end != SCSI_END_DONE)
+		return 0;
+	snprintf(dev, sizeof(dev), "%u:%u:%u:%u", c->host_no, c->channel, c->id, c->lun);
+	return exporter_cmd_add(ctx->state, true, dev, exporter_scsi_op(c->opcode), ns);
+}
+
 /* exporter_labels - disk="...",op="..." (and a third label when name is not NULL) */
 static int exporter_labels(char *buf, size_t len, const char *disk, unsigned int op,
 			   const char *name, const char *value)
@@ -281,6 +395,91 @@ static int exporter_series_flush(struct exporter_state *st, struct exporter_seri
 	hist_reset(&s->size);
 	s->seq = s->rnd = 0;
 	return ret;
+}
+
+/* exporter_cmd_flush - one command series' interval into the cumulative metrics, then reset */
+static int exporter_cmd_flush(struct exporter_state *st, struct exporter_cmd *c)
+{
+	char labels[256] = "";
+	int ret;
+
+	if (!c->lat.count)
+		return 0;
+	if (prom_label(labels, sizeof(labels), c->scsi ? "device" : "disk", c->dev) ||
+	    prom_label(labels, sizeof(labels), "op", exporter_op_names[c->op]))
+		return -ENOSPC;
+	if (c->scsi)
+		ret = prom_hist_add(st->prom, "iotap_scsi_command_latency_seconds",
+				    "SCSI command latency from dispatch to the host adapter until "
+				    "done, per device (host:channel:id:lun) and opcode class "
+				    "(scsilatency's histogram)", labels, &c->lat, 1e-6, EXPORTER_TOP);
+	else
+		ret = prom_hist_add(st->prom, "iotap_nvme_command_latency_seconds",
+				    "NVMe command latency from setup until completion, per namespace "
+				    "(admin commands: per controller) and command class "
+				    "(nvmelatency's histogram)", labels, &c->lat, 1e-6, EXPORTER_TOP);
+	hist_reset(&c->lat);
+	return ret;
+}
+
+/* exporter_forget - a block disk is gone: drop its series, here and in the metrics */
+static void exporter_forget(struct exporter_state *st, const char *disk)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < st->nr; i++) {
+		if (strcmp(st->s[i].disk, disk)) {
+			st->s[kept++] = st->s[i];
+			continue;
+		}
+		hist_release(&st->s[i].lat);
+		hist_release(&st->s[i].queue);
+		hist_release(&st->s[i].size);
+	}
+	st->nr = kept;
+	kept = 0;
+	for (size_t i = 0; i < st->nr_e; i++)
+		if (strcmp(st->e[i].disk, disk))
+			st->e[kept++] = st->e[i];
+	st->nr_e = kept;
+	prom_drop(st->prom, "disk", disk);
+}
+
+/*
+ * exporter_gone - drop the series of disks and devices that have gone (checked every
+ * interval): a removed disk's series would otherwise be served forever
+ */
+static void exporter_gone(struct iotap_ctx *ctx)
+{
+	struct exporter_state *st = ctx->state;
+	char path[96];
+	size_t kept = 0;
+
+	for (size_t i = 0; i < st->nr_devs;) {
+		uint32_t dev = st->devs[i];
+
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", BLOCK_DEV_MAJOR(dev),
+			 BLOCK_DEV_MINOR(dev));
+		if (!iotap_device_gone(ctx, path)) {
+			i++;
+			continue;
+		}
+		exporter_forget(st, iotap_disk_name(ctx, dev));
+		st->devs[i] = st->devs[--st->nr_devs];
+	}
+	for (size_t i = 0; i < st->nr_c; i++) {
+		struct exporter_cmd *c = &st->c[i];
+
+		snprintf(path, sizeof(path), "/sys/%s/%s", c->scsi ? "bus/scsi/devices" :
+			 c->op == EXPORTER_OP_ADMIN ? "class/nvme" : "class/block", c->dev);
+		if (!strcmp(c->dev, "other") || !iotap_device_gone(ctx, path)) {
+			st->c[kept++] = *c;
+			continue;
+		}
+		prom_drop(st->prom, c->scsi ? "device" : "disk", c->dev);
+		hist_release(&c->lat);
+	}
+	st->nr_c = kept;
 }
 
 /* exporter_proc - this process's resident and virtual size in bytes, from /proc/self/statm */
@@ -388,6 +587,8 @@ static int exporter_snapshot(struct iotap_ctx *ctx)
 
 	for (size_t i = 0; i < st->nr && !ret; i++)
 		ret = exporter_series_flush(st, &st->s[i]);
+	for (size_t i = 0; i < st->nr_c && !ret; i++)
+		ret = exporter_cmd_flush(st, &st->c[i]);
 	for (size_t i = 0; i < st->nr_e && !ret; i++) {
 		struct exporter_err *e = &st->e[i];
 
@@ -400,8 +601,10 @@ static int exporter_snapshot(struct iotap_ctx *ctx)
 				       labels, (double)e->n);
 		e->n = 0;
 	}
-	if (!ret)
+	if (!ret) {
+		exporter_gone(ctx);
 		ret = exporter_health(ctx);
+	}
 	if (ret)
 		return ret;
 	if (st->httpd) {
@@ -422,6 +625,45 @@ static int exporter_snapshot(struct iotap_ctx *ctx)
 		if (ret)
 			iotap_err(ctx, "cannot write %s: %s", p->textfile, strerror(-ret));
 	}
+	return ret;
+}
+
+/*
+ * exporter_commands - NVMe and SCSI command metrics where the kernel traces them;
+ * with --disk, only that NVMe namespace's
+ */
+static int exporter_commands(struct iotap_ctx *ctx)
+{
+	struct exporter_params *p = ctx->params;
+	struct exporter_state *st = ctx->state;
+	const char *disk = NULL;
+	bool nvme = iotap_event_available(ctx, "nvme", "nvme_setup_cmd") &&
+		    iotap_event_available(ctx, "nvme", "nvme_complete_rq");
+	bool scsi = iotap_event_available(ctx, "scsi", "scsi_dispatch_cmd_start") &&
+		    iotap_event_available(ctx, "scsi", "scsi_dispatch_cmd_done");
+	uint32_t dev, whole;
+	uint64_t start, nr;
+	int ret = 0;
+
+	if (!nvme || !scsi)
+		iotap_info(ctx, "no %s%s%s events in this kernel: no such command metrics",
+			   nvme ? "" : "nvme:nvme_setup_cmd/nvme_complete_rq",
+			   !nvme && !scsi ? " or " : "",
+			   scsi ? "" : "scsi:scsi_dispatch_cmd_start/done");
+	if (p->disk) {
+		/* The command events name NVMe namespaces, never partitions nor SCSI disks. */
+		scsi = false;
+		if (iotap_disk_resolve(ctx, p->disk, &dev))
+			return -ENODEV;
+		if (iotap_disk_partition(ctx, dev, &whole, &start, &nr) == 0)
+			dev = whole;
+		disk = iotap_disk_name(ctx, dev);
+		nvme = nvme && !strncmp(disk, "nvme", 4);
+	}
+	if (nvme)
+		ret = nvme_pair_use(&st->nvme, ctx, disk, exporter_on_nvme);
+	if (!ret && scsi)
+		ret = scsi_pair_use(&st->scsi, ctx, exporter_on_scsi);
 	return ret;
 }
 
@@ -451,6 +693,8 @@ static int exporter_init(struct iotap_ctx *ctx)
 	if (ret)
 		return ret;
 	ret = blktrack_create(&st->bt, ctx, &cfg);
+	if (!ret)
+		ret = exporter_commands(ctx);
 	if (ret)
 		return ret;
 	if (p->listen && httpd_parse_listen(p->listen, &ss, &len)) {
@@ -499,6 +743,11 @@ static void exporter_fini(struct iotap_ctx *ctx)
 
 	httpd_stop(st->httpd);
 	blktrack_free(st->bt);
+	nvme_pair_release(&st->nvme);
+	scsi_pair_release(&st->scsi);
+	for (size_t i = 0; i < st->nr_c; i++)
+		hist_release(&st->c[i].lat);
+	free(st->c);
 	blk_lastpos_release(&st->pos);
 	for (size_t i = 0; i < st->nr; i++) {
 		hist_release(&st->s[i].lat);
@@ -524,6 +773,14 @@ const struct tool tool_exporter = {
 		"iotap_block_request_queue_seconds, from creation to issue; "
 		"iotap_block_request_size_bytes; iotap_block_requests_by_pattern_total "
 		"(sequential or random); and iotap_block_request_errors_total by BLK_STS name. "
+		"Where the kernel traces NVMe and SCSI commands (nvme:nvme_setup_cmd, "
+		"scsi:scsi_dispatch_cmd_start and their completions; else one info line says "
+		"so): iotap_nvme_command_latency_seconds per namespace and command class "
+		"(read, write, flush, discard, other; admin commands per controller, "
+		"op=\"admin\") and iotap_scsi_command_latency_seconds per device "
+		"(host:channel:id:lun) and opcode class, paired as nvmelatency and "
+		"scsilatency pair them, so their counts equal those tools' for the same I/O; "
+		"with --disk, only that NVMe namespace's commands. "
 		"Its own health: iotap_exporter_events_total, _events_lost_total, "
 		"_events_undelivered_total, _unpaired_completions_total, _http_requests_total, "
 		"process_cpu_seconds_total, process_resident_memory_bytes and iotap_build_info. "
@@ -531,6 +788,9 @@ const struct tool tool_exporter = {
 		"(1 second by default) and served from a thread of its own, so scrapes never wait "
 		"on tracing nor tracing on scrapes. Disks that appear later get series of their "
 		"own under their name, up to 64; I/O on further disks counts as disk=\"other\". "
+		"A disk or device that goes away (its /sys/dev/block entry, or a size of 0: a "
+		"detached loop device) loses its series at the next interval; should it come "
+		"back, they start again from zero. "
 		"Only GET and HEAD of /metrics and / are answered (404 and 405 otherwise); at most "
 		"32 connections, 8 KiB of request headers and 10 idle seconds each. "
 		"md and dm devices, which complete bios rather than requests, have no series. "

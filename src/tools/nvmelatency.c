@@ -4,14 +4,10 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "cmdpair.h"
 #include "hist.h"
 #include "iotap.h"
-#include "reqtab.h"
-#include "nvme.h"
 #include "shared.h"
-
-#define NVME_MAX_INFLIGHT (1u << 20)
-#define NVME_MAX_AGE_NS (60ull * 1000000000ull)
 
 struct nvmelatency_params {
 	bool timestamp, msecs, json, percentiles, admin;
@@ -19,12 +15,9 @@ struct nvmelatency_params {
 };
 
 struct nvmelatency_state {
-	struct nvme_fmt f_setup, f_done;
-	struct reqtab *tab;		/* (ctrl_id << 16 | qid, cid) -> opcode, fctype, time */
+	struct nvme_pair pair;
 	struct hist_set io, adm;	/* "disk, command" */
 	struct hist_set status;		/* "disk, command, 0xSTATUS": counts only */
-	const char *disk;		/* -d, as the events name it */
-	uint64_t unmatched, replaced;
 };
 
 #define P(f) offsetof(struct nvmelatency_params, f)
@@ -46,81 +39,27 @@ static const struct tool_event nvmelatency_events[] = {
 	{ NULL, NULL, 0 }
 };
 
-/* nvme_key - the in-flight key of a command: its controller, queue and command id */
-static void nvme_key(const struct nvme_cmd *c, uint32_t *dev, uint64_t *id)
-{
-	*dev = (uint32_t)c->ctrl_id << 16 | (c->qid & 0xffff);
-	*id = c->cid;
-}
-
-/* nvmelatency_on_setup - a command goes to the controller: remember what and when */
-static int nvmelatency_on_setup(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
-{
-	struct nvmelatency_state *st = ctx->state;
-	struct blkreq *r;
-	struct nvme_cmd c;
-	uint32_t dev;
-	uint64_t id;
-
-	if (nvme_cmd_decode(&st->f_setup, s->raw, s->raw_size, &c))
-		return 0;
-	if (st->disk && strcmp(c.disk, st->disk))
-		return 0;
-	nvme_key(&c, &dev, &id);
-	/* A command id in use again: its first completion was not seen (a retry, or lost). */
-	r = reqtab_find(st->tab, dev, id);
-	if (r) {
-		reqtab_remove(st->tab, r);
-		st->replaced++;
-	}
-	r = reqtab_insert(st->tab, dev, id, s->time);
-	if (!r)
-		return -ENOMEM;
-	r->t_issue = s->time;
-	r->op = c.opcode;
-	r->flags = c.fctype;
-	return 0;
-}
-
-/* nvmelatency_on_done - the command completed: its latency into "disk, command" */
-static int nvmelatency_on_done(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+/* nvmelatency_done - a paired command: its latency into "disk, command" */
+static int nvmelatency_done(struct iotap_ctx *ctx, const struct nvme_cmd *c, uint64_t ns)
 {
 	struct nvmelatency_params *p = ctx->params;
 	struct nvmelatency_state *st = ctx->state;
+	uint64_t delta = ns / (p->msecs ? 1000000 : 1000);
 	char name[64], key[128];
-	struct blkreq *r;
-	struct nvme_cmd c;
 	struct hist *h;
-	uint32_t dev;
-	uint64_t id, delta;
 
-	if (nvme_cmd_decode(&st->f_done, s->raw, s->raw_size, &c))
-		return 0;
-	if (st->disk && strcmp(c.disk, st->disk))
-		return 0;
-	nvme_key(&c, &dev, &id);
-	r = reqtab_find(st->tab, dev, id);
-	if (!r) {
-		st->unmatched++;
-		return 0;
-	}
-	delta = s->time > r->t_issue ? s->time - r->t_issue : 0;
-	delta /= p->msecs ? 1000000 : 1000;
-	c.opcode = r->op;
-	c.fctype = r->flags;
-	reqtab_remove(st->tab, r);
-	if (nvme_cmd_name(&st->f_setup, &c, name, sizeof(name)))
+	if (nvme_cmd_name(&st->pair.f_setup, c, name, sizeof(name)))
 		return 0;
 	/* Admin commands name their controller: they have no namespace. */
-	if (c.qid || c.disk[0])
-		snprintf(key, sizeof(key), "%s, %s", c.disk, name);
+	if (c->qid || c->disk[0])
+		snprintf(key, sizeof(key), "%s, %s", c->disk, name);
 	else
-		snprintf(key, sizeof(key), "nvme%d, %s", c.ctrl_id, name);
-	h = hist_set_get(c.qid ? &st->io : &st->adm, key);
+		snprintf(key, sizeof(key), "nvme%d, %s", c->ctrl_id, name);
+	h = hist_set_get(c->qid ? &st->io : &st->adm, key);
 	if (!h || hist_add(h, delta))
 		return -ENOMEM;
-	if (c.status) {
-		snprintf(key + strlen(key), sizeof(key) - strlen(key), ", 0x%x", c.status);
+	if (c->status) {
+		snprintf(key + strlen(key), sizeof(key) - strlen(key), ", 0x%x", c->status);
 		h = hist_set_get(&st->status, key);
 		if (!h || hist_add(h, 0))
 			return -ENOMEM;
@@ -128,32 +67,14 @@ static int nvmelatency_on_done(struct iotap_ctx *ctx, const struct perf_sample *
 	return 0;
 }
 
-/* nvmelatency_use - subscribe to one nvme event and find its fields */
-static int nvmelatency_use(struct iotap_ctx *ctx, const char *name, iotap_handler_fn fn,
-			   struct nvme_fmt *f)
-{
-	struct nvmelatency_state *st = ctx->state;
-	struct iotap_event *ev = iotap_event_use(ctx, "nvme", name, 0, fn, NULL);
-	int ret;
-
-	if (!ev)
-		return -errno;
-	ret = nvme_fmt_init(f, iotap_event_format(ev));
-	if (ret) {
-		iotap_err(ctx, "nvme:%s has no ctrl_id/qid/cid fields", name);
-		return ret;
-	}
-	return st->disk ? iotap_event_filter(ev, "disk == \"%s\"", st->disk) : 0;
-}
-
 /* nvmelatency_init - check options and subscribe to command setup and completion */
 static int nvmelatency_init(struct iotap_ctx *ctx)
 {
 	struct nvmelatency_params *p = ctx->params;
 	struct nvmelatency_state *st = ctx->state;
+	const char *disk = NULL;
 	uint32_t dev, whole;
 	uint64_t start, nr;
-	int ret;
 
 	if (p->disk) {
 		if (iotap_disk_resolve(ctx, p->disk, &dev)) {
@@ -163,19 +84,13 @@ static int nvmelatency_init(struct iotap_ctx *ctx)
 		/* A partition's commands are its namespace's: the events name no partitions. */
 		if (iotap_disk_partition(ctx, dev, &whole, &start, &nr) == 0)
 			dev = whole;
-		st->disk = iotap_disk_name(ctx, dev);
-		if (strncmp(st->disk, "nvme", 4)) {
+		disk = iotap_disk_name(ctx, dev);
+		if (strncmp(disk, "nvme", 4)) {
 			iotap_err(ctx, "'%s' is not an NVMe namespace", p->disk);
 			return -EINVAL;
 		}
 	}
-	st->tab = reqtab_alloc(NVME_MAX_INFLIGHT, NVME_MAX_AGE_NS);
-	if (!st->tab)
-		return -errno;
-	ret = nvmelatency_use(ctx, "nvme_setup_cmd", nvmelatency_on_setup, &st->f_setup);
-	if (!ret)
-		ret = nvmelatency_use(ctx, "nvme_complete_rq", nvmelatency_on_done, &st->f_done);
-	return ret;
+	return nvme_pair_use(&st->pair, ctx, disk, nvmelatency_done);
 }
 
 /* nvmelatency_report - print and reset: I/O histograms, admin commands, error statuses */
@@ -199,14 +114,15 @@ static int nvmelatency_report(struct iotap_ctx *ctx)
 	if (!ret)
 		ret = hist_set_print_counts(&st->status, ctx->out, "status", p->json);
 	if (ctx->final) {
-		const struct reqtab_stats *rs = reqtab_stats(st->tab);
+		const struct nvme_pair *np = &st->pair;
+		const struct reqtab_stats *rs = reqtab_stats(np->tab);
 
-		if (rs->evicted_age || rs->evicted_full || st->replaced)
+		if (rs->evicted_age || rs->evicted_full || np->replaced)
 			iotap_warn(ctx, "%llu commands never completed within 60 s, overflowed the in-flight table or were set up again before completing",
-				   (unsigned long long)(rs->evicted_age + rs->evicted_full + st->replaced));
+				   (unsigned long long)(rs->evicted_age + rs->evicted_full + np->replaced));
 		if (iotap_verbose(ctx))
 			iotap_info(ctx, "not timed: %llu completions whose setup was not seen (in flight at start); %zu still in flight",
-				   (unsigned long long)st->unmatched, reqtab_count(st->tab));
+				   (unsigned long long)np->unmatched, reqtab_count(np->tab));
 	}
 	hist_set_reset(&st->io);
 	hist_set_reset(&st->adm);
@@ -219,9 +135,7 @@ static void nvmelatency_fini(struct iotap_ctx *ctx)
 {
 	struct nvmelatency_state *st = ctx->state;
 
-	reqtab_free(st->tab);
-	nvme_fmt_release(&st->f_setup);
-	nvme_fmt_release(&st->f_done);
+	nvme_pair_release(&st->pair);
 	hist_set_release(&st->io);
 	hist_set_release(&st->adm);
 	hist_set_release(&st->status);

@@ -3,7 +3,8 @@
 # the scraped series equals known workloads exactly, and equals biolatency's histogram of
 # the same I/O bucket by bucket; every scrape passes promtool; junk, oversized, slow and
 # too many clients get errors or closed sockets while the counts stay right; a loop device
-# made after the start gets series under its name; SIGTERM leaves tracefs as found.
+# made after the start gets series under its name, and loses them once detached while the
+# others stay; SIGTERM leaves tracefs as found.
 . "$(dirname "$0")/lib.sh"
 require_root
 command -v prometheus >/dev/null && command -v promtool >/dev/null ||
@@ -202,11 +203,29 @@ t=$(python3 -c 'import time; print(time.time() + 0.3)')
 got=$(promql "iotap_block_request_latency_seconds_count{disk=\"$NEW\",op=\"read\"}" "$t") ||
 	fail "PromQL: $got"
 [ "$got" = 123 ] || fail "new disk $NEW: PromQL count $got, expected 123"
+scrape s2b
+grep -q "disk=\"$NEW\"" "$LIVE_TMP/s2b" || fail "no $NEW series on /metrics"
 losetup -d "/dev/$NEW"
+# Detached (size 0), it is gone: a page of the next interval has none of its series, and
+# the first disk's counts are intact. Wait, bounded, for an interval to pass.
+for i in $(seq 1 50); do
+	scrape s2c
+	grep -q "disk=\"$NEW\"" "$LIVE_TMP/s2c" || break
+	sleep 0.1
+done
+grep "disk=\"$NEW\"" "$LIVE_TMP/s2c" | head -3 >&2
+grep -q "disk=\"$NEW\"" "$LIVE_TMP/s2c" && fail "$NEW's series still served 5 s after losetup -d"
+got=$(metric "$LIVE_TMP/s2c" "iotap_block_request_latency_seconds_count{$SEL}")
+[ "$got" = $((N + M)) ] || fail "after $NEW went, $D's count is $got, expected $((N + M))"
+for m in iotap_block_request_latency_seconds_count iotap_block_request_size_bytes_count; do
+	[ "$(grep -c "^$m{disk=\"$D\"" "$LIVE_TMP/s2c")" = "$(grep -c "^$m{disk=\"$D\"" "$LIVE_TMP/s2b")" ] ||
+		fail "$D lost $m series when $NEW went"
+done
+echo "ok: $NEW's series are dropped once it is detached; $D's stay, $((N + M)) reads"
 # LOOP_CTL_REMOVE: the device goes away again.
 python3 -c 'import fcntl, os, sys; fd = os.open("/dev/loop-control", os.O_RDWR); fcntl.ioctl(fd, 0x4C81, int(sys.argv[1]))' "${NEW#loop}" ||
 	fail "cannot remove $NEW"
-echo "ok: $NEW, made after the start, is followed under its name (123 reads)"
+echo "ok: $NEW, made after the start, is followed under its name (123 reads) until it goes"
 
 # Its own health, and SIGTERM leaves tracefs as found.
 scrape s3

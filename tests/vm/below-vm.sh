@@ -1,7 +1,8 @@
 #!/bin/bash
 # VM tier: the tools below the block layer (nvmelatency, scsilatency, scsiresult, bioerr)
 # on real NVMe and scsi_debug disks with injected medium errors, live and recorded, under
-# Debian's 6.1 and 6.12 kernels; the recordings are then reported here, unprivileged.
+# Debian's 6.1 and 6.12 kernels; the recordings are then reported here, unprivileged. The
+# exporter runs beside them live: its NVMe and SCSI command histograms equal theirs.
 . "$(dirname "$0")/../live/lib.sh"
 [ "$(id -u)" = 0 ] || skip "VM tests need root for apt-get download of the kernel"
 [ -x "${IOTAP_SRCDIR:-.}/tests/vm/vm-run" ] || skip "no vm-run"
@@ -37,6 +38,9 @@ for tool in nvmelatency scsilatency scsiresult bioerr; do
 	eval pid_$tool=$!
 	started /tmp/$tool.out
 done
+iotap exporter --textfile /tmp/exporter.prom 600 >/tmp/exporter.out 2>&1 &
+pid_exporter=$!
+started /tmp/exporter.out
 sh /iotap/workload.sh
 sleep 0.5
 for tool in nvmelatency scsilatency scsiresult bioerr; do
@@ -45,7 +49,13 @@ for tool in nvmelatency scsilatency scsiresult bioerr; do
 	echo "== live $tool"
 	cat /tmp/$tool.out /tmp/$tool.err
 done
-iotap record -o /tmp/rec.iotap --tools nvmelatency,scsilatency,scsiresult,bioerr -- sh /iotap/workload.sh 2>/tmp/rec.err
+kill -INT $pid_exporter
+wait $pid_exporter
+echo "== live exporter-log"
+cat /tmp/exporter.out
+echo "== live exporter"
+cat /tmp/exporter.prom
+iotap record -o /tmp/rec.iotap --tools nvmelatency,scsilatency,scsiresult,bioerr,exporter -- sh /iotap/workload.sh 2>/tmp/rec.err
 echo "== record $(cat /tmp/rec.err)"
 for tool in nvmelatency scsilatency scsiresult bioerr; do
 	echo "== guest-report $tool"
@@ -120,6 +130,61 @@ check_counts() {
 		fail "$k $what: bioerr comm/bytes/rwbs: $(cat "$d/bioerr")"
 }
 
+# check_exporter KERNEL DIR BUCKETS - the exporter's command histograms count the workload
+# exactly, as nvmelatency and scsilatency do; with BUCKETS=1 (outputs of one recording)
+# they equal theirs bucket by bucket too. Live tracers each stamp an event in a ring of
+# their own, a few ns apart, enough to move a command across a bucket edge.
+check_exporter() {
+	local k=$1 d=$2 buckets=$3 addr
+	addr=$(sed -n 's/^@usecs\[\([0-9:]*\), READ_10\]:.*/\1/p' "$d/scsilatency")
+	[ -n "$addr" ] || fail "$k: no READ_10 device in scsilatency: $(cat "$d/scsilatency")"
+	python3 - "$d" "$addr" $N $M $NS $K $buckets <<'PY' || fail "$k: exporter against nvmelatency/scsilatency, above"
+import re, sys
+d, addr = sys.argv[1], sys.argv[2]
+mult = {'': 1, 'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30}
+def bt(path, key):
+    """The rows of bpftrace histogram @usecs[key] as (upper bound in us, count)."""
+    rows, on = [], False
+    for line in open(path):
+        if line.startswith('@'):
+            on = line.startswith('@usecs[' + key + ']:')
+            continue
+        m = re.match(r'\[(\d+)([KMG]?)(?:, (\d+)([KMG]?)\))?\]?\s+(\d+)', line) if on else None
+        if m:
+            hi = int(m[3]) * mult[m[4]] if m[3] else int(m[1]) * mult[m[2]] + 1
+            rows.append((hi, int(m[5])))
+    return rows
+prom = {}
+for line in open(d + '/exporter'):
+    if not line.startswith('#'):
+        name, value = line.rsplit(' ', 1)
+        prom[name] = float(value)
+def check(metric, labels, path, keys, want):
+    rows = [r for k in keys for r in bt(path, k)]
+    count = prom.get('%s_count{%s}' % (metric, labels))
+    if count != want or sum(n for _, n in rows) != want:
+        sys.exit('%s{%s}: exporter %s, %s %d, workload %d' %
+                 (metric, labels, count, path, sum(n for _, n in rows), want))
+    for i in range(1, 28 if buckets else 1):
+        le = prom['%s_bucket{%s,le="%.9g"}' % (metric, labels, (1 << i) * 1e-6)]
+        below = sum(n for hi, n in rows if hi <= 1 << i)
+        if le != below:
+            sys.exit('%s{%s} le=%d us: exporter %d, %s %d' % (metric, labels, 1 << i, le, path, below))
+n, m, ns, k, buckets = (int(x) for x in sys.argv[3:])
+nv = d + '/nvmelatency'
+check('iotap_nvme_command_latency_seconds', 'disk="nvme0n1",op="read"', nv, ['nvme0n1, nvme_cmd_read'], n)
+check('iotap_nvme_command_latency_seconds', 'disk="nvme0n1",op="write"', nv, ['nvme0n1, nvme_cmd_write'], m)
+check('iotap_nvme_command_latency_seconds', 'disk="nvme0n1",op="flush"', nv, ['nvme0n1, nvme_cmd_flush'], 1)
+check('iotap_scsi_command_latency_seconds', 'device="%s",op="read"' % addr, d + '/scsilatency',
+      [addr + ', READ_10', addr + ', READ_16'], ns + k)
+if [x for x in prom if x.startswith('iotap_nvme_command_latency_seconds_count{disk="nvme0n1"')] != [
+        'iotap_nvme_command_latency_seconds_count{disk="nvme0n1",op="%s"}' % o for o in ('flush', 'read', 'write')]:
+    sys.exit('nvme0n1 series other than read, write and flush: %s' % [x for x in prom if 'nvme0n1' in x and '_count' in x])
+if any(x.startswith('iotap_scsi_command_latency_seconds_count{device="%s",op="write"' % addr) for x in prom):
+    sys.exit('writes on %s?' % addr)
+PY
+}
+
 for k in 6.1 6.12; do
 	rc=0
 	out=$LIVE_TMP/vm-$k.out
@@ -136,6 +201,10 @@ for k in 6.1 6.12; do
 		section "$out" "guest-report $t" >"$LIVE_TMP/guest-$k/$t"
 	done
 	check_counts $k live "$LIVE_TMP/live-$k"
+	section "$out" "live exporter" >"$LIVE_TMP/live-$k/exporter"
+	section "$out" "live exporter-log" | grep -q "no .* events in this kernel" &&
+		fail "$k: the exporter found no command events: $(section "$out" "live exporter-log")"
+	check_exporter $k "$LIVE_TMP/live-$k" 0
 	# scsi_debug's 5 ms delay: every good read in the [4K, 8K) us row.
 	v=$(bt_bucket "$LIVE_TMP/live-$k/scsilatency" ", READ_10" "[4K, 8K)")
 	[ "$v" -ge $NS ] || fail "$k: $v READ_10 in [4K, 8K), expected at least $NS: $(cat "$LIVE_TMP/live-$k/scsilatency")"
@@ -158,7 +227,12 @@ for k in 6.1 6.12; do
 			fail "$k: $t reports differently here: $(diff "$LIVE_TMP/guest-$k/$t" "$LIVE_TMP/host-$k/$t")"
 	done
 	check_counts $k host-report "$LIVE_TMP/host-$k"
+	"$IOTAP" exporter -i "$LIVE_TMP/rec-$k.iotap" --textfile "$LIVE_TMP/host-$k/exporter" \
+		>"$LIVE_TMP/host-$k/exporter.log" 2>&1 ||
+		fail "$k: exporter -i failed: $(cat "$LIVE_TMP/host-$k/exporter.log")"
+	check_exporter $k "$LIVE_TMP/host-$k" 1
 	section "$out" dynamic_events | grep -q iotap && fail "$k: tracefs left dirty: $(section "$out" dynamic_events)"
+	echo "ok: $k: exporter's NVMe and SCSI command counts equal the workload's and nvmelatency's and scsilatency's, live (read=$N write=$M flush=1, sda read=$((NS + K))); over the recording bucket by bucket"
 	echo "ok: $k: a rescan's admin commands timed apart with -A ($v nvme_admin_identify)"
 	echo "ok: $k: nvme read=$N write=$M flush=1, sda READ=$((NS + K)) in [4K, 8K), results GOOD=$NS CHECK_CONDITION=$K, bioerr $K BLK_STS_MEDIUM at the injected sectors; live, recorded, reported here unprivileged"
 done

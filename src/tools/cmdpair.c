@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* cmdpair.c - NVMe and SCSI commands paired from dispatch to completion */
+#include <errno.h>
+#include <string.h>
+
+#include "cmdpair.h"
+
+#define NVME_MAX_INFLIGHT (1u << 20)
+#define NVME_MAX_AGE_NS (60ull * 1000000000ull)
+#define SCSI_MAX_INFLIGHT (1u << 20)
+#define SCSI_MAX_AGE_NS (600ull * 1000000000ull)
+
+/* nvme_key - the in-flight key of a command: its controller, queue and command id */
+static void nvme_key(const struct nvme_cmd *c, uint32_t *dev, uint64_t *id)
+{
+	*dev = (uint32_t)c->ctrl_id << 16 | (c->qid & 0xffff);
+	*id = c->cid;
+}
+
+/* nvme_pair_on_setup - a command goes to the controller: remember what and when */
+static int nvme_pair_on_setup(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct nvme_pair *np = arg;
+	struct blkreq *r;
+	struct nvme_cmd c;
+	uint32_t dev;
+	uint64_t id;
+
+	if (nvme_cmd_decode(&np->f_setup, s->raw, s->raw_size, &c))
+		return 0;
+	if (np->disk && strcmp(c.disk, np->disk))
+		return 0;
+	nvme_key(&c, &dev, &id);
+	/* A command id in use again: its first completion was not seen (a retry, or lost). */
+	r = reqtab_find(np->tab, dev, id);
+	if (r) {
+		reqtab_remove(np->tab, r);
+		np->replaced++;
+	}
+	r = reqtab_insert(np->tab, dev, id, s->time);
+	if (!r)
+		return -ENOMEM;
+	r->t_issue = s->time;
+	r->op = c.opcode;
+	r->flags = c.fctype;
+	return 0;
+}
+
+/* nvme_pair_on_done - the command completed: hand it to the tool with its latency */
+static int nvme_pair_on_done(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct nvme_pair *np = arg;
+	struct blkreq *r;
+	struct nvme_cmd c;
+	uint32_t dev;
+	uint64_t id, ns;
+
+	if (nvme_cmd_decode(&np->f_done, s->raw, s->raw_size, &c))
+		return 0;
+	if (np->disk && strcmp(c.disk, np->disk))
+		return 0;
+	nvme_key(&c, &dev, &id);
+	r = reqtab_find(np->tab, dev, id);
+	if (!r) {
+		np->unmatched++;
+		return 0;
+	}
+	ns = s->time > r->t_issue ? s->time - r->t_issue : 0;
+	c.opcode = r->op;
+	c.fctype = r->flags;
+	reqtab_remove(np->tab, r);
+	return np->done(ctx, &c, ns);
+}
+
+/* nvme_pair_event - subscribe to one nvme event and find its fields */
+static int nvme_pair_event(struct nvme_pair *np, struct iotap_ctx *ctx, const char *name,
+			   iotap_handler_fn fn, struct nvme_fmt *f)
+{
+	struct iotap_event *ev = iotap_event_use(ctx, "nvme", name, 0, fn, np);
+	int ret;
+
+	if (!ev)
+		return -errno;
+	ret = nvme_fmt_init(f, iotap_event_format(ev));
+	if (ret) {
+		iotap_err(ctx, "nvme:%s has no ctrl_id/qid/cid fields", name);
+		return ret;
+	}
+	return np->disk ? iotap_event_filter(ev, "disk == \"%s\"", np->disk) : 0;
+}
+
+/* nvme_pair_use - see cmdpair.h */
+int nvme_pair_use(struct nvme_pair *np, struct iotap_ctx *ctx, const char *disk,
+		  nvme_pair_fn done)
+{
+	int ret;
+
+	np->disk = disk;
+	np->done = done;
+	np->tab = reqtab_alloc(NVME_MAX_INFLIGHT, NVME_MAX_AGE_NS);
+	if (!np->tab)
+		return -errno;
+	ret = nvme_pair_event(np, ctx, "nvme_setup_cmd", nvme_pair_on_setup, &np->f_setup);
+	if (!ret)
+		ret = nvme_pair_event(np, ctx, "nvme_complete_rq", nvme_pair_on_done, &np->f_done);
+	return ret;
+}
+
+/* nvme_pair_release - see cmdpair.h */
+void nvme_pair_release(struct nvme_pair *np)
+{
+	reqtab_free(np->tab);
+	np->tab = NULL;
+	nvme_fmt_release(&np->f_setup);
+	nvme_fmt_release(&np->f_done);
+}
+
+/*
+ * scsi_key - the in-flight key of a command: its device and driver tag. Kernels that
+ * do not trace the tag pair a device's commands in dispatch order (the table keeps
+ * equal keys oldest first).
+ */
+static void scsi_key(const struct scsi_cmd *c, uint32_t *dev, uint64_t *tag)
+{
+	*dev = c->host_no << 16 | (c->channel & 0xff) << 8 | (c->id & 0xff);
+	*tag = (uint64_t)c->lun << 32 | (uint32_t)c->driver_tag;
+}
+
+/* scsi_pair_mine - decode s with f; false when it is short or of another device */
+static bool scsi_pair_mine(const struct scsi_pair *sp, const struct scsi_fmt *f,
+			   const struct perf_sample *s, struct scsi_cmd *c)
+{
+	if (scsi_cmd_decode(f, s->raw, s->raw_size, c))
+		return false;
+	return !sp->has_dev || (c->host_no == sp->host_no && c->channel == sp->channel &&
+				c->id == sp->id && c->lun == sp->lun);
+}
+
+/* scsi_pair_on_start - a command is dispatched to the host adapter */
+static int scsi_pair_on_start(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct scsi_pair *sp = arg;
+	struct blkreq *r;
+	struct scsi_cmd c;
+	uint32_t dev;
+	uint64_t tag;
+
+	if (!scsi_pair_mine(sp, &sp->f_start, s, &c))
+		return 0;
+	scsi_key(&c, &dev, &tag);
+	if (c.driver_tag >= 0 && (r = reqtab_find(sp->tab, dev, tag))) {
+		reqtab_remove(sp->tab, r);
+		sp->replaced++;
+	}
+	r = reqtab_insert(sp->tab, dev, tag, s->time);
+	if (!r)
+		return -ENOMEM;
+	r->t_issue = s->time;
+	r->user = c.opcode;
+	return 0;
+}
+
+/* scsi_pair_end - the command left the host: hand it to the tool with its latency */
+static int scsi_pair_end(struct iotap_ctx *ctx, struct scsi_pair *sp, const struct perf_sample *s,
+			 const struct scsi_fmt *f, enum scsi_end end)
+{
+	struct blkreq *r;
+	struct scsi_cmd c;
+	uint64_t tag, ns;
+	uint32_t dev;
+
+	if (!scsi_pair_mine(sp, f, s, &c))
+		return 0;
+	scsi_key(&c, &dev, &tag);
+	r = reqtab_find(sp->tab, dev, tag);
+	if (!r) {
+		if (end == SCSI_END_DONE)
+			sp->unmatched++;
+		return 0;
+	}
+	ns = s->time > r->t_issue ? s->time - r->t_issue : 0;
+	c.opcode = r->user;
+	reqtab_remove(sp->tab, r);
+	return sp->done(ctx, &c, end, ns);
+}
+
+/* scsi_pair_on_done - a completed command */
+static int scsi_pair_on_done(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct scsi_pair *sp = arg;
+
+	return scsi_pair_end(ctx, sp, s, &sp->f_done, SCSI_END_DONE);
+}
+
+/* scsi_pair_on_timeout - the midlayer gave up waiting */
+static int scsi_pair_on_timeout(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct scsi_pair *sp = arg;
+
+	return scsi_pair_end(ctx, sp, s, &sp->f_timeout, SCSI_END_TIMEOUT);
+}
+
+/* scsi_pair_on_error - the host refused the command; it is dispatched again later */
+static int scsi_pair_on_error(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct scsi_pair *sp = arg;
+
+	return scsi_pair_end(ctx, sp, s, &sp->f_error, SCSI_END_ERROR);
+}
+
+/* scsi_pair_event - subscribe to one scsi event (an optional one only if it exists) */
+static int scsi_pair_event(struct scsi_pair *sp, struct iotap_ctx *ctx, const char *name,
+			   bool optional, iotap_handler_fn fn, struct scsi_fmt *f)
+{
+	struct iotap_event *ev;
+	int ret;
+
+	if (optional && !iotap_event_available(ctx, "scsi", name))
+		return 0;
+	ev = iotap_event_use(ctx, "scsi", name, 0, fn, sp);
+	if (!ev)
+		return -errno;
+	ret = scsi_fmt_init(f, iotap_event_format(ev));
+	if (ret) {
+		iotap_err(ctx, "scsi:%s has no host_no/channel/id/lun/opcode fields", name);
+		return ret;
+	}
+	if (!sp->has_dev)
+		return 0;
+	return iotap_event_filter(ev, "host_no == %u && channel == %u && id == %u && lun == %u",
+				  sp->host_no, sp->channel, sp->id, sp->lun);
+}
+
+/* scsi_pair_use - see cmdpair.h */
+int scsi_pair_use(struct scsi_pair *sp, struct iotap_ctx *ctx, scsi_pair_fn done)
+{
+	int ret;
+
+	sp->done = done;
+	sp->tab = reqtab_alloc(SCSI_MAX_INFLIGHT, SCSI_MAX_AGE_NS);
+	if (!sp->tab)
+		return -errno;
+	ret = scsi_pair_event(sp, ctx, "scsi_dispatch_cmd_start", false, scsi_pair_on_start,
+			      &sp->f_start);
+	if (!ret)
+		ret = scsi_pair_event(sp, ctx, "scsi_dispatch_cmd_done", false, scsi_pair_on_done,
+				      &sp->f_done);
+	if (!ret)
+		ret = scsi_pair_event(sp, ctx, "scsi_dispatch_cmd_timeout", true,
+				      scsi_pair_on_timeout, &sp->f_timeout);
+	if (!ret)
+		ret = scsi_pair_event(sp, ctx, "scsi_dispatch_cmd_error", true, scsi_pair_on_error,
+				      &sp->f_error);
+	return ret;
+}
+
+/* scsi_pair_release - see cmdpair.h */
+void scsi_pair_release(struct scsi_pair *sp)
+{
+	reqtab_free(sp->tab);
+	sp->tab = NULL;
+	scsi_fmt_release(&sp->f_start);
+	scsi_fmt_release(&sp->f_done);
+	scsi_fmt_release(&sp->f_timeout);
+	scsi_fmt_release(&sp->f_error);
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_CMDPAIR_H
+#define IOTAP_CMDPAIR_H
+
+/*
+ * Device commands below the block layer, paired in user space: NVMe from
+ * nvme:nvme_setup_cmd to nvme:nvme_complete_rq by controller, queue and
+ * command id; SCSI from scsi:scsi_dispatch_cmd_start to its done, timeout or
+ * error event by device and driver tag (in dispatch order per device when
+ * the kernel does not trace the tag). nvmelatency, scsilatency and the
+ * exporter embed one in their state, so all three time the same commands
+ * alike. The pair subscribes to the events itself and calls the tool back
+ * once per paired command; the tool keeps the histograms.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "iotap.h"
+#include "nvme.h"
+#include "reqtab.h"
+#include "scsi.h"
+
+/*
+ * A paired NVMe command: c as its completion decoded it, with the opcode and
+ * fctype of its setup; ns from setup to completion. Returns 0 or -errno,
+ * which stops the session.
+ */
+typedef int (*nvme_pair_fn)(struct iotap_ctx *ctx, const struct nvme_cmd *c, uint64_t ns);
+
+struct nvme_pair {
+	struct nvme_fmt f_setup, f_done;	/* f_setup names the commands */
+	struct reqtab *tab;		/* (ctrl_id << 16 | qid, cid) -> opcode, fctype, time */
+	const char *disk;		/* only this namespace's commands, or NULL */
+	nvme_pair_fn done;
+	uint64_t unmatched;		/* completions whose setup was not seen */
+	uint64_t replaced;		/* setups of a command id still in flight */
+};
+
+/*
+ * Subscribe to both events (both must exist: the caller asks
+ * iotap_event_available first when they are optional) and start pairing.
+ * disk, if not NULL, must live as long as np; admin commands, which name no
+ * namespace, are then not seen. 0 or -errno (logged). Release with
+ * nvme_pair_release, also after a failure.
+ */
+int nvme_pair_use(struct nvme_pair *np, struct iotap_ctx *ctx, const char *disk,
+		  nvme_pair_fn done);
+
+/* Free what np holds; np may be zeroed or released already. */
+void nvme_pair_release(struct nvme_pair *np);
+
+/* How a SCSI command left the host: completed, timed out, or refused by it. */
+enum scsi_end { SCSI_END_DONE, SCSI_END_TIMEOUT, SCSI_END_ERROR };
+
+/* A paired SCSI command: c as its end decoded it, with the opcode of its dispatch. */
+typedef int (*scsi_pair_fn)(struct iotap_ctx *ctx, const struct scsi_cmd *c, enum scsi_end end,
+			    uint64_t ns);
+
+struct scsi_pair {
+	struct scsi_fmt f_start, f_done, f_timeout, f_error;	/* f_start names opcodes */
+	struct reqtab *tab;		/* (device, lun << 32 | driver tag) -> opcode, time */
+	bool has_dev;			/* only host_no:channel:id:lun */
+	uint32_t host_no, channel, id, lun;
+	scsi_pair_fn done;
+	uint64_t unmatched;		/* completions whose dispatch was not seen */
+	uint64_t replaced;		/* dispatches of a tag still in flight */
+};
+
+/*
+ * Subscribe to dispatch and done (both must exist), and to timeout and error
+ * where the kernel has them. Set has_dev and the address before to see one
+ * device only. 0 or -errno (logged). Release with scsi_pair_release.
+ */
+int scsi_pair_use(struct scsi_pair *sp, struct iotap_ctx *ctx, scsi_pair_fn done);
+
+/* Free what sp holds; sp may be zeroed or released already. */
+void scsi_pair_release(struct scsi_pair *sp);
+
+#endif
