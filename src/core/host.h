@@ -48,6 +48,8 @@ struct host_ops {
 	struct ksyms *(*ksyms_load)(struct session *s);
 	/* The executable mappings of the processes that ran when tracing began, into us. */
 	int (*maps_load)(struct session *s, struct usyms *us);
+	/* Whether the device at a sysfs path has gone, or holds no medium (size 0); NULL: never. */
+	bool (*device_gone)(struct session *s, const char *sysfs);
 	/* The load averages text ("0.10 0.20 0.30 1/100 42"); -ENODATA when unknown. */
 	int (*loadavg)(struct session *s, char *buf, size_t len);
 	/* The hierarchy path ("/a/b") a --cgroup argument names; logs why not (live: no such cgroup). */

@@ -445,21 +445,8 @@ const char *iotap_disk_name(struct iotap_ctx *ctx, uint32_t dev)
 bool iotap_device_gone(struct iotap_ctx *ctx, const char *sysfs)
 {
 	struct session *s = ctx->sess;
-	unsigned long long size;
-	char path[256];
-	FILE *f;
-	int n;
 
-	if (s->opts.input || s->opts.input_buf)
-		return false;
-	if (snprintf(path, sizeof(path), "%s/size", sysfs) >= (int)sizeof(path))
-		return false;
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT && access(sysfs, F_OK) && errno == ENOENT;
-	n = fscanf(f, "%llu", &size);
-	fclose(f);
-	return n == 1 && !size;
+	return s->host->device_gone && s->host->device_gone(s, sysfs);
 }
 
 /* iotap_disk_sched - the I/O scheduler of a disk, "" when unknown */

@@ -117,6 +117,24 @@ static int host_live_maps_load(struct session *s, struct usyms *us)
 	return 0;
 }
 
+/* host_live_device_gone - the sysfs directory is gone, or its size attribute says 0 */
+static bool host_live_device_gone(struct session *s, const char *sysfs)
+{
+	unsigned long long size;
+	char path[256];
+	FILE *f;
+	int n;
+
+	if (snprintf(path, sizeof(path), "%s/size", sysfs) >= (int)sizeof(path))
+		return false;
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT && access(sysfs, F_OK) && errno == ENOENT;
+	n = fscanf(f, "%llu", &size);
+	fclose(f);
+	return n == 1 && !size;
+}
+
 /* host_live_loadavg - /proc/loadavg */
 static int host_live_loadavg(struct session *s, char *buf, size_t len)
 {
@@ -163,6 +181,7 @@ const struct host_ops host_live = {
 	.fd_names = "/proc/PID/fd at first sight",
 	.ksyms_load = host_live_ksyms_load,
 	.maps_load = host_live_maps_load,
+	.device_gone = host_live_device_gone,
 	.loadavg = host_live_loadavg,
 	.cgroup_path = host_live_cgroup_path,
 	.cgroup_tasks = host_live_cgroup_tasks,
