@@ -33,7 +33,7 @@ static const struct opt record_opts[] = {
 	  NULL, 0, 3600 },
 	{ 0, "max-dumps", OPT_UINT, P(max_dumps), "N", "with --ring: stop after N dumps (default: no limit)",
 	  NULL, 1, 1000000 },
-	{ 'd', "disk", OPT_STR, P(disk), "DISK", "with --trigger: look at requests of this disk only (every disk is still recorded)" },
+	{ 'd', "disk", OPT_STR, P(disk), "DISK", "with --trigger: look at requests of this disk only (its bios, for md and dm disks; every disk is still recorded)" },
 	{ 'Q', "queued", OPT_FLAG, P(queued), NULL, "with --trigger latency>MS: time requests from when they were queued (block_io_start or insert), as biolatency -Q" },
 	OPT_END
 };

@@ -1368,6 +1368,7 @@ static int record_init(struct session *s, void *priv)
 /* record_ring_start - the triggers watch the requests; -d resolved now that disks are known */
 static int record_ring_start(struct recorder *rc, struct session *s)
 {
+	bool bio;
 	int ret;
 
 	if (rc->p->disk) {
@@ -1381,9 +1382,13 @@ static int record_ring_start(struct recorder *rc, struct session *s)
 	/* SIGUSR2 alone needs no pairing. */
 	if (!rc->p->trigger)
 		return 0;
-	ret = reqwatch_create(&rc->watch, s, record_on_done, rc);
+	/* md and dm disks complete bios, never requests: -d on one watches its bios. */
+	bio = rc->trig_dev && blktrack_dev_bio_based(&s->ctx, rc->dev);
+	ret = reqwatch_create(&rc->watch, s, bio, record_on_done, rc);
 	if (!ret && !rc->watch) {
-		log_msg(LOG_ERR, "--trigger needs block_rq_issue and block_rq_complete recorded (see --tools)");
+		log_msg(LOG_ERR, "--trigger needs %s recorded (see --tools)",
+			bio ? "block_bio_queue and block_bio_complete" :
+			"block_rq_issue and block_rq_complete");
 		ret = -EINVAL;
 	}
 	return ret;
@@ -1398,7 +1403,7 @@ static int record_start(struct session *s, void *priv)
 	rc->sess = s;
 	if (rc->rotate.bytes || rc->rotate.ns) {
 		rc->t_part = s->t_start;
-		ret = reqwatch_create(&rc->watch, s, NULL, NULL);
+		ret = reqwatch_create(&rc->watch, s, false, NULL, NULL);
 	} else if (rc->ring) {
 		ret = record_ring_start(rc, s);
 	}
