@@ -94,7 +94,7 @@ if [ -f "$LIB" ]; then
 			$CHECK --srcdir "$SRC" --lib "$LIB" --order "$SRC/tests/lint/layers.order" \
 			--allow "$T/allow-real"
 	done <<-'END'
-	symbol  src/recorder/recorder src/tools/registry|symbol src/recorder/recorder -> src/tools/registry: upward
+	symbol  src/recorder/selection src/tools/registry|symbol src/recorder/selection -> src/tools/registry: upward
 	include src/sources/select src/symbols/stacks|include src/sources/select -> src/symbols/stacks: upward
 	END
 else
