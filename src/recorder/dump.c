@@ -67,6 +67,7 @@ void dump_free(struct dump *d)
 	dump_chunks_free(d->head);
 	dump_chunks_free(d->names);
 	ring_release(d->held, d->nr_held);
+	rec_writer_free(d->w);
 	free(d->path);
 	free(d);
 }
@@ -166,6 +167,19 @@ static void dump_unlink(const char *path)
 		unlink(path);
 }
 
+/* dump_finish_part - a part of a recording in parts: its STAT, END, fsync; a failed one stays */
+static int dump_finish_part(struct dump *d)
+{
+	int ret = snap_put_stat(d->w, d->t_end, d->records, d->samples);
+
+	if (!ret)
+		ret = rec_writer_close(d->w);
+	d->bytes = rec_writer_bytes(d->w);
+	rec_writer_free(d->w);
+	d->w = NULL;
+	return ret;
+}
+
 /*
  * dump_write - the file: the loop's head, kallsyms (-g), the loop's names,
  * /proc as of now, the window's records, STAT; 0 or -errno
@@ -233,7 +247,7 @@ static void *dumper_main(void *arg)
 		if (!d)
 			break;
 		pthread_mutex_unlock(&dp->lock);
-		d->err = dump_write(dp, d);
+		d->err = d->w ? dump_finish_part(d) : dump_write(dp, d);
 		pthread_mutex_lock(&dp->lock);
 		dump_push(&dp->done, d);
 		dp->writing--;

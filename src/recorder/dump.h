@@ -12,7 +12,8 @@
  * writes the file; a file that fails is removed. At most DUMP_INFLIGHT dumps
  * are queued or being written, so that the memory held past the ring's cap
  * is at most that many windows; the loop takes each back (dumper_done) to
- * say how it went.
+ * say how it went. The same writer finishes the parts of a recording in
+ * parts (--switch-output): their STAT, END and fsync, off the loop too.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -37,6 +38,8 @@ struct dump {
 	struct ring_held *held;
 	size_t nr_held;
 	struct snap_info info;		/* its pointers outlive the dumper */
+	struct rec_writer *w;		/* a part to finish instead: its STAT, END, close */
+	uint64_t records, samples;	/* the part's, for its STAT */
 	uint64_t t, more;		/* the trigger's time; triggers that joined it */
 	char what[512];			/* what fired */
 	/* The writer's, when dumper_done gives it back. */
@@ -47,7 +50,7 @@ struct dump {
 
 /* An empty dump of path (copied): NULL with errno ENOMEM. */
 struct dump *dump_alloc(const char *path);
-/* Its chunks, its hold on the ring's, itself; the file is not touched. Accepts NULL. */
+/* Its chunks, its hold on the ring's, a part's writer, itself; the file stays. Accepts NULL. */
 void dump_free(struct dump *d);
 /* The rec_chunk_fn of a sink writer made with d: keeps a copy of each chunk. 0 or -ENOMEM. */
 int dump_sink(void *d, const void *chunk, size_t len);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "command.h"
+#include "dump.h"
 #include "evstream.h"
 #include "flight.h"
 #include "log.h"
@@ -49,6 +50,7 @@ struct recorder {
 	struct rec_part prev;		/* the part before, open while its requests finish */
 	uint64_t closed_samples, closed_bytes;	/* of the parts closed */
 	struct reqwatch *watch;
+	struct dumper *closer;		/* finishes the parts off the loop */
 	struct flight *flight;		/* --ring: the records go to its ring instead */
 };
 
@@ -93,21 +95,71 @@ static void record_part_swap(struct recorder *rc, struct rec_part *pt)
 	*pt = cur;
 }
 
-/* record_part_close - finish the part written to at event time t_end; --max-files keeps the newest */
+/* record_part_closed - a part finished: said if that failed, else kept (--max-files: the newest) */
+static int record_part_closed(struct recorder *rc, const char *path, int err, uint64_t bytes)
+{
+	int kept;
+
+	rc->closed_bytes += bytes;
+	if (err) {
+		log_msg(LOG_ERR, "cannot write '%s': %s", path, rec_strerror(err));
+		return rc_fail(rc, err);
+	}
+	if ((kept = rotate_files_add(&rc->kept, path)))
+		log_msg(LOG_WARN, "cannot remove the oldest part: %s", strerror(-kept));
+	return 0;
+}
+
+/* record_parts_collect - the parts the closer is through with; wait: all, and it stops */
+static int record_parts_collect(struct recorder *rc, bool wait)
+{
+	struct dump *d, *rest = NULL;
+	int ret = 0, err;
+
+	if (wait) {
+		dumper_stop(rc->closer, &rest);
+		rc->closer = NULL;
+	} else if (rc->closer) {
+		rest = dumper_done(rc->closer);
+	}
+	while ((d = rest)) {
+		rest = wait ? d->next : dumper_done(rc->closer);
+		err = record_part_closed(rc, d->path, d->err, d->bytes);
+		if (!ret)
+			ret = err;
+		dump_free(d);
+	}
+	return ret;
+}
+
+/*
+ * record_part_close - finish the part written to at event time t_end: the
+ * closer writes its end and syncs it, or here after a write error
+ */
 static int record_part_close(struct recorder *rc, uint64_t t_end)
 {
-	int ret = rc->werr ? rc->werr : rc_fail(rc, snap_put_stat(rc->es.w, t_end, rc->es.records,
-								  rc->es.samples)), kept;
+	struct dump *d = NULL;
+	int ret = rc->werr;
 
-	if (!ret)
-		ret = rc_fail(rc, rec_writer_close(rc->es.w));
-	if (ret)
-		log_msg(LOG_ERR, "cannot write '%s': %s", rc->path, rec_strerror(ret));
-	else if ((kept = rotate_files_add(&rc->kept, rc->path)))
-		log_msg(LOG_WARN, "cannot remove the oldest part: %s", strerror(-kept));
+	if (!ret && rc->closer && !(d = dump_alloc(rc->path)))
+		ret = rc_fail(rc, -ENOMEM);
+	if (d) {
+		d->w = rc->es.w;
+		d->t_end = t_end;
+		d->records = rc->es.records;
+		d->samples = rc->es.samples;
+		rc->es.w = NULL;
+		/* Parts are seconds apart at least: waiting for room is rare and short. */
+		dumper_submit(rc->closer, d, true);
+	} else {
+		if (!ret)
+			ret = rc_fail(rc, snap_put_stat(rc->es.w, t_end, rc->es.records, rc->es.samples));
+		if (!ret)
+			ret = rc_fail(rc, rec_writer_close(rc->es.w));
+		record_part_closed(rc, rc->path, ret, rec_writer_bytes(rc->es.w));
+		rec_writer_free(rc->es.w);
+	}
 	rc->closed_samples += rc->es.samples;
-	rc->closed_bytes += rec_writer_bytes(rc->es.w);
-	rec_writer_free(rc->es.w);
 	evstream_release(&rc->es);
 	free(rc->path);
 	memset(&rc->es, 0, sizeof(rc->es));
@@ -298,6 +350,8 @@ static int record_start(struct session *s, void *priv)
 	if (rc->rotate.bytes || rc->rotate.ns) {
 		rc->t_part = s->t_start;
 		ret = reqwatch_create(&rc->watch, s, false, NULL, NULL);
+		if (!ret && (ret = dumper_start(&rc->closer)))
+			log_msg(LOG_ERR, "cannot start the writer of parts: %s", strerror(-ret));
 	} else if (rc->flight) {
 		ret = flight_start(rc->flight, s, &rc->info);
 	}
@@ -325,6 +379,8 @@ static int record_report(struct session *s, void *priv, bool final)
 		ret = flight_tick(rc->flight, s);
 	else
 		ret = rc_fail(rc, rec_writer_flush(rc->es.w));
+	if (!ret)
+		ret = record_parts_collect(rc, false);
 	if (!ret)
 		record_progress(s, rc, false, 0);
 	return ret;
@@ -429,6 +485,7 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 			flight_finish(rc.flight, &s);
 		} else if (rc.path) {
 			record_part_close(&rc, mono_now());
+			record_parts_collect(&rc, true);
 		} else if (!rc.werr && !rc_fail(&rc, snap_put_stat(rc.es.w, mono_now(), rc.es.records,
 								   rc.es.samples))) {
 			rc_fail(&rc, rec_writer_close(rc.es.w));
@@ -438,6 +495,7 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 		record_progress(&s, &rc, true, status);
 	}
 	command_reap(&rc.child);
+	record_parts_collect(&rc, true);
 	if (rc.werr && !rc.path)
 		log_msg(LOG_ERR, "cannot write '%s': %s", p->output, rec_strerror(rc.werr));
 	/* The dump writer uses no session, but stops before it: nothing outlives the run. */
