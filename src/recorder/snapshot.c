@@ -225,13 +225,14 @@ static int snap_put_comms(struct rec_writer *w)
 	return ret;
 }
 
+/* The MAPS section being filled: its mappings so far, and the process being listed. */
 struct maps_snap {
 	struct secbuf b;
 	uint32_t count, pid;
 };
 
-/* maps_put - one mapping of the process being listed into the MAPS section */
-static int maps_put(void *arg, const struct usyms_map *map)
+/* snap_maps_put - one mapping of the process being listed into the MAPS section */
+static int snap_maps_put(void *arg, const struct usyms_map *map)
 {
 	struct maps_snap *sn = arg;
 	int ret = recfmt_maps_add(&sn->b, sn->pid, map->start, map->len, map->pgoff, map->path,
@@ -241,8 +242,8 @@ static int maps_put(void *arg, const struct usyms_map *map)
 	return ret;
 }
 
-/* maps_encode - the MAPS section of every running process (sections.h) */
-static int maps_encode(struct secbuf *out)
+/* snap_maps_encode - the MAPS section of every running process (sections.h) */
+static int snap_maps_encode(struct secbuf *out)
 {
 	struct maps_snap sn = { { 0 } };
 	struct dirent *de;
@@ -262,7 +263,7 @@ static int maps_encode(struct secbuf *out)
 		if (*end || !pid || pid > UINT32_MAX)
 			continue;
 		sn.pid = (uint32_t)pid;
-		ret = usyms_maps_foreach(sn.pid, maps_put, &sn);
+		ret = usyms_maps_foreach(sn.pid, snap_maps_put, &sn);
 		if (ret == -E2BIG)
 			break;
 		if (ret != -ENOMEM)
@@ -319,7 +320,7 @@ static int snap_put_cgroups(struct rec_writer *w)
 static int snap_put_maps(struct rec_writer *w)
 {
 	struct secbuf b = { 0 };
-	int ret = maps_encode(&b);
+	int ret = snap_maps_encode(&b);
 
 	if (ret) {
 		log_msg(LOG_WARN, "cannot read the processes' mappings: %s; their user frames may stay unknown",
