@@ -1,6 +1,6 @@
 #!/bin/bash
 # VM tier: the flight recorder over a slow device it does not fake, under Debian's 6.1 and 6.12
-# kernels: dm-delay over the NVMe disk, reads undelayed and writes held 200 ms. A ring of 3 s
+# kernels: dm-delay over the NVMe disk, reads undelayed and writes held 200 ms. A ring of 2 s
 # with --trigger 'latency>100' -d dm-N fires on the first delayed write; its dump holds exactly
 # the delayed writes and the reads of the ring before them, not the reads older than the ring.
 . "$(dirname "$0")/../live/lib.sh"
@@ -9,7 +9,7 @@
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86 not installed"
 DMSETUP=$(command -v dmsetup) || skip "dmsetup not installed (apt-get install dmsetup)"
 
-OLD=10 FAST=20 SLOW=3 WDELAY=200 RING=3
+OLD=10 FAST=20 SLOW=3 WDELAY=200 RING=2
 cat >"$LIVE_TMP/guest.sh" <<GUEST
 OLD=$OLD FAST=$FAST SLOW=$SLOW WDELAY=$WDELAY RING=$RING
 GUEST
@@ -25,7 +25,7 @@ echo "== dm $dm"
 # holds the command until it traces, and the last sleep lets the window close on its own.
 cat >/tmp/load.sh <<LOAD
 /usr/local/bin/dio read /dev/$dm $OLD 4096 seq >/dev/null
-sleep $((RING + 2))
+sleep $((RING + 1))
 /usr/local/bin/dio read /dev/$dm $FAST 4096 seq 1048576 >/dev/null
 /usr/local/bin/dio write /dev/$dm $SLOW 4096 seq 4194304 >/dev/null
 sleep 3
@@ -73,7 +73,7 @@ for k in 6.1 6.12; do
 	[ "$(section "$out" dumps | wc -l)" = 1 ] || fail "$k: expected one dump: $(section "$out" dumps)"
 	section "$out" record >"$LIVE_TMP/rec-$k"
 	# The first delayed write fires: 4 MiB into the disk is sector 8192.
-	grep -q "^iotap record: dump 1: /tmp/fr\.[0-9]*: latency [0-9.]* ms > 100.000 ms: $dm WS\? sector 8192, 4096 bytes, pid [0-9]* (dio); 3.000 s before, 1.000 s after" "$LIVE_TMP/rec-$k" ||
+	grep -q "^iotap record: dump 1: /tmp/fr\.[0-9]*: latency [0-9.]* ms > 100.000 ms: $dm WS\? sector 8192, 4096 bytes, pid [0-9]* (dio); $RING.000 s before, 1.000 s after" "$LIVE_TMP/rec-$k" ||
 		fail "$k: dump line: $(cat "$LIVE_TMP/rec-$k")"
 	section "$out" info >"$LIVE_TMP/info-$k"
 	grep -q "^trigger:    latency [0-9.]* ms > 100.000 ms: $dm WS\? sector 8192, 4096 bytes" "$LIVE_TMP/info-$k" ||
