@@ -33,7 +33,7 @@ static const struct opt record_opts[] = {
 	  NULL, 0, 3600 },
 	{ 0, "max-dumps", OPT_UINT, P(max_dumps), "N", "with --ring: stop after N dumps (default: no limit)",
 	  NULL, 1, 1000000 },
-	{ 'd', "disk", OPT_STR, P(disk), "DISK", "with --trigger: look at requests of this disk only (every disk is still recorded)" },
+	{ 'd', "disk", OPT_STR, P(disk), "DISK", "with --trigger: look at requests of this disk only (its bios, for md and dm disks; every disk is still recorded)" },
 	{ 'Q', "queued", OPT_FLAG, P(queued), NULL, "with --trigger latency>MS: time requests from when they were queued (block_io_start or insert), as biolatency -Q" },
 	OPT_END
 };
@@ -68,7 +68,10 @@ const struct cmd_spec cmd_record = {
 		"to --after SECS after it, with what fired (report --info shows it), and prints one line. "
 		"Triggers that fire while a dump's window is still open belong to that dump, and "
 		"requests do not trigger again until SECS after it (a hold-off): one incident, one "
-		"file. A dump that cannot be written is reported and the ring goes on. "
+		"file. A thread of its own writes each dump while the events are read on; at most "
+		"two dumps are written at a time (one more is refused with the reason), so memory "
+		"beyond --ring-size holds at most two windows. A dump that cannot be written is "
+		"reported and the ring goes on. "
 		"What a recording tells whoever reads it: the host name, the kernel version, process "
 		"names and IDs and the command line; with -g also /proc/kallsyms (kernel symbol "
 		"addresses, which give away the kernel's KASLR offset) and the processes' executable "

@@ -94,7 +94,8 @@ static bool reqwatch_recorded(const struct session *s, const char *name)
 }
 
 /* reqwatch_create - pair the recorded block requests, adding no event */
-int reqwatch_create(struct reqwatch **out, struct session *s, reqwatch_done_fn done, void *arg)
+int reqwatch_create(struct reqwatch **out, struct session *s, bool bio, reqwatch_done_fn done,
+		    void *arg)
 {
 	struct reqwatch *w;
 	struct blktrack_cfg cfg = {
@@ -107,7 +108,8 @@ int reqwatch_create(struct reqwatch **out, struct session *s, reqwatch_done_fn d
 	int ret;
 
 	*out = NULL;
-	if (!reqwatch_recorded(s, "block_rq_issue") || !reqwatch_recorded(s, "block_rq_complete"))
+	if (bio ? !reqwatch_recorded(s, "block_bio_queue") || !reqwatch_recorded(s, "block_bio_complete") :
+	    !reqwatch_recorded(s, "block_rq_issue") || !reqwatch_recorded(s, "block_rq_complete"))
 		return 0;
 	w = calloc(1, sizeof(*w));
 	if (!w)
@@ -116,11 +118,13 @@ int reqwatch_create(struct reqwatch **out, struct session *s, reqwatch_done_fn d
 	w->arg = arg;
 	cfg.arg = w;
 	/* blktrack takes block_io_start when the kernel has it, else insert as the start. */
-	if (reqwatch_recorded(s, "block_io_start") ||
-	    (!iotap_event_available(&s->ctx, "block", "block_io_start") &&
-	     reqwatch_recorded(s, "block_rq_insert")))
+	if (bio)
+		cfg.flags |= BT_BIO;
+	else if (reqwatch_recorded(s, "block_io_start") ||
+		 (!iotap_event_available(&s->ctx, "block", "block_io_start") &&
+		  reqwatch_recorded(s, "block_rq_insert")))
 		cfg.flags |= BT_START;
-	if (reqwatch_recorded(s, "block_rq_insert"))
+	if (!bio && reqwatch_recorded(s, "block_rq_insert"))
 		cfg.flags |= BT_INSERT;
 	ret = blktrack_create(&w->bt, &s->ctx, &cfg);
 	if (ret) {

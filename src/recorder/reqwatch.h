@@ -9,6 +9,7 @@
  * each completed request (for triggers). The recorder takes raw records
  * (on_record), so it feeds each one here itself.
  */
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "blktrack.h"
@@ -22,9 +23,13 @@ typedef int (*reqwatch_done_fn)(void *arg, const struct blk_io *io);
 /*
  * Pair the block requests of the events the session records (none are
  * added): *out is NULL when block_rq_issue or block_rq_complete is not
- * recorded. done, if not NULL, gets each completed request. 0 or -errno.
+ * recorded. bio: pair bios instead (block_bio_queue to block_bio_complete,
+ * for md and dm disks, whose bios never become requests); *out is NULL when
+ * those are not recorded. done, if not NULL, gets each completed request
+ * (or bio). 0 or -errno.
  */
-int reqwatch_create(struct reqwatch **out, struct session *s, reqwatch_done_fn done, void *arg);
+int reqwatch_create(struct reqwatch **out, struct session *s, bool bio, reqwatch_done_fn done,
+		    void *arg);
 void reqwatch_free(struct reqwatch *w);
 
 /* A record parsed for reqwatch_feed. */

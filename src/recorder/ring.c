@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* ring.c - the flight recorder's last seconds of event chunks, bounded in time and bytes */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@
 
 struct ring_chunk {
 	struct ring_chunk *next;
+	atomic_uint refs;		/* the ring's, and each holder's */
 	uint64_t t_first, t_last;
 	size_t len;
 	uint8_t data[];
@@ -32,6 +34,13 @@ struct ring *ring_alloc(uint64_t keep_ns, size_t cap)
 	return r;
 }
 
+/* ring_chunk_put - one reference less; the last frees the chunk */
+static void ring_chunk_put(struct ring_chunk *c)
+{
+	if (atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) == 1)
+		free(c);
+}
+
 /* ring_drop - forget the oldest chunk */
 static void ring_drop(struct ring *r)
 {
@@ -42,7 +51,7 @@ static void ring_drop(struct ring *r)
 		r->tail = NULL;
 	r->bytes -= sizeof(*c) + c->len;
 	r->nr--;
-	free(c);
+	ring_chunk_put(c);
 }
 
 /* ring_free - every chunk, then the ring; accepts NULL */
@@ -69,6 +78,7 @@ int ring_add(struct ring *r, const void *chunk, size_t len, uint64_t t_first, ui
 	if (!c)
 		return -ENOMEM;
 	c->next = NULL;
+	atomic_init(&c->refs, 1);
 	c->t_first = t_first;
 	c->t_last = t_last;
 	c->len = len;
@@ -122,17 +132,34 @@ bool ring_cap_bound(struct ring *r)
 	return b;
 }
 
-/* ring_foreach - the chunks overlapping [from, to], oldest first */
-int ring_foreach(const struct ring *r, uint64_t from, uint64_t to, ring_chunk_fn fn, void *arg)
+/* ring_hold - a reference to each chunk overlapping [from, to], oldest first */
+int ring_hold(struct ring *r, uint64_t from, uint64_t to, struct ring_held **out, size_t *nr)
 {
-	for (const struct ring_chunk *c = r->head; c; c = c->next) {
-		int ret;
+	struct ring_held *h;
+	size_t n = 0;
 
+	*out = NULL;
+	*nr = 0;
+	h = calloc(r->nr ? r->nr : 1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	for (struct ring_chunk *c = r->head; c; c = c->next) {
 		if (c->t_last < from || c->t_first > to)
 			continue;
-		ret = fn(arg, c->data, c->len, c->t_first, c->t_last);
-		if (ret)
-			return ret;
+		atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
+		h[n++] = (struct ring_held){ c->data, c->len, c->t_first, c->t_last, c };
 	}
+	*out = h;
+	*nr = n;
 	return 0;
+}
+
+/* ring_release - the references of a ring_hold, then its array; accepts NULL */
+void ring_release(struct ring_held *h, size_t nr)
+{
+	if (!h)
+		return;
+	for (size_t i = 0; i < nr; i++)
+		ring_chunk_put(h[i].c);
+	free(h);
 }

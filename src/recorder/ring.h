@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 struct ring;
+struct ring_chunk;
 
 /* A ring that keeps keep_ns of events in at most cap bytes; NULL with errno ENOMEM. */
 struct ring *ring_alloc(uint64_t keep_ns, size_t cap);
@@ -46,9 +47,24 @@ uint64_t ring_held_ns(const struct ring *r);
  */
 bool ring_cap_bound(struct ring *r);
 
-/* Chunks that hold events in [from, to], oldest first: fn's error stops the walk. */
-typedef int (*ring_chunk_fn)(void *arg, const void *chunk, size_t len, uint64_t t_first,
-			     uint64_t t_last);
-int ring_foreach(const struct ring *r, uint64_t from, uint64_t to, ring_chunk_fn fn, void *arg);
+/*
+ * A chunk held past the ring's own use of it: a dump's, until it is written
+ * (by another thread). Held chunks are not counted in ring_bytes once the
+ * ring has dropped them: each holder bounds what it holds.
+ */
+struct ring_held {
+	const void *data;
+	size_t len;
+	uint64_t t_first, t_last;
+	struct ring_chunk *c;		/* the ring's */
+};
+
+/*
+ * Hold the chunks that have events in [from, to], oldest first: *out (the
+ * caller frees it with ring_release) gets *nr of them. 0 or -ENOMEM.
+ */
+int ring_hold(struct ring *r, uint64_t from, uint64_t to, struct ring_held **out, size_t *nr);
+/* Let go of held chunks and free the array; any thread may call it. Accepts NULL. */
+void ring_release(struct ring_held *h, size_t nr);
 
 #endif

@@ -9,7 +9,8 @@
  *               was queued) exceeded MS milliseconds (decimals to the
  *               nanosecond: 0.5, 12.25)
  *   error       it completed with an error
- * each at most once. SIGUSR2 dumps whatever the list says.
+ * each at most once (with -d on an md or dm disk, each completed bio of
+ * it). SIGUSR2 dumps whatever the list says.
  */
 #include <stdbool.h>
 #include <stddef.h>

@@ -89,9 +89,9 @@ rm -f "$B".*
 
 # A dump onto a full file system is reported, and the ring goes on.
 mkdir "$LIVE_TMP/full"
-mount -t tmpfs -o size=256K none "$LIVE_TMP/full"
+mount -t tmpfs -o size=64M none "$LIVE_TMP/full"
 trap ring_cleanup EXIT
-head -c 256K /dev/zero >"$LIVE_TMP/full/filler" 2>/dev/null || true
+head -c 64M /dev/zero >"$LIVE_TMP/full/filler" 2>/dev/null || true
 B=$LIVE_TMP/full/fr
 ring_start --ring 2
 reads 200

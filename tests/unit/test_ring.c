@@ -14,21 +14,26 @@
 #define SEC 1000000000ull
 #define MS 1000000ull
 
-/* Chunks seen by a walk: their first bytes and times. */
+/* Chunks held for a window: their first bytes and times. */
 struct seen {
 	int nr;
 	uint8_t first[16];
 	uint64_t t_first[16];
 };
 
-/* seen_add - remember a chunk of the walk */
-static int seen_add(void *arg, const void *chunk, size_t len, uint64_t t_first, uint64_t t_last)
+/* seen_hold - hold the chunks of [from, to] and note them; the hold is let go */
+static void seen_hold(struct ring *r, uint64_t from, uint64_t to, struct seen *s)
 {
-	struct seen *s = arg;
+	struct ring_held *h;
+	size_t nr;
 
-	s->first[s->nr] = *(const uint8_t *)chunk;
-	s->t_first[s->nr++] = t_first;
-	return 0;
+	assert_int_equal(ring_hold(r, from, to, &h, &nr), 0);
+	memset(s, 0, sizeof(*s));
+	for (size_t i = 0; i < nr; i++) {
+		s->first[s->nr] = *(const uint8_t *)h[i].data;
+		s->t_first[s->nr++] = h[i].t_first;
+	}
+	ring_release(h, nr);
 }
 
 /* test_age - a chunk whose newest event is older than keep_ns before the newest goes */
@@ -44,18 +49,45 @@ static void test_age(void **state)
 	}
 	/* Newest ends at 5.5 s: chunks ending before 2.5 s (0, 1) are gone; 2 ends at 2.5 s, kept. */
 	assert_int_equal(ring_count(r), 4);
-	assert_int_equal(ring_foreach(r, 0, UINT64_MAX, seen_add, &s), 0);
+	seen_hold(r, 0, UINT64_MAX, &s);
 	assert_int_equal(s.nr, 4);
 	assert_int_equal(s.first[0], 2);
 	assert_int_equal(s.first[3], 5);
 	assert_int_equal(ring_held_ns(r), 3 * SEC + SEC / 2);
 	assert_false(ring_cap_bound(r));
 	/* A window picks the chunks that overlap it. */
-	memset(&s, 0, sizeof(s));
-	assert_int_equal(ring_foreach(r, 3 * SEC + SEC / 2 + 1, 4 * SEC, seen_add, &s), 0);
+	seen_hold(r, 3 * SEC + SEC / 2 + 1, 4 * SEC, &s);
 	assert_int_equal(s.nr, 1);
 	assert_int_equal(s.first[0], 4);
 	ring_free(r);
+}
+
+/* test_hold - a held chunk outlives its eviction, unchanged, until it is let go */
+static void test_hold(void **state)
+{
+	struct ring *r = ring_alloc(SEC, 1 << 20);
+	struct ring_held *h;
+	uint8_t c[100];
+	size_t nr;
+
+	memset(c, 7, sizeof(c));
+	assert_int_equal(ring_add(r, c, sizeof(c), 0, SEC / 2), 0);
+	assert_int_equal(ring_hold(r, 0, SEC, &h, &nr), 0);
+	assert_int_equal(nr, 1);
+	memset(c, 8, sizeof(c));
+	assert_int_equal(ring_add(r, c, sizeof(c), 5 * SEC, 5 * SEC), 0);
+	assert_int_equal(ring_count(r), 1);
+	assert_int_equal(ring_bytes(r), ring_bytes_per_chunk(sizeof(c)));
+	assert_int_equal(h[0].len, sizeof(c));
+	assert_int_equal(((const uint8_t *)h[0].data)[99], 7);
+	assert_int_equal(h[0].t_last, SEC / 2);
+	ring_release(h, nr);
+	/* Freed with the ring while held: the holder frees it last. */
+	assert_int_equal(ring_hold(r, 0, UINT64_MAX, &h, &nr), 0);
+	ring_free(r);
+	assert_int_equal(((const uint8_t *)h[0].data)[0], 8);
+	ring_release(h, nr);
+	ring_release(NULL, 0);
 }
 
 /* test_cap - past the cap the oldest go even within keep_ns, and the ring says so once */
@@ -137,6 +169,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_age),
+		cmocka_unit_test(test_hold),
 		cmocka_unit_test(test_cap),
 		cmocka_unit_test(test_trigger_parse),
 		cmocka_unit_test(test_trigger_match),

@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* flight.c - record --ring: records into the ring, incidents, their dumps handed to the writer */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dump.h"
+#include "flight.h"
+#include "log.h"
+#include "reqwatch.h"
+#include "ring.h"
+#include "rotate.h"
+#include "sections.h"
+#include "trigger.h"
+
+#define NSEC_PER_SEC 1000000000ull
+/* The default memory cap, and the raw bytes of a chunk (a second's worth at most). */
+#define RING_SIZE_DEFAULT (256ull << 20)
+#define RING_CHUNK (REC_STREAM_CHUNK - 3 * PERF_RECORD_MAX)
+
+/* What fired, and the window it opened: later triggers within it join it. */
+struct incident {
+	bool pending;
+	uint64_t t;			/* the trigger: the dump covers [t - ring, t + after] */
+	uint64_t more;			/* triggers since, in the same window */
+	struct secbuf why;		/* TRIG */
+	char what[512];
+};
+
+struct flight {
+	const struct record_params *p;
+	struct evstream *es;		/* the recorder's: es->w makes the ring's chunks */
+	const struct snap_info *info;
+	struct ring *ring;
+	struct trigger trig;
+	bool trig_dev;			/* -d: triggers look at dev only */
+	uint32_t dev;
+	struct reqwatch *watch;
+	struct dumper *dumper;
+	uint64_t chunk_t0, chunk_t1;	/* event times in the chunk being filled */
+	uint64_t last_t;		/* of the newest event */
+	uint64_t dumps, bytes;		/* written */
+	uint64_t holdoff;		/* request triggers before this time are the last incident's */
+	bool cap_said;
+	int err;			/* the ring writer's first error */
+	struct incident inc;
+	struct session *sess;
+	struct sigaction old_usr2;
+};
+
+/* SIGUSR2: dump now. */
+static volatile sig_atomic_t flight_usr2;
+
+/* flight_on_usr2 - SIGUSR2: a dump is asked for */
+static void flight_on_usr2(int sig)
+{
+	flight_usr2 = 1;
+}
+
+/* flight_fail - remember the ring writer's first error */
+static int flight_fail(struct flight *f, int err)
+{
+	if (err && !f->err)
+		f->err = err;
+	return err;
+}
+
+/* flight_ring_chunk - the sink of the ring's writer: a chunk made, kept with its events' times */
+static int flight_ring_chunk(void *arg, const void *chunk, size_t len)
+{
+	struct flight *f = arg;
+	uint64_t t0 = f->chunk_t0 ? f->chunk_t0 : f->last_t;
+	uint64_t t1 = f->chunk_t1 ? f->chunk_t1 : f->last_t;
+	int ret = ring_add(f->ring, chunk, len, t0, t1);
+
+	f->chunk_t0 = f->chunk_t1 = 0;
+	/* Each chunk names its own callchains: it may outlive those before it. */
+	if (f->es->stacks)
+		stackmap_clear(f->es->stacks);
+	if (ret == -E2BIG)
+		ret = 0;	/* a chunk larger than the cap: dropped, the cap binds */
+	if (!ret && ring_cap_bound(f->ring) && !f->cap_said) {
+		f->cap_said = true;
+		log_msg(LOG_WARN, "--ring-size %s binds: the ring holds the last %.1f s of events, not %llu s",
+			f->p->ring_size ? f->p->ring_size : "256M", ring_held_ns(f->ring) / 1e9,
+			(unsigned long long)f->p->ring);
+	}
+	return ret;
+}
+
+/* flight_full - --max-dumps: as many dumps written or on their way: no incident more */
+static bool flight_full(const struct flight *f)
+{
+	return f->p->max_dumps && f->dumps + dumper_pending(f->dumper) >= f->p->max_dumps;
+}
+
+/* flight_incident_begin - a trigger at event time t; later ones within the window join it */
+static void flight_incident_begin(struct flight *f, uint64_t t, const char *reason,
+				  const char *what)
+{
+	struct recfmt_trig tr = {
+		.what = what, .reason = reason, .t_trigger = t,
+		.t_from = t > f->p->ring * NSEC_PER_SEC ? t - f->p->ring * NSEC_PER_SEC : 0,
+		.t_to = t + f->p->after * NSEC_PER_SEC,
+	};
+
+	if (f->inc.pending) {
+		f->inc.more++;
+		return;
+	}
+	if (flight_full(f))
+		return;
+	f->inc.pending = true;
+	f->inc.t = t;
+	f->inc.more = 0;
+	snprintf(f->inc.what, sizeof(f->inc.what), "%s", what);
+	secbuf_reset(&f->inc.why);
+	recfmt_trig_encode(&f->inc.why, &tr);
+}
+
+/* flight_on_done - each completed request: does it fire the trigger? */
+static int flight_on_done(void *arg, const struct blk_io *io)
+{
+	struct flight *f = arg;
+	const char *disk;
+	char what[512], rwbs[16];
+	uint64_t lat;
+
+	if ((f->trig_dev && io->dev != f->dev) || io->t_done < f->holdoff ||
+	    !trigger_match(&f->trig, io, f->p->queued, &lat))
+		return 0;
+	if (f->inc.pending) {
+		f->inc.more++;
+		return 0;
+	}
+	if (flight_full(f))
+		return 0;
+	disk = iotap_disk_name(&f->sess->ctx, io->dev);
+	snprintf(rwbs, sizeof(rwbs), "%s", io->rwbs);
+	if (io->error)
+		snprintf(what, sizeof(what), "error %d (%s): %s %s sector %llu, %u bytes, %.3f ms, pid %u (%.16s)",
+			 io->error, block_status_name(io->error), disk, rwbs,
+			 (unsigned long long)io->sector, io->bytes, lat / 1e6, io->pid, io->comm);
+	else
+		snprintf(what, sizeof(what), "latency %.3f ms > %.3f ms%s: %s %s sector %llu, %u bytes, pid %u (%.16s)",
+			 lat / 1e6, f->trig.latency_ns / 1e6, f->p->queued ? " (queued + device)" : "",
+			 disk, rwbs, (unsigned long long)io->sector, io->bytes, io->pid, io->comm);
+	flight_incident_begin(f, io->t_done, io->error ? "error" : "latency", what);
+	secbuf_meta(&f->inc.why, "disk", "%s", disk);
+	secbuf_meta(&f->inc.why, "dev", "%u", io->dev);
+	secbuf_meta(&f->inc.why, "sector", "%llu", (unsigned long long)io->sector);
+	secbuf_meta(&f->inc.why, "bytes", "%u", io->bytes);
+	secbuf_meta(&f->inc.why, "rwbs", "%s", rwbs);
+	secbuf_meta(&f->inc.why, "latency_ns", "%llu", (unsigned long long)lat);
+	secbuf_meta(&f->inc.why, "error", "%d", io->error);
+	secbuf_meta(&f->inc.why, "pid", "%u", io->pid);
+	secbuf_meta(&f->inc.why, "comm", "%.16s", io->comm);
+	return 0;
+}
+
+/*
+ * flight_dump_make - what the dump needs the session for, made here as
+ * chunks: the formats' header and the disks, then what fired and what
+ * names the events; and the ring's chunks of the window, held
+ */
+static int flight_dump_make(struct flight *f, struct session *s, struct dump *d)
+{
+	struct rec_writer *w = rec_writer_create_sink(dump_sink, d);
+	int ret;
+
+	if (!w)
+		return -errno;
+	ret = snap_put_head(w, s);
+	if (!ret)
+		ret = rec_writer_flush(w);
+	d->to_names = true;
+	if (!ret)
+		ret = rec_writer_put(w, REC_SEC_TRIG, f->inc.why.p, f->inc.why.len);
+	if (!ret)
+		ret = f->inc.why.err;
+	if (!ret)
+		ret = snap_put_names(w, s, &d->info);
+	if (!ret)
+		ret = rec_writer_flush(w);
+	rec_writer_free(w);
+	return ret ? ret : ring_hold(f->ring, d->from, d->to, &d->held, &d->nr_held);
+}
+
+/*
+ * flight_dump - the incident's window is over: its dump goes to the writer
+ * (with wait, once there is room); a dump that cannot be is said, and the
+ * ring goes on
+ */
+static int flight_dump(struct flight *f, struct session *s, bool wait)
+{
+	uint64_t from, to = f->inc.t + f->p->after * NSEC_PER_SEC;
+	size_t len = strlen(f->p->output) + 32;
+	struct dump *d = NULL;
+	char *path;
+	int ret;
+
+	from = f->inc.t > f->p->ring * NSEC_PER_SEC ? f->inc.t - f->p->ring * NSEC_PER_SEC : 0;
+	f->inc.pending = false;
+	/* The next dump a request triggers does not overlap this one. */
+	f->holdoff = to + f->p->ring * NSEC_PER_SEC;
+	/* The chunk being filled holds the window's last events. */
+	ret = flight_fail(f, rec_writer_flush(f->es->w));
+	if (ret)
+		return ret;
+	path = malloc(len);
+	if (!path)
+		return -ENOMEM;
+	ret = rotate_part_name(f->p->output, f->inc.t + s->wall_offset, path, len);
+	if (!ret && !(d = dump_alloc(path)))
+		ret = -ENOMEM;
+	if (!ret) {
+		d->force = f->p->force;
+		d->from = from;
+		d->to = to;
+		d->t_end = to < f->last_t ? to : f->last_t;
+		d->info = *f->info;
+		d->info.t_start = from;
+		d->t = f->inc.t;
+		d->more = f->inc.more;
+		memcpy(d->what, f->inc.what, sizeof(d->what));
+		ret = flight_dump_make(f, s, d);
+	}
+	if (!ret)
+		ret = dumper_submit(f->dumper, d, wait);
+	if (ret) {
+		log_msg(LOG_ERR, "cannot write the dump '%s': %s; the ring goes on", path,
+			ret == -EBUSY ? "the writer is busy with the dumps before it" :
+			rec_strerror(ret));
+		dump_free(d);
+	}
+	free(path);
+	return 0;
+}
+
+/* flight_said - a dump the writer is through with: one line on how it went */
+static void flight_said(struct flight *f, struct dump *d)
+{
+	if (d->err) {
+		log_msg(LOG_ERR, "cannot write the dump '%s': %s; the ring goes on", d->path,
+			rec_strerror(d->err));
+		return;
+	}
+	f->dumps++;
+	f->bytes += d->bytes;
+	log_msg(LOG_INFO, "dump %llu: %s: %s; %.3f s before, %.3f s after%s", (unsigned long long)f->dumps,
+		d->path, d->what, (d->t - d->from) / 1e9, (d->to - d->t) / 1e9,
+		d->more ? " (and later triggers in the window)" : "");
+}
+
+/* flight_check - a dump asked for (SIGUSR2) or due (its --after is over at now) */
+static int flight_check(struct flight *f, struct session *s, uint64_t now)
+{
+	if (flight_usr2) {
+		flight_usr2 = 0;
+		flight_incident_begin(f, mono_now(), "signal", "SIGUSR2");
+	}
+	if (f->inc.pending && now >= f->inc.t + f->p->after * NSEC_PER_SEC)
+		return flight_dump(f, s, false);
+	return 0;
+}
+
+/* flight_record - into the ring: a chunk ends before a record could overflow it */
+int flight_record(struct flight *f, struct session *s, const struct perf_event_header *rec)
+{
+	struct reqwatch_rec r;
+	uint64_t t = reqwatch_time(s, rec, &r), first;
+	int ret;
+
+	if (t > f->last_t)
+		f->last_t = t;
+	ret = reqwatch_feed(f->watch, s, &r, &first);
+	if (!ret && rec_writer_pending(f->es->w) + rec->size > RING_CHUNK)
+		ret = flight_fail(f, rec_writer_flush(f->es->w));
+	if (!ret)
+		ret = flight_fail(f, evstream_write(f->es, s, rec));
+	if (ret)
+		return ret;
+	if (t && !f->chunk_t0)
+		f->chunk_t0 = t;
+	if (t)
+		f->chunk_t1 = t;
+	return flight_check(f, s, f->last_t);
+}
+
+/* flight_tick - a chunk a second; an idle window over by the clock; the dumps written */
+int flight_tick(struct flight *f, struct session *s)
+{
+	struct dump *d;
+	int ret = flight_fail(f, rec_writer_flush(f->es->w));
+
+	/* Idle: the window is over when the clock says so (a second for events still merging). */
+	if (!ret)
+		ret = flight_check(f, s, mono_now() - NSEC_PER_SEC);
+	while ((d = dumper_done(f->dumper))) {
+		flight_said(f, d);
+		dump_free(d);
+	}
+	if (f->p->max_dumps && f->dumps >= f->p->max_dumps)
+		session_stop(s);
+	return ret;
+}
+
+/* flight_finish - the open incident as far as it got, then every dump said */
+void flight_finish(struct flight *f, struct session *s)
+{
+	struct dump *d, *rest;
+
+	if (f->inc.pending && !f->err)
+		flight_dump(f, s, true);
+	dumper_stop(f->dumper, &rest);
+	f->dumper = NULL;
+	while ((d = rest)) {
+		rest = d->next;
+		flight_said(f, d);
+		dump_free(d);
+	}
+}
+
+/* flight_bytes - what the dumps written hold */
+uint64_t flight_bytes(const struct flight *f)
+{
+	return f->bytes;
+}
+
+/* flight_start - -d resolved now that disks are known; the triggers watch requests; the writer */
+int flight_start(struct flight *f, struct session *s, const struct snap_info *info)
+{
+	bool bio;
+	int ret;
+
+	f->sess = s;
+	f->info = info;
+	if (f->p->disk) {
+		ret = iotap_disk_resolve(&s->ctx, f->p->disk, &f->dev);
+		if (ret) {
+			log_msg(LOG_ERR, "unknown disk '%s'", f->p->disk);
+			return -EINVAL;
+		}
+		f->trig_dev = true;
+	}
+	/* SIGUSR2 alone needs no pairing. */
+	if (f->p->trigger) {
+		/* md and dm disks complete bios, never requests: -d on one watches its bios. */
+		bio = f->trig_dev && blktrack_dev_bio_based(&s->ctx, f->dev);
+		ret = reqwatch_create(&f->watch, s, bio, flight_on_done, f);
+		if (!ret && !f->watch) {
+			log_msg(LOG_ERR, "--trigger needs %s recorded (see --tools)",
+				bio ? "block_bio_queue and block_bio_complete" :
+				"block_rq_issue and block_rq_complete");
+			ret = -EINVAL;
+		}
+		if (ret)
+			return ret;
+	}
+	ret = dumper_start(&f->dumper);
+	if (ret)
+		log_msg(LOG_ERR, "cannot start the dump writer: %s", strerror(-ret));
+	return ret;
+}
+
+/* flight_setup - --ring and what goes with it, checked: one error line each */
+int flight_setup(struct flight **out, const struct record_params *p, struct evstream *es)
+{
+	uint64_t cap = RING_SIZE_DEFAULT;
+	struct sigaction sa;
+	struct flight *f;
+	char why[256];
+
+	*out = NULL;
+	if (!p->ring) {
+		if (p->ring_size || p->trigger || p->after || p->max_dumps || p->disk || p->queued) {
+			log_msg(LOG_ERR, "--ring-size, --trigger, --after, --max-dumps, -d and -Q need --ring");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (p->switch_output) {
+		log_msg(LOG_ERR, "--ring and --switch-output cannot be used together");
+		return -EINVAL;
+	}
+	if (p->ring_size && (rotate_parse_size(p->ring_size, &cap) || cap < (1u << 20))) {
+		log_msg(LOG_ERR, "bad --ring-size '%s': a size of at least 1M (K, M, G)", p->ring_size);
+		return -EINVAL;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->p = p;
+	f->es = es;
+	if (p->trigger && trigger_parse(p->trigger, &f->trig, why, sizeof(why))) {
+		log_msg(LOG_ERR, "bad --trigger: %s", why);
+		free(f);
+		return -EINVAL;
+	}
+	if (p->queued && !f->trig.latency_ns) {
+		log_msg(LOG_ERR, "-Q needs --trigger latency>MS");
+		free(f);
+		return -EINVAL;
+	}
+	f->ring = ring_alloc((p->ring + p->after) * NSEC_PER_SEC, cap);
+	es->w = f->ring ? rec_writer_create_sink(flight_ring_chunk, f) : NULL;
+	if (!es->w) {
+		ring_free(f->ring);
+		free(f);
+		return -ENOMEM;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = flight_on_usr2;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR2, &sa, &f->old_usr2);
+	*out = f;
+	return 0;
+}
+
+/* flight_free - the writer stopped if it runs, the ring and its writer, SIGUSR2 as it was; accepts NULL */
+void flight_free(struct flight *f)
+{
+	struct dump *rest;
+
+	if (!f)
+		return;
+	dumper_stop(f->dumper, &rest);
+	while (rest) {
+		struct dump *d = rest;
+
+		rest = d->next;
+		dump_free(d);
+	}
+	sigaction(SIGUSR2, &f->old_usr2, NULL);
+	rec_writer_free(f->es->w);
+	f->es->w = NULL;
+	reqwatch_free(f->watch);
+	ring_free(f->ring);
+	secbuf_release(&f->inc.why);
+	free(f);
+}

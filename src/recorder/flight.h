@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_FLIGHT_H
+#define IOTAP_FLIGHT_H
+
+/*
+ * The flight recorder (record --ring): the recorder's records go into the
+ * ring (ring.h) instead of a file; a trigger (trigger.h) or SIGUSR2 opens an
+ * incident, and when its window is over, a dump of it goes to the writer
+ * thread (dump.h) while the records go on into the ring. Each dump is said
+ * (one line, or why it failed) when the writer is through with it.
+ */
+#include <stdint.h>
+
+#include "evstream.h"
+#include "record-params.h"
+#include "session.h"
+#include "snapshot.h"
+
+struct flight;
+
+/*
+ * --ring and what goes with it, checked (one error line each): *out is NULL
+ * without --ring. es->w becomes the ring's writer; es must outlive the
+ * flight. SIGUSR2 asks for a dump until flight_free. 0 or -errno.
+ */
+int flight_setup(struct flight **out, const struct record_params *p, struct evstream *es);
+/*
+ * Tracing runs: -d resolved, the triggers' pairing, the writer thread. info
+ * is what the dumps say besides the session; it must outlive the flight.
+ */
+int flight_start(struct flight *f, struct session *s, const struct snap_info *info);
+/* One record into the ring, in time order; an incident over by then goes to the writer. */
+int flight_record(struct flight *f, struct session *s, const struct perf_event_header *rec);
+/*
+ * About once a second: the chunk being filled goes to the ring, an incident
+ * over by the clock goes to the writer, the dumps written are said, and
+ * --max-dumps stops the session.
+ */
+int flight_tick(struct flight *f, struct session *s);
+/*
+ * Recording stopped: an open incident is dumped as far as it got; waits
+ * for the writer and says every dump.
+ */
+void flight_finish(struct flight *f, struct session *s);
+/* Bytes of the dumps written. */
+uint64_t flight_bytes(const struct flight *f);
+/* Stops a writer still running (flight_finish not called), frees es->w; accepts NULL. */
+void flight_free(struct flight *f);
+
+#endif
