@@ -173,8 +173,10 @@ if command -v strace >/dev/null; then
 	# LeakSanitizer cannot run under ptrace; the leak check is done by the other runs.
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -e trace=%file -o "$LIVE_TMP/strace" \
 		"$IOTAP" report -i "$F" biolatency -D -d "$D" >/dev/null 2>&1
-	grep -E '"(/sys|/proc|/dev/loop)|tracing|kallsyms' "$LIVE_TMP/strace" | grep -v '/proc/self/' \
-		>"$LIVE_TMP/touched" || true
+	# glibc's allocator reads overcommit_memory when it trims a thread's heap: not a fact
+	# about the traced machine.
+	grep -E '"(/sys|/proc|/dev/loop)|tracing|kallsyms' "$LIVE_TMP/strace" |
+		grep -v -e '/proc/self/' -e '"/proc/sys/vm/overcommit_memory"' >"$LIVE_TMP/touched" || true
 	[ ! -s "$LIVE_TMP/touched" ] || fail "report read this machine: $(head -3 "$LIVE_TMP/touched")"
 fi
 echo "ok: nobody reports the same 8000 reads; report reads nothing of this machine"
