@@ -76,6 +76,9 @@ struct recorder {
 	uint64_t part_base;		/* bytes of the part before its records */
 	uint64_t part_ms;		/* wall-clock ms its name says: each part's is later */
 	struct rec_part prev;		/* the part before, open while its requests finish */
+	bool parts_full;		/* a part could not be written: none until retry_t */
+	uint64_t retry_t;		/* event time to try a new part at */
+	uint64_t unwritten;		/* samples of the parts removed, and dropped meanwhile */
 	uint64_t closed_samples, closed_bytes;	/* of the parts closed */
 	struct reqwatch *watch;
 	/* --ring: w writes chunks to the ring; a dump writes them to a file. */
@@ -796,6 +799,39 @@ static void record_part_swap(struct recorder *rc, struct rec_part *pt)
 	*pt = cur;
 }
 
+/* record_disk_full - in parts, the part written to failed for want of space */
+static bool record_disk_full(const struct recorder *rc)
+{
+	return (rc->rotate.bytes || rc->rotate.ns) && (rc->werr == -ENOSPC || rc->werr == -EDQUOT);
+}
+
+/*
+ * record_part_drop - the part written to could not be written for want of
+ * space: said (once until a part is whole again), removed, its samples
+ * counted as unwritten. Events are dropped, and counted, until event time t
+ * plus a second, when a new part is tried: a full disk does not end the run.
+ */
+static int record_part_drop(struct recorder *rc, uint64_t t)
+{
+	if (!rc->parts_full)
+		log_msg(LOG_ERR, "cannot write '%s': %s; the part is removed, and the recording goes on in a new part once there is room",
+			rc->path, rec_strerror(rc->werr));
+	rc->parts_full = true;
+	rc->retry_t = t + NSEC_PER_SEC;
+	rc->unwritten += rc->samples;
+	if (rc->path)
+		unlink(rc->path);
+	rec_writer_free(rc->w);
+	stackmap_free(rc->stacks);
+	free(rc->path);
+	rc->w = NULL;
+	rc->stacks = NULL;
+	rc->path = NULL;
+	rc->records = rc->samples = 0;
+	rc->werr = 0;
+	return 0;
+}
+
 /* record_part_close - finish the part written to at event time t_end; --max-files keeps the newest */
 static int record_part_close(struct recorder *rc, uint64_t t_end)
 {
@@ -803,10 +839,17 @@ static int record_part_close(struct recorder *rc, uint64_t t_end)
 
 	if (!ret)
 		ret = rc_fail(rc, rec_writer_close(rc->w));
+	if (ret && record_disk_full(rc))
+		return record_part_drop(rc, t_end);
 	if (ret)
 		log_msg(LOG_ERR, "cannot write '%s': %s", rc->path, rec_strerror(ret));
 	else if ((kept = rotate_files_add(&rc->kept, rc->path)))
 		log_msg(LOG_WARN, "cannot remove the oldest part: %s", strerror(-kept));
+	if (!ret && rc->parts_full) {
+		log_msg(LOG_WARN, "'%s' is written whole: the recording is back; %llu events were not written",
+			rc->path, (unsigned long long)rc->unwritten);
+		rc->parts_full = false;
+	}
 	rc->closed_samples += rc->samples;
 	rc->closed_bytes += rec_writer_bytes(rc->w);
 	rec_writer_free(rc->w);
@@ -883,7 +926,8 @@ static int record_rotate(struct recorder *rc, struct session *s, uint64_t t)
 	rc->part_base = rec_writer_bytes(rc->w);
 	if (ho)
 		handover_boundary(ho, t);
-	return ho && ho->before ? 0 : record_prev_close(rc, t);
+	/* No part before when the last could not be written (record_part_drop). */
+	return !rc->prev.w || (ho && ho->before) ? 0 : record_prev_close(rc, t);
 }
 
 /* record_unlink - remove a recording that never started, if it is a file we made */
@@ -1211,9 +1255,16 @@ static int record_on_record(struct session *s, void *priv, const struct perf_eve
 	t = reqwatch_time(s, rec, &r);
 	if (rc->ring)
 		return record_ring_record(rc, s, rec, &r, t);
+	/* No part since one could not be written: none until a second has passed. */
+	if (!rc->w && (!t || t < rc->retry_t)) {
+		rc->unwritten += rec->type == PERF_RECORD_SAMPLE;
+		return 0;
+	}
 	/* The boundary first: a request this record starts is the next part's. */
-	if (t && record_part_due(rc, t))
+	if (t && (!rc->w || record_part_due(rc, t)))
 		ret = record_rotate(rc, s, t);
+	if (ret && record_disk_full(rc))
+		return record_part_drop(rc, t);
 	if (!ret)
 		ret = reqwatch_feed(rc->watch, s, &r, &first);
 	if (ret)
@@ -1222,6 +1273,9 @@ static int record_on_record(struct session *s, void *priv, const struct perf_eve
 	if (before)
 		record_part_swap(rc, &rc->prev);
 	ret = record_write(rc, s, rec);
+	/* Whichever part it went to, the one that failed is removed. */
+	if (ret && record_disk_full(rc))
+		ret = record_part_drop(rc, t);
 	if (before)
 		record_part_swap(rc, &rc->prev);
 	ho = reqwatch_handover(rc->watch);
@@ -1422,7 +1476,9 @@ static int record_report(struct session *s, void *priv, bool final)
 
 	if (final)
 		return 0;
-	ret = rc_fail(rc, rec_writer_flush(rc->w));
+	ret = rc->w ? rc_fail(rc, rec_writer_flush(rc->w)) : 0;
+	if (ret && record_disk_full(rc))
+		ret = record_part_drop(rc, mono_now());
 	/* Idle: the window is over when the clock says so (a second for events still merging). */
 	if (!ret && rc->ring)
 		ret = record_ring_check(rc, s, mono_now() - NSEC_PER_SEC);
@@ -1572,11 +1628,14 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 				record_dump(&rc, &s);
 		} else if (rc.path) {
 			record_part_close(&rc, mono_now());
-		} else if (!rc.werr && !record_put_stat(&rc, mono_now())) {
+		} else if (rc.w && !rc.werr && !record_put_stat(&rc, mono_now())) {
 			rc_fail(&rc, rec_writer_close(rc.w));
 		}
 		if (!ret)
 			ret = rc.werr;
+		if (rc.parts_full)
+			log_msg(LOG_WARN, "%llu events were not written: no part could be written since the disk filled",
+				(unsigned long long)rc.unwritten);
 		record_progress(&s, &rc, true, status);
 	}
 	record_reap(&rc.child);
