@@ -386,6 +386,50 @@ int ftrace_ring_disable(struct ftrace_ring *fr)
 	return fr->inst ? ftrace_write(fr, "tracing_on", "0") : 0;
 }
 
+/*
+ * ftrace_ring_check - whether the instance still traces all it was set up to
+ *
+ * Another root process can turn the instance's tracing_on off or disable one
+ * of its events (a reset script, trace-cmd reset -a): the buffers then fall
+ * silent and every count would come out short with nothing said. 0 while
+ * intact (or before ftrace_ring_open); -ECANCELED with one LOG_ERR line
+ * naming what changed otherwise.
+ */
+int ftrace_ring_check(struct ftrace_ring *fr)
+{
+	char rel[512], *text;
+	int len;
+
+	if (!fr->inst)
+		return 0;
+	text = tracefs_instance_file_read(fr->inst, "tracing_on", &len);
+	if (!text) {
+		log_msg(LOG_ERR, "tracefs instance %s was removed by another process: stopping",
+			fr->name);
+		return -ECANCELED;
+	}
+	if (text[0] != '1') {
+		free(text);
+		log_msg(LOG_ERR, "another process turned tracing off in tracefs instance %s: stopping, the counts would be short",
+			fr->name);
+		return -ECANCELED;
+	}
+	free(text);
+	for (size_t i = 0; i < fr->nr_ev; i++) {
+		snprintf(rel, sizeof(rel), "events/%s/%s/enable", fr->ev[i].sys, fr->ev[i].name);
+		text = tracefs_instance_file_read(fr->inst, rel, &len);
+		/* "1" traces, "1*" too (soft mode, not soft-disabled); "0" and "0*" do not. */
+		if (!text || text[0] != '1') {
+			free(text);
+			log_msg(LOG_ERR, "another process disabled %s:%s in tracefs instance %s: stopping, the counts would be short",
+				fr->ev[i].sys, fr->ev[i].name, fr->name);
+			return -ECANCELED;
+		}
+		free(text);
+	}
+	return 0;
+}
+
 /* ftrace_read_errno - a read's result: bytes, 0 for nothing now, or -errno */
 static int ftrace_read_errno(int n)
 {

@@ -53,6 +53,8 @@ int ftrace_ring_set_header_page(struct ftrace_ring *fr, const char *text, size_t
 int ftrace_ring_open(struct ftrace_ring *fr, const int *cpus, int nr_cpus, size_t buffer_kb);
 int ftrace_ring_enable(struct ftrace_ring *fr);
 int ftrace_ring_disable(struct ftrace_ring *fr);
+/* 0 while the instance traces as set up; -ECANCELED and a LOG_ERR line once another process changed it. */
+int ftrace_ring_check(struct ftrace_ring *fr);
 int ftrace_ring_read(struct ftrace_ring *fr, bool flush, ftrace_record_fn fn, void *arg);
 int ftrace_ring_fd(const struct ftrace_ring *fr, int i);
 int ftrace_ring_stats_update(struct ftrace_ring *fr);

@@ -48,6 +48,9 @@ struct recorder {
 	uint64_t part_base;		/* bytes of the part before its records */
 	uint64_t part_ms;		/* wall-clock ms its name says: each part's is later */
 	struct rec_part prev;		/* the part before, open while its requests finish */
+	bool parts_full;		/* a part could not be written: none until retry_t */
+	uint64_t retry_t;		/* event time to try a new part at */
+	uint64_t unwritten;		/* samples of the parts removed, and dropped meanwhile */
 	uint64_t closed_samples, closed_bytes;	/* of the parts closed */
 	struct reqwatch *watch;
 	struct dumper *closer;		/* finishes the parts off the loop */
@@ -95,11 +98,40 @@ static void record_part_swap(struct recorder *rc, struct rec_part *pt)
 	*pt = cur;
 }
 
+/* record_no_room - err says the disk (or the quota) is full */
+static bool record_no_room(int err)
+{
+	return err == -ENOSPC || err == -EDQUOT;
+}
+
+/*
+ * record_part_lost - a part at path could not be written for want of room:
+ * said (once until a part is whole again), removed, its samples counted as
+ * unwritten; no part is begun before event time t plus a second. A full
+ * disk does not end a recording in parts.
+ */
+static void record_part_lost(struct recorder *rc, const char *path, int err, uint64_t samples,
+			     uint64_t t)
+{
+	if (!rc->parts_full)
+		log_msg(LOG_ERR, "cannot write '%s': %s; the part is removed, and the recording goes on in a new part once there is room",
+			path, rec_strerror(err));
+	rc->parts_full = true;
+	rc->retry_t = t + NSEC_PER_SEC;
+	rc->unwritten += samples;
+	unlink(path);
+}
+
 /* record_part_closed - a part finished: said if that failed, else kept (--max-files: the newest) */
-static int record_part_closed(struct recorder *rc, const char *path, int err, uint64_t bytes)
+static int record_part_closed(struct recorder *rc, const char *path, int err, uint64_t bytes,
+			      uint64_t samples)
 {
 	int kept;
 
+	if (record_no_room(err)) {
+		record_part_lost(rc, path, err, samples, mono_now());
+		return 0;
+	}
 	rc->closed_bytes += bytes;
 	if (err) {
 		log_msg(LOG_ERR, "cannot write '%s': %s", path, rec_strerror(err));
@@ -107,6 +139,11 @@ static int record_part_closed(struct recorder *rc, const char *path, int err, ui
 	}
 	if ((kept = rotate_files_add(&rc->kept, path)))
 		log_msg(LOG_WARN, "cannot remove the oldest part: %s", strerror(-kept));
+	if (rc->parts_full) {
+		log_msg(LOG_WARN, "'%s' is written whole: the recording is back; %llu events were not written",
+			path, (unsigned long long)rc->unwritten);
+		rc->parts_full = false;
+	}
 	return 0;
 }
 
@@ -124,7 +161,7 @@ static int record_parts_collect(struct recorder *rc, bool wait)
 	}
 	while ((d = rest)) {
 		rest = wait ? d->next : dumper_done(rc->closer);
-		err = record_part_closed(rc, d->path, d->err, d->bytes);
+		err = record_part_closed(rc, d->path, d->err, d->bytes, d->samples);
 		if (!ret)
 			ret = err;
 		dump_free(d);
@@ -156,15 +193,39 @@ static int record_part_close(struct recorder *rc, uint64_t t_end)
 			ret = rc_fail(rc, snap_put_stat(rc->es.w, t_end, rc->es.records, rc->es.samples));
 		if (!ret)
 			ret = rc_fail(rc, rec_writer_close(rc->es.w));
-		record_part_closed(rc, rc->path, ret, rec_writer_bytes(rc->es.w));
+		if (record_no_room(ret))
+			rc->werr = 0;
+		record_part_closed(rc, rc->path, ret, rec_writer_bytes(rc->es.w), rc->es.samples);
 		rec_writer_free(rc->es.w);
 	}
 	rc->closed_samples += rc->es.samples;
 	evstream_release(&rc->es);
+	/* A part that met a full disk is removed and said: the recording goes on. */
+	if (record_no_room(ret))
+		ret = 0;
 	free(rc->path);
 	memset(&rc->es, 0, sizeof(rc->es));
 	rc->path = NULL;
 	return ret;
+}
+
+/* record_part_drop - the part written to at event time t met a full disk: removed, not closed */
+static int record_part_drop(struct recorder *rc, uint64_t t)
+{
+	record_part_lost(rc, rc->path, rc->werr, rc->es.samples, t);
+	rec_writer_free(rc->es.w);
+	evstream_release(&rc->es);
+	free(rc->path);
+	memset(&rc->es, 0, sizeof(rc->es));
+	rc->path = NULL;
+	rc->werr = 0;
+	return 0;
+}
+
+/* record_parts_full - in parts, the last write error was a full disk */
+static bool record_parts_full(const struct recorder *rc)
+{
+	return (rc->rotate.bytes || rc->rotate.ns) && record_no_room(rc->werr);
 }
 
 /* record_part_create - a new part file named for wall-clock time wall_ns; 0 or -errno, said */
@@ -229,7 +290,8 @@ static int record_rotate(struct recorder *rc, struct session *s, uint64_t t)
 	rc->part_base = rec_writer_bytes(rc->es.w);
 	if (ho)
 		handover_boundary(ho, t);
-	return ho && ho->before ? 0 : record_prev_close(rc, t);
+	/* No part before when the last one met a full disk (record_part_drop). */
+	return !rc->prev.es.w || (ho && ho->before) ? 0 : record_prev_close(rc, t);
 }
 
 /* record_unlink - remove a recording that never started, if it is a file we made */
@@ -272,9 +334,16 @@ static int record_on_record(struct session *s, void *priv, const struct perf_eve
 	if (!rc->rotate.bytes && !rc->rotate.ns)
 		return record_write(rc, s, rec);
 	t = reqwatch_time(s, rec, &r);
+	/* No part since one met a full disk: none until a second has passed. */
+	if (!rc->es.w && (!t || t < rc->retry_t)) {
+		rc->unwritten += rec->type == PERF_RECORD_SAMPLE;
+		return 0;
+	}
 	/* The boundary first: a request this record starts is the next part's. */
-	if (t && record_part_due(rc, t))
+	if (t && (!rc->es.w || record_part_due(rc, t)))
 		ret = record_rotate(rc, s, t);
+	if (ret && record_parts_full(rc))
+		return record_part_drop(rc, t);
 	if (!ret)
 		ret = reqwatch_feed(rc->watch, s, &r, &first);
 	if (ret)
@@ -283,6 +352,9 @@ static int record_on_record(struct session *s, void *priv, const struct perf_eve
 	if (before)
 		record_part_swap(rc, &rc->prev);
 	ret = record_write(rc, s, rec);
+	/* Whichever part it went to, the one that met a full disk is removed. */
+	if (ret && record_parts_full(rc))
+		ret = record_part_drop(rc, t);
 	if (before)
 		record_part_swap(rc, &rc->prev);
 	ho = reqwatch_handover(rc->watch);
@@ -378,7 +450,9 @@ static int record_report(struct session *s, void *priv, bool final)
 	if (rc->flight)
 		ret = flight_tick(rc->flight, s);
 	else
-		ret = rc_fail(rc, rec_writer_flush(rc->es.w));
+		ret = rc->es.w ? rc_fail(rc, rec_writer_flush(rc->es.w)) : 0;
+	if (ret && record_parts_full(rc))
+		ret = record_part_drop(rc, mono_now());
 	if (!ret)
 		ret = record_parts_collect(rc, false);
 	if (!ret)
@@ -486,12 +560,17 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 		} else if (rc.path) {
 			record_part_close(&rc, mono_now());
 			record_parts_collect(&rc, true);
+		} else if (rc.rotate.bytes || rc.rotate.ns) {
+			record_parts_collect(&rc, true);
 		} else if (!rc.werr && !rc_fail(&rc, snap_put_stat(rc.es.w, mono_now(), rc.es.records,
 								   rc.es.samples))) {
 			rc_fail(&rc, rec_writer_close(rc.es.w));
 		}
 		if (!ret)
 			ret = rc.werr;
+		if (rc.parts_full)
+			log_msg(LOG_WARN, "%llu events were not written: no part could be written since the disk filled",
+				(unsigned long long)rc.unwritten);
 		record_progress(&s, &rc, true, status);
 	}
 	command_reap(&rc.child);

@@ -15,6 +15,9 @@
 #include "../tracefs/ftrace.h"
 #include "../tracefs/merge.h"
 
+/* How often the reader looks that the instance still traces (ftrace_ring_check). */
+#define CHECK_NS 1000000000ull
+
 /* One event read from the instance. */
 struct ft_event {
 	struct iotap_event *ev;
@@ -31,6 +34,8 @@ struct live_ftrace {
 	int *cpus;
 	int nr_cpus;
 	uint64_t *lost_pushed;	/* per CPU: losses already in the stream */
+	uint64_t next_check;	/* when to look again that the instance still traces */
+	int changed;		/* -errno once another process changed the instance */
 	bool disabled;
 };
 
@@ -167,6 +172,9 @@ static int ftrace_disable(void *priv)
 {
 	struct live_ftrace *f = priv;
 
+	/* The last look: tracing_on is about to be 0 on purpose. */
+	if (!f->changed && !f->disabled)
+		f->changed = ftrace_ring_check(f->fr);
 	f->disabled = true;
 	return ftrace_ring_disable(f->fr);
 }
@@ -184,11 +192,22 @@ static int ftrace_pollfds(void *priv, struct pollfd *pfd, int max)
 	return n;
 }
 
-/* ftrace_read - every CPU's events, as perf samples, to push; to the last one once disabled */
+/*
+ * ftrace_read - every CPU's events, as perf samples, to push; to the last one
+ * once disabled. Once a second, and at the end, it looks that no other process
+ * turned the instance off: an error then, rather than counts that are short.
+ */
 static int ftrace_read(void *priv, live_push_fn push, void *arg)
 {
 	struct live_ftrace *f = priv;
+	uint64_t now;
 
+	if (!f->changed && !f->disabled && (now = mono_now()) >= f->next_check) {
+		f->next_check = now + CHECK_NS;
+		f->changed = ftrace_ring_check(f->fr);
+	}
+	if (f->changed)
+		return f->changed;
 	return ftrace_ring_read(f->fr, f->disabled, push, arg);
 }
 
