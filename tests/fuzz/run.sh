@@ -5,6 +5,8 @@
 #   fuzz_recfile  the recording container (src/recording/container.c)
 #   fuzz_report   the whole report path: open from memory, replay, then one of biolatency,
 #                 iostack -K -f, biosnoop --cgroup, fileio, iostackbreakdown, --info
+#   fuzz_stream   the records after a fixed recording head (formats parsed once), replayed
+#                 into one of sixteen tool runs (biolatency to fileio, iostack, --info)
 #   fuzz_perfdata the perf.data reader (src/sources/source-perfdata.c) under biolatency and iostack
 #   fuzz_tracedat the trace.dat source (src/sources/source-tracedat.c, libtracecmd) under
 #                 biolatency -D, biosnoop and --info
@@ -80,7 +82,10 @@ for src in "$TOP"/tests/fuzz/fuzz_*.c; do
 	f=${f%.c}
 	if [[ -n ${FUZZ_ONLY:-} && " $FUZZ_ONLY " != *" $f "* ]]; then continue; fi
 	echo "== building fuzz_$f"
-	"$CLANG" "${CFLAGS[@]}" -o "$OUT/fuzz_$f" "$src" "$OUT"/obj/*.o "${LIBS[@]}"
+	# A harness's own link flags: a " * FUZZ_LDFLAGS: ..." line in its comment.
+	# shellcheck disable=SC2207
+	ldflags=($(sed -n 's/^ \* FUZZ_LDFLAGS: //p' "$src"))
+	"$CLANG" "${CFLAGS[@]}" -o "$OUT/fuzz_$f" "$src" "$OUT"/obj/*.o "${LIBS[@]}" "${ldflags[@]}"
 	HARNESSES+=("$f")
 done
 
