@@ -79,8 +79,13 @@ static struct head {
 	uint64_t chunks, raw;
 } heads[NR_HEADS];
 
-/* The parsed formats of each head, lent to its sessions; cur is the head being read. */
+/*
+ * The parsed formats of each head, lent to its sessions, with each event's
+ * tep_event; cur is the head being read, added what its session added so far.
+ */
 static struct fmt_set parsed[NR_HEADS];
+static struct tep_event **parsed_ev[NR_HEADS];
+static bool *added;
 static int cur = -1;
 
 int __real_fmt_set_init(struct fmt_set *fs, const char *header_page, size_t len, int long_size,
@@ -119,38 +124,50 @@ int __wrap_fmt_set_init(struct fmt_set *fs, const char *header_page, size_t len,
 	fs->long_size = long_size;
 	fs->page_size = page_size;
 	fs->tep = p->tep;
+	memset(added, 0, p->nr * sizeof(*added));
 	return 0;
+}
+
+/* lent_index - where a lent set's event is in its head's list; -1 when not there */
+static int lent_index(const struct tep_event *tev)
+{
+	for (size_t i = 0; tev && i < parsed[cur].nr; i++)
+		if (parsed_ev[cur][i] == tev)
+			return i;
+	return -1;
 }
 
 /* __wrap_fmt_set_find - in a lent set, only the events this session added */
 struct tep_event *__wrap_fmt_set_find(const struct fmt_set *fs, const char *sys, const char *name)
 {
+	struct tep_event *tev = __real_fmt_set_find(fs, sys, name);
+	int i;
+
 	if (!lent(fs))
-		return __real_fmt_set_find(fs, sys, name);
-	for (size_t i = 0; i < fs->nr; i++)
-		if (!strcmp(fs->ev[i].sys, sys) && !strcmp(fs->ev[i].name, name))
-			return __real_fmt_set_find(fs, sys, name);
-	return NULL;
+		return tev;
+	i = lent_index(tev);
+	return i >= 0 && added[i] ? tev : NULL;
 }
 
 /* __wrap_fmt_set_add - in a lent set, the event parsed before, from the same text */
 struct tep_event *__wrap_fmt_set_add(struct fmt_set *fs, const char *sys, const char *name,
 				     const char *text, size_t len)
 {
-	const struct fmt_set *p = &parsed[cur < 0 ? 0 : cur];
 	struct tep_event *tev;
 	struct fmt_event *arr, *ev;
-	size_t i;
+	const struct fmt_event *p;
+	int i;
 
 	if (!lent(fs))
 		return __real_fmt_set_add(fs, sys, name, text, len);
-	tev = __wrap_fmt_set_find(fs, sys, name);
-	if (tev)
+	tev = __real_fmt_set_find(fs, sys, name);
+	i = lent_index(tev);
+	if (i < 0)
+		abort();	/* not in the head: a harness bug */
+	if (added[i])
 		return tev;
-	for (i = 0; i < p->nr; i++)
-		if (!strcmp(p->ev[i].sys, sys) && !strcmp(p->ev[i].name, name))
-			break;
-	if (i == p->nr || p->ev[i].len != len || memcmp(p->ev[i].text, text, len))
+	p = &parsed[cur].ev[i];
+	if (p->len != len || memcmp(p->text, text, len))
 		abort();
 	arr = realloc(fs->ev, (fs->nr + 1) * sizeof(*arr));
 	if (!arr)
@@ -159,7 +176,7 @@ struct tep_event *__wrap_fmt_set_add(struct fmt_set *fs, const char *sys, const 
 	ev = &fs->ev[fs->nr];
 	ev->sys = strdup(sys);
 	ev->name = strdup(name);
-	ev->text = strdup(p->ev[i].text);
+	ev->text = strdup(p->text);
 	ev->len = len;
 	if (!ev->sys || !ev->name || !ev->text) {
 		free(ev->sys);
@@ -169,7 +186,8 @@ struct tep_event *__wrap_fmt_set_add(struct fmt_set *fs, const char *sys, const 
 		return NULL;
 	}
 	fs->nr++;
-	return __real_fmt_set_find(p, sys, name);
+	added[i] = true;
+	return tev;
 }
 
 /* __wrap_fmt_set_release - a lent set frees its copies, not the tep handle */
@@ -308,6 +326,8 @@ static void run(const struct pair *p, const uint8_t *img, size_t len)
 /* LLVMFuzzerInitialize - load the heads and parse each one's formats, once */
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	size_t nr_max = 0;
+
 	(void)argc;
 	(void)argv;
 	log_set(NULL);
@@ -327,6 +347,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		memset(&s.fs, 0, sizeof(s.fs));
 		session_release(&s);
 		free(img);
+		if (parsed[i].nr > nr_max)
+			nr_max = parsed[i].nr;
+		parsed_ev[i] = calloc(parsed[i].nr, sizeof(*parsed_ev[i]));
+		added = realloc(added, nr_max * sizeof(*added));
+		if (!parsed_ev[i] || !added)
+			abort();
+		for (size_t k = 0; k < parsed[i].nr; k++)
+			parsed_ev[i][k] = __real_fmt_set_find(&parsed[i], parsed[i].ev[k].sys,
+							      parsed[i].ev[k].name);
 		cur = -1;
 	}
 	return 0;
