@@ -1,7 +1,8 @@
 #!/bin/bash
 # run.sh - build the fuzzers with clang (libFuzzer, ASan, UBSan) from the sources and run each
 # for a bounded time. Every tests/fuzz/fuzz_NAME.c is a harness, linked against the whole core
-# (compiled once), with its seeds in tests/fuzz/corpus-NAME when there is such a folder:
+# (compiled once), with its seeds in tests/fuzz/corpus-NAME and what longer runs grew
+# (bench/fuzz --save) in tests/fuzz/grown-NAME, when there are such folders:
 #   fuzz_recfile  the recording container (src/recording/container.c)
 #   fuzz_report   the whole report path: open from memory, replay, then one of biolatency,
 #                 iostack -K -f, biosnoop --cgroup, fileio, iostackbreakdown, --info
@@ -15,7 +16,8 @@
 # FUZZ_ONLY="a b" runs only those harnesses (names without fuzz_).
 # Environment: FUZZ_SECONDS per fuzzer (default 60), BUILDDIR holding config.h (default: the
 # source tree), FUZZ_OUT for binaries, grown corpora and crash files (default: a temporary
-# directory, removed unless something failed), CLANG (default clang).
+# directory, removed unless something failed), CLANG (default clang), ASAN_OPTIONS (default
+# quarantine_size_mb=16). FUZZ_OUT/fuzz_NAME.cpu_ms: the CPU time each harness used.
 # Exit status: 0 when every fuzzer ran its time without a finding.
 set -euo pipefail
 
