@@ -7,8 +7,12 @@
 #include "reqtab.h"
 
 #define NIL UINT32_MAX
-/* The pool grows a chunk at a time: 4096 entries (480 KiB) that never move. */
-#define CHUNK_SHIFT 12
+/*
+ * The pool grows a chunk at a time: 512 entries (60 KiB) that never move. Under 64 KiB a
+ * chunk comes from the allocator's pools, not a mapping of its own (glibc, ASan): a short
+ * session no longer maps, faults in and unmaps half a megabyte per table.
+ */
+#define CHUNK_SHIFT 9
 #define CHUNK_SIZE (1u << CHUNK_SHIFT)
 /* Buckets to start with; the table doubles them as it fills, so a few requests stay in cache. */
 #define MIN_BUCKETS 1024u

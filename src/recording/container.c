@@ -855,6 +855,8 @@ void rec_reader_free(struct rec_reader *r)
 /* Inflating threads at most (see prefetch_workers()), and chunks in flight. */
 #define PREFETCH_WORKERS 3
 #define PREFETCH_SLOTS 8
+/* Chunks smaller than this are inflated by the caller until a larger one comes. */
+#define PREFETCH_INLINE_MAX (64u << 10)
 
 /* One chunk, inflated by a worker for the reader. */
 struct chunk_slot {
@@ -885,6 +887,8 @@ struct rec_prefetch {
 	uint64_t head, tail;		/* chunks taken from the reader, chunks given back */
 	bool holding;			/* the caller is using slot[tail] */
 	struct rec_reader *r;
+	int want;			/* workers to start at the first large chunk */
+	bool begun;			/* the workers were started */
 	int end;			/* 0: more to come; 1: END; else the reader's error */
 	uint64_t end_at;		/* file offset of that error */
 	bool stop;
@@ -987,13 +991,14 @@ struct rec_prefetch *rec_prefetch_start(struct rec_reader *r, uint32_t type, con
 {
 	struct rec_prefetch *pf = calloc(1, sizeof(*pf));
 	struct chunk_slot *sl;
-	int ret, want = prefetch_workers();
+	int ret;
 
 	if (!pf) {
 		*err = -ENOMEM;
 		return NULL;
 	}
 	pf->r = r;
+	pf->want = prefetch_workers();
 	sl = &pf->slot[0];
 	ret = slot_reserve(sl, len);
 	if (ret)
@@ -1013,17 +1018,6 @@ struct rec_prefetch *rec_prefetch_start(struct rec_reader *r, uint32_t type, con
 		pthread_mutex_destroy(&pf->lock);
 		goto out_free;
 	}
-	for (int i = 0; i < want; i++) {
-		ret = -pthread_create(&pf->thread[i], NULL, prefetch_main, pf);
-		if (ret)
-			break;
-		pf->nr_workers++;
-	}
-	if (!pf->nr_workers) {
-		pthread_cond_destroy(&pf->cond);
-		pthread_mutex_destroy(&pf->lock);
-		goto out_free;
-	}
 	return pf;
 out_free:
 	free(sl->data);
@@ -1032,22 +1026,65 @@ out_free:
 	return NULL;
 }
 
+/*
+ * prefetch_inline - the next chunk, read and inflated by the caller while
+ * the chunks are small (STAT, END, a short recording's only records): the
+ * workers start at the first large one, so a short report starts no thread
+ */
+static void prefetch_inline(struct rec_prefetch *pf)
+{
+	struct chunk_slot *sl = &pf->slot[pf->head % PREFETCH_SLOTS];
+	struct rec_packed c;
+	int ret = rec_reader_next_packed(pf->r, &c);
+
+	if (ret <= 0) {
+		pf->end = ret ? ret : 1;
+		pf->end_at = rec_reader_offset(pf->r);
+		return;
+	}
+	ret = slot_reserve(sl, c.raw_len);
+	if (!ret)
+		ret = zs_inflate(&pf->r->zs, c.payload, c.len, sl->data, c.raw_len);
+	sl->seq = pf->head++;
+	sl->type = c.type;
+	sl->len = c.raw_len;
+	sl->offset = c.offset;
+	sl->err = ret;
+	sl->ready = true;
+	if (ret) {
+		pf->end = ret;
+		pf->end_at = c.offset;
+		return;
+	}
+	if (c.raw_len < PREFETCH_INLINE_MAX)
+		return;
+	pf->begun = true;
+	for (int i = 0; i < pf->want; i++) {
+		ret = -pthread_create(&pf->thread[i], NULL, prefetch_main, pf);
+		if (ret)
+			break;
+		pf->nr_workers++;
+	}
+	/* Without a worker nothing reads on: the replay gets the error after this chunk. */
+	if (!pf->nr_workers) {
+		pf->end = ret;
+		pf->end_at = c.offset;
+	}
+}
+
 /* rec_prefetch_free - end the workers and free the slots; accepts NULL */
 void rec_prefetch_free(struct rec_prefetch *pf)
 {
 	if (!pf)
 		return;
-	if (pf->nr_workers) {
-		pthread_mutex_lock(&pf->lock);
-		pf->stop = true;
-		pthread_cond_broadcast(&pf->cond);
-		pthread_mutex_unlock(&pf->lock);
-		for (int i = 0; i < pf->nr_workers; i++)
-			pthread_join(pf->thread[i], NULL);
-		pthread_cond_destroy(&pf->cond);
-		pthread_mutex_destroy(&pf->lock);
-		pf->nr_workers = 0;
-	}
+	pthread_mutex_lock(&pf->lock);
+	pf->stop = true;
+	pthread_cond_broadcast(&pf->cond);
+	pthread_mutex_unlock(&pf->lock);
+	for (int i = 0; i < pf->nr_workers; i++)
+		pthread_join(pf->thread[i], NULL);
+	pthread_cond_destroy(&pf->cond);
+	pthread_mutex_destroy(&pf->lock);
 	for (int i = 0; i < PREFETCH_SLOTS; i++)
 		free(pf->slot[i].data);
 	free(pf);
@@ -1060,6 +1097,8 @@ int rec_prefetch_next(struct rec_prefetch *pf, uint32_t *type, const uint8_t **d
 	struct chunk_slot *sl;
 	int ret;
 
+	if (!pf->begun && !pf->end)
+		prefetch_inline(pf);
 	pthread_mutex_lock(&pf->lock);
 	if (pf->holding)
 		pf->tail++;

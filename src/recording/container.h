@@ -177,9 +177,11 @@ void rec_reader_free(struct rec_reader *r);
 /*
  * The chunks after the first records, read and inflated ahead by worker
  * threads (one per usable CPU, up to three) while the caller replays them
- * in file order. rec_prefetch_start takes the first chunk (of type, its
- * data copied; *first gets the copy) and the reader, which the workers use from
- * then on; NULL with *err. rec_prefetch_next gives back the chunk handed
+ * in file order; the threads start at the first chunk of 64 KiB or more
+ * (until then the caller inflates, so a short recording starts none).
+ * rec_prefetch_start takes the first chunk (of type, its data copied;
+ * *first gets the copy) and the reader, which the workers use from then
+ * on; NULL with *err. rec_prefetch_next gives back the chunk handed
  * out last and waits for the next: 1 with its type, data and length (valid
  * until the next call), 0 at END, or the reader's error with the offset of
  * the chunk at *end_at.

@@ -4,7 +4,9 @@
  * opened from memory, its sections read, its records replayed in order and
  * dispatched to one of biolatency -D, iostack -K -f, biosnoop --cgroup,
  * fileio -C and iostackbreakdown, or described as --info does (which one
- * follows from a CRC of the input, so each input is read once).
+ * follows from a CRC of the input, so each input is read once). This is
+ * the harness of the head: container, sections, formats; every input pays
+ * for parsing its formats. fuzz_stream fuzzes the records after a fixed head.
  *
  * An input that starts with the file magic is a recording image; its CRCs
  * are repaired first so that the fuzzer gets past them. Any other input is

@@ -1,10 +1,13 @@
 #!/bin/bash
 # run.sh - build the fuzzers with clang (libFuzzer, ASan, UBSan) from the sources and run each
 # for a bounded time. Every tests/fuzz/fuzz_NAME.c is a harness, linked against the whole core
-# (compiled once), with its seeds in tests/fuzz/corpus-NAME when there is such a folder:
+# (compiled once), with its seeds in tests/fuzz/corpus-NAME and what longer runs grew
+# (bench/fuzz --save) in tests/fuzz/grown-NAME, when there are such folders:
 #   fuzz_recfile  the recording container (src/recording/container.c)
 #   fuzz_report   the whole report path: open from memory, replay, then one of biolatency,
 #                 iostack -K -f, biosnoop --cgroup, fileio, iostackbreakdown, --info
+#   fuzz_stream   the records after a fixed recording head (formats parsed once), replayed
+#                 into one of sixteen tool runs (biolatency to fileio, iostack, --info)
 #   fuzz_perfdata the perf.data reader (src/sources/source-perfdata.c) under biolatency and iostack
 #   fuzz_tracedat the trace.dat source (src/sources/source-tracedat.c, libtracecmd) under
 #                 biolatency -D, biosnoop and --info
@@ -13,7 +16,8 @@
 # FUZZ_ONLY="a b" runs only those harnesses (names without fuzz_).
 # Environment: FUZZ_SECONDS per fuzzer (default 60), BUILDDIR holding config.h (default: the
 # source tree), FUZZ_OUT for binaries, grown corpora and crash files (default: a temporary
-# directory, removed unless something failed), CLANG (default clang).
+# directory, removed unless something failed), CLANG (default clang), ASAN_OPTIONS (default
+# quarantine_size_mb=16). FUZZ_OUT/fuzz_NAME.cpu_ms: the CPU time each harness used.
 # Exit status: 0 when every fuzzer ran its time without a finding.
 set -euo pipefail
 
@@ -67,6 +71,14 @@ for name in sorted(os.listdir(src)):
 PY
 }
 
+# cpu_children - CPU_MS: milliseconds of CPU (user + system) the shell's finished children used
+cpu_children() {
+	times >"$OUT/times"	# a builtin in a pipe or $() would report a subshell's
+	CPU_MS=$(awk 'NR == 2 { t = 0
+		for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60000 + a[2] * 1000 }
+		printf "%d\n", t }' "$OUT/times")
+}
+
 # The core once, as objects: every harness links all of it.
 mkdir -p "$OUT/obj"
 echo "== building the core"
@@ -80,10 +92,17 @@ for src in "$TOP"/tests/fuzz/fuzz_*.c; do
 	f=${f%.c}
 	if [[ -n ${FUZZ_ONLY:-} && " $FUZZ_ONLY " != *" $f "* ]]; then continue; fi
 	echo "== building fuzz_$f"
-	"$CLANG" "${CFLAGS[@]}" -o "$OUT/fuzz_$f" "$src" "$OUT"/obj/*.o "${LIBS[@]}"
+	# A harness's own link flags: a " * FUZZ_LDFLAGS: ..." line in its comment.
+	# shellcheck disable=SC2207
+	ldflags=($(sed -n 's/^ \* FUZZ_LDFLAGS: //p' "$src"))
+	"$CLANG" "${CFLAGS[@]}" -o "$OUT/fuzz_$f" "$src" "$OUT"/obj/*.o "${LIBS[@]}" "${ldflags[@]}"
 	HARNESSES+=("$f")
 done
 
+# ASan keeps 256 MB of freed memory unused by default, so every input runs in fresh pages
+# (page faults, then munmap's TLB flushes): 16 MB still spans many inputs' frees and made
+# fuzz_stream twice as fast.
+ASAN_OPTS=${ASAN_OPTIONS:-quarantine_size_mb=16}
 rc=0
 for f in "${HARNESSES[@]}"; do
 	corpus=$OUT/corpus-$f
@@ -95,10 +114,19 @@ for f in "${HARNESSES[@]}"; do
 	done
 	if [[ $f == report ]]; then unpack_seeds "$TOP/tests/fuzz/corpus-report" "$corpus"; fi
 	echo "== fuzz_$f for ${SECS}s"
+	cpu_children
+	cpu0=$CPU_MS
+	status=0
 	# New inputs go to the first corpus directory; the committed seeds stay as they are.
-	if ! LSAN_OPTIONS=suppressions=$TOP/tests/fuzz/lsan.supp:print_suppressions=0 "$OUT/fuzz_$f" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 \
+	LSAN_OPTIONS=suppressions=$TOP/tests/fuzz/lsan.supp:print_suppressions=0 ASAN_OPTIONS=$ASAN_OPTS \
+		"$OUT/fuzz_$f" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix="$OUT/$f-" \
-		"$corpus" "${seeds[@]}" >"$OUT/fuzz_$f.log" 2>&1; then
+		"$corpus" "${seeds[@]}" >"$OUT/fuzz_$f.log" 2>&1 || status=$?
+	# The CPU it used: on a shared machine inputs per CPU-second compare better than per second.
+	cpu_children
+	cpu=$((CPU_MS - cpu0))
+	echo "$cpu" >"$OUT/fuzz_$f.cpu_ms"
+	if ((status)); then
 		echo "fuzz_$f FAILED; its log and the input are in $OUT:"
 		grep -E '^(==[0-9]+==ERROR|SUMMARY|artifact_prefix|Test unit written)' "$OUT/fuzz_$f.log" || \
 			tail -20 "$OUT/fuzz_$f.log"
@@ -107,7 +135,8 @@ for f in "${HARNESSES[@]}"; do
 	else
 		execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$OUT/fuzz_$f.log")
 		cov=$(grep -o 'cov: [0-9]*' "$OUT/fuzz_$f.log" | tail -1)
-		echo "fuzz_$f: ${execs:-?} inputs in ${SECS}s ($(( ${execs:-0} / SECS ))/s), $cov"
+		echo "fuzz_$f: ${execs:-?} inputs in ${SECS}s ($(( ${execs:-0} / SECS ))/s," \
+			"$(( ${execs:-0} * 1000 / (cpu ? cpu : 1) )) per CPU-second), $cov"
 	fi
 done
 if ((KEEP)); then echo "kept $OUT"; else rm -rf "$OUT"; fi

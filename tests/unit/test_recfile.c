@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_recfile.c - recording container: round trips, damage, limits */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -875,6 +876,87 @@ static int teardown_dir(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
+/* tasks - the threads of this process now */
+static int tasks(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* prefetch_expect - the next chunk from pf is type with len bytes equal to want */
+static void prefetch_expect(struct rec_prefetch *pf, uint32_t type, const void *want, size_t len)
+{
+	const uint8_t *data;
+	uint32_t t;
+	size_t n;
+	uint64_t at;
+
+	assert_int_equal(rec_prefetch_next(pf, &t, &data, &n, &at), 1);
+	assert_int_equal(t, type);
+	assert_int_equal(n, len);
+	assert_memory_equal(data, want, len);
+}
+
+/*
+ * test_prefetch_threads - the chunks after the first come back in order; small ones are
+ * inflated by the caller (a short recording starts no thread), the workers start at the
+ * first large one and are gone after rec_prefetch_free
+ */
+static void test_prefetch_threads(void **state)
+{
+	const char *path = path_in_tmp("prefetch.iotap");
+	const size_t big = 100000;
+	uint8_t *ev = malloc(big), small[300];
+	struct rec_writer *w = rec_writer_create(path, true);
+	const uint8_t *first, *data;
+	struct rec_prefetch *pf;
+	struct rec_reader *r;
+	const void *d;
+	int err, before = tasks();
+	uint64_t at;
+	uint32_t t;
+	size_t n;
+
+	(void)state;
+	assert_non_null(ev);
+	assert_non_null(w);
+	fill_varied(ev, big, 3);
+	fill_varied(small, sizeof(small), 4);
+	assert_int_equal(rec_writer_put(w, T_META, "m", 1), 0);
+	assert_int_equal(rec_writer_put(w, T_EVTS, small, sizeof(small)), 0);
+	assert_int_equal(rec_writer_put(w, T_SYMS, "sym", 3), 0);
+	assert_int_equal(rec_writer_put(w, T_EVTS, ev, big), 0);
+	assert_int_equal(rec_writer_put(w, T_SYMS, "end", 3), 0);
+	assert_int_equal(rec_writer_close(w), 0);
+	rec_writer_free(w);
+
+	r = rec_reader_open(path, &err);
+	assert_non_null(r);
+	assert_int_equal(rec_reader_next(r, &t, &d, &n), 1);
+	assert_int_equal(rec_reader_next(r, &t, &d, &n), 1);
+	assert_int_equal(t, T_EVTS);
+	pf = rec_prefetch_start(r, t, d, n, &first, &err);
+	assert_non_null(pf);
+	assert_memory_equal(first, small, sizeof(small));
+	prefetch_expect(pf, T_SYMS, "sym", 3);
+	assert_int_equal(tasks(), before);
+	prefetch_expect(pf, T_EVTS, ev, big);
+	assert_true(tasks() > before);
+	prefetch_expect(pf, T_SYMS, "end", 3);
+	assert_int_equal(rec_prefetch_next(pf, &t, &data, &n, &at), 0);
+	rec_prefetch_free(pf);
+	assert_int_equal(tasks(), before);
+	rec_reader_free(r);
+	free(ev);
+}
+
 /* main - run the recfile tests */
 int main(void)
 {
@@ -894,6 +976,7 @@ int main(void)
 		cmocka_unit_test(test_structure),
 		cmocka_unit_test(test_no_space),
 		cmocka_unit_test(test_strerror),
+		cmocka_unit_test(test_prefetch_threads),
 	};
 
 	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
