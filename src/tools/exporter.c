@@ -667,13 +667,34 @@ static int exporter_commands(struct iotap_ctx *ctx)
 	return ret;
 }
 
-/* exporter_init - check options, subscribe to the request events */
+/* exporter_listen - take the port before anything is traced: a busy one is the only error said */
+static int exporter_listen(struct iotap_ctx *ctx)
+{
+	struct exporter_params *p = ctx->params;
+	struct exporter_state *st = ctx->state;
+	const char *listen = p->listen ? p->listen : EXPORTER_LISTEN;
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int ret;
+
+	if (p->listen && httpd_parse_listen(p->listen, &ss, &len)) {
+		iotap_err(ctx, "invalid --listen '%s': expected ADDR:PORT, [IPV6]:PORT or :PORT",
+			  p->listen);
+		return -EINVAL;
+	}
+	if (!p->listen && p->textfile)
+		return 0;
+	ret = httpd_start(&st->httpd, listen, "text/plain; version=0.0.4; charset=utf-8");
+	if (ret)
+		iotap_err(ctx, "cannot listen on %s: %s", listen, strerror(-ret));
+	return ret;
+}
+
+/* exporter_init - check options, take the port, subscribe to the request events */
 static int exporter_init(struct iotap_ctx *ctx)
 {
 	struct exporter_params *p = ctx->params;
 	struct exporter_state *st = ctx->state;
-	struct sockaddr_storage ss;
-	socklen_t len;
 	struct blktrack_cfg cfg = {
 		.flags = BT_START,
 		.on_done = exporter_on_done,
@@ -689,39 +710,25 @@ static int exporter_init(struct iotap_ctx *ctx)
 		iotap_err(ctx, "cannot write %s: %s", p->textfile, strerror(errno));
 		return -EINVAL;
 	}
-	ret = blktrack_cfg_select(&cfg, ctx, p->disk, 0);
-	if (ret)
-		return ret;
-	ret = blktrack_create(&st->bt, ctx, &cfg);
+	ret = exporter_listen(ctx);
+	if (!ret)
+		ret = blktrack_cfg_select(&cfg, ctx, p->disk, 0);
+	if (!ret)
+		ret = blktrack_create(&st->bt, ctx, &cfg);
 	if (!ret)
 		ret = exporter_commands(ctx);
-	if (ret)
-		return ret;
-	if (p->listen && httpd_parse_listen(p->listen, &ss, &len)) {
-		iotap_err(ctx, "invalid --listen '%s': expected ADDR:PORT, [IPV6]:PORT or :PORT",
-			  p->listen);
-		return -EINVAL;
-	}
-	return 0;
+	return ret;
 }
 
-/* exporter_start - tracing runs: listen, and publish a first page before any interval */
+/* exporter_start - tracing runs: publish a first page before any interval */
 static int exporter_start(struct iotap_ctx *ctx)
 {
 	struct exporter_params *p = ctx->params;
 	struct exporter_state *st = ctx->state;
-	const char *listen = p->listen ? p->listen : EXPORTER_LISTEN;
-	int ret;
 
-	if (p->listen || !p->textfile) {
-		ret = httpd_start(&st->httpd, listen, "text/plain; version=0.0.4; charset=utf-8");
-		if (ret) {
-			iotap_err(ctx, "cannot listen on %s: %s", listen, strerror(-ret));
-			return ret;
-		}
+	if (st->httpd)
 		iotap_info(ctx, "serving metrics on http://%s/metrics",
 			   p->listen ? p->listen : "localhost" EXPORTER_LISTEN);
-	}
 	return exporter_snapshot(ctx);
 }
 
