@@ -339,12 +339,8 @@ static int record_on_record(struct session *s, void *priv, const struct perf_eve
 		rc->unwritten += rec->type == PERF_RECORD_SAMPLE;
 		return 0;
 	}
-	/*
-	 * The boundary first: a request this record starts is the next part's. A
-	 * part due while the one before still waits for its requests waits too:
-	 * closing that one early would part a request from its first events.
-	 */
-	if (t && (!rc->es.w || (!rc->prev.es.w && record_part_due(rc, t))))
+	/* The boundary first: a request this record starts is the next part's. */
+	if (t && (!rc->es.w || record_part_due(rc, t)))
 		ret = record_rotate(rc, s, t);
 	if (ret && record_parts_full(rc))
 		return record_part_drop(rc, t);

@@ -14,8 +14,7 @@
  * when the last of them has completed (or after ROTATE_HANDOVER_NS, the age
  * at which pairing gives a request up). So every request has all its
  * events in one part, and each tool, whether it counts at issue or pairs
- * to completion, counts it once over the parts. A part that falls due
- * while the one before it is still open waits for it to close.
+ * to completion, counts it once over the parts.
  */
 #include <stdbool.h>
 #include <stddef.h>
