@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "fuzztool.h"
 #include "recimage.h"
 
 #include "log.h"
@@ -80,27 +81,6 @@ static uint8_t *pack_sections(const uint8_t *data, size_t size, size_t *out_len)
 	return img;
 }
 
-/* run_tool - one tool with its arguments over the image, output thrown away */
-static void run_tool(const uint8_t *img, size_t len, FILE *out, int argc, char **argv)
-{
-	const struct tool *tool = tool_find(argv[0]);
-	struct session_opts so = { .mmap_pages = 128, .input_buf = img, .input_len = len };
-	void *params = calloc(1, tool->params_size);
-	struct cli_args ca;
-	struct session s;
-	char err[256];
-
-	if (!params || opt_parse(&tool->cmd, argc, argv, params, &so, &ca, err, sizeof(err)))
-		abort();
-	session_stacks_set(stacks_session_want);
-	if (!session_init(&s, tool, params, &so)) {
-		s.ctx.out = out;
-		session_run(&s, 0, 0, 0);
-	}
-	session_release(&s);
-	free(params);
-}
-
 /*
  * report - biolatency -D over the image; iostack -K -f (stack records,
  * callchain ids, the recorded kernel symbols: no user symbols, which would
@@ -127,20 +107,20 @@ static void report(const uint8_t *img, size_t len, unsigned int which)
 	 */
 	switch (which % 6) {
 	case 0:
-		run_tool(img, len, out, 2, bio);
+		fuzz_run_tool(NULL, img, len, out, 2, bio);
 		break;
 	case 1:
-		run_tool(img, len, out, 3, stk);
+		fuzz_run_tool(NULL, img, len, out, 3, stk);
 		break;
 	case 2:
-		run_tool(img, len, out, 4, cg);
+		fuzz_run_tool(NULL, img, len, out, 4, cg);
 		break;
 	case 3:
 		/* Syscall pairing, descriptor tables (FDTB) and the per-syscall attribution. */
-		run_tool(img, len, out, 2, fio);
+		fuzz_run_tool(NULL, img, len, out, 2, fio);
 		break;
 	case 4:
-		run_tool(img, len, out, 1, brk);
+		fuzz_run_tool(NULL, img, len, out, 1, brk);
 		break;
 	default:
 		if (!session_init(&s, NULL, NULL, &so))

@@ -13,7 +13,7 @@
 
 /*
  * fuzz_run_tool - argv's tool over the image, its output to out; aborts (a finding)
- * when the options do not parse or a source other than want took the image
+ * when the options do not parse or a source other than want (NULL: any) took the image
  */
 static inline void fuzz_run_tool(const struct source_ops *want, const uint8_t *img, size_t len,
 				 FILE *out, int argc, char **argv)
@@ -29,7 +29,7 @@ static inline void fuzz_run_tool(const struct source_ops *want, const uint8_t *i
 		abort();
 	session_stacks_set(stacks_session_want);
 	if (!session_init(&s, tool, params, &so)) {
-		if (s.src != want)
+		if (want && s.src != want)
 			abort();
 		s.ctx.out = out;
 		session_run(&s, 0, 0, 0);
