@@ -487,13 +487,19 @@ int iotap_loadavg(struct iotap_ctx *ctx, char *buf, size_t len)
 	return s->host->loadavg ? s->host->loadavg(s, buf, len) : -ENODATA;
 }
 
-/* iotap_strftime - format a stream time as local wall-clock time */
+/* iotap_strftime - format a stream time as local wall-clock time; -ERANGE when out of range */
 int iotap_strftime(struct iotap_ctx *ctx, uint64_t mono_ns, const char *fmt, char *buf,
 		   size_t len)
 {
-	time_t t = (time_t)(((int64_t)mono_ns + ctx->sess->wall_offset) / 1000000000ll);
+	int64_t wall_ns;
+	time_t t;
 	struct tm tm;
 
+	/* A recording's clock offset is untrusted: a sum out of range is no time at all. */
+	if (mono_ns > INT64_MAX ||
+	    __builtin_add_overflow((int64_t)mono_ns, ctx->sess->wall_offset, &wall_ns))
+		return -ERANGE;
+	t = (time_t)(wall_ns / 1000000000ll);
 	if (!localtime_r(&t, &tm))
 		return -EINVAL;
 #pragma GCC diagnostic push
@@ -518,7 +524,8 @@ void iotap_interval_header(struct iotap_ctx *ctx, bool timestamp)
 /* iotap_wall_ns - a stream time as CLOCK_REALTIME ns, for sub-second wall-clock times */
 uint64_t iotap_wall_ns(struct iotap_ctx *ctx, uint64_t mono_ns)
 {
-	return (uint64_t)((int64_t)mono_ns + ctx->sess->wall_offset);
+	/* Modulo 2^64: a recording's offset is untrusted, and a wrapped time is only misprinted. */
+	return mono_ns + (uint64_t)ctx->sess->wall_offset;
 }
 
 /* iotap_err - an error line from a tool, through the log hook */

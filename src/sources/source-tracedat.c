@@ -342,8 +342,8 @@ static int td_open(struct session *s)
 		return ret;
 	/* The file was last written about when the last event happened. */
 	if (s->opts.input && !stat(s->opts.input, &st))
-		s->wall_offset = (int64_t)st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec -
-			(int64_t)f->t_last;
+		s->wall_offset = (int64_t)((uint64_t)st.st_mtim.tv_sec * 1000000000ull +
+					   (uint64_t)st.st_mtim.tv_nsec - f->t_last);
 	s->t_start = f->t_first;
 	s->now = s->t_start;
 	return 0;
