@@ -31,12 +31,14 @@
  * them against the file's length: a damaged size asks for terabytes. Without ASan that
  * malloc fails and libtracecmd says the file cannot be read; under ASan the default is to
  * abort on it. Let it fail as it does in use, so that what libtracecmd then does with
- * NULL, and everything iotap does with the file, is what gets fuzzed.
+ * NULL, and everything iotap does with the file, is what gets fuzzed. Stacks of
+ * allocations are unwound in full: libtracecmd has no frame pointers, and the one
+ * leak of its own that lsan.supp names (tracecmd_init_data) is only seen that way.
  */
 const char *__asan_default_options(void);
 const char *__asan_default_options(void)
 {
-	return "allocator_may_return_null=1";
+	return "allocator_may_return_null=1:fast_unwind_on_malloc=0";
 }
 
 static const uint8_t magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
