@@ -25,11 +25,16 @@ struct ftrace_event {
 	char *filter;
 };
 
+/* Full sub-buffers read from one CPU a round when the buffer's size is not known: 4 MiB. */
+#define FTRACE_ROUND_SUBBUFS 1024
+
 struct ftrace_cpu {
 	int cpu;
 	struct tracefs_cpu *tcpu;
 	int fd;
 	struct ftrace_stats st;
+	uint64_t t_read;		/* the newest event time read from it */
+	bool behind;			/* the last round left full sub-buffers unread */
 };
 
 struct ftrace_ring {
@@ -44,6 +49,8 @@ struct ftrace_ring {
 	struct kbuffer *kb;
 	void *page;			/* one sub-buffer */
 	int subbuf_size;
+	size_t round_subbufs;		/* read from a CPU per round at most: its buffer's */
+	uint64_t t_subbuf;		/* the newest event time of the last sub-buffer decoded */
 	char *rec;			/* the record being built */
 };
 
@@ -155,6 +162,7 @@ int ftrace_ring_set_header_page(struct ftrace_ring *fr, const char *text, size_t
 	if (fr->subbuf_size <= 0)
 		fr->subbuf_size = getpagesize();
 	fr->kb = tep_kbuffer(fr->hp);
+	fr->round_subbufs = FTRACE_ROUND_SUBBUFS;
 	fr->page = malloc(fr->subbuf_size);
 	if (!fr->kb || !fr->page)
 		return -ENOMEM;
@@ -203,6 +211,7 @@ int ftrace_subbuf_decode(struct ftrace_ring *fr, int cpu, void *subbuf, struct f
 		int32_t pid;
 		char *raw;
 
+		fr->t_subbuf = ts;
 		if (size < 8)
 			continue;
 		memcpy(&type, data, 2);
@@ -334,6 +343,8 @@ int ftrace_ring_open(struct ftrace_ring *fr, const int *cpus, int nr_cpus, size_
 		log_msg(LOG_ERR, "cannot parse the ftrace sub-buffer header: %s", strerror(-ret));
 		return ret;
 	}
+	if (buffer_kb && buffer_kb * 1024 / (size_t)fr->subbuf_size > 0)
+		fr->round_subbufs = buffer_kb * 1024 / (size_t)fr->subbuf_size;
 	for (size_t i = 0; i < fr->nr_ev; i++) {
 		const struct ftrace_event *ev = &fr->ev[i];
 
@@ -438,17 +449,42 @@ static int ftrace_read_errno(int n)
 	return errno == EAGAIN || errno == EINTR || errno == 0 ? 0 : -errno;
 }
 
-/* ftrace_cpu_drain - decode what one CPU's buffer holds, its partly written sub-buffer too */
+/* ftrace_cpu_decode - decode the sub-buffer just read from c */
+static int ftrace_cpu_decode(struct ftrace_ring *fr, struct ftrace_cpu *c, ftrace_record_fn fn,
+			     void *arg)
+{
+	int ret;
+
+	fr->t_subbuf = 0;
+	ret = ftrace_subbuf_decode(fr, c->cpu, fr->page, &c->st, fn, arg);
+	if (fr->t_subbuf > c->t_read)
+		c->t_read = fr->t_subbuf;
+	return ret;
+}
+
+/*
+ * ftrace_cpu_drain - decode what one CPU's buffer holds, its partly written
+ * sub-buffer too; at most a buffer's worth of full sub-buffers a round, or a
+ * reader slower than the kernel writes would never end its round, and the
+ * merge would hold all it read meanwhile (the rest is left for the next
+ * round: ftrace_ring_horizon)
+ */
 static int ftrace_cpu_drain(struct ftrace_ring *fr, struct ftrace_cpu *c, bool flush,
 			    ftrace_record_fn fn, void *arg)
 {
+	size_t nr = 0;
 	int n = 0, ret;
 
+	c->behind = false;
 	/* Full sub-buffers through the splice pipe: no copy while the kernel fills the next. */
 	while (!flush && (n = ftrace_read_errno(tracefs_cpu_buffered_read(c->tcpu, fr->page, true))) > 0) {
-		ret = ftrace_subbuf_decode(fr, c->cpu, fr->page, &c->st, fn, arg);
+		ret = ftrace_cpu_decode(fr, c, fn, arg);
 		if (ret)
 			return ret;
+		if (++nr >= fr->round_subbufs) {
+			c->behind = true;
+			return 0;
+		}
 	}
 	if (!flush && n < 0)
 		return n;
@@ -467,7 +503,7 @@ static int ftrace_cpu_drain(struct ftrace_ring *fr, struct ftrace_cpu *c, bool f
 		n = ftrace_read_errno(n);
 		if (n <= 0)
 			return n;
-		ret = ftrace_subbuf_decode(fr, c->cpu, fr->page, &c->st, fn, arg);
+		ret = ftrace_cpu_decode(fr, c, fn, arg);
 		if (ret || !flush)
 			return ret;
 	}
@@ -483,6 +519,17 @@ int ftrace_ring_read(struct ftrace_ring *fr, bool flush, ftrace_record_fn fn, vo
 			return ret;
 	}
 	return 0;
+}
+
+/* ftrace_ring_horizon - every record not newer than this has been read: the oldest CPU left behind */
+uint64_t ftrace_ring_horizon(const struct ftrace_ring *fr)
+{
+	uint64_t h = UINT64_MAX;
+
+	for (int i = 0; i < fr->nr_cpus; i++)
+		if (fr->cpu[i].behind && fr->cpu[i].t_read < h)
+			h = fr->cpu[i].t_read;
+	return h;
 }
 
 /* ftrace_ring_fd - CPU i's trace_pipe_raw, to poll (readable at buffer_percent) */

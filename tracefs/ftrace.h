@@ -55,7 +55,16 @@ int ftrace_ring_enable(struct ftrace_ring *fr);
 int ftrace_ring_disable(struct ftrace_ring *fr);
 /* 0 while the instance traces as set up; -ECANCELED and a LOG_ERR line once another process changed it. */
 int ftrace_ring_check(struct ftrace_ring *fr);
+/*
+ * Read every CPU's buffer once: at most the buffer's size from each (all of it
+ * when flush, after disabling). 0, -errno, or fn's non-zero return.
+ */
 int ftrace_ring_read(struct ftrace_ring *fr, bool flush, ftrace_record_fn fn, void *arg);
+/*
+ * After a read: every record not newer than this has been handed to fn (a
+ * CPU read only in part holds newer ones back); UINT64_MAX when all was read.
+ */
+uint64_t ftrace_ring_horizon(const struct ftrace_ring *fr);
 int ftrace_ring_fd(const struct ftrace_ring *fr, int i);
 int ftrace_ring_stats_update(struct ftrace_ring *fr);
 const struct ftrace_stats *ftrace_ring_stats(const struct ftrace_ring *fr, int i);

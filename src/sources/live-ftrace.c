@@ -211,6 +211,14 @@ static int ftrace_read(void *priv, live_push_fn push, void *arg)
 	return ftrace_ring_read(f->fr, f->disabled, push, arg);
 }
 
+/* ftrace_horizon - the oldest point a CPU's buffer was read to in part, or UINT64_MAX */
+static uint64_t ftrace_horizon(void *priv)
+{
+	struct live_ftrace *f = priv;
+
+	return f->fr ? ftrace_ring_horizon(f->fr) : UINT64_MAX;
+}
+
 /*
  * ftrace_account - read the kernel's loss counters; a CPU that lost events
  * since the last call gets a PERF_RECORD_LOST_SAMPLES stamped time, as perf
@@ -330,6 +338,7 @@ const struct live_backend_ops live_ftrace = {
 	.disable = ftrace_disable,
 	.pollfds = ftrace_pollfds,
 	.read = ftrace_read,
+	.horizon = ftrace_horizon,
 	.account = ftrace_account,
 	.find = ftrace_find,
 	.lost = ftrace_lost,

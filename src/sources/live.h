@@ -54,6 +54,11 @@ struct live_backend_ops {
 	/* Every complete record to push, each ring's in its order; the source ends the round. */
 	int (*read)(void *priv, live_push_fn push, void *arg);
 	/*
+	 * Optional: after a read, every record not newer than this was pushed
+	 * (a ring read only in part holds newer ones back); UINT64_MAX: all.
+	 */
+	uint64_t (*horizon)(void *priv);
+	/*
 	 * Optional: before each report, push the backend's own accounting into m,
 	 * stamped time: records of events lost or counted but not delivered since
 	 * the last call. After disable and a last read, the figures are final.

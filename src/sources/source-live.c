@@ -386,10 +386,21 @@ static int live_start(struct session *s)
 	return tgidmap_snapshot(lv->tgids);
 }
 
-/* live_horizon - the newest time the merge may emit: none the join still holds is older */
+/*
+ * live_horizon - the newest time the merge may emit: none the join still
+ * holds, nor any a backend left unread in its ring, is older
+ */
 static uint64_t live_horizon(const struct live_src *lv)
 {
-	return lv->join ? stackjoin_horizon(lv->join) : UINT64_MAX;
+	uint64_t h = lv->join ? stackjoin_horizon(lv->join) : UINT64_MAX;
+
+	for (int i = 0; i < lv->nr_be; i++) {
+		uint64_t b = lv->be[i].ops->horizon ? lv->be[i].ops->horizon(lv->be[i].priv) : UINT64_MAX;
+
+		if (b < h)
+			h = b;
+	}
+	return h;
 }
 
 /*
