@@ -479,6 +479,7 @@ struct rec_reader {
 	size_t mem_len;
 	uint64_t pos;		/* offset of the next unread byte */
 	uint64_t chunk_off;
+	uint32_t chunk_crc;	/* the stored payload CRC of the chunk last returned */
 	uint16_t major, minor;
 	int state;		/* 0 reading, 1 END seen, or the sticky error */
 	uint64_t nr_chunks;
@@ -716,6 +717,7 @@ static int rec_reader_packed(struct rec_reader *r, struct rec_packed *c)
 		return ret;
 	if (get_le32(h + 16) != crc_of(payload, clen))
 		return -REC_ECORRUPT;
+	r->chunk_crc = get_le32(h + 16);
 
 	if (c->type > REC_TYPE_END && c->type < REC_TYPE_MIN) {
 		/* A container chunk from a later minor version: not ours to read. */
@@ -826,6 +828,12 @@ void rec_inflater_free(struct rec_inflater *z)
 uint64_t rec_reader_offset(const struct rec_reader *r)
 {
 	return r ? r->chunk_off : 0;
+}
+
+/* rec_reader_crc - the stored payload CRC of the chunk last returned */
+uint32_t rec_reader_crc(const struct rec_reader *r)
+{
+	return r ? r->chunk_crc : 0;
 }
 
 /* rec_reader_version - format version of the open file */

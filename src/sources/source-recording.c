@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "array.h"
 #include "cursor.h"
@@ -73,6 +74,14 @@ struct rec_meta {
 
 struct file_src {
 	struct rec_reader *r;
+	/* What the sections before the records were (file_rewind checks a new input by it). */
+	size_t head_chunks;
+	uint32_t head_sum;		/* crc32 of each chunk's type, length and payload CRC */
+	bool head_have_t_end;		/* a STAT among them */
+	uint64_t head_t_end;
+	struct rec_inflater *z;		/* file_rewind's, and the first records it inflates */
+	uint8_t *first;
+	size_t first_cap;
 	char *trig_text;			/* TRIG: a flight recorder's dump */
 	struct recfmt_trig trig;
 	struct rec_prefetch *pf;		/* the chunks after the first, read ahead */
@@ -486,6 +495,14 @@ static int file_section(struct session *s, struct file_src *f, uint32_t type, co
 	}
 }
 
+/* head_sum - sum with one more chunk before the records: its type, length and payload CRC */
+static uint32_t head_sum(uint32_t sum, uint32_t type, size_t len, uint32_t crc)
+{
+	uint32_t id[3] = { type, (uint32_t)len, crc };
+
+	return crc32(sum, (const uint8_t *)id, sizeof(id));
+}
+
 /* file_open - read everything before the records: formats, events, disks, names */
 static int file_open(struct session *s)
 {
@@ -529,10 +546,14 @@ static int file_open(struct session *s)
 			f->len = len;
 			break;
 		}
+		f->head_sum = head_sum(f->head_sum, type, len, rec_reader_crc(f->r));
+		f->head_chunks++;
 		ret = file_section(s, f, type, data, len);
 		if (ret)
 			return ret;
 	}
+	f->head_have_t_end = f->have_t_end;
+	f->head_t_end = f->t_end;
 	/* Every complete recording has records, if only their prefix: cut before them, none is usable. */
 	if (f->cut)
 		return file_rec_error(f, -REC_ETRUNC);
@@ -953,6 +974,94 @@ static int file_fds_initial(struct session *s, iotap_fd_fn fn, void *arg)
 	return ret;
 }
 
+/* file_replay_forget - what replaying left, back to as file_open left it; no reader */
+static void file_replay_forget(struct session *s, struct file_src *f)
+{
+	file_ksyms_join(f);
+	rec_prefetch_free(f->pf);
+	f->pf = NULL;
+	rec_reader_free(f->r);
+	f->r = NULL;
+	f->chunk = NULL;
+	f->len = f->pos = 0;
+	f->ended = f->at_end = f->cut = false;
+	f->cut_at = 0;
+	f->have_t_end = f->head_have_t_end;
+	f->t_end = f->head_t_end;
+	f->last_time = s->t_start;
+	f->records = 0;
+	lost_cpus_release(&f->lost);
+	f->stacks.len = f->stacks.nr = 0;
+	for (size_t i = 0; i < f->nr_evs; i++) {
+		f->evs[i].count = f->evs[i].undelivered = f->evs[i].stackless = 0;
+		f->evs[i].ev = NULL;
+	}
+	free(f->info_ev);
+	f->info_ev = NULL;
+	s->now = s->t_start;
+}
+
+/* file_rewind_first - the first chunk of records of a rewound input, inflated into f->first */
+static int file_rewind_first(struct file_src *f, const struct rec_packed *c)
+{
+	int ret;
+
+	if (!f->z && !(f->z = rec_inflater_new()))
+		return -ENOMEM;
+	if (array_reserve(&f->first, &f->first_cap, c->raw_len + 1, 1, 4096))
+		return -ENOMEM;
+	ret = rec_inflate(f->z, c, f->first);
+	if (ret)
+		return file_rec_error(f, ret);
+	ret = stream_open(f, "EVTS", f->first, c->raw_len);
+	if (ret < 0)
+		return ret;
+	f->pos = ret;
+	f->pf = rec_prefetch_start(f->r, REC_SEC_EVTS, f->first, c->raw_len, &f->chunk, &ret);
+	if (!f->pf)
+		return ret;
+	f->len = c->raw_len;
+	return 0;
+}
+
+/*
+ * file_rewind - the records again from the first, from the input s->opts names now;
+ * its sections before them are only checked to be the ones file_open read (source.h)
+ */
+static int file_rewind(struct session *s)
+{
+	struct file_src *f = s->src_priv;
+	struct rec_packed c;
+	uint32_t sum = 0;
+	size_t n = 0;
+	int ret;
+
+	file_replay_forget(s, f);
+	f->path = s->opts.input ? s->opts.input : "(memory)";
+	if (s->opts.input)
+		f->r = rec_reader_open(s->opts.input, &ret);
+	else
+		f->r = rec_reader_open_mem(s->opts.input_buf, s->opts.input_len, &ret);
+	if (!f->r)
+		return file_rec_error(f, ret);
+	while ((ret = rec_reader_next_packed(f->r, &c)) == 1 && c.type != REC_SEC_EVTS) {
+		sum = head_sum(sum, c.type, c.raw_len, rec_reader_crc(f->r));
+		n++;
+	}
+	if (ret < 0)
+		return file_rec_error(f, ret);
+	if (n != f->head_chunks || sum != f->head_sum) {
+		log_msg(LOG_ERR, "cannot read '%s' again: its sections before the records are not those read first",
+			f->path);
+		return -EINVAL;
+	}
+	if (ret == 0) {
+		f->ended = true;
+		return 0;
+	}
+	return file_rewind_first(f, &c);
+}
+
 /* file_close - warn if the end was never written, then free everything */
 static void file_close(struct session *s)
 {
@@ -980,6 +1089,8 @@ static void file_close(struct session *s)
 	free(f->ksym);
 	lost_cpus_release(&f->lost);
 	free(f->info_ev);
+	rec_inflater_free(f->z);
+	free(f->first);
 	free(f);
 	s->src_priv = NULL;
 }
@@ -1062,6 +1173,7 @@ const struct source_ops source_file = {
 	.chain = file_chain,
 	.lost = file_lost,
 	.nr_cpus = file_nr_cpus,
+	.rewind = file_rewind,
 	.close = file_close,
 	.host = &file_host,
 };
