@@ -26,6 +26,7 @@
 /* One recorded event. */
 struct rec_ev {
 	const char *sys, *name;		/* the fmt_set's copies */
+	struct tep_event *tep;		/* its format: what file_bind knows a session's event by */
 	uint64_t sample_type;
 	uint64_t regs_mask;		/* with PERF_SAMPLE_REGS_USER */
 	uint64_t count;			/* samples seen, for --info */
@@ -91,6 +92,7 @@ struct file_src {
 	size_t nr_blobs;
 	struct rec_ev *evs;
 	size_t nr_evs;
+	struct rec_ev **by_name;	/* evs by name and system, for file_event_by_name */
 	struct rec_id *ids;
 	size_t nr_ids;
 	/* Perf ids are handed out in sequence: a direct table when they span little. */
@@ -286,6 +288,7 @@ static int section_bad(const struct file_src *f, int ret, const char *why)
 static int evnt_add(struct session *s, struct file_src *f, const uint8_t *p, size_t len)
 {
 	struct recfmt_evnt e;
+	struct tep_event *tep;
 	struct rec_ev *ev;
 	struct rec_id *ids;
 	char why[128] = "";
@@ -308,7 +311,8 @@ static int evnt_add(struct session *s, struct file_src *f, const uint8_t *p, siz
 		return file_bad(f, "%s:%s is recorded twice", sys, name);
 	if (!fmt_text_ok(e.fmt, e.fmt_len))
 		return file_bad(f, "the format text of %s:%s is not one the kernel writes", sys, name);
-	if (!fmt_set_add(&s->fs, sys, name, e.fmt, e.fmt_len)) {
+	tep = fmt_set_add(&s->fs, sys, name, e.fmt, e.fmt_len);
+	if (!tep) {
 		if (errno == ENOMEM)
 			return -ENOMEM;
 		return file_bad(f, "the format of %s:%s cannot be parsed", sys, name);
@@ -332,6 +336,7 @@ static int evnt_add(struct session *s, struct file_src *f, const uint8_t *p, siz
 	ev->sample_type = sample_type;
 	ev->regs_mask = sample_type & PERF_SAMPLE_REGS_USER ? e.regs_mask : 0;
 	ev->chain_ids = e.chain_ids;
+	ev->tep = tep;
 	return 0;
 }
 
@@ -398,6 +403,25 @@ static int rec_id_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* rec_ev_name_cmp - order events by name, then system */
+static int rec_ev_name_cmp(const void *a, const void *b)
+{
+	const struct rec_ev *x = *(struct rec_ev *const *)a, *y = *(struct rec_ev *const *)b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : strcmp(x->sys, y->sys);
+}
+
+/* file_event_by_name - the recorded event sys:name, or NULL (a tool's setup asks often) */
+static struct rec_ev *file_event_by_name(const struct file_src *f, const char *sys,
+					 const char *name)
+{
+	struct rec_ev key = { .sys = sys, .name = name }, *kp = &key, **e;
+
+	e = f->by_name ? bsearch(&kp, f->by_name, f->nr_evs, sizeof(*e), rec_ev_name_cmp) : NULL;
+	return e ? *e : NULL;
+}
+
 /* file_build - once the records start: the formats, the events and the clock */
 static int file_build(struct session *s, struct file_src *f)
 {
@@ -426,6 +450,12 @@ static int file_build(struct session *s, struct file_src *f)
 		if (ret)
 			return ret;
 	}
+	f->by_name = malloc((f->nr_evs ? f->nr_evs : 1) * sizeof(*f->by_name));
+	if (!f->by_name)
+		return -ENOMEM;
+	for (size_t i = 0; i < f->nr_evs; i++)
+		f->by_name[i] = &f->evs[i];
+	qsort(f->by_name, f->nr_evs, sizeof(*f->by_name), rec_ev_name_cmp);
 	if (f->nr_ids) {
 		qsort(f->ids, f->nr_ids, sizeof(*f->ids), rec_id_cmp);
 		f->id_base = f->ids[0].id;
@@ -583,7 +613,8 @@ static int file_bind(struct session *s, struct file_src *f)
 		for (size_t k = 0; k < s->nr_ev; k++) {
 			struct iotap_event *ev = s->ev[k];
 
-			if (strcmp(ev->sys, re->sys) || strcmp(ev->name, re->name))
+			/* Attached events have their recorded format: one tep_event per name. */
+			if (ev->tep != re->tep)
 				continue;
 			if ((ev->flags & (IOTAP_EV_KSTACK | IOTAP_EV_USTACK)) &&
 			    !(re->sample_type & PERF_SAMPLE_CALLCHAIN)) {
@@ -822,17 +853,19 @@ static void maps_add(void *arg, uint32_t pid, uint64_t start, uint64_t len, uint
 /* file_event_available - whether sys:name was recorded */
 static bool file_event_available(struct session *s, const char *sys, const char *name)
 {
-	return fmt_set_find(&s->fs, sys, name) != NULL;
+	return file_event_by_name(s->src_priv, sys, name) != NULL;
 }
 
 /* file_event_attach - the recorded format of ev; its layout comes with start (file_bind) */
 static int file_event_attach(struct session *s, struct iotap_event *ev)
 {
-	ev->tep = fmt_set_find(&s->fs, ev->sys, ev->name);
-	if (!ev->tep) {
+	const struct rec_ev *re = file_event_by_name(s->src_priv, ev->sys, ev->name);
+
+	if (!re) {
 		log_msg(LOG_ERR, "the recording has no %s:%s events", ev->sys, ev->name);
 		return -ENOENT;
 	}
+	ev->tep = re->tep;
 	return 0;
 }
 
@@ -1082,6 +1115,7 @@ static void file_close(struct session *s)
 	free(f->meta.text);
 	free(f->trig_text);
 	free(f->evs);
+	free(f->by_name);
 	free(f->ids);
 	free(f->id_dense);
 	free(f->stacks.ips);
