@@ -895,7 +895,6 @@ struct rec_prefetch {
 	uint64_t head, tail;		/* chunks taken from the reader, chunks given back */
 	bool holding;			/* the caller is using slot[tail] */
 	struct rec_reader *r;
-	int want;			/* workers to start at the first large chunk */
 	bool begun;			/* the workers were started */
 	int end;			/* 0: more to come; 1: END; else the reader's error */
 	uint64_t end_at;		/* file offset of that error */
@@ -1006,7 +1005,6 @@ struct rec_prefetch *rec_prefetch_start(struct rec_reader *r, uint32_t type, con
 		return NULL;
 	}
 	pf->r = r;
-	pf->want = prefetch_workers();
 	sl = &pf->slot[0];
 	ret = slot_reserve(sl, len);
 	if (ret)
@@ -1043,7 +1041,7 @@ static void prefetch_inline(struct rec_prefetch *pf)
 {
 	struct chunk_slot *sl = &pf->slot[pf->head % PREFETCH_SLOTS];
 	struct rec_packed c;
-	int ret = rec_reader_next_packed(pf->r, &c);
+	int ret = rec_reader_next_packed(pf->r, &c), want;
 
 	if (ret <= 0) {
 		pf->end = ret ? ret : 1;
@@ -1067,7 +1065,9 @@ static void prefetch_inline(struct rec_prefetch *pf)
 	if (c.raw_len < PREFETCH_INLINE_MAX)
 		return;
 	pf->begun = true;
-	for (int i = 0; i < pf->want; i++) {
+	/* Asked only now: a short recording makes no system call for its workers. */
+	want = prefetch_workers();
+	for (int i = 0; i < want; i++) {
 		ret = -pthread_create(&pf->thread[i], NULL, prefetch_main, pf);
 		if (ret)
 			break;
