@@ -81,11 +81,18 @@ cpu_children() {
 
 # The core once, as objects: every harness links all of it.
 mkdir -p "$OUT/obj"
+# An object is kept while it is newer than its source (a FUZZ_OUT used again), and no header
+# changed since the last build: a struct that grew would otherwise differ between objects.
+if [[ -e $OUT/obj/built ]] && [[ -n $(find "$TOP/src" "$TOP/parsers" "$TOP/tracefs" "$BUILDDIR/config.h" \
+	-name '*.h' -newer "$OUT/obj/built" -print -quit) ]]; then
+	rm -f "$OUT"/obj/*.o
+fi
 echo "== building the core"
 # shellcheck disable=SC2046 # one argument per source file
 printf '%s\n' $(lib_sources) | xargs -P "$(nproc)" -I{} sh -c \
 	'o="$0/obj/$(echo "{}" | tr / _).o"; [ "$o" -nt "{}" ] || exec "$@" -c -o "$o" "{}"' \
 	"$OUT" "$CLANG" "${CFLAGS[@]}"
+touch "$OUT/obj/built"
 HARNESSES=()
 for src in "$TOP"/tests/fuzz/fuzz_*.c; do
 	f=${src##*/fuzz_}
