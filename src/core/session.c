@@ -262,7 +262,7 @@ static struct iotap_event *session_find_event(struct session *s, const char *sys
 					      const char *name)
 {
 	for (size_t i = 0; i < s->nr_ev; i++)
-		if (!strcmp(s->ev[i]->sys, sys) && !strcmp(s->ev[i]->name, name))
+		if (!strcmp(s->ev[i]->name, name) && !strcmp(s->ev[i]->sys, sys))
 			return s->ev[i];
 	return NULL;
 }

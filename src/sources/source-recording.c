@@ -26,7 +26,7 @@
 /* One recorded event. */
 struct rec_ev {
 	const char *sys, *name;		/* the fmt_set's copies */
-	struct tep_event *tep;		/* its format: what file_bind knows a session's event by */
+	struct tep_event *tep;		/* its format, the attached event's */
 	uint64_t sample_type;
 	uint64_t regs_mask;		/* with PERF_SAMPLE_REGS_USER */
 	uint64_t count;			/* samples seen, for --info */
@@ -605,28 +605,22 @@ static struct rec_ev *file_lookup(struct file_src *f, uint64_t id)
 }
 
 /* file_bind - give the tool's events the recorded sample layout (the run(0) call) */
-static int file_bind(struct session *s, struct file_src *f)
+static int file_bind(struct session *s)
 {
-	for (size_t i = 0; i < f->nr_evs; i++) {
-		struct rec_ev *re = &f->evs[i];
+	for (size_t k = 0; k < s->nr_ev; k++) {
+		struct iotap_event *ev = s->ev[k];
+		struct rec_ev *re = ev->backend;	/* file_event_attach's */
 
-		for (size_t k = 0; k < s->nr_ev; k++) {
-			struct iotap_event *ev = s->ev[k];
-
-			/* Attached events have their recorded format: one tep_event per name. */
-			if (ev->tep != re->tep)
-				continue;
-			if ((ev->flags & (IOTAP_EV_KSTACK | IOTAP_EV_USTACK)) &&
-			    !(re->sample_type & PERF_SAMPLE_CALLCHAIN)) {
-				log_msg(LOG_ERR, "the recording has no stacks for %s:%s (record with -g)",
-					re->sys, re->name);
-				return -EINVAL;
-			}
-			ev->sample_type = re->sample_type;
-			ev->regs_mask = re->regs_mask;
-			ev->chain_ids = re->chain_ids;
-			re->ev = ev;
+		if ((ev->flags & (IOTAP_EV_KSTACK | IOTAP_EV_USTACK)) &&
+		    !(re->sample_type & PERF_SAMPLE_CALLCHAIN)) {
+			log_msg(LOG_ERR, "the recording has no stacks for %s:%s (record with -g)",
+				re->sys, re->name);
+			return -EINVAL;
 		}
+		ev->sample_type = re->sample_type;
+		ev->regs_mask = re->regs_mask;
+		ev->chain_ids = re->chain_ids;
+		re->ev = ev;
 	}
 	return 0;
 }
@@ -856,16 +850,17 @@ static bool file_event_available(struct session *s, const char *sys, const char 
 	return file_event_by_name(s->src_priv, sys, name) != NULL;
 }
 
-/* file_event_attach - the recorded format of ev; its layout comes with start (file_bind) */
+/* file_event_attach - the recorded format of ev, and which it is; its layout comes with start (file_bind) */
 static int file_event_attach(struct session *s, struct iotap_event *ev)
 {
-	const struct rec_ev *re = file_event_by_name(s->src_priv, ev->sys, ev->name);
+	struct rec_ev *re = file_event_by_name(s->src_priv, ev->sys, ev->name);
 
 	if (!re) {
 		log_msg(LOG_ERR, "the recording has no %s:%s events", ev->sys, ev->name);
 		return -ENOENT;
 	}
 	ev->tep = re->tep;
+	ev->backend = re;
 	return 0;
 }
 
@@ -897,7 +892,7 @@ static int file_probe_create(struct session *s, const struct probe_spec *p, cons
 /* file_start - give the tool's events the recorded sample layout */
 static int file_start(struct session *s)
 {
-	return file_bind(s, s->src_priv);
+	return file_bind(s);
 }
 
 /* file_nr_cpus - the recorder's CPUs */
