@@ -6,8 +6,9 @@
 #   fuzz_recfile  the recording container (src/recording/container.c)
 #   fuzz_report   the whole report path: open from memory, replay, then one of biolatency,
 #                 iostack -K -f, biosnoop --cgroup, fileio, iostackbreakdown, --info
-#   fuzz_stream   the records after a fixed recording head (formats parsed once), replayed
-#                 into one of sixteen tool runs (biolatency to fileio, iostack, --info)
+#   fuzz_stream   the records after a fixed recording head (a session opened once per head,
+#                 session_reset for every input), replayed into one of sixteen tool runs
+#                 (biolatency to fileio, iostack, --info)
 #   fuzz_perfdata the perf.data reader (src/sources/source-perfdata.c) under biolatency and iostack
 #   fuzz_tracedat the trace.dat source (src/sources/source-tracedat.c, libtracecmd) under
 #                 biolatency -D, biosnoop and --info
