@@ -68,29 +68,36 @@ static int symtab_value(const char *text, const struct sym_name *known, size_t n
 	return -ENOENT;
 }
 
-/* symtab_take - copy one __print_symbolic's entries; the first of equal values wins */
+/* symtab_add - one more entry (name borrowed); 0 or -ENOMEM */
+static int symtab_add(struct symtab *t, uint64_t value, const char *name)
+{
+	if (t->nr == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 32;
+		struct symtab_ent *e = realloc(t->e, cap * sizeof(*e));
+
+		if (!e)
+			return -ENOMEM;
+		t->e = e;
+		t->cap = cap;
+	}
+	t->e[t->nr].value = value;
+	t->e[t->nr++].name = name;
+	return 0;
+}
+
+/* symtab_take - one __print_symbolic's entries; the first of equal values wins */
 static int symtab_take(struct symtab *t, const struct tep_print_flag_sym *sym,
 		       const struct sym_name *known, size_t nr_known)
 {
 	for (; sym; sym = sym->next) {
-		struct symtab_ent *e;
 		uint64_t v;
 
 		if (symtab_value(sym->value, known, nr_known, &v)) {
 			t->unresolved++;
 			continue;
 		}
-		if (symtab_name(t, v))
-			continue;
-		e = realloc(t->e, (t->nr + 1) * sizeof(*e));
-		if (!e)
+		if (!symtab_name(t, v) && symtab_add(t, v, sym->str))
 			return -ENOMEM;
-		t->e = e;
-		e[t->nr].value = v;
-		e[t->nr].name = strdup(sym->str);
-		if (!e[t->nr].name)
-			return -ENOMEM;
-		t->nr++;
 	}
 	t->from_format = true;
 	return 0;
@@ -163,20 +170,10 @@ int symtab_load(struct symtab *t, struct tep_event *ev, const struct symtab_want
 		t->from_format = false;
 	}
 	for (size_t i = 0; i < nr_known; i++) {
-		struct symtab_ent *e = realloc(t->e, (t->nr + 1) * sizeof(*e));
-
-		if (!e) {
+		if (symtab_add(t, known[i].value, known[i].name)) {
 			symtab_release(t);
 			return -ENOMEM;
 		}
-		t->e = e;
-		e[t->nr].value = known[i].value;
-		e[t->nr].name = strdup(known[i].name);
-		if (!e[t->nr].name) {
-			symtab_release(t);
-			return -ENOMEM;
-		}
-		t->nr++;
 	}
 	return 0;
 }
@@ -190,11 +187,9 @@ const char *symtab_name(const struct symtab *t, uint64_t value)
 	return NULL;
 }
 
-/* symtab_release - free the table; safe twice */
+/* symtab_release - free the table (not the names it borrows); safe twice */
 void symtab_release(struct symtab *t)
 {
-	for (size_t i = 0; i < t->nr; i++)
-		free(t->e[i].name);
 	free(t->e);
 	memset(t, 0, sizeof(*t));
 }

@@ -13,7 +13,9 @@ struct tep_event;
  * print fmt, so that a kernel that names a new opcode is understood without
  * a code change. The kernel writes some values as enum identifiers it did not
  * export (nvme_cmd_read, DID_OK): those are resolved through a built-in table,
- * which also stands in when the format has no table at all.
+ * which also stands in when the format has no table at all. The names are
+ * not copied: they point into the event's print fmt or into the built-in
+ * table, so a table lasts no longer than the tep_event it was loaded from.
  */
 struct sym_name {
 	uint64_t value;
@@ -22,12 +24,12 @@ struct sym_name {
 
 struct symtab_ent {
 	uint64_t value;
-	char *name;
+	const char *name;
 };
 
 struct symtab {
 	struct symtab_ent *e;
-	size_t nr;
+	size_t nr, cap;
 	bool from_format;		/* false: the built-in table */
 	size_t unresolved;		/* format entries whose enum value is not known */
 };

@@ -93,7 +93,9 @@ void reqtab_free(struct reqtab *t)
 {
 	if (!t)
 		return;
-	for (uint32_t c = 0; t->chunks && c < (t->cap + CHUNK_SIZE - 1) / CHUNK_SIZE; c++)
+	/* Chunks are made in order as entries are first used: the made ones are a prefix. */
+	for (uint32_t c = 0; t->chunks && c < (t->cap + CHUNK_SIZE - 1) / CHUNK_SIZE && t->chunks[c];
+	     c++)
 		free(t->chunks[c]);
 	free(t->chunks);
 	free(t->buckets);

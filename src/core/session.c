@@ -158,6 +158,8 @@ void session_stacks_set(session_stacks_fn fn)
 /* session_open - prepare a session reading src */
 int session_open(struct session *s, const struct source_ops *src, const struct session_opts *opts)
 {
+	int ret;
+
 	memset(s, 0, sizeof(*s));
 	s->sig_base = session_sigs;
 	s->abort_base = session_aborts;
@@ -168,15 +170,24 @@ int session_open(struct session *s, const struct source_ops *src, const struct s
 	s->stacks_want = session_stacks;
 	s->src = src;
 	s->host = src->host ? src->host : &host_none;
-	return s->src->open(s);
+	ret = s->src->open(s);
+	if (ret || !s->src->rewind)
+		return ret;
+	/* A session that can run again keeps what a run may add to (session_reset). */
+	if (s->nr_comms) {
+		s->comms_open = malloc(s->nr_comms * sizeof(*s->comms_open));
+		if (!s->comms_open)
+			return -ENOMEM;
+		memcpy(s->comms_open, s->comms, s->nr_comms * sizeof(*s->comms_open));
+	}
+	s->nr_comms_open = s->nr_comms;
+	s->nr_disks_open = s->disks.nr;
+	return 0;
 }
 
-/* session_release - undo everything the session did, kernel state first */
-void session_release(struct session *s)
+/* session_events_free - every event and its handlers */
+static void session_events_free(struct session *s)
 {
-	session_fini(s, false);
-	if (s->src)
-		s->src->close(s);
 	for (size_t i = 0; i < s->nr_ev; i++) {
 		free(s->ev[i]->sys);
 		free(s->ev[i]->name);
@@ -186,13 +197,62 @@ void session_release(struct session *s)
 	free(s->ev);
 	s->ev = NULL;
 	s->nr_ev = 0;
-	free(s->comms);
-	s->comms = NULL;
-	/* The observers (the symbolizer, the cgroup tracker) outlive the source. */
+}
+
+/* session_observers_fini - the observers' fini (they outlive the source), then no consumer */
+static void session_observers_fini(struct session *s)
+{
 	session_fini(s, true);
 	free(s->cons);
 	s->cons = NULL;
-	s->nr_cons = s->nr_raw = s->nr_decoders = 0;
+	s->nr_cons = s->cap_cons = s->nr_raw = s->nr_decoders = 0;
+}
+
+/* session_reset - s as session_open left it, its source's stream from the start (session.h) */
+int session_reset(struct session *s, const struct session_opts *opts)
+{
+	int ret;
+
+	if (!s->src->rewind)
+		return -ENOTSUP;
+	session_fini(s, false);
+	if (opts)
+		s->opts = *opts;
+	ret = s->src->rewind(s);
+	session_events_free(s);
+	session_observers_fini(s);
+	/* A run only adds names or renames: the first nr_comms_open entries are the open's. */
+	if (s->nr_comms_open)
+		memcpy(s->comms, s->comms_open, s->nr_comms_open * sizeof(*s->comms));
+	s->nr_comms = s->nr_comms_open;
+	s->disks.nr = s->nr_disks_open;
+	memset(&s->ctx, 0, sizeof(s->ctx));
+	s->ctx.out = stdout;
+	s->ctx.sess = s;
+	s->interval_ns = s->duration_ns = 0;
+	s->lost_reported = s->dropped = s->malformed = 0;
+	s->probe_sys = NULL;
+	s->stop = 0;
+	s->sig_base = session_sigs;
+	s->abort_base = session_aborts;
+	session_stopping = 0;
+	return ret;
+}
+
+/* session_release - undo everything the session did, kernel state first */
+void session_release(struct session *s)
+{
+	session_fini(s, false);
+	if (s->src)
+		s->src->close(s);
+	session_events_free(s);
+	free(s->comms);
+	s->comms = NULL;
+	free(s->comms_open);
+	s->comms_open = NULL;
+	s->nr_comms = s->cap_comms = s->nr_comms_open = 0;
+	/* The observers (the symbolizer, the cgroup tracker) outlive the source. */
+	session_observers_fini(s);
 	disk_table_release(&s->disks);
 	fmt_set_release(&s->fs);
 }
@@ -202,7 +262,7 @@ static struct iotap_event *session_find_event(struct session *s, const char *sys
 					      const char *name)
 {
 	for (size_t i = 0; i < s->nr_ev; i++)
-		if (!strcmp(s->ev[i]->sys, sys) && !strcmp(s->ev[i]->name, name))
+		if (!strcmp(s->ev[i]->name, name) && !strcmp(s->ev[i]->sys, sys))
 			return s->ev[i];
 	return NULL;
 }

@@ -115,6 +115,10 @@ struct session {
 	struct cgtrack *cg;		/* cgroup.c: with --cgroup, or a tool's cgroup column (tool-api.c) */
 	struct comm_ent *comms;
 	size_t nr_comms, cap_comms;
+	/* What the source knew when it opened, for session_reset: names, and how many disks. */
+	struct comm_ent *comms_open;
+	size_t nr_comms_open;
+	size_t nr_disks_open;
 	uint64_t t_start;		/* CLOCK_MONOTONIC ns when tracing began */
 	int64_t wall_offset;		/* CLOCK_REALTIME - CLOCK_MONOTONIC, ns */
 	uint64_t now;			/* stream time of the current report */
@@ -159,6 +163,21 @@ struct iotap_ctx *session_tool_add(struct session *s, const struct tool *tool, v
 int tool_consumer_add(struct session *s, struct iotap_ctx *ctx, const struct tool *tool,
 		      void *params, FILE *out);
 int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_t duration_ns);
+/*
+ * session_reset - s, opened and maybe run, back to where session_open left it,
+ * to run again without opening its source again: every consumer's fini (the
+ * tool's too; add tools again before session_run), the events and their
+ * handlers, the process names and disks learnt since open, the counts, the
+ * stop and the time dropped; the source replays its stream from the first
+ * record. opts (NULL: the session's) are the options from then on: a file
+ * source reads the input they name, which must begin as the one opened
+ * (the same sections before the records; a fuzzer or a test changes only
+ * what follows). Signals that came before are not the next run's.
+ * Return: 0; -ENOTSUP when the source cannot replay (live), s untouched;
+ * else the source's error (-EINVAL: not the head the session opened), and
+ * then only session_release is safe. session_release s either way.
+ */
+int session_reset(struct session *s, const struct session_opts *opts);
 void session_release(struct session *s);
 /*
  * Stopping. Each session has its own stop: session_stop (safe in a signal

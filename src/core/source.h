@@ -20,7 +20,8 @@
  *
  * The call order: open (before the tool's init); event_available,
  * event_attach, event_filter and probe_create while the tool sets up;
- * start; run until it returns 0 or the session stops; close (safe after a
+ * start; run until it returns 0 or the session stops; rewind, and the
+ * same from event_available on again (session_reset); close (safe after a
  * partial open). Optional operations may be NULL.
  */
 #include <stdbool.h>
@@ -71,6 +72,14 @@ struct source_ops {
 	/* The per-CPU sample ids of an attached event, for a recorder; -ENOENT: none. */
 	int (*event_ids)(const struct session *s, const struct iotap_event *ev,
 			 const uint64_t **ids, size_t *nr);
+	/*
+	 * Optional (session_reset): deliver the stream again from its first
+	 * record, read from the input s->opts names now, which must begin as the
+	 * one open read (-EINVAL otherwise); what the records delivered so far
+	 * left is forgotten (stacks, lost counts, time: s->now back to t_start),
+	 * and no event is bound. Returns 0 or -errno.
+	 */
+	int (*rewind)(struct session *s);
 	/* With --verbose, at the end: what the source delivered. */
 	void (*report_stats)(struct session *s);
 	void (*close)(struct session *s);

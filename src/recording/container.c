@@ -479,6 +479,7 @@ struct rec_reader {
 	size_t mem_len;
 	uint64_t pos;		/* offset of the next unread byte */
 	uint64_t chunk_off;
+	uint32_t chunk_crc;	/* the stored payload CRC of the chunk last returned */
 	uint16_t major, minor;
 	int state;		/* 0 reading, 1 END seen, or the sticky error */
 	uint64_t nr_chunks;
@@ -716,6 +717,7 @@ static int rec_reader_packed(struct rec_reader *r, struct rec_packed *c)
 		return ret;
 	if (get_le32(h + 16) != crc_of(payload, clen))
 		return -REC_ECORRUPT;
+	r->chunk_crc = get_le32(h + 16);
 
 	if (c->type > REC_TYPE_END && c->type < REC_TYPE_MIN) {
 		/* A container chunk from a later minor version: not ours to read. */
@@ -828,6 +830,12 @@ uint64_t rec_reader_offset(const struct rec_reader *r)
 	return r ? r->chunk_off : 0;
 }
 
+/* rec_reader_crc - the stored payload CRC of the chunk last returned */
+uint32_t rec_reader_crc(const struct rec_reader *r)
+{
+	return r ? r->chunk_crc : 0;
+}
+
 /* rec_reader_version - format version of the open file */
 void rec_reader_version(const struct rec_reader *r, uint16_t *major, uint16_t *minor)
 {
@@ -887,7 +895,6 @@ struct rec_prefetch {
 	uint64_t head, tail;		/* chunks taken from the reader, chunks given back */
 	bool holding;			/* the caller is using slot[tail] */
 	struct rec_reader *r;
-	int want;			/* workers to start at the first large chunk */
 	bool begun;			/* the workers were started */
 	int end;			/* 0: more to come; 1: END; else the reader's error */
 	uint64_t end_at;		/* file offset of that error */
@@ -998,7 +1005,6 @@ struct rec_prefetch *rec_prefetch_start(struct rec_reader *r, uint32_t type, con
 		return NULL;
 	}
 	pf->r = r;
-	pf->want = prefetch_workers();
 	sl = &pf->slot[0];
 	ret = slot_reserve(sl, len);
 	if (ret)
@@ -1035,7 +1041,7 @@ static void prefetch_inline(struct rec_prefetch *pf)
 {
 	struct chunk_slot *sl = &pf->slot[pf->head % PREFETCH_SLOTS];
 	struct rec_packed c;
-	int ret = rec_reader_next_packed(pf->r, &c);
+	int ret = rec_reader_next_packed(pf->r, &c), want;
 
 	if (ret <= 0) {
 		pf->end = ret ? ret : 1;
@@ -1059,7 +1065,9 @@ static void prefetch_inline(struct rec_prefetch *pf)
 	if (c.raw_len < PREFETCH_INLINE_MAX)
 		return;
 	pf->begun = true;
-	for (int i = 0; i < pf->want; i++) {
+	/* Asked only now: a short recording makes no system call for its workers. */
+	want = prefetch_workers();
+	for (int i = 0; i < want; i++) {
 		ret = -pthread_create(&pf->thread[i], NULL, prefetch_main, pf);
 		if (ret)
 			break;

@@ -168,6 +168,12 @@ void rec_inflater_free(struct rec_inflater *z);
 /* File offset of the chunk last returned, or of the one that failed. */
 uint64_t rec_reader_offset(const struct rec_reader *r);
 
+/*
+ * The CRC-32 the chunk last returned stores for its payload (checked):
+ * with its type and length, what tells two files' chunks apart cheaply.
+ */
+uint32_t rec_reader_crc(const struct rec_reader *r);
+
 /* Format version in the file header; minor may exceed REC_VERSION_MINOR. */
 void rec_reader_version(const struct rec_reader *r, uint16_t *major, uint16_t *minor);
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "array.h"
 #include "cursor.h"
@@ -25,6 +26,7 @@
 /* One recorded event. */
 struct rec_ev {
 	const char *sys, *name;		/* the fmt_set's copies */
+	struct tep_event *tep;		/* its format, the attached event's */
 	uint64_t sample_type;
 	uint64_t regs_mask;		/* with PERF_SAMPLE_REGS_USER */
 	uint64_t count;			/* samples seen, for --info */
@@ -73,6 +75,14 @@ struct rec_meta {
 
 struct file_src {
 	struct rec_reader *r;
+	/* What the sections before the records were (file_rewind checks a new input by it). */
+	size_t head_chunks;
+	uint32_t head_sum;		/* crc32 of each chunk's type, length and payload CRC */
+	bool head_have_t_end;		/* a STAT among them */
+	uint64_t head_t_end;
+	struct rec_inflater *z;		/* file_rewind's, and the first records it inflates */
+	uint8_t *first;
+	size_t first_cap;
 	char *trig_text;			/* TRIG: a flight recorder's dump */
 	struct recfmt_trig trig;
 	struct rec_prefetch *pf;		/* the chunks after the first, read ahead */
@@ -82,6 +92,7 @@ struct file_src {
 	size_t nr_blobs;
 	struct rec_ev *evs;
 	size_t nr_evs;
+	struct rec_ev **by_name;	/* evs by name and system, for file_event_by_name */
 	struct rec_id *ids;
 	size_t nr_ids;
 	/* Perf ids are handed out in sequence: a direct table when they span little. */
@@ -277,6 +288,7 @@ static int section_bad(const struct file_src *f, int ret, const char *why)
 static int evnt_add(struct session *s, struct file_src *f, const uint8_t *p, size_t len)
 {
 	struct recfmt_evnt e;
+	struct tep_event *tep;
 	struct rec_ev *ev;
 	struct rec_id *ids;
 	char why[128] = "";
@@ -299,7 +311,8 @@ static int evnt_add(struct session *s, struct file_src *f, const uint8_t *p, siz
 		return file_bad(f, "%s:%s is recorded twice", sys, name);
 	if (!fmt_text_ok(e.fmt, e.fmt_len))
 		return file_bad(f, "the format text of %s:%s is not one the kernel writes", sys, name);
-	if (!fmt_set_add(&s->fs, sys, name, e.fmt, e.fmt_len)) {
+	tep = fmt_set_add(&s->fs, sys, name, e.fmt, e.fmt_len);
+	if (!tep) {
 		if (errno == ENOMEM)
 			return -ENOMEM;
 		return file_bad(f, "the format of %s:%s cannot be parsed", sys, name);
@@ -323,6 +336,7 @@ static int evnt_add(struct session *s, struct file_src *f, const uint8_t *p, siz
 	ev->sample_type = sample_type;
 	ev->regs_mask = sample_type & PERF_SAMPLE_REGS_USER ? e.regs_mask : 0;
 	ev->chain_ids = e.chain_ids;
+	ev->tep = tep;
 	return 0;
 }
 
@@ -389,6 +403,25 @@ static int rec_id_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* rec_ev_name_cmp - order events by name, then system */
+static int rec_ev_name_cmp(const void *a, const void *b)
+{
+	const struct rec_ev *x = *(struct rec_ev *const *)a, *y = *(struct rec_ev *const *)b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : strcmp(x->sys, y->sys);
+}
+
+/* file_event_by_name - the recorded event sys:name, or NULL (a tool's setup asks often) */
+static struct rec_ev *file_event_by_name(const struct file_src *f, const char *sys,
+					 const char *name)
+{
+	struct rec_ev key = { .sys = sys, .name = name }, *kp = &key, **e;
+
+	e = f->by_name ? bsearch(&kp, f->by_name, f->nr_evs, sizeof(*e), rec_ev_name_cmp) : NULL;
+	return e ? *e : NULL;
+}
+
 /* file_build - once the records start: the formats, the events and the clock */
 static int file_build(struct session *s, struct file_src *f)
 {
@@ -417,6 +450,12 @@ static int file_build(struct session *s, struct file_src *f)
 		if (ret)
 			return ret;
 	}
+	f->by_name = malloc((f->nr_evs ? f->nr_evs : 1) * sizeof(*f->by_name));
+	if (!f->by_name)
+		return -ENOMEM;
+	for (size_t i = 0; i < f->nr_evs; i++)
+		f->by_name[i] = &f->evs[i];
+	qsort(f->by_name, f->nr_evs, sizeof(*f->by_name), rec_ev_name_cmp);
 	if (f->nr_ids) {
 		qsort(f->ids, f->nr_ids, sizeof(*f->ids), rec_id_cmp);
 		f->id_base = f->ids[0].id;
@@ -486,6 +525,14 @@ static int file_section(struct session *s, struct file_src *f, uint32_t type, co
 	}
 }
 
+/* head_sum - sum with one more chunk before the records: its type, length and payload CRC */
+static uint32_t head_sum(uint32_t sum, uint32_t type, size_t len, uint32_t crc)
+{
+	uint32_t id[3] = { type, (uint32_t)len, crc };
+
+	return crc32(sum, (const uint8_t *)id, sizeof(id));
+}
+
 /* file_open - read everything before the records: formats, events, disks, names */
 static int file_open(struct session *s)
 {
@@ -529,10 +576,14 @@ static int file_open(struct session *s)
 			f->len = len;
 			break;
 		}
+		f->head_sum = head_sum(f->head_sum, type, len, rec_reader_crc(f->r));
+		f->head_chunks++;
 		ret = file_section(s, f, type, data, len);
 		if (ret)
 			return ret;
 	}
+	f->head_have_t_end = f->have_t_end;
+	f->head_t_end = f->t_end;
 	/* Every complete recording has records, if only their prefix: cut before them, none is usable. */
 	if (f->cut)
 		return file_rec_error(f, -REC_ETRUNC);
@@ -554,27 +605,22 @@ static struct rec_ev *file_lookup(struct file_src *f, uint64_t id)
 }
 
 /* file_bind - give the tool's events the recorded sample layout (the run(0) call) */
-static int file_bind(struct session *s, struct file_src *f)
+static int file_bind(struct session *s)
 {
-	for (size_t i = 0; i < f->nr_evs; i++) {
-		struct rec_ev *re = &f->evs[i];
+	for (size_t k = 0; k < s->nr_ev; k++) {
+		struct iotap_event *ev = s->ev[k];
+		struct rec_ev *re = ev->backend;	/* file_event_attach's */
 
-		for (size_t k = 0; k < s->nr_ev; k++) {
-			struct iotap_event *ev = s->ev[k];
-
-			if (strcmp(ev->sys, re->sys) || strcmp(ev->name, re->name))
-				continue;
-			if ((ev->flags & (IOTAP_EV_KSTACK | IOTAP_EV_USTACK)) &&
-			    !(re->sample_type & PERF_SAMPLE_CALLCHAIN)) {
-				log_msg(LOG_ERR, "the recording has no stacks for %s:%s (record with -g)",
-					re->sys, re->name);
-				return -EINVAL;
-			}
-			ev->sample_type = re->sample_type;
-			ev->regs_mask = re->regs_mask;
-			ev->chain_ids = re->chain_ids;
-			re->ev = ev;
+		if ((ev->flags & (IOTAP_EV_KSTACK | IOTAP_EV_USTACK)) &&
+		    !(re->sample_type & PERF_SAMPLE_CALLCHAIN)) {
+			log_msg(LOG_ERR, "the recording has no stacks for %s:%s (record with -g)",
+				re->sys, re->name);
+			return -EINVAL;
 		}
+		ev->sample_type = re->sample_type;
+		ev->regs_mask = re->regs_mask;
+		ev->chain_ids = re->chain_ids;
+		re->ev = ev;
 	}
 	return 0;
 }
@@ -801,17 +847,20 @@ static void maps_add(void *arg, uint32_t pid, uint64_t start, uint64_t len, uint
 /* file_event_available - whether sys:name was recorded */
 static bool file_event_available(struct session *s, const char *sys, const char *name)
 {
-	return fmt_set_find(&s->fs, sys, name) != NULL;
+	return file_event_by_name(s->src_priv, sys, name) != NULL;
 }
 
-/* file_event_attach - the recorded format of ev; its layout comes with start (file_bind) */
+/* file_event_attach - the recorded format of ev, and which it is; its layout comes with start (file_bind) */
 static int file_event_attach(struct session *s, struct iotap_event *ev)
 {
-	ev->tep = fmt_set_find(&s->fs, ev->sys, ev->name);
-	if (!ev->tep) {
+	struct rec_ev *re = file_event_by_name(s->src_priv, ev->sys, ev->name);
+
+	if (!re) {
 		log_msg(LOG_ERR, "the recording has no %s:%s events", ev->sys, ev->name);
 		return -ENOENT;
 	}
+	ev->tep = re->tep;
+	ev->backend = re;
 	return 0;
 }
 
@@ -843,7 +892,7 @@ static int file_probe_create(struct session *s, const struct probe_spec *p, cons
 /* file_start - give the tool's events the recorded sample layout */
 static int file_start(struct session *s)
 {
-	return file_bind(s, s->src_priv);
+	return file_bind(s);
 }
 
 /* file_nr_cpus - the recorder's CPUs */
@@ -953,6 +1002,94 @@ static int file_fds_initial(struct session *s, iotap_fd_fn fn, void *arg)
 	return ret;
 }
 
+/* file_replay_forget - what replaying left, back to as file_open left it; no reader */
+static void file_replay_forget(struct session *s, struct file_src *f)
+{
+	file_ksyms_join(f);
+	rec_prefetch_free(f->pf);
+	f->pf = NULL;
+	rec_reader_free(f->r);
+	f->r = NULL;
+	f->chunk = NULL;
+	f->len = f->pos = 0;
+	f->ended = f->at_end = f->cut = false;
+	f->cut_at = 0;
+	f->have_t_end = f->head_have_t_end;
+	f->t_end = f->head_t_end;
+	f->last_time = s->t_start;
+	f->records = 0;
+	lost_cpus_release(&f->lost);
+	f->stacks.len = f->stacks.nr = 0;
+	for (size_t i = 0; i < f->nr_evs; i++) {
+		f->evs[i].count = f->evs[i].undelivered = f->evs[i].stackless = 0;
+		f->evs[i].ev = NULL;
+	}
+	free(f->info_ev);
+	f->info_ev = NULL;
+	s->now = s->t_start;
+}
+
+/* file_rewind_first - the first chunk of records of a rewound input, inflated into f->first */
+static int file_rewind_first(struct file_src *f, const struct rec_packed *c)
+{
+	int ret;
+
+	if (!f->z && !(f->z = rec_inflater_new()))
+		return -ENOMEM;
+	if (array_reserve(&f->first, &f->first_cap, c->raw_len + 1, 1, 4096))
+		return -ENOMEM;
+	ret = rec_inflate(f->z, c, f->first);
+	if (ret)
+		return file_rec_error(f, ret);
+	ret = stream_open(f, "EVTS", f->first, c->raw_len);
+	if (ret < 0)
+		return ret;
+	f->pos = ret;
+	f->pf = rec_prefetch_start(f->r, REC_SEC_EVTS, f->first, c->raw_len, &f->chunk, &ret);
+	if (!f->pf)
+		return ret;
+	f->len = c->raw_len;
+	return 0;
+}
+
+/*
+ * file_rewind - the records again from the first, from the input s->opts names now;
+ * its sections before them are only checked to be the ones file_open read (source.h)
+ */
+static int file_rewind(struct session *s)
+{
+	struct file_src *f = s->src_priv;
+	struct rec_packed c;
+	uint32_t sum = 0;
+	size_t n = 0;
+	int ret;
+
+	file_replay_forget(s, f);
+	f->path = s->opts.input ? s->opts.input : "(memory)";
+	if (s->opts.input)
+		f->r = rec_reader_open(s->opts.input, &ret);
+	else
+		f->r = rec_reader_open_mem(s->opts.input_buf, s->opts.input_len, &ret);
+	if (!f->r)
+		return file_rec_error(f, ret);
+	while ((ret = rec_reader_next_packed(f->r, &c)) == 1 && c.type != REC_SEC_EVTS) {
+		sum = head_sum(sum, c.type, c.raw_len, rec_reader_crc(f->r));
+		n++;
+	}
+	if (ret < 0)
+		return file_rec_error(f, ret);
+	if (n != f->head_chunks || sum != f->head_sum) {
+		log_msg(LOG_ERR, "cannot read '%s' again: its sections before the records are not those read first",
+			f->path);
+		return -EINVAL;
+	}
+	if (ret == 0) {
+		f->ended = true;
+		return 0;
+	}
+	return file_rewind_first(f, &c);
+}
+
 /* file_close - warn if the end was never written, then free everything */
 static void file_close(struct session *s)
 {
@@ -973,6 +1110,7 @@ static void file_close(struct session *s)
 	free(f->meta.text);
 	free(f->trig_text);
 	free(f->evs);
+	free(f->by_name);
 	free(f->ids);
 	free(f->id_dense);
 	free(f->stacks.ips);
@@ -980,6 +1118,8 @@ static void file_close(struct session *s)
 	free(f->ksym);
 	lost_cpus_release(&f->lost);
 	free(f->info_ev);
+	rec_inflater_free(f->z);
+	free(f->first);
 	free(f);
 	s->src_priv = NULL;
 }
@@ -1062,6 +1202,7 @@ const struct source_ops source_file = {
 	.chain = file_chain,
 	.lost = file_lost,
 	.nr_cpus = file_nr_cpus,
+	.rewind = file_rewind,
 	.close = file_close,
 	.host = &file_host,
 };

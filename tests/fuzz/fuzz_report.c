@@ -12,16 +12,16 @@
  * are repaired first so that the fuzzer gets past them. Any other input is
  * a list of sections, each a u32 type, a u32 length and that many raw bytes
  * (in this machine's byte order), that the harness writes into a valid
- * container with the real writer: that lets the fuzzer change what the
- * compressed payloads hold (META, formats, ids, records). tests/fuzz/run.sh
+ * container with the real writer (a sink writer, in memory): that lets the
+ * fuzzer change what the compressed payloads hold (META, formats, ids,
+ * records). Every input has a head of its own, so no session is kept from
+ * one input to the next (fuzz_stream keeps them). tests/fuzz/run.sh
  * makes seeds of both kinds from the recordings in corpus-report.
  */
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include "fuzztool.h"
@@ -32,20 +32,45 @@
 #include "source-recording.h"
 #include "stacks.h"
 
-/* pack_sections - write type/length/bytes entries as a real recording; its image, or NULL */
+/* An image the writer's chunks are appended to. */
+struct image {
+	uint8_t *buf;
+	size_t len, cap;
+};
+
+/* image_put - one chunk of the writer onto the image */
+static int image_put(void *arg, const void *chunk, size_t len)
+{
+	struct image *im = arg;
+
+	if (im->len + len > im->cap) {
+		im->cap = 2 * (im->len + len);
+		im->buf = realloc(im->buf, im->cap);
+		if (!im->buf)
+			abort();
+	}
+	memcpy(im->buf + im->len, chunk, len);
+	im->len += len;
+	return 0;
+}
+
+/* pack_sections - write type/length/bytes entries as a real recording; its image */
 static uint8_t *pack_sections(const uint8_t *data, size_t size, size_t *out_len)
 {
-	static char path[64];
+	struct image im = { NULL, 0, 0 };
 	struct rec_writer *w;
-	uint8_t *img;
-	off_t len;
-	int fd;
+	uint8_t hdr[20];
 
-	/* The writer creates its file afresh (it never writes through a symlink such as
-	 * /proc/self/fd/N): a file of this process's own in shared memory. */
-	if (!path[0])
-		snprintf(path, sizeof(path), "/dev/shm/fuzz_report.%d", (int)getpid());
-	w = rec_writer_create(path, true);
+	/* A sink writer makes the chunks a file's writer would, without the file and its fsync. */
+	memcpy(hdr, "IOTAPREC", 8);
+	hdr[8] = REC_VERSION_MAJOR;
+	hdr[9] = 0;
+	hdr[10] = REC_VERSION_MINOR;
+	hdr[11] = 0;
+	le32_put(hdr + 12, 0);
+	le32_put(hdr + 16, crc32(0, hdr, 16));
+	image_put(&im, hdr, sizeof(hdr));
+	w = rec_writer_create_sink(image_put, &im);
 	if (!w)
 		abort();
 	while (size >= 8) {
@@ -68,17 +93,8 @@ static uint8_t *pack_sections(const uint8_t *data, size_t size, size_t *out_len)
 	if (!(size && (data[0] & 1)) && rec_writer_close(w))
 		abort();
 	rec_writer_free(w);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		abort();
-	len = lseek(fd, 0, SEEK_END);
-	img = malloc(len ? len : 1);
-	if (!img || pread(fd, img, len, 0) != len)
-		abort();
-	close(fd);
-	unlink(path);
-	*out_len = len;
-	return img;
+	*out_len = im.len;
+	return im.buf;
 }
 
 /*

@@ -3,37 +3,37 @@
  * fuzz_stream.c - libFuzzer harness for what follows a recording's head: the
  * record stream (EVTS) replayed by the recording source and dispatched to the
  * tools' callbacks. fuzz_report fuzzes the head (container, sections,
- * formats) and pays for parsing every format on every input; here the head
- * is fixed, so it is parsed once and the fuzzer's time goes to the records.
+ * formats) and pays for opening a whole recording on every input; here the
+ * head is fixed, so the fuzzer's time goes to the records.
  *
  * Input: one byte that picks a (head, tool) pair of the table below, then the
  * records. The head is a real recording's bytes up to its first EVTS chunk
  * (file header, META, FMTH, EVNT, DISK, COMM, KSYM, MAPS, CGRP, FDTB), read
- * once at start; each input becomes that head, one EVTS chunk holding the
- * records and an END chunk, and goes through session_init/session_run as
- * 'iotap TOOL -i FILE' would.
+ * at start; each input becomes that head, one EVTS chunk holding the records
+ * and an END chunk, and is replayed as 'iotap TOOL -i FILE' would replay it.
  *
- * The formats are parsed once per head: the fmt_set_* calls are wrapped at
- * link time (FUZZ_LDFLAGS below, which run.sh passes) so that a session over
- * a head whose formats were parsed already gets that tep handle, with its own
- * list of the events it added, as a fresh parse would give it.
- * tests/fuzz/corpus-stream holds each pair's byte and its head's own records.
- *
- * FUZZ_LDFLAGS: -Wl,--wrap=fmt_set_init,--wrap=fmt_set_add,--wrap=fmt_set_find,--wrap=fmt_set_release
+ * A session is opened over each head once, at start; an input is a
+ * session_reset of its head's session over the input's image (the source
+ * checks the head and replays the new records from the first), the pair's
+ * tool added and run, and a session_reset back to the bare head, so that
+ * nothing of one input is left for the next (session_reset's test in
+ * tests/unit/test_session.c holds a reset session to a fresh one's output).
+ * Every input takes that path, the first one too: an input that fails here
+ * fails alone (./fuzz_stream FILE). tests/fuzz/corpus-stream holds each
+ * pair's byte and its head's own records (mkseeds-stream.py).
  */
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <zlib.h>
 
-#include "fuzztool.h"
 #include "log.h"
+#include "opt.h"
 #include "recimage.h"
+#include "session.h"
 #include "source-recording.h"
-#include "tfs.h"
+#include "stacks.h"
 
 #define ARGS_MAX 6
 
@@ -75,134 +75,25 @@ static const struct pair {
 };
 #define NR_PAIRS (sizeof(pairs) / sizeof(pairs[0]))
 
-/* A head: its bytes, and the END totals of its chunks. */
+/*
+ * A head: its bytes, the END totals of its chunks, and the session opened over
+ * it (the head with no records) once; bare is that image, which each input's
+ * session goes back to when it is done, so that it holds nothing of the input.
+ */
 static struct head {
 	uint8_t *img;
 	size_t len;
 	uint64_t chunks, raw;
+	uint8_t *bare;
+	size_t bare_len;
+	struct session s;
 } heads[NR_HEADS];
 
-/*
- * The parsed formats of each head, lent to its sessions, with each event's
- * tep_event; cur is the head being read, added what its session added so far.
- */
-static struct fmt_set parsed[NR_HEADS];
-static struct tep_event **parsed_ev[NR_HEADS];
-static bool *added;
-static int cur = -1;
-
-int __real_fmt_set_init(struct fmt_set *fs, const char *header_page, size_t len, int long_size,
-			int page_size);
-void __real_fmt_set_release(struct fmt_set *fs);
-struct tep_event *__real_fmt_set_add(struct fmt_set *fs, const char *sys, const char *name,
-				     const char *text, size_t len);
-struct tep_event *__real_fmt_set_find(const struct fmt_set *fs, const char *sys,
-				      const char *name);
-
-/* lent - whether fs holds the parsed formats of the head being read */
-static bool lent(const struct fmt_set *fs)
-{
-	return cur >= 0 && fs->tep && fs->tep == parsed[cur].tep;
-}
-
-/* __wrap_fmt_set_init - a head parsed already: its tep handle, and no events yet */
-int __wrap_fmt_set_init(struct fmt_set *fs, const char *header_page, size_t len, int long_size,
-			int page_size)
-{
-	const struct fmt_set *p;
-
-	if (cur < 0 || !parsed[cur].tep)
-		return __real_fmt_set_init(fs, header_page, len, long_size, page_size);
-	p = &parsed[cur];
-	if (len != p->header_page_len || memcmp(header_page, p->header_page, len) ||
-	    long_size != p->long_size || page_size != p->page_size)
-		abort();	/* the head is fixed: anything else is a harness bug */
-	memset(fs, 0, sizeof(*fs));
-	fs->header_page = malloc(len + 1);
-	if (!fs->header_page)
-		return -ENOMEM;
-	memcpy(fs->header_page, header_page, len);
-	fs->header_page[len] = 0;
-	fs->header_page_len = len;
-	fs->long_size = long_size;
-	fs->page_size = page_size;
-	fs->tep = p->tep;
-	memset(added, 0, p->nr * sizeof(*added));
-	return 0;
-}
-
-/* lent_index - where a lent set's event is in its head's list; -1 when not there */
-static int lent_index(const struct tep_event *tev)
-{
-	for (size_t i = 0; tev && i < parsed[cur].nr; i++)
-		if (parsed_ev[cur][i] == tev)
-			return i;
-	return -1;
-}
-
-/* __wrap_fmt_set_find - in a lent set, only the events this session added */
-struct tep_event *__wrap_fmt_set_find(const struct fmt_set *fs, const char *sys, const char *name)
-{
-	struct tep_event *tev = __real_fmt_set_find(fs, sys, name);
-	int i;
-
-	if (!lent(fs))
-		return tev;
-	i = lent_index(tev);
-	return i >= 0 && added[i] ? tev : NULL;
-}
-
-/* __wrap_fmt_set_add - in a lent set, the event parsed before, from the same text */
-struct tep_event *__wrap_fmt_set_add(struct fmt_set *fs, const char *sys, const char *name,
-				     const char *text, size_t len)
-{
-	struct tep_event *tev;
-	struct fmt_event *arr, *ev;
-	const struct fmt_event *p;
-	int i;
-
-	if (!lent(fs))
-		return __real_fmt_set_add(fs, sys, name, text, len);
-	tev = __real_fmt_set_find(fs, sys, name);
-	i = lent_index(tev);
-	if (i < 0)
-		abort();	/* not in the head: a harness bug */
-	if (added[i])
-		return tev;
-	p = &parsed[cur].ev[i];
-	if (p->len != len || memcmp(p->text, text, len))
-		abort();
-	arr = realloc(fs->ev, (fs->nr + 1) * sizeof(*arr));
-	if (!arr)
-		return NULL;
-	fs->ev = arr;
-	ev = &fs->ev[fs->nr];
-	ev->sys = strdup(sys);
-	ev->name = strdup(name);
-	ev->text = strdup(p->text);
-	ev->len = len;
-	if (!ev->sys || !ev->name || !ev->text) {
-		free(ev->sys);
-		free(ev->name);
-		free(ev->text);
-		errno = ENOMEM;
-		return NULL;
-	}
-	fs->nr++;
-	added[i] = true;
-	return tev;
-}
-
-/* __wrap_fmt_set_release - a lent set frees its copies, not the tep handle */
-void __wrap_fmt_set_release(struct fmt_set *fs)
-{
-	if (!lent(fs)) {
-		__real_fmt_set_release(fs);
-		return;
-	}
-	fs->tep = NULL;
-	__real_fmt_set_release(fs);
-}
+/* Each pair's options, parsed once; a run gets a copy (run_params). */
+static void *params[NR_PAIRS];
+static void *run_params;
+static FILE *devnull;
+static const struct session_opts opts_base = { .mmap_pages = 128 };
 
 /* z_stored - data as a zlib stream of stored blocks (no compression: cheap); its length */
 static size_t z_stored(uint8_t *out, const uint8_t *data, size_t len)
@@ -298,69 +189,78 @@ static uint8_t *image(const struct head *h, const uint8_t *rec, size_t len, size
 	return img;
 }
 
-/* run - pair p over the image; its output thrown away */
+/* run - pair p over the image; its output thrown away; its head's session back to bare */
 static void run(const struct pair *p, const uint8_t *img, size_t len)
 {
-	char *argv[ARGS_MAX + 1] = { NULL };
-	struct session_opts so = { .mmap_pages = 128, .input_buf = img, .input_len = len };
+	struct session_opts so = opts_base;
+	struct head *h = &heads[p->head];
 	struct recording_info info;
-	FILE *out = fopen("/dev/null", "w");
-	struct session s;
-	int argc = 0;
+	const struct tool *tool;
 
-	if (!out)
-		abort();
-	cur = p->head;
+	so.input_buf = img;
+	so.input_len = len;
+	if (session_reset(&h->s, &so))
+		abort();	/* the head is the session's: anything else is a harness bug */
 	if (p->argv[0]) {
-		while (argc < ARGS_MAX && p->argv[argc]) {
-			argv[argc] = (char *)p->argv[argc];
-			argc++;
-		}
-		fuzz_run_tool(&source_file, img, len, out, argc, argv);
+		tool = tool_find(p->argv[0]);
+		memcpy(run_params, params[p - pairs], tool->params_size);
+		if (!tool_consumer_add(&h->s, &h->s.ctx, tool, run_params, devnull))
+			session_run(&h->s, 0, 0, 0);
 	} else {
-		if (!session_init(&s, NULL, NULL, &so))
-			recording_info(&s, &info);
-		session_release(&s);
+		recording_info(&h->s, &info);
 	}
-	cur = -1;
-	fclose(out);
+	so.input_buf = h->bare;
+	so.input_len = h->bare_len;
+	if (session_reset(&h->s, &so))
+		abort();
 }
 
-/* LLVMFuzzerInitialize - load the heads and parse each one's formats, once */
+/* LLVMFuzzerInitialize - load the heads, open a session over each, parse the pairs' options */
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	size_t nr_max = 0;
+	size_t params_max = 0;
 
 	(void)argc;
 	(void)argv;
 	log_set(NULL);
+	session_stacks_set(stacks_session_want);
+	devnull = fopen("/dev/null", "w");
+	if (!devnull)
+		abort();
 	for (size_t i = 0; i < NR_HEADS; i++) {
-		struct session_opts so = { .mmap_pages = 128 };
-		struct session s;
-		uint8_t *img;
+		struct session_opts so = opts_base;
+		struct head *h = &heads[i];
 
-		head_load(&heads[i], head_path[i]);
-		img = image(&heads[i], NULL, 0, &so.input_len);
-		so.input_buf = img;
-		cur = i;
-		/* A session over the bare head parses its formats: keep them, not the session's. */
-		if (session_init(&s, NULL, NULL, &so) || !s.fs.tep)
+		head_load(h, head_path[i]);
+		h->bare = image(h, NULL, 0, &h->bare_len);
+		so.input_buf = h->bare;
+		so.input_len = h->bare_len;
+		if (session_init(&h->s, NULL, NULL, &so))
 			abort();
-		parsed[i] = s.fs;
-		memset(&s.fs, 0, sizeof(s.fs));
-		session_release(&s);
-		free(img);
-		if (parsed[i].nr > nr_max)
-			nr_max = parsed[i].nr;
-		parsed_ev[i] = calloc(parsed[i].nr, sizeof(*parsed_ev[i]));
-		added = realloc(added, nr_max * sizeof(*added));
-		if (!parsed_ev[i] || !added)
-			abort();
-		for (size_t k = 0; k < parsed[i].nr; k++)
-			parsed_ev[i][k] = __real_fmt_set_find(&parsed[i], parsed[i].ev[k].sys,
-							      parsed[i].ev[k].name);
-		cur = -1;
 	}
+	for (size_t i = 0; i < NR_PAIRS; i++) {
+		const struct tool *tool;
+		struct session_opts so = opts_base;
+		char *args[ARGS_MAX + 1] = { NULL }, err[256];
+		struct cli_args ca;
+		int n = 0;
+
+		if (!pairs[i].argv[0])
+			continue;
+		while (n < ARGS_MAX && pairs[i].argv[n]) {
+			args[n] = (char *)pairs[i].argv[n];
+			n++;
+		}
+		tool = tool_find(args[0]);
+		params[i] = calloc(1, tool->params_size);
+		if (!params[i] || opt_parse(&tool->cmd, n, args, params[i], &so, &ca, err, sizeof(err)))
+			abort();
+		if (tool->params_size > params_max)
+			params_max = tool->params_size;
+	}
+	run_params = malloc(params_max);
+	if (!run_params)
+		abort();
 	return 0;
 }
 

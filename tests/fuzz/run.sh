@@ -6,8 +6,9 @@
 #   fuzz_recfile  the recording container (src/recording/container.c)
 #   fuzz_report   the whole report path: open from memory, replay, then one of biolatency,
 #                 iostack -K -f, biosnoop --cgroup, fileio, iostackbreakdown, --info
-#   fuzz_stream   the records after a fixed recording head (formats parsed once), replayed
-#                 into one of sixteen tool runs (biolatency to fileio, iostack, --info)
+#   fuzz_stream   the records after a fixed recording head (a session opened once per head,
+#                 session_reset for every input), replayed into one of sixteen tool runs
+#                 (biolatency to fileio, iostack, --info)
 #   fuzz_perfdata the perf.data reader (src/sources/source-perfdata.c) under biolatency and iostack
 #   fuzz_tracedat the trace.dat source (src/sources/source-tracedat.c, libtracecmd) under
 #                 biolatency -D, biosnoop and --info
@@ -81,11 +82,18 @@ cpu_children() {
 
 # The core once, as objects: every harness links all of it.
 mkdir -p "$OUT/obj"
+# An object is kept while it is newer than its source (a FUZZ_OUT used again), and no header
+# changed since the last build: a struct that grew would otherwise differ between objects.
+if [[ -e $OUT/obj/built ]] && [[ -n $(find "$TOP/src" "$TOP/parsers" "$TOP/tracefs" "$BUILDDIR/config.h" \
+	-name '*.h' -newer "$OUT/obj/built" -print -quit) ]]; then
+	rm -f "$OUT"/obj/*.o
+fi
 echo "== building the core"
 # shellcheck disable=SC2046 # one argument per source file
 printf '%s\n' $(lib_sources) | xargs -P "$(nproc)" -I{} sh -c \
 	'o="$0/obj/$(echo "{}" | tr / _).o"; [ "$o" -nt "{}" ] || exec "$@" -c -o "$o" "{}"' \
 	"$OUT" "$CLANG" "${CFLAGS[@]}"
+touch "$OUT/obj/built"
 HARNESSES=()
 for src in "$TOP"/tests/fuzz/fuzz_*.c; do
 	f=${src##*/fuzz_}

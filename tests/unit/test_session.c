@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* test_session.c - sessions in one process stop on their own; tools share a session */
+/* test_session.c - sessions in one process stop on their own; tools share a session; reset */
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -11,8 +11,13 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "container.h"
+#include "log.h"
 #include "opt.h"
+#include "sections.h"
 #include "session.h"
+#include "source-recording.h"
+#include "stacks.h"
 #include "testlib.h"
 
 /* What the counting tool was asked for and saw. */
@@ -186,6 +191,160 @@ static void test_three_tools(void **state)
 	free(buf);
 }
 
+/* A recording built in memory by a sink writer. */
+struct image {
+	uint8_t *buf;
+	size_t len;
+};
+
+/* image_put - one chunk onto the image */
+static int image_put(void *arg, const void *chunk, size_t len)
+{
+	struct image *im = arg;
+
+	im->buf = realloc(im->buf, im->len + len);
+	assert_non_null(im->buf);
+	memcpy(im->buf + im->len, chunk, len);
+	im->len += len;
+	return 0;
+}
+
+/*
+ * first_records - the recording in buf with its sections before the records as
+ * they are, and only the records of its first third of stream bytes after them
+ */
+static uint8_t *first_records(const uint8_t *buf, size_t len, size_t *out_len)
+{
+	struct image im = { NULL, 0 };
+	struct rec_writer *w;
+	struct rec_reader *r = rec_reader_open_mem(buf, len, NULL);
+	const uint8_t *evts;
+	size_t off = 20, n, keep = REC_STREAM_PREFIX;
+	uint32_t type;
+
+	assert_non_null(r);
+	image_put(&im, buf, off);	/* the file header */
+	w = rec_writer_create_sink(image_put, &im);
+	assert_non_null(w);
+	/* Each chunk before the records, byte for byte: a chunk's header says its length. */
+	while (rec_reader_next(r, &type, (const void **)&evts, &n) == 1 && type != REC_SEC_EVTS) {
+		size_t clen = buf[off + 12] | buf[off + 13] << 8 | buf[off + 14] << 16 |
+			      (size_t)buf[off + 15] << 24;
+
+		assert_int_equal(rec_writer_put_chunk(w, buf + off, 24 + clen), 0);
+		off += 24 + clen;
+	}
+	assert_int_equal(type, REC_SEC_EVTS);
+	while (keep < n / 3)
+		keep += ((const struct perf_event_header *)(evts + keep))->size;
+	assert_int_equal(rec_writer_stream(w, REC_SEC_EVTS, evts, keep), 0);
+	assert_int_equal(rec_writer_close(w), 0);
+	rec_writer_free(w);
+	rec_reader_free(r);
+	*out_len = im.len;
+	return im.buf;
+}
+
+/* info_equal - two --info readings of one stream say the same */
+static void info_equal(const struct recording_info *a, const struct recording_info *b)
+{
+	assert_int_equal(a->records, b->records);
+	assert_int_equal(a->t_start, b->t_start);
+	assert_int_equal(a->t_end, b->t_end);
+	assert_int_equal(a->nr_ev, b->nr_ev);
+	for (size_t i = 0; i < a->nr_ev; i++)
+		assert_int_equal(a->ev[i].count, b->ev[i].count);
+}
+
+/*
+ * test_reset - one session reset between runs prints, over each of two streams
+ * behind the same head, what a session of its own prints over that stream
+ */
+static void test_reset(void **state)
+{
+	static const char *const args[][3] = {
+		{ "biolatency", "-D", NULL }, { "bitesize", NULL }, { "biosnoop", NULL },
+	};
+	enum { N = sizeof(args) / sizeof(args[0]) };
+	struct session_opts so[2] = { { .mmap_pages = 128 }, { .mmap_pages = 128 } };
+	char *alone[2][N], *again, err[256];
+	struct recording_info info[2], info_again;
+	struct cli_args ca;
+	struct session s, fresh[2];
+	size_t outlen;
+
+	so[0].input_buf = testlib_data_load("recordings", "linux-6.18-loop.iotap", &so[0].input_len);
+	so[1].input_buf = first_records(so[0].input_buf, so[0].input_len, &so[1].input_len);
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < N; i++)
+			assert_int_equal(testlib_tool_run(so[k].input_buf, so[k].input_len, NULL,
+							  &alone[k][i], args[i][0], args[i][1], NULL), 0);
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(session_init(&fresh[k], NULL, NULL, &so[k]), 0);
+		assert_int_equal(recording_info(&fresh[k], &info[k]), 0);
+	}
+	assert_true(info[1].records < info[0].records && info[1].t_end < info[0].t_end);
+	session_stacks_set(stacks_session_want);
+	assert_int_equal(session_init(&s, NULL, NULL, &so[0]), 0);
+	/* The whole stream, the first third, the whole again: nothing of one run is in the next. */
+	for (int run = 0; run < 3; run++) {
+		int k = run == 1;
+
+		for (int i = 0; i < N; i++) {
+			const struct tool *t = tool_find(args[i][0]);
+			void *params = calloc(1, t->params_size);
+			FILE *out = open_memstream(&again, &outlen);
+
+			assert_int_equal(session_reset(&s, &so[k]), 0);
+			assert_int_equal(opt_parse(&t->cmd, args[i][1] ? 2 : 1, (char **)args[i],
+						   params, &so[k], &ca, err, sizeof(err)), 0);
+			assert_int_equal(tool_consumer_add(&s, &s.ctx, t, params, out), 0);
+			assert_int_equal(session_run(&s, 0, 0, 0), 0);
+			fclose(out);
+			assert_string_equal(again, alone[k][i]);
+			free(again);
+			free(params);
+		}
+		assert_int_equal(session_reset(&s, &so[k]), 0);
+		assert_int_equal(recording_info(&s, &info_again), 0);
+		info_equal(&info_again, &info[k]);
+	}
+	session_release(&s);
+	session_release(&fresh[0]);
+	session_release(&fresh[1]);
+	for (int i = 0; i < N; i++) {
+		/* Each stream printed something of its own: equal outputs prove nothing. */
+		assert_true(strlen(alone[1][i]) > 100);
+		assert_string_not_equal(alone[0][i], alone[1][i]);
+		free(alone[0][i]);
+		free(alone[1][i]);
+	}
+	free((void *)so[0].input_buf);
+	free((void *)so[1].input_buf);
+}
+
+/* test_reset_refused - another recording's head is refused; a source that cannot replay says so */
+static void test_reset_refused(void **state)
+{
+	struct session_opts so = { .mmap_pages = 128 }, other = { .mmap_pages = 128 };
+	struct session s, *t;
+
+	so.input_buf = testlib_data_load("recordings", "linux-6.18-loop.iotap", &so.input_len);
+	other.input_buf = testlib_data_load("recordings", "cgroups-6.18.iotap", &other.input_len);
+	assert_int_equal(session_init(&s, NULL, NULL, &so), 0);
+	log_set(testlib_log_keep);
+	testlib_log[0] = 0;
+	assert_int_equal(session_reset(&s, &other), -EINVAL);
+	assert_non_null(strstr(testlib_log, "its sections before the records are not those read first"));
+	log_set(NULL);
+	session_release(&s);
+	t = testlib_session_new(NULL, NULL, 0);
+	assert_int_equal(session_reset(t, NULL), -ENOTSUP);
+	testlib_session_free(t);
+	free((void *)so.input_buf);
+	free((void *)other.input_buf);
+}
+
 /* main - run the session tests */
 int main(void)
 {
@@ -194,6 +353,8 @@ int main(void)
 		cmocka_unit_test(test_stop_signal),
 		cmocka_unit_test(test_signalled),
 		cmocka_unit_test(test_three_tools),
+		cmocka_unit_test(test_reset),
+		cmocka_unit_test(test_reset_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
