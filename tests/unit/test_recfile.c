@@ -877,6 +877,9 @@ static int teardown_dir(void **state)
 }
 
 /* tasks - the threads of this process now */
+/* The chunks in flight of container.c (PREFETCH_SLOTS): twice as many follow the large one. */
+#define PREFETCH_SLOTS_TEST 8
+
 static int tasks(void)
 {
 	DIR *d = opendir("/proc/self/task");
@@ -907,7 +910,9 @@ static void prefetch_expect(struct rec_prefetch *pf, uint32_t type, const void *
 /*
  * test_prefetch_threads - the chunks after the first come back in order; small ones are
  * inflated by the caller (a short recording starts no thread), the workers start at the
- * first large one and are gone after rec_prefetch_free
+ * first large one and are gone after rec_prefetch_free. More chunks follow the large one
+ * than the workers may hold unread, so they are still there to be counted: a worker that
+ * reaches the end exits.
  */
 static void test_prefetch_threads(void **state)
 {
@@ -933,6 +938,8 @@ static void test_prefetch_threads(void **state)
 	assert_int_equal(rec_writer_put(w, T_EVTS, small, sizeof(small)), 0);
 	assert_int_equal(rec_writer_put(w, T_SYMS, "sym", 3), 0);
 	assert_int_equal(rec_writer_put(w, T_EVTS, ev, big), 0);
+	for (int i = 0; i < 2 * PREFETCH_SLOTS_TEST; i++)
+		assert_int_equal(rec_writer_put(w, T_SYMS, &i, sizeof(i)), 0);
 	assert_int_equal(rec_writer_put(w, T_SYMS, "end", 3), 0);
 	assert_int_equal(rec_writer_close(w), 0);
 	rec_writer_free(w);
@@ -949,6 +956,8 @@ static void test_prefetch_threads(void **state)
 	assert_int_equal(tasks(), before);
 	prefetch_expect(pf, T_EVTS, ev, big);
 	assert_true(tasks() > before);
+	for (int i = 0; i < 2 * PREFETCH_SLOTS_TEST; i++)
+		prefetch_expect(pf, T_SYMS, &i, sizeof(i));
 	prefetch_expect(pf, T_SYMS, "end", 3);
 	assert_int_equal(rec_prefetch_next(pf, &t, &data, &n, &at), 0);
 	rec_prefetch_free(pf);
