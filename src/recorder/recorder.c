@@ -307,8 +307,10 @@ static int record_rotate(struct recorder *rc, struct session *s, uint64_t t)
 	rc->given_up += n;
 	if (ret)
 		return ret;
-	record_part_swap(rc, &rc->open[rc->ho.nr - 1]);
-	handover_boundary(&rc->ho, t);
+	ret = handover_boundary(&rc->ho, t);
+	if (ret)
+		return ret;
+	record_part_swap(rc, &rc->open[rc->ho.nr - 2]);
 	rc->t_part = t;
 	ret = record_part_create(rc, t + s->wall_offset);
 	if (!ret)
