@@ -95,18 +95,26 @@ int rotate_part_name(const char *base, uint64_t wall_ns, char *buf, size_t len)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-/* rotate_files_add - remember a closed part; remove the oldest past max */
+/*
+ * rotate_files_add - remember a closed part in the order of the names (the
+ * start times: a part held open for its requests closes after later ones);
+ * remove the oldest past max
+ */
 int rotate_files_add(struct rotate_files *f, const char *path)
 {
-	char **p = realloc(f->path, (f->nr + 1) * sizeof(*p));
+	char **p = realloc(f->path, (f->nr + 1) * sizeof(*p)), *copy;
+	size_t i;
 	int ret = 0;
 
 	if (!p)
 		return -ENOMEM;
 	f->path = p;
-	f->path[f->nr] = strdup(path);
-	if (!f->path[f->nr])
+	copy = strdup(path);
+	if (!copy)
 		return -ENOMEM;
+	for (i = f->nr; i > 0 && strcmp(f->path[i - 1], copy) > 0; i--)
+		f->path[i] = f->path[i - 1];
+	f->path[i] = copy;
 	f->nr++;
 	while (f->max && f->nr > f->max) {
 		if (unlink(f->path[0]) && errno != ENOENT && !ret)

@@ -52,7 +52,7 @@ int rotate_parse_size(const char *s, uint64_t *bytes);
  */
 int rotate_part_name(const char *base, uint64_t wall_ns, char *buf, size_t len);
 
-/* The parts written so far, oldest first, and how many to keep (0: all). */
+/* The parts written so far, oldest (by name) first, and how many to keep (0: all). */
 struct rotate_files {
 	char **path;
 	size_t nr;
@@ -60,8 +60,9 @@ struct rotate_files {
 };
 
 /*
- * Remember a part just closed; past max, the oldest is removed from the
- * disk and forgotten. 0 or -ENOMEM; a removal that fails is returned as
+ * Remember a part just closed; past max, the oldest (by name: names
+ * sort as their start times) is removed from the disk and forgotten, which
+ * may be the one just closed. 0 or -ENOMEM; a removal that fails is returned as
  * -errno after the part is remembered (the caller reports it).
  */
 int rotate_files_add(struct rotate_files *f, const char *path);

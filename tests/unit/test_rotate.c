@@ -87,6 +87,42 @@ static void test_kept(void **state)
 }
 
 /*
+ * test_kept_order - a part held open for its requests closes after later
+ * ones: the oldest by name goes, even when it closed last
+ */
+static void test_kept_order(void **state)
+{
+	struct rotate_files f = { .max = 2 };
+	char dir[] = "/tmp/test_rotate.XXXXXX", path[4][64];
+	static const int order[] = { 1, 2, 0, 3 };
+
+	assert_non_null(mkdtemp(dir));
+	for (int i = 0; i < 4; i++) {
+		FILE *fp;
+
+		snprintf(path[i], sizeof(path[i]), "%s/p.2026112500000000%d", dir, i);
+		fp = fopen(path[i], "w");
+		assert_non_null(fp);
+		fclose(fp);
+	}
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(rotate_files_add(&f, path[order[i]]), 0);
+	/* Part 0 closed last but is the oldest: it is the one removed. */
+	assert_int_equal(f.nr, 2);
+	assert_int_equal(access(path[0], F_OK), -1);
+	assert_string_equal(f.path[0], path[1]);
+	assert_string_equal(f.path[1], path[2]);
+	assert_int_equal(rotate_files_add(&f, path[order[3]]), 0);
+	assert_int_equal(access(path[1], F_OK), -1);
+	assert_int_equal(access(path[2], F_OK), 0);
+	assert_int_equal(access(path[3], F_OK), 0);
+	rotate_files_release(&f);
+	unlink(path[2]);
+	unlink(path[3]);
+	rmdir(dir);
+}
+
+/*
  * test_handover - requests in flight at a boundary keep their part open
  * until the last completes; those first seen after it do not.
  */
@@ -235,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_name),
 		cmocka_unit_test(test_kept),
+		cmocka_unit_test(test_kept_order),
 		cmocka_unit_test(test_handover),
 		cmocka_unit_test(test_handover_many),
 		cmocka_unit_test(test_handover_give_up),
