@@ -618,9 +618,10 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 			log_msg(LOG_WARN, "%llu events were not written: no part could be written since the disk filled",
 				(unsigned long long)rc.unwritten);
 		if (rc.given_up)
-			log_msg(LOG_WARN, "%llu requests were given up at part boundaries: their part closed while they were in flight (%d parts open, or %llu s past its end), so their later events are in a part without their first",
+			log_msg(LOG_WARN, "%llu requests were given up at part boundaries: their part closed while they were in flight (%d parts open, or %llu s past its end); %llu of them completed later, in a part without their first events",
 				(unsigned long long)rc.given_up, ROTATE_OPEN_MAX,
-				ROTATE_HANDOVER_NS / NSEC_PER_SEC);
+				ROTATE_HANDOVER_NS / NSEC_PER_SEC,
+				(unsigned long long)rc.ho.split);
 		record_progress(&s, &rc, true, status);
 	}
 	command_reap(&rc.child);

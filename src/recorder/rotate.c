@@ -161,12 +161,17 @@ void handover_seen(struct handover *h, uint64_t first)
 		h->part[i].inflight++;
 }
 
-/* handover_done - a request completed; counts never go below zero (evicted, never seen) */
+/*
+ * handover_done - a request completed; counts never go below zero (evicted,
+ * never seen); its part closed while it was in flight: split over two parts
+ */
 void handover_done(struct handover *h, uint64_t first)
 {
 	int i = handover_find(h, first);
 
-	if (i >= 0 && h->part[i].inflight)
+	if (i < 0)
+		h->split++;
+	else if (h->part[i].inflight)
 		h->part[i].inflight--;
 }
 

@@ -16,7 +16,7 @@
  * with requests still in flight only ROTATE_HANDOVER_NS past its end (the
  * age at which pairing gives a request up), or when ROTATE_OPEN_MAX parts are
  * open and another must begin (the oldest); the recorder counts and says
- * those requests. So every request has all its events in one part, and each
+ * those requests, and how many of them completed later (split). So every request has all its events in one part, and each
  * tool, whether it counts at issue or pairs to completion, counts it once
  * over the parts. Rotation never waits for a part to close: parts stay
  * within their size or time. Bios are not handed over: the bio of an md or
@@ -82,13 +82,17 @@ struct handover_part {
 struct handover {
 	struct handover_part part[ROTATE_OPEN_MAX];	/* oldest first */
 	size_t nr;
+	uint64_t split;			/* requests that completed after their part closed */
 };
 
 /* The first part: it holds every request first seen before the next boundary. */
 void handover_init(struct handover *h);
 /* A request first seen at time first: one more in flight in its part. */
 void handover_seen(struct handover *h, uint64_t first);
-/* A request first seen at first completed; counts never go below zero (evicted, never seen). */
+/*
+ * A request first seen at first completed; counts never go below zero
+ * (evicted, never seen). One whose part has closed is counted as split.
+ */
 void handover_done(struct handover *h, uint64_t first);
 /* The open part whose span holds first, or -1: its part is closed (the last takes it). */
 int handover_find(const struct handover *h, uint64_t first);

@@ -158,8 +158,8 @@ static void test_handover(void **state)
 	/* Its span is closed: a late event of it goes to the last part. */
 	assert_int_equal(handover_find(&h, 20), -1);
 	handover_seen(&h, 20);
-	handover_done(&h, 20);
 	assert_int_equal(h.part[0].inflight, 1);
+	assert_int_equal(h.split, 0);
 }
 
 /*
@@ -202,6 +202,7 @@ static void test_handover_many(void **state)
 	assert_int_equal(handover_close(&h, 0), 0);
 	assert_int_equal(h.nr, 1);
 	assert_int_equal(h.part[0].t0, 300);
+	assert_int_equal(h.split, 0);
 }
 
 /*
@@ -227,6 +228,9 @@ static void test_handover_give_up(void **state)
 	assert_int_equal(handover_due(&h, t), -1);
 	assert_int_equal(handover_close(&h, 0), 2);
 	assert_false(handover_full(&h));
+	/* One of the two given up completes: split over two parts; the other never does. */
+	handover_done(&h, 1);
+	assert_int_equal(h.split, 1);
 	handover_seen(&h, t + 1);
 	assert_int_equal(handover_boundary(&h, t + 100), 0);
 	assert_int_equal(h.part[0].t0, 100);
@@ -235,6 +239,7 @@ static void test_handover_give_up(void **state)
 	assert_int_equal(handover_due(&h, 200 + ROTATE_HANDOVER_NS - 1), -1);
 	assert_int_equal(handover_due(&h, 200 + ROTATE_HANDOVER_NS), 0);
 	assert_int_equal(handover_close(&h, 0), 1);
+	assert_int_equal(h.split, 1);
 }
 
 /*
