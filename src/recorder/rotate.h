@@ -16,12 +16,13 @@
  * with requests still in flight only ROTATE_HANDOVER_NS past its end (the
  * age at which pairing gives a request up), or when ROTATE_OPEN_MAX parts are
  * open and another must begin (the oldest); the recorder counts and says
- * those requests, and how many of them completed later (split). So every request has all its events in one part, and each
- * tool, whether it counts at issue or pairs to completion, counts it once
- * over the parts. Rotation never waits for a part to close: parts stay
- * within their size or time. Bios are not handed over: the bio of an md or
- * dm disk in flight at a boundary completes in a later part, where tools
- * that pair bios (biolatency -d dm-N) do not count it.
+ * those requests, and how many of them completed later (split). Else
+ * every request has all its events in one part, and each tool, whether it
+ * counts at issue or pairs to completion, counts it once over the parts.
+ * Rotation never waits for a part to close: parts stay within their size
+ * or time. Bios are not handed over: the bio of an md or dm disk in flight
+ * at a boundary completes in a later part, where tools that pair bios
+ * (biolatency -d dm-N) do not count it.
  */
 #include <stdbool.h>
 #include <stddef.h>
