@@ -47,7 +47,9 @@ struct recorder {
 	uint64_t t_part;		/* event time the part began at */
 	uint64_t part_base;		/* bytes of the part before its records */
 	uint64_t part_ms;		/* wall-clock ms its name says: each part's is later */
-	struct rec_part prev;		/* the part before, open while its requests finish */
+	struct handover ho;		/* the parts open (rotate.h): part i is open[i], the last es */
+	struct rec_part open[ROTATE_OPEN_MAX - 1];	/* parts before, open while their requests finish */
+	uint64_t given_up;		/* requests whose part closed before they completed */
 	bool parts_full;		/* a part could not be written: none until retry_t */
 	uint64_t retry_t;		/* event time to try a new part at */
 	uint64_t unwritten;		/* samples of the parts removed, and dropped meanwhile */
@@ -209,9 +211,13 @@ static int record_part_close(struct recorder *rc, uint64_t t_end)
 	return ret;
 }
 
-/* record_part_drop - the part written to at event time t met a full disk: removed, not closed */
-static int record_part_drop(struct recorder *rc, uint64_t t)
+/*
+ * record_part_drop - the part written to, open part i, met a full disk at
+ * event time t: removed, not closed; later events of its requests are not written
+ */
+static int record_part_drop(struct recorder *rc, size_t i, uint64_t t)
 {
+	handover_drop(&rc->ho, i);
 	record_part_lost(rc, rc->path, rc->werr, rc->es.samples, t);
 	rec_writer_free(rc->es.w);
 	evstream_release(&rc->es);
@@ -253,32 +259,58 @@ static int record_part_create(struct recorder *rc, uint64_t wall_ns)
 	return rc->p->callchains ? evstream_init_stacks(&rc->es) : 0;
 }
 
-/* record_prev_close - close the part before the boundary */
-static int record_prev_close(struct recorder *rc, uint64_t t_end)
+/*
+ * record_open_close - close open part i (not the last) at event time t_end;
+ * *given_up gets its requests still in flight
+ */
+static int record_open_close(struct recorder *rc, size_t i, uint64_t t_end, uint64_t *given_up)
 {
-	int ret;
+	int ret = 0;
 
-	record_part_swap(rc, &rc->prev);
-	ret = record_part_close(rc, t_end);
-	record_part_swap(rc, &rc->prev);
+	if (rc->open[i].es.w) {
+		record_part_swap(rc, &rc->open[i]);
+		ret = record_part_close(rc, t_end);
+		record_part_swap(rc, &rc->open[i]);
+	}
+	*given_up = handover_close(&rc->ho, i);
+	memmove(rc->open + i, rc->open + i + 1, (rc->ho.nr - 1 - i) * sizeof(*rc->open));
+	memset(&rc->open[rc->ho.nr - 1], 0, sizeof(*rc->open));
+	return ret;
+}
+
+/* record_parts_settle - close the parts before the last that are done at event time t */
+static int record_parts_settle(struct recorder *rc, uint64_t t)
+{
+	uint64_t n;
+	int i, ret = 0;
+
+	while (!ret && (i = handover_due(&rc->ho, t)) >= 0) {
+		ret = record_open_close(rc, (size_t)i, t, &n);
+		rc->given_up += n;
+	}
 	return ret;
 }
 
 /*
  * record_rotate - the part is due at event time t: the next begins, whole
- * (formats, disks, names, kallsyms and mappings as of now); the one before
- * stays open while requests first seen in it are in flight (rotate.h).
+ * (formats, disks, names, kallsyms and mappings as of now); the ones before
+ * stay open while requests first seen in them are in flight (rotate.h).
  */
 static int record_rotate(struct recorder *rc, struct session *s, uint64_t t)
 {
-	struct handover *ho = reqwatch_handover(rc->watch);
+	uint64_t n = 0;
 	int ret = 0;
 
-	if (rc->prev.es.w)
-		ret = record_prev_close(rc, t);
+	/* As many parts as may be are open: the oldest gives way. */
+	if (handover_full(&rc->ho))
+		ret = record_open_close(rc, 0, t, &n);
+	rc->given_up += n;
 	if (ret)
 		return ret;
-	record_part_swap(rc, &rc->prev);
+	ret = handover_boundary(&rc->ho, t);
+	if (ret)
+		return ret;
+	record_part_swap(rc, &rc->open[rc->ho.nr - 2]);
 	rc->t_part = t;
 	ret = record_part_create(rc, t + s->wall_offset);
 	if (!ret)
@@ -288,10 +320,7 @@ static int record_rotate(struct recorder *rc, struct session *s, uint64_t t)
 	if (ret)
 		return rc_fail(rc, ret);
 	rc->part_base = rec_writer_bytes(rc->es.w);
-	if (ho)
-		handover_boundary(ho, t);
-	/* No part before when the last one met a full disk (record_part_drop). */
-	return !rc->prev.es.w || (ho && ho->before) ? 0 : record_prev_close(rc, t);
+	return record_parts_settle(rc, t);
 }
 
 /* record_unlink - remove a recording that never started, if it is a file we made */
@@ -316,6 +345,27 @@ static int record_write(struct recorder *rc, struct session *s, const struct per
 	return rc_fail(rc, evstream_write(&rc->es, s, rec));
 }
 
+/* record_part_write - rec at event time t into open part i; not written if it was removed */
+static int record_part_write(struct recorder *rc, struct session *s,
+			     const struct perf_event_header *rec, size_t i, uint64_t t)
+{
+	bool before = i + 1 < rc->ho.nr;
+	int ret;
+
+	if (rc->ho.part[i].dropped) {
+		rc->unwritten += rec->type == PERF_RECORD_SAMPLE;
+		return 0;
+	}
+	if (before)
+		record_part_swap(rc, &rc->open[i]);
+	ret = record_write(rc, s, rec);
+	if (ret && record_parts_full(rc))
+		ret = record_part_drop(rc, i, t);
+	if (before)
+		record_part_swap(rc, &rc->open[i]);
+	return ret;
+}
+
 /*
  * record_on_record - every record the session delivers, in time order, goes
  * to the file; in parts, to the part its request belongs to (rotate.h)
@@ -324,43 +374,30 @@ static int record_on_record(struct session *s, void *priv, const struct perf_eve
 {
 	struct recorder *rc = priv;
 	struct reqwatch_rec r;
-	struct handover *ho;
 	uint64_t t, first;
-	bool before;
-	int ret = 0;
+	int ret = 0, i;
 
 	if (rc->flight)
 		return flight_record(rc->flight, s, rec);
 	if (!rc->rotate.bytes && !rc->rotate.ns)
 		return record_write(rc, s, rec);
 	t = reqwatch_time(s, rec, &r);
-	/* No part since one met a full disk: none until a second has passed. */
-	if (!rc->es.w && (!t || t < rc->retry_t)) {
-		rc->unwritten += rec->type == PERF_RECORD_SAMPLE;
-		return 0;
-	}
-	/* The boundary first: a request this record starts is the next part's. */
-	if (t && (!rc->es.w || record_part_due(rc, t)))
+	/*
+	 * The boundary first: a request this record starts is the next part's.
+	 * No part since one met a full disk: none until retry_t.
+	 */
+	if (t && (rc->es.w ? record_part_due(rc, t) : t >= rc->retry_t))
 		ret = record_rotate(rc, s, t);
 	if (ret && record_parts_full(rc))
-		return record_part_drop(rc, t);
+		ret = record_part_drop(rc, rc->ho.nr - 1, t);
 	if (!ret)
 		ret = reqwatch_feed(rc->watch, s, &r, &first);
 	if (ret)
 		return ret;
-	before = rc->prev.es.w && first && first < rc->t_part;
-	if (before)
-		record_part_swap(rc, &rc->prev);
-	ret = record_write(rc, s, rec);
-	/* Whichever part it went to, the one that met a full disk is removed. */
-	if (ret && record_parts_full(rc))
-		ret = record_part_drop(rc, t);
-	if (before)
-		record_part_swap(rc, &rc->prev);
-	ho = reqwatch_handover(rc->watch);
-	if (!ret && rc->prev.es.w && t &&
-	    (!ho || !ho->before || t >= rc->t_part + ROTATE_HANDOVER_NS))
-		ret = record_prev_close(rc, t);
+	i = first ? handover_find(&rc->ho, first) : -1;
+	ret = record_part_write(rc, s, rec, i < 0 ? rc->ho.nr - 1 : (size_t)i, t);
+	if (!ret && t && rc->ho.nr > 1)
+		ret = record_parts_settle(rc, t);
 	return ret;
 }
 
@@ -377,13 +414,18 @@ static void record_on_child(int sig)
 /* record_progress - tell the caller how far recording got */
 static void record_progress(struct session *s, struct recorder *rc, bool final, int cmd_status)
 {
-	struct record_progress pr = {
+	uint64_t samples = rc->closed_samples + rc->es.samples, bytes = rc->closed_bytes;
+	struct record_progress pr;
+
+	for (size_t i = 0; i + 1 < rc->ho.nr; i++) {
+		samples += rc->open[i].es.samples;
+		bytes += rec_writer_bytes(rc->open[i].es.w);
+	}
+	pr = (struct record_progress){
 		.elapsed_ns = mono_now() - s->t_start,
-		.samples = rc->closed_samples + rc->es.samples + rc->prev.es.samples,
+		.samples = samples,
 		/* A ring's writer fills memory, not a file: only its dumps are written. */
-		.bytes = rc->closed_bytes + (rc->flight ? flight_bytes(rc->flight) :
-					     rec_writer_bytes(rc->es.w)) +
-			 rec_writer_bytes(rc->prev.es.w),
+		.bytes = bytes + (rc->flight ? flight_bytes(rc->flight) : rec_writer_bytes(rc->es.w)),
 		.lost = session_lost_total(s),
 		.undelivered = session_undelivered_total(s),
 		.final = final,
@@ -421,7 +463,9 @@ static int record_start(struct session *s, void *priv)
 
 	if (rc->rotate.bytes || rc->rotate.ns) {
 		rc->t_part = s->t_start;
+		handover_init(&rc->ho);
 		ret = reqwatch_create(&rc->watch, s, false, NULL, NULL);
+		reqwatch_handover(rc->watch, &rc->ho);
 		if (!ret && (ret = dumper_start(&rc->closer)))
 			log_msg(LOG_ERR, "cannot start the writer of parts: %s", strerror(-ret));
 	} else if (rc->flight) {
@@ -452,7 +496,7 @@ static int record_report(struct session *s, void *priv, bool final)
 	else
 		ret = rc->es.w ? rc_fail(rc, rec_writer_flush(rc->es.w)) : 0;
 	if (ret && record_parts_full(rc))
-		ret = record_part_drop(rc, mono_now());
+		ret = record_part_drop(rc, rc->ho.nr - 1, mono_now());
 	if (!ret)
 		ret = record_parts_collect(rc, false);
 	if (!ret)
@@ -496,6 +540,7 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 	struct session_opts so = *so_in;
 	struct sigaction sa, old_sa;
 	struct session s;
+	uint64_t cut;
 	int ret, status = 0;
 
 	if (!p->output) {
@@ -552,8 +597,9 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 		if (ret && !rc.werr)
 			log_msg(LOG_ERR, "recording stopped: %s", strerror(-ret));
 		status = command_reap(&rc.child);
-		if (rc.prev.es.w)
-			record_prev_close(&rc, mono_now());
+		/* Requests in flight at the end are not given up at a boundary: none is. */
+		while (rc.ho.nr > 1)
+			record_open_close(&rc, 0, mono_now(), &cut);
 		/* What was written stays readable even after an error: a reader sees it as cut short. */
 		if (rc.flight) {
 			flight_finish(rc.flight, &s);
@@ -571,6 +617,11 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 		if (rc.parts_full)
 			log_msg(LOG_WARN, "%llu events were not written: no part could be written since the disk filled",
 				(unsigned long long)rc.unwritten);
+		if (rc.given_up)
+			log_msg(LOG_WARN, "%llu requests were given up at part boundaries: their part closed while they were in flight (%d parts open, or %llu s past its end); %llu of them completed later, in a part without their first events",
+				(unsigned long long)rc.given_up, ROTATE_OPEN_MAX,
+				ROTATE_HANDOVER_NS / NSEC_PER_SEC,
+				(unsigned long long)rc.ho.split);
 		record_progress(&s, &rc, true, status);
 	}
 	command_reap(&rc.child);

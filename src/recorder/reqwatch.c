@@ -9,7 +9,7 @@
 
 struct reqwatch {
 	struct blktrack *bt;
-	struct handover ho;
+	struct handover *ho;		/* the recorder's parts, or NULL */
 	uint64_t first;			/* of the record being fed */
 	reqwatch_done_fn done;
 	void *arg;
@@ -29,13 +29,20 @@ static uint64_t reqwatch_first(uint64_t t_start, uint64_t t_insert, uint64_t t_i
 	return t;
 }
 
+/* reqwatch_seen - the request being fed is in flight from w->first on */
+static void reqwatch_seen(struct reqwatch *w)
+{
+	if (w->ho)
+		handover_seen(w->ho, w->first);
+}
+
 /* reqwatch_on_start - a request's submitter event: always its first */
 static int reqwatch_on_start(void *arg, struct blkreq *r, const struct perf_sample *s)
 {
 	struct reqwatch *w = arg;
 
 	w->first = s->time;
-	handover_seen(&w->ho, w->first);
+	reqwatch_seen(w);
 	return 0;
 }
 
@@ -46,7 +53,7 @@ static int reqwatch_on_insert(void *arg, const struct blkreq *r, const struct pe
 
 	w->first = reqwatch_first(r->t_start, r->t_insert, r->t_issue);
 	if (!r->t_start)
-		handover_seen(&w->ho, w->first);
+		reqwatch_seen(w);
 	return 0;
 }
 
@@ -57,7 +64,7 @@ static int reqwatch_on_issue(void *arg, const struct blkreq *r, const struct per
 
 	w->first = reqwatch_first(r->t_start, r->t_insert, r->t_issue);
 	if (!r->t_start && !r->t_insert)
-		handover_seen(&w->ho, w->first);
+		reqwatch_seen(w);
 	return 0;
 }
 
@@ -67,7 +74,8 @@ static int reqwatch_on_done(void *arg, const struct blk_io *io)
 	struct reqwatch *w = arg;
 
 	w->first = reqwatch_first(io->t_start, io->t_insert, io->t_issue);
-	handover_done(&w->ho, w->first);
+	if (w->ho)
+		handover_done(w->ho, w->first);
 	return w->done ? w->done(w->arg, io) : 0;
 }
 
@@ -135,6 +143,13 @@ int reqwatch_create(struct reqwatch **out, struct session *s, bool bio, reqwatch
 	return 0;
 }
 
+/* reqwatch_handover - count the requests in flight per part in ho from now on */
+void reqwatch_handover(struct reqwatch *w, struct handover *ho)
+{
+	if (w)
+		w->ho = ho;
+}
+
 /* reqwatch_free - accepts NULL */
 void reqwatch_free(struct reqwatch *w)
 {
@@ -173,10 +188,4 @@ int reqwatch_feed(struct reqwatch *w, struct session *s, struct reqwatch_rec *r,
 	}
 	*first = w->first;
 	return 0;
-}
-
-/* reqwatch_handover - the in-flight counts on each side of the last boundary */
-struct handover *reqwatch_handover(struct reqwatch *w)
-{
-	return w ? &w->ho : NULL;
 }

@@ -30,6 +30,8 @@ typedef int (*reqwatch_done_fn)(void *arg, const struct blk_io *io);
  */
 int reqwatch_create(struct reqwatch **out, struct session *s, bool bio, reqwatch_done_fn done,
 		    void *arg);
+/* Count the requests in flight per part in ho (the recorder's; it outlives w). w may be NULL. */
+void reqwatch_handover(struct reqwatch *w, struct handover *ho);
 void reqwatch_free(struct reqwatch *w);
 
 /* A record parsed for reqwatch_feed. */
@@ -49,8 +51,5 @@ uint64_t reqwatch_time(struct session *s, const struct perf_event_header *rec,
  */
 int reqwatch_feed(struct reqwatch *w, struct session *s, struct reqwatch_rec *r,
 		  uint64_t *first);
-
-/* The requests in flight on each side of the last boundary; NULL when w is NULL. */
-struct handover *reqwatch_handover(struct reqwatch *w);
 
 #endif

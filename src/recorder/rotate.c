@@ -95,18 +95,26 @@ int rotate_part_name(const char *base, uint64_t wall_ns, char *buf, size_t len)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-/* rotate_files_add - remember a closed part; remove the oldest past max */
+/*
+ * rotate_files_add - remember a closed part in the order of the names (the
+ * start times: a part held open for its requests closes after later ones);
+ * remove the oldest past max
+ */
 int rotate_files_add(struct rotate_files *f, const char *path)
 {
-	char **p = realloc(f->path, (f->nr + 1) * sizeof(*p));
+	char **p = realloc(f->path, (f->nr + 1) * sizeof(*p)), *copy;
+	size_t i;
 	int ret = 0;
 
 	if (!p)
 		return -ENOMEM;
 	f->path = p;
-	f->path[f->nr] = strdup(path);
-	if (!f->path[f->nr])
+	copy = strdup(path);
+	if (!copy)
 		return -ENOMEM;
+	for (i = f->nr; i > 0 && strcmp(f->path[i - 1], copy) > 0; i--)
+		f->path[i] = f->path[i - 1];
+	f->path[i] = copy;
 	f->nr++;
 	while (f->max && f->nr > f->max) {
 		if (unlink(f->path[0]) && errno != ENOENT && !ret)
@@ -127,37 +135,83 @@ void rotate_files_release(struct rotate_files *f)
 	f->nr = 0;
 }
 
-/* handover_seen - one more request in flight, on its side of the boundary */
+/* handover_init - one part, open to every time until the first boundary */
+void handover_init(struct handover *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->part[0].t1 = UINT64_MAX;
+	h->nr = 1;
+}
+
+/* handover_find - the open part whose span holds first; -1 when it closed */
+int handover_find(const struct handover *h, uint64_t first)
+{
+	for (size_t i = h->nr; i-- > 0;)
+		if (first >= h->part[i].t0 && first < h->part[i].t1)
+			return (int)i;
+	return -1;
+}
+
+/* handover_seen - one more request in flight in the part its first event falls in */
 void handover_seen(struct handover *h, uint64_t first)
 {
-	if (first < h->t0)
-		h->before++;
-	else
-		h->after++;
-}
+	int i = handover_find(h, first);
 
-/* handover_done - a request completed; counts never go below zero (evicted, never seen) */
-void handover_done(struct handover *h, uint64_t first)
-{
-	uint64_t *n = first < h->t0 ? &h->before : &h->after;
-
-	if (*n)
-		(*n)--;
-}
-
-/* handover_before - whether the request belongs to the part before the boundary */
-bool handover_before(const struct handover *h, uint64_t first)
-{
-	return first < h->t0;
+	if (i >= 0)
+		h->part[i].inflight++;
 }
 
 /*
- * handover_boundary - a new boundary: what is in flight was first seen before
- * it; the part before the last boundary is closed now, its requests given up.
+ * handover_done - a request completed; counts never go below zero (evicted,
+ * never seen); its part closed while it was in flight: split over two parts
  */
-void handover_boundary(struct handover *h, uint64_t t0)
+void handover_done(struct handover *h, uint64_t first)
 {
-	h->before = h->after;
-	h->after = 0;
-	h->t0 = t0;
+	int i = handover_find(h, first);
+
+	if (i < 0)
+		h->split++;
+	else if (h->part[i].inflight)
+		h->part[i].inflight--;
+}
+
+/* handover_full - no room for another part until the oldest closes */
+bool handover_full(const struct handover *h)
+{
+	return h->nr == ROTATE_OPEN_MAX;
+}
+
+/* handover_boundary - the last part ends at t0, a new one begins there */
+int handover_boundary(struct handover *h, uint64_t t0)
+{
+	if (handover_full(h))
+		return -ENOSPC;
+	h->part[h->nr - 1].t1 = t0;
+	h->part[h->nr++] = (struct handover_part){ .t0 = t0, .t1 = UINT64_MAX };
+	return 0;
+}
+
+/* handover_due - the oldest part before the last whose requests completed or aged out */
+int handover_due(const struct handover *h, uint64_t now)
+{
+	for (size_t i = 0; i + 1 < h->nr; i++)
+		if (!h->part[i].inflight || now >= h->part[i].t1 + ROTATE_HANDOVER_NS)
+			return (int)i;
+	return -1;
+}
+
+/* handover_drop - part i has no file any more: its requests are counted as not written */
+void handover_drop(struct handover *h, size_t i)
+{
+	h->part[i].dropped = true;
+}
+
+/* handover_close - forget part i; what it had in flight is given up */
+uint64_t handover_close(struct handover *h, size_t i)
+{
+	uint64_t given_up = h->part[i].dropped ? 0 : h->part[i].inflight;
+
+	memmove(h->part + i, h->part + i + 1, (h->nr - i - 1) * sizeof(*h->part));
+	h->nr--;
+	return given_up;
 }

@@ -28,6 +28,7 @@ parts=$(ls "$B".* | wc -l)
 ls "$B".* | grep -qv '\.[0-9]\{17\}$' && fail "part names: $(ls "$B".*)"
 grep -q "^iotap record: [0-9]* events in .* written to $B\.\*, 0 lost$" "$LIVE_TMP/rec.err" ||
 	fail "summary: $(cat "$LIVE_TMP/rec.err")"
+grep "given up" "$LIVE_TMP/rec.err" && fail "requests were given up at boundaries"
 for f in "$B".*; do
 	"$IOTAP" report -i "$f" --info >"$LIVE_TMP/info" || fail "--info $f"
 	grep -q "^complete:   yes$" "$LIVE_TMP/info" || fail "$f is not complete"
