@@ -278,6 +278,9 @@ static int blktrack_on_bio_queue(struct iotap_ctx *ctx, const struct perf_sample
 
 	if (blktrack_decode(bt, &bt->f_start, s, &rq) || rq.nr_sector == 0)
 		return 0;
+	/* Other disks' bios complete only when remapped or split: most would never end here. */
+	if ((bt->cfg.flags & BT_BIO_DISKS) && !blktrack_dev_bio_based(ctx, rq.dev))
+		return 0;
 	if (!blktrack_submitter_ok(bt, s))
 		return 0;
 	rq.sector += rq.nr_sector;

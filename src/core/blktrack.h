@@ -44,6 +44,7 @@ struct blk_io {
 #define BT_PID_STRICT	(1u << 3)	/* with pid: only requests whose start we saw */
 #define BT_ISSUE_ALL	(1u << 4)	/* with pid: report every request, the PID's with t_start */
 #define BT_BIO		(1u << 5)	/* bios, block_bio_queue -> block_bio_complete (md, dm) */
+#define BT_BIO_DISKS	(1u << 6)	/* with BT_BIO: only the bios of md and dm disks */
 
 struct blktrack_cfg {
 	unsigned int flags;

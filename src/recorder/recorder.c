@@ -465,6 +465,8 @@ static int record_start(struct session *s, void *priv)
 		rc->t_part = s->t_start;
 		handover_init(&rc->ho);
 		ret = reqwatch_create(&rc->watch, s, false, NULL, NULL);
+		if (!ret && rc->watch)
+			ret = reqwatch_add_bio_disks(rc->watch, s);
 		reqwatch_handover(rc->watch, &rc->ho);
 		if (!ret && (ret = dumper_start(&rc->closer)))
 			log_msg(LOG_ERR, "cannot start the writer of parts: %s", strerror(-ret));

@@ -9,6 +9,7 @@
 
 struct reqwatch {
 	struct blktrack *bt;
+	struct blktrack *bt_bio;	/* reqwatch_add_bio_disks: md and dm disks' bios */
 	struct handover *ho;		/* the recorder's parts, or NULL */
 	uint64_t first;			/* of the record being fed */
 	reqwatch_done_fn done;
@@ -101,18 +102,25 @@ static bool reqwatch_recorded(const struct session *s, const char *name)
 	return false;
 }
 
-/* reqwatch_create - pair the recorded block requests, adding no event */
-int reqwatch_create(struct reqwatch **out, struct session *s, bool bio, reqwatch_done_fn done,
-		    void *arg)
+/* reqwatch_cfg - how blktrack calls back into w */
+static struct blktrack_cfg reqwatch_cfg(struct reqwatch *w)
 {
-	struct reqwatch *w;
-	struct blktrack_cfg cfg = {
+	return (struct blktrack_cfg){
 		.on_start = reqwatch_on_start,
 		.on_insert = reqwatch_on_insert,
 		.on_issue = reqwatch_on_issue,
 		.on_done = reqwatch_on_done,
 		.on_nodata = reqwatch_on_nodata,
+		.arg = w,
 	};
+}
+
+/* reqwatch_create - pair the recorded block requests, adding no event */
+int reqwatch_create(struct reqwatch **out, struct session *s, bool bio, reqwatch_done_fn done,
+		    void *arg)
+{
+	struct reqwatch *w;
+	struct blktrack_cfg cfg;
 	int ret;
 
 	*out = NULL;
@@ -124,7 +132,7 @@ int reqwatch_create(struct reqwatch **out, struct session *s, bool bio, reqwatch
 		return -ENOMEM;
 	w->done = done;
 	w->arg = arg;
-	cfg.arg = w;
+	cfg = reqwatch_cfg(w);
 	/* blktrack takes block_io_start when the kernel has it, else insert as the start. */
 	if (bio)
 		cfg.flags |= BT_BIO;
@@ -156,7 +164,19 @@ void reqwatch_free(struct reqwatch *w)
 	if (!w)
 		return;
 	blktrack_free(w->bt);
+	blktrack_free(w->bt_bio);
 	free(w);
+}
+
+/* reqwatch_add_bio_disks - pair the bios of md and dm disks too, when they are recorded */
+int reqwatch_add_bio_disks(struct reqwatch *w, struct session *s)
+{
+	struct blktrack_cfg cfg = reqwatch_cfg(w);
+
+	if (!reqwatch_recorded(s, "block_bio_queue") || !reqwatch_recorded(s, "block_bio_complete"))
+		return 0;
+	cfg.flags = BT_BIO | BT_BIO_DISKS;
+	return blktrack_create(&w->bt_bio, &s->ctx, &cfg);
 }
 
 /* reqwatch_time - a sample's event and fields, and its time */

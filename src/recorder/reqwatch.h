@@ -34,6 +34,13 @@ int reqwatch_create(struct reqwatch **out, struct session *s, bool bio, reqwatch
 void reqwatch_handover(struct reqwatch *w, struct handover *ho);
 void reqwatch_free(struct reqwatch *w);
 
+/*
+ * Pair the bios of md and dm disks as well (they complete bios, never
+ * requests), when block_bio_queue and block_bio_complete are recorded: each
+ * such bio counts in flight like a request. 0 or -errno.
+ */
+int reqwatch_add_bio_disks(struct reqwatch *w, struct session *s);
+
 /* A record parsed for reqwatch_feed. */
 struct reqwatch_rec {
 	struct iotap_event *ev;		/* NULL: not a sample of an event in use */

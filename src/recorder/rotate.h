@@ -20,9 +20,9 @@
  * every request has all its events in one part, and each tool, whether it
  * counts at issue or pairs to completion, counts it once over the parts.
  * Rotation never waits for a part to close: parts stay within their size
- * or time. Bios are not handed over: the bio of an md or dm disk in flight
- * at a boundary completes in a later part, where tools that pair bios
- * (biolatency -d dm-N) do not count it.
+ * or time. md and dm disks complete bios, never requests: their bios are
+ * handed over as requests are (reqwatch_add_bio_disks), so tools that pair
+ * bios (biolatency -d dm-N) count each once too.
  */
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,8 +1,9 @@
 #!/bin/bash
 # VM tier: record --switch-output while requests span several parts, under Debian's 6.1 and
 # 6.12 kernels. scsi_debug answers each command 750 jiffies late (3 s at Debian's HZ 250): two
-# readers keep such a request in flight on sda all the time, while a reader on the NVMe disk
-# keeps records coming in parts of 1 s, so every slow request begins in one part and completes
+# readers keep such a request in flight on sda all the time, the second through dm-linear over
+# sda (a dm disk completes bios, not requests), while a reader on the NVMe disk keeps records
+# coming in parts of 1 s, so every slow request (and bio) begins in one part and completes
 # parts later, with two or three parts open at once. Summed over the parts, biolatency and
 # bitesize count exactly the reads each disk got: none lost, none twice. Then (6.12 only) ten
 # reads of 15 s, one a part: the oldest parts close to make room, and the requests they give
@@ -11,6 +12,7 @@
 [ "$(id -u)" = 0 ] || skip "VM tests need root for apt-get download of the kernel"
 [ -x "${IOTAP_SRCDIR:-.}/tests/vm/vm-run" ] || skip "no vm-run"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86 not installed"
+DMSETUP=$(command -v dmsetup) || skip "dmsetup not installed (apt-get install dmsetup)"
 
 SLOW=2 FAST=100 DELAY=750
 cat >"$LIVE_TMP/guest.sh" <<GUEST
@@ -18,11 +20,16 @@ SLOW=$SLOW FAST=$FAST DELAY=$DELAY
 GUEST
 cat >>"$LIVE_TMP/guest.sh" <<'GUEST'
 echo $DELAY >/sys/bus/pseudo/drivers/scsi_debug/delay || exit 1
-# Two slow readers, the second a part later, and batches of fast reads for as long as they
-# run; the batches are counted.
+modprobe dm-mod || exit 1
+echo "0 $(cat /sys/block/sda/size) linear /dev/sda 0" |
+	DM_DISABLE_UDEV=1 dmsetup create --noudevsync lin0 2>&1 || exit 1
+dm=$(ls /sys/block | grep "^dm-" | head -n1)
+echo "== dm $dm"
+# Two slow readers, the second a part later and through dm-linear, and batches of fast reads
+# for as long as they run; the batches are counted.
 cat >/tmp/load.sh <<LOAD
 /usr/local/bin/dio read /dev/sda $SLOW 4096 seq >/dev/null & a=\$!
-(sleep 1.5; exec /usr/local/bin/dio read /dev/sda $SLOW 4096 seq 1048576 >/dev/null) & b=\$!
+(sleep 1.5; exec /usr/local/bin/dio read /dev/$dm $SLOW 4096 seq 1048576 >/dev/null) & b=\$!
 n=0
 while kill -0 \$a 2>/dev/null || kill -0 \$b 2>/dev/null; do
 	/usr/local/bin/dio read /dev/nvme0n1 $FAST 4096 rand >/dev/null || exit 1
@@ -37,9 +44,11 @@ echo "== batches $(cat /tmp/batches)"
 echo "== parts $(ls /tmp/r.* | wc -l)"
 for f in /tmp/r.*; do
 	iotap report -i "$f" --info | grep -q "^complete:   yes$" || echo "== broken $f"
-	for d in sda nvme0n1; do
+	for d in sda nvme0n1 $dm; do
 		echo "== lat $d"
 		iotap report -i "$f" biolatency -d $d -m 2>&1
+		# bitesize counts requests: a dm disk has none.
+		[ $d = "$dm" ] && continue
 		echo "== size $d"
 		iotap report -i "$f" bitesize -d $d 2>&1
 	done
@@ -86,7 +95,7 @@ for k in 6.1 6.12; do
 	[ $k = 6.12 ] && many=many
 	out=$LIVE_TMP/vm-$k.out
 	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \
-		--disk both --timeout 175 -- "$LIVE_TMP/guest.sh" ${many:+"$many"} >"$out" \
+		--bin "$DMSETUP" --disk both --timeout 175 -- "$LIVE_TMP/guest.sh" ${many:+"$many"} >"$out" \
 		2>"$LIVE_TMP/vm-$k.err" || rc=$?
 	[ $rc = 125 ] && { cat "$LIVE_TMP/vm-$k.err" >&2; skip "VM for $k could not run: $(tail -1 "$LIVE_TMP/vm-$k.err")"; }
 	[ -n "${IOTAP_VM_KEEP:-}" ] && cp "$out" "$IOTAP_VM_KEEP/rotate-$k.out"
@@ -102,17 +111,27 @@ for k in 6.1 6.12; do
 	[ -n "$batches" ] && [ "$batches" -ge 1 ] || fail "$k: no fast reads: $(head -5 "$out")"
 	# The slow readers keep a request of 2 s or more in flight throughout: parts of 1 s.
 	[ "$parts" -ge $((2 * SLOW)) ] || fail "$k: $parts parts: too few for the $((2 * SLOW)) slow requests to span several"
-	for d in sda nvme0n1; do
-		[ $d = sda ] && want=$((2 * SLOW)) || want=$((batches * FAST))
+	dm=$(awk '$1 == "==" && $2 == "dm" { print $3 }' "$out")
+	[ -n "$dm" ] || fail "$k: no dm disk: $(head -5 "$out")"
+	for d in sda nvme0n1 "$dm"; do
+		case $d in
+		sda) want=$((2 * SLOW)) ;;
+		nvme0n1) want=$((batches * FAST)) ;;
+		*) want=$SLOW ;;
+		esac
 		sections "$out" "lat $d" >"$LIVE_TMP/lat-$d-$k"
 		sections "$out" "size $d" >"$LIVE_TMP/size-$d-$k"
-		lat=$(hist_total "$LIVE_TMP/lat-$d-$k"); size=$(hist_total "$LIVE_TMP/size-$d-$k")
+		lat=$(hist_total "$LIVE_TMP/lat-$d-$k")
+		[ "$d" = "$dm" ] || size=$(hist_total "$LIVE_TMP/size-$d-$k")
 		[ "$lat" = $want ] || fail "$k: biolatency -d $d over $parts parts counted $lat, expected $want"
-		[ "$size" = $want ] || fail "$k: bitesize -d $d over $parts parts counted $size, expected $want"
+		[ "$d" = "$dm" ] || [ "$size" = $want ] ||
+			fail "$k: bitesize -d $d over $parts parts counted $size, expected $want"
 	done
 	[ "$(slow_rows "$LIVE_TMP/lat-sda-$k")" = $((2 * SLOW)) ] ||
 		fail "$k: sda reads were not all slow: $(cat "$LIVE_TMP/lat-sda-$k")"
-	echo "ok: $k: $parts parts of 1 s: sda $((2 * SLOW)) reads of 2 s or more, nvme0n1 $((batches * FAST)), each counted once by biolatency and bitesize"
+	[ "$(slow_rows "$LIVE_TMP/lat-$dm-$k")" = $SLOW ] ||
+		fail "$k: $dm bios were not all slow: $(cat "$LIVE_TMP/lat-$dm-$k")"
+	echo "ok: $k: $parts parts of 1 s: sda $((2 * SLOW)) reads of 2 s or more ($SLOW of them bios of $dm), nvme0n1 $((batches * FAST)), each counted once by biolatency and bitesize"
 	[ $k = 6.12 ] || continue
 	# Past ROTATE_OPEN_MAX parts the oldest closes: each request cut so is said, none silently.
 	grep -q "^== many rc=0$" "$out" || fail "$k: record of 10 slow reads failed: $(grep -A5 "^== many rc" "$out")"
