@@ -39,15 +39,22 @@ lat=$(parts_total biolatency); size=$(parts_total bitesize)
 [ "$size" = $((2 * N)) ] || fail "bitesize over $parts parts counted $size, expected $((2 * N))"
 echo "ok: $parts parts: biolatency $lat, bitesize $size, each exactly $((2 * N))"
 
-# --max-files 2 leaves the newest two; the removed ones were the oldest.
+# --max-files 2 leaves the newest two; the removed ones were the oldest: a 16 KiB read
+# first and an 8 KiB read last mark the ends of the workload (the newest part alone may
+# hold none of its requests: a part can begin after the last of them), with 9000 reads
+# between, three times what two parts hold.
 rm -f "$B".*
-"$IOTAP" record -o "$B" --switch-output 40K --max-files 2 -- \
-	"$IOTAP_PROGS/dio" read "$DEV" $N 4096 rand >/dev/null 2>"$LIVE_TMP/rec.err" ||
+"$IOTAP" record -o "$B" --switch-output 40K --max-files 2 -- sh -c \
+	"'$IOTAP_PROGS/dio' read $DEV 1 16384 seq && '$IOTAP_PROGS/dio' read $DEV $((3 * N)) 4096 rand &&
+	 '$IOTAP_PROGS/dio' read $DEV 1 8192 seq" >/dev/null 2>"$LIVE_TMP/rec.err" ||
 	fail "record --max-files exited $?: $(cat "$LIVE_TMP/rec.err")"
 [ "$(ls "$B".* | wc -l)" = 2 ] || fail "--max-files 2 left $(ls "$B".* | wc -l) parts"
-last=$(ls "$B".* | tail -1)
-got=$("$IOTAP" report -i "$last" biolatency -d "$D" | hist_total /dev/stdin)
-[ "$got" -gt 0 ] && [ "$got" -lt $N ] || fail "the newest part holds $got of $N"
+for f in "$B".*; do "$IOTAP" report -i "$f" biosnoop -d "$D"; done | awk -v d="$D" '$4 == d { print $7 }' \
+	>"$LIVE_TMP/sizes" || fail "report biosnoop of the kept parts failed"
+kept=$(grep -cx 4096 "$LIVE_TMP/sizes" || true)
+[ "$(grep -cx 8192 "$LIVE_TMP/sizes")" = 1 ] && [ "$(grep -cx 16384 "$LIVE_TMP/sizes")" = 0 ] &&
+	[ "$kept" -gt 0 ] && [ "$kept" -lt $((3 * N)) ] ||
+	fail "the kept parts hold $(grep -cx 8192 "$LIVE_TMP/sizes") of the last read, $(grep -cx 16384 "$LIVE_TMP/sizes") of the first and $kept of $((3 * N)) between"
 echo "ok: --max-files 2 keeps two parts"
 
 # Bad values: one line, usage exit status.
