@@ -104,9 +104,24 @@ static const char *skip_string(const char *p, const char *end)
 }
 
 /*
+ * divisor_ok - what follows a '/' or '%' operator at p, past spaces and '(': a
+ * number from 1, a field (REC->) or a sizeof (the dma events divide by
+ * sizeof(u64)). libtraceevent 1.7 folds constants as it parses, and divides by
+ * zero on an unknown name (found by fuzz_report: "(u64)/EC->sector").
+ */
+static bool divisor_ok(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '('))
+		p++;
+	return (p < end && *p >= '1' && *p <= '9') || skip_lit(p, end, "REC->") ||
+	       skip_lit(p, end, "sizeof(");
+}
+
+/*
  * print_fmt_ok - the arguments of a print fmt: string literals closed, (), [] and {}
- * nested, no tab or line end outside a string. libtraceevent 1.7 dereferences NULL
- * on some that are not (an unclosed __print_symbolic( whose table holds "{ X[1] }").
+ * nested, no tab or line end outside a string, nothing but a number, a field or a
+ * sizeof to divide by. libtraceevent 1.7 dereferences NULL on some that are not (an unclosed
+ * __print_symbolic( whose table holds "{ X[1] }").
  */
 static bool print_fmt_ok(const char *p, const char *end)
 {
@@ -115,6 +130,9 @@ static bool print_fmt_ok(const char *p, const char *end)
 
 	for (; p < end; p++) {
 		char c = *p, want;
+
+		if ((c == '/' || c == '%') && !divisor_ok(p + 1, end))
+			return false;
 
 		if (c == '"') {
 			p = skip_string(p, end);

@@ -297,6 +297,12 @@ static void test_format_check(void **state)
 		{ "print fmt: \"x=%d\", REC->x\n\tfield:int y;\n", false },
 		{ "print fmt: \"x=%d, REC->x\n", false },
 		{ "print fmt: \"x=%d\", (REC->x]\n", false },
+		{ "print fmt: \"x=%d %d\", REC->x / 1000, REC->x % REC->x\n", true },
+		{ "print fmt: \"x=%d\", REC->x / sizeof(u64)\n", true },
+		/* what fuzz_report found: libtraceevent divides by an unknown name's 0 */
+		{ "print fmt: \"x=%d\", (unsigned)/EC->x\n", false },
+		{ "print fmt: \"x=%d\", REC->x % 0\n", false },
+		{ "print fmt: \"x=%d\", REC->x / (0)\n", false },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
