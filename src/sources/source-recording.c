@@ -152,6 +152,19 @@ static int file_rec_error(const struct file_src *f, int code)
 	return code;
 }
 
+/* file_reader_open - a reader of the input s->opts names (a file, or the caller's buffer); 0 or the error, said */
+static int file_reader_open(struct session *s, struct file_src *f)
+{
+	int ret;
+
+	f->path = s->opts.input ? s->opts.input : "(memory)";
+	if (s->opts.input)
+		f->r = rec_reader_open(s->opts.input, &ret);
+	else
+		f->r = rec_reader_open_mem(s->opts.input_buf, s->opts.input_len, &ret);
+	return f->r ? 0 : file_rec_error(f, ret);
+}
+
 /* meta_int - a decimal META value within [min, max] */
 static int meta_int(const char *v, int64_t min, int64_t max, int64_t *out)
 {
@@ -545,13 +558,9 @@ static int file_open(struct session *s)
 	if (!f)
 		return -ENOMEM;
 	s->src_priv = f;
-	f->path = s->opts.input ? s->opts.input : "(memory)";
-	if (s->opts.input)
-		f->r = rec_reader_open(s->opts.input, &ret);
-	else
-		f->r = rec_reader_open_mem(s->opts.input_buf, s->opts.input_len, &ret);
-	if (!f->r)
-		return file_rec_error(f, ret);
+	ret = file_reader_open(s, f);
+	if (ret)
+		return ret;
 	for (;;) {
 		ret = rec_reader_next(f->r, &type, &data, &len);
 		if (ret == -REC_ETRUNC) {
@@ -1065,13 +1074,9 @@ static int file_rewind(struct session *s)
 	int ret;
 
 	file_replay_forget(s, f);
-	f->path = s->opts.input ? s->opts.input : "(memory)";
-	if (s->opts.input)
-		f->r = rec_reader_open(s->opts.input, &ret);
-	else
-		f->r = rec_reader_open_mem(s->opts.input_buf, s->opts.input_len, &ret);
-	if (!f->r)
-		return file_rec_error(f, ret);
+	ret = file_reader_open(s, f);
+	if (ret)
+		return ret;
 	while ((ret = rec_reader_next_packed(f->r, &c)) == 1 && c.type != REC_SEC_EVTS) {
 		sum = head_sum(sum, c.type, c.raw_len, rec_reader_crc(f->r));
 		n++;
