@@ -75,6 +75,27 @@ static inline uint32_t hashtab_mix(uint64_t x)
 	return (uint32_t)x;
 }
 
+/* FNV-1a, 64 bits: where a hash of bytes starts (hashtab_fnv) */
+#define HASHTAB_FNV_BASIS 0xcbf29ce484222325ULL
+
+/* hashtab_fnv - FNV-1a over len bytes, continuing from h; hashtab_mix() makes it a table hash */
+static inline uint64_t hashtab_fnv(uint64_t h, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+
+	while (len--)
+		h = (h ^ *p++) * 0x100000001b3ULL;
+	return h;
+}
+
+/* hashtab_fnv_str - FNV-1a over a string's bytes (not its NUL), continuing from h */
+static inline uint64_t hashtab_fnv_str(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 0x100000001b3ULL;
+	return h;
+}
+
 /* hashtab_find_next - the next value stored under pos's hash, or NULL at the end of the probe */
 static inline uint32_t *hashtab_find_next(const struct hashtab *t,
 					  struct hashtab_pos *pos)

@@ -189,14 +189,12 @@ int session_open(struct session *s, const struct source_ops *src, const struct s
 static void session_events_free(struct session *s)
 {
 	for (size_t i = 0; i < s->nr_ev; i++) {
-		free(s->ev[i]->sys);
-		free(s->ev[i]->name);
 		free(s->ev[i]->h);
 		free(s->ev[i]);
 	}
-	free(s->ev);
-	s->ev = NULL;
 	s->nr_ev = 0;
+	if (s->ev_index.slots)
+		hashtab_clear(&s->ev_index);
 }
 
 /* session_observers_fini - the observers' fini (they outlive the source), then no consumer */
@@ -246,6 +244,10 @@ void session_release(struct session *s)
 	if (s->src)
 		s->src->close(s);
 	session_events_free(s);
+	free(s->ev);
+	s->ev = NULL;
+	s->cap_ev = 0;
+	hashtab_release(&s->ev_index);
 	free(s->comms);
 	s->comms = NULL;
 	free(s->comms_open);
@@ -257,14 +259,47 @@ void session_release(struct session *s)
 	fmt_set_release(&s->fs);
 }
 
-/* session_find_event - an event already in use, or NULL */
-static struct iotap_event *session_find_event(struct session *s, const char *sys,
-					      const char *name)
+/* event_hash - sys:name as ev_index hashes it */
+static uint32_t event_hash(const char *sys, const char *name)
 {
-	for (size_t i = 0; i < s->nr_ev; i++)
-		if (!strcmp(s->ev[i]->name, name) && !strcmp(s->ev[i]->sys, sys))
-			return s->ev[i];
+	uint64_t h = hashtab_fnv_str(HASHTAB_FNV_BASIS, sys);
+
+	return hashtab_mix(hashtab_fnv_str(hashtab_fnv(h, ":", 1), name));
+}
+
+/*
+ * session_find_event - an event already in use, or NULL: through ev_index,
+ * as a tool that follows every system call asks for a hundred; pos ends the
+ * probe, for session_index_event
+ */
+static struct iotap_event *session_find_event(struct session *s, const char *sys,
+					      const char *name, struct hashtab_pos *pos)
+{
+	uint32_t *v;
+
+	if (!s->ev_index.slots)
+		return NULL;
+	for (v = hashtab_find(&s->ev_index, event_hash(sys, name), pos); v;
+	     v = hashtab_find_next(&s->ev_index, pos))
+		if (*v < s->nr_ev && !strcmp(s->ev[*v]->name, name) && !strcmp(s->ev[*v]->sys, sys))
+			return s->ev[*v];
 	return NULL;
+}
+
+/*
+ * session_index_event - ev_index: sys:name is s->ev[idx] (an index whose
+ * event then fails to attach is left: a lookup checks the names it finds)
+ */
+static int session_index_event(struct session *s, const char *sys, const char *name,
+			       uint32_t idx)
+{
+	struct hashtab_pos pos;
+
+	if (!s->ev_index.slots && hashtab_init(&s->ev_index, 64))
+		return -ENOMEM;
+	if (session_find_event(s, sys, name, &pos))
+		return -EEXIST;
+	return hashtab_add(&s->ev_index, &pos, idx);
 }
 
 /* session_handler_add - fn(ctx, sample, arg) for every sample of ev, after those before it */
@@ -284,7 +319,9 @@ struct iotap_event *session_event_use(struct session *s, struct iotap_ctx *ctx, 
 				      const char *name, unsigned int flags, iotap_handler_fn fn,
 				      void *arg)
 {
-	struct iotap_event *ev = session_find_event(s, sys, name), **arr;
+	struct hashtab_pos pos;
+	struct iotap_event *ev = session_find_event(s, sys, name, &pos);
+	size_t sys_len = strlen(sys) + 1, name_len = strlen(name) + 1;
 	int ret;
 
 	if (!ctx)
@@ -301,18 +338,17 @@ struct iotap_event *session_event_use(struct session *s, struct iotap_ctx *ctx, 
 		}
 		return ev;
 	}
-	arr = realloc(s->ev, (s->nr_ev + 1) * sizeof(*arr));
-	if (!arr)
+	if (array_reserve(&s->ev, &s->cap_ev, s->nr_ev + 1, sizeof(*s->ev), 16))
 		return NULL;
-	s->ev = arr;
-	ev = calloc(1, sizeof(*ev));
+	/* One allocation for the event and its names: a tool may use hundreds. */
+	ev = calloc(1, sizeof(*ev) + sys_len + name_len);
 	if (!ev)
 		return NULL;
-	ev->sys = strdup(sys);
-	ev->name = strdup(name);
+	ev->sys = memcpy((char *)(ev + 1), sys, sys_len);
+	ev->name = memcpy(ev->sys + sys_len, name, name_len);
 	ev->flags = flags;
 	ev->sess = s;
-	if (!ev->sys || !ev->name || session_handler_add(ev, ctx, fn, arg)) {
+	if (session_handler_add(ev, ctx, fn, arg)) {
 		errno = ENOMEM;
 		goto out_free;
 	}
@@ -323,7 +359,9 @@ struct iotap_event *session_event_use(struct session *s, struct iotap_ctx *ctx, 
 			goto out_free;
 		}
 	}
-	ret = s->src->event_attach(s, ev);
+	ret = session_index_event(s, sys, name, s->nr_ev);
+	if (!ret)
+		ret = s->src->event_attach(s, ev);
 	if (ret) {
 		errno = -ret;
 		goto out_free;
@@ -331,8 +369,6 @@ struct iotap_event *session_event_use(struct session *s, struct iotap_ctx *ctx, 
 	s->ev[s->nr_ev++] = ev;
 	return ev;
 out_free:
-	free(ev->sys);
-	free(ev->name);
 	free(ev->h);
 	free(ev);
 	return NULL;

@@ -10,6 +10,7 @@
 #include "iotap.h"
 #include "consumer.h"
 #include "disk.h"
+#include "hashtab.h"
 #include "source.h"
 #include "../tracefs/tfs.h"
 
@@ -59,7 +60,7 @@ struct session_consumer {
 
 /* One event a session delivers, with the handlers subscribed to it. */
 struct iotap_event {
-	char *sys, *name;
+	char *sys, *name;		/* stored after the event, in its allocation */
 	struct tep_event *tep;
 	void *backend;			/* the source's handle (live: its backend's) */
 	unsigned int be;		/* live: which backend reads it */
@@ -109,7 +110,8 @@ struct session {
 	void *src_priv;
 	struct fmt_set fs;
 	struct iotap_event **ev;
-	size_t nr_ev;
+	size_t nr_ev, cap_ev;		/* the array outlives its events (session_reset) */
+	struct hashtab ev_index;	/* sys:name -> index into ev (session_find_event) */
 	struct disk_table disks;
 	struct symbolizer *sym;		/* stacks.c: made when a tool takes stacks (stacks_want) */
 	struct cgtrack *cg;		/* cgroup.c: with --cgroup, or a tool's cgroup column (tool-api.c) */

@@ -92,7 +92,7 @@ struct file_src {
 	size_t nr_blobs;
 	struct rec_ev *evs;
 	size_t nr_evs;
-	struct rec_ev **by_name;	/* evs by name and system, for file_event_by_name */
+	struct hashtab by_name;		/* an event's name -> its index into evs */
 	struct rec_id *ids;
 	size_t nr_ids;
 	/* Perf ids are handed out in sequence: a direct table when they span little. */
@@ -416,23 +416,41 @@ static int rec_id_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* rec_ev_name_cmp - order events by name, then system */
-static int rec_ev_name_cmp(const void *a, const void *b)
+/* name_hash - an event's name as by_name hashes it */
+static uint32_t name_hash(const char *name)
 {
-	const struct rec_ev *x = *(struct rec_ev *const *)a, *y = *(struct rec_ev *const *)b;
-	int c = strcmp(x->name, y->name);
-
-	return c ? c : strcmp(x->sys, y->sys);
+	return hashtab_mix(hashtab_fnv_str(HASHTAB_FNV_BASIS, name));
 }
 
 /* file_event_by_name - the recorded event sys:name, or NULL (a tool's setup asks often) */
 static struct rec_ev *file_event_by_name(const struct file_src *f, const char *sys,
 					 const char *name)
 {
-	struct rec_ev key = { .sys = sys, .name = name }, *kp = &key, **e;
+	struct hashtab_pos pos;
+	uint32_t *v;
 
-	e = f->by_name ? bsearch(&kp, f->by_name, f->nr_evs, sizeof(*e), rec_ev_name_cmp) : NULL;
-	return e ? *e : NULL;
+	if (!f->by_name.slots)
+		return NULL;
+	for (v = hashtab_find(&f->by_name, name_hash(name), &pos); v;
+	     v = hashtab_find_next(&f->by_name, &pos))
+		if (!strcmp(f->evs[*v].name, name) && !strcmp(f->evs[*v].sys, sys))
+			return &f->evs[*v];
+	return NULL;
+}
+
+/* file_index_names - by_name over every recorded event; 0 or -ENOMEM */
+static int file_index_names(struct file_src *f)
+{
+	struct hashtab_pos pos;
+	int ret = hashtab_init(&f->by_name, 2 * f->nr_evs);
+
+	for (size_t i = 0; i < f->nr_evs && !ret; i++) {
+		for (uint32_t *v = hashtab_find(&f->by_name, name_hash(f->evs[i].name), &pos); v;
+		     v = hashtab_find_next(&f->by_name, &pos))
+			;
+		ret = hashtab_add(&f->by_name, &pos, i);
+	}
+	return ret;
 }
 
 /* file_build - once the records start: the formats, the events and the clock */
@@ -463,12 +481,9 @@ static int file_build(struct session *s, struct file_src *f)
 		if (ret)
 			return ret;
 	}
-	f->by_name = malloc((f->nr_evs ? f->nr_evs : 1) * sizeof(*f->by_name));
-	if (!f->by_name)
-		return -ENOMEM;
-	for (size_t i = 0; i < f->nr_evs; i++)
-		f->by_name[i] = &f->evs[i];
-	qsort(f->by_name, f->nr_evs, sizeof(*f->by_name), rec_ev_name_cmp);
+	ret = file_index_names(f);
+	if (ret)
+		return ret;
 	if (f->nr_ids) {
 		qsort(f->ids, f->nr_ids, sizeof(*f->ids), rec_id_cmp);
 		f->id_base = f->ids[0].id;
@@ -876,9 +891,16 @@ static int file_event_attach(struct session *s, struct iotap_event *ev)
 /* file_probe_recorded - the recorder's group that holds a probe called name, or NULL */
 static const char *file_probe_recorded(struct session *s, const char *name)
 {
-	for (size_t i = 0; i < s->fs.nr; i++)
-		if (!strncmp(s->fs.ev[i].sys, "iotap_", 6) && !strcmp(s->fs.ev[i].name, name))
-			return s->fs.ev[i].sys;
+	const struct file_src *f = s->src_priv;
+	struct hashtab_pos pos;
+	uint32_t *v;
+
+	if (!f->by_name.slots)
+		return NULL;
+	for (v = hashtab_find(&f->by_name, name_hash(name), &pos); v;
+	     v = hashtab_find_next(&f->by_name, &pos))
+		if (!strcmp(f->evs[*v].name, name) && !strncmp(f->evs[*v].sys, "iotap_", 6))
+			return f->evs[*v].sys;
 	return NULL;
 }
 
@@ -1115,7 +1137,7 @@ static void file_close(struct session *s)
 	free(f->meta.text);
 	free(f->trig_text);
 	free(f->evs);
-	free(f->by_name);
+	hashtab_release(&f->by_name);
 	free(f->ids);
 	free(f->id_dense);
 	free(f->stacks.ips);

@@ -18,16 +18,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* hash_bytes - FNV-1a over a byte string, continuing from h */
-static uint64_t hash_bytes(uint64_t h, const void *data, size_t len)
-{
-	const uint8_t *p = data;
-
-	while (len--)
-		h = (h ^ *p++) * 0x100000001b3ULL;
-	return h;
-}
-
 /* path_strip_deleted - length of a path without a " (deleted)" suffix */
 size_t path_strip_deleted(const char *path)
 {
@@ -465,9 +455,9 @@ void ufile_free(struct ufile *f)
 static uint64_t ufile_hash(const char *path, size_t path_len,
 			   const uint8_t *build_id, uint8_t build_id_len)
 {
-	uint64_t h = hash_bytes(0xcbf29ce484222325ULL, path, path_len);
+	uint64_t h = hashtab_fnv(HASHTAB_FNV_BASIS, path, path_len);
 
-	return hash_bytes(h, build_id, build_id_len);
+	return hashtab_fnv(h, build_id, build_id_len);
 }
 
 /* usyms_file_get - the file for a path and build-id, created if new */
