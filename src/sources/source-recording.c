@@ -963,11 +963,13 @@ static void file_ksyms_join(struct file_src *f)
 	errno = f->ks_errno;
 }
 
-/* file_ksyms_load - the recorded kernel symbols (-g); the caller owns them */
+/*
+ * file_ksyms_load - the recorded kernel symbols (-g), a reference the caller
+ * drops; the source keeps its own, so that a rewound replay parses them no more
+ */
 static struct ksyms *file_ksyms_load(struct session *s)
 {
 	struct file_src *f = s->src_priv;
-	struct ksyms *ks;
 
 	if (f->ks_parsing) {
 		file_ksyms_join(f);
@@ -980,9 +982,7 @@ static struct ksyms *file_ksyms_load(struct session *s)
 	}
 	if (!f->ks)
 		log_msg(LOG_WARN, "cannot parse the recorded kernel symbols: %s", strerror(errno));
-	ks = f->ks;
-	f->ks = NULL;
-	return ks;
+	return ksyms_get(f->ks);
 }
 
 /* file_maps_load - the mappings the recording's MAPS sections hold (-g) */

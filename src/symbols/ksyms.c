@@ -24,6 +24,7 @@ struct ksyms {
 	char *text;		/* owned copy of the text, split in place */
 	struct ksym_entry *syms; /* sorted by address, one per address */
 	size_t nr;
+	unsigned int refs;	/* ksyms_get() and the first: ksyms_free() drops one */
 };
 
 /* ksym_type_rank - preference among names sharing an address, lower wins */
@@ -208,6 +209,7 @@ static struct ksyms *ksyms_from_text(char *text, size_t len)
 		errno = ENOMEM;
 		return NULL;
 	}
+	ks->refs = 1;
 	ks->text = text;
 	ks->text[len] = '\0';
 	err = ksyms_index(ks, len);
@@ -321,10 +323,18 @@ size_t ksyms_count(const struct ksyms *ks)
 	return ks ? ks->nr : 0;
 }
 
-/* ksyms_free - free a table; NULL is accepted */
+/* ksyms_get - another reference to the table (ksyms.h) */
+struct ksyms *ksyms_get(struct ksyms *ks)
+{
+	if (ks)
+		ks->refs++;
+	return ks;
+}
+
+/* ksyms_free - drop a reference; the last one frees the table; NULL is accepted */
 void ksyms_free(struct ksyms *ks)
 {
-	if (!ks)
+	if (!ks || --ks->refs)
 		return;
 	free(ks->syms);
 	free(ks->text);

@@ -58,7 +58,14 @@ const struct ksym *ksyms_lookup(const struct ksyms *ks, uint64_t addr,
 /* ksyms_count - number of distinct symbol addresses in the table. */
 size_t ksyms_count(const struct ksyms *ks);
 
-/* ksyms_free - free a table; NULL is accepted. */
+/*
+ * ksyms_get - another reference to a table, which ksyms_free() drops: a
+ * table's owner can lend it and keep it. NULL is accepted. The count is not
+ * atomic: a table's references are one thread's (a session's).
+ */
+struct ksyms *ksyms_get(struct ksyms *ks);
+
+/* ksyms_free - drop a reference; the last one frees the table. NULL is accepted. */
 void ksyms_free(struct ksyms *ks);
 
 /* Extent given to the last symbol of a module, whose end is not known. */

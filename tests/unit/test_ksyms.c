@@ -89,6 +89,19 @@ static void test_middle(void **state)
 	assert_string_equal(lookup_name(*state, 0xffffffff81000500, NULL), "vfs_write");
 }
 
+/* test_refs - a table lent with ksyms_get outlives the lender's ksyms_free (ASan: no late read) */
+static void test_refs(void **state)
+{
+	struct ksyms *ks = ksyms_parse(kallsyms_text, strlen(kallsyms_text));
+
+	(void)state;
+	assert_ptr_equal(ksyms_get(ks), ks);
+	ksyms_free(ks);
+	assert_string_equal(lookup_name(ks, 0xffffffff81000432, NULL), "vfs_read");
+	ksyms_free(ks);
+	assert_null(ksyms_get(NULL));
+}
+
 /* test_module - module symbols carry their module and are sorted */
 static void test_module(void **state)
 {
@@ -200,6 +213,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_module, ksyms_setup, ksyms_teardown),
 		cmocka_unit_test_setup_teardown(test_outside, ksyms_setup, ksyms_teardown),
 		cmocka_unit_test_setup_teardown(test_duplicates, ksyms_setup, ksyms_teardown),
+		cmocka_unit_test(test_refs),
 		cmocka_unit_test(test_zero_addresses),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_load_file),
