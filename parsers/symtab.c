@@ -50,27 +50,54 @@ static bool symtab_refers(const struct tep_print_arg *a, const char *name)
 	}
 }
 
-/* symtab_value - a table value: a number, or an enum identifier the built-in table knows */
+/*
+ * symtab_value - a table value: a number, or an enum identifier the built-in
+ * table knows. A format lists identifiers in the kernel's order, as the table
+ * does: the search starts at *next, after the last one found, and wraps.
+ */
 static int symtab_value(const char *text, const struct sym_name *known, size_t nr_known,
-			uint64_t *v)
+			size_t *next, uint64_t *v)
 {
 	char *end;
 
 	*v = strtoull(text, &end, 0);
 	if (end != text && !*end)
 		return 0;
-	for (size_t i = 0; i < nr_known; i++) {
+	for (size_t n = 0, i = *next; n < nr_known; n++, i = (i + 1) % nr_known) {
 		if (!strcmp(known[i].name, text)) {
 			*v = known[i].value;
+			*next = (i + 1) % nr_known;
 			return 0;
 		}
 	}
 	return -ENOENT;
 }
 
-/* symtab_add - one more entry (name borrowed); 0 or -ENOMEM */
+/* symtab_find - where value is in t (sorted by value), or would go; whether it is there */
+static bool symtab_find(const struct symtab *t, uint64_t value, size_t *at)
+{
+	size_t lo = 0, hi = t->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->e[mid].value < value)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*at = lo;
+	return lo < t->nr && t->e[lo].value == value;
+}
+
+/* symtab_add - value's name (borrowed), unless it has one: the first wins; 0 or -ENOMEM */
 static int symtab_add(struct symtab *t, uint64_t value, const char *name)
 {
+	size_t at = t->nr;
+
+	/* Formats list values mostly in ascending order: those append. */
+	if (t->nr && t->e[t->nr - 1].value >= value && symtab_find(t, value, &at))
+		return 0;
 	if (t->nr == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 32;
 		struct symtab_ent *e = realloc(t->e, cap * sizeof(*e));
@@ -80,8 +107,10 @@ static int symtab_add(struct symtab *t, uint64_t value, const char *name)
 		t->e = e;
 		t->cap = cap;
 	}
-	t->e[t->nr].value = value;
-	t->e[t->nr++].name = name;
+	memmove(&t->e[at + 1], &t->e[at], (t->nr - at) * sizeof(*t->e));
+	t->e[at].value = value;
+	t->e[at].name = name;
+	t->nr++;
 	return 0;
 }
 
@@ -89,14 +118,16 @@ static int symtab_add(struct symtab *t, uint64_t value, const char *name)
 static int symtab_take(struct symtab *t, const struct tep_print_flag_sym *sym,
 		       const struct sym_name *known, size_t nr_known)
 {
+	size_t next = 0;
+
 	for (; sym; sym = sym->next) {
 		uint64_t v;
 
-		if (symtab_value(sym->value, known, nr_known, &v)) {
+		if (symtab_value(sym->value, known, nr_known, &next, &v)) {
 			t->unresolved++;
 			continue;
 		}
-		if (!symtab_name(t, v) && symtab_add(t, v, sym->str))
+		if (symtab_add(t, v, sym->str))
 			return -ENOMEM;
 	}
 	t->from_format = true;
@@ -181,10 +212,9 @@ int symtab_load(struct symtab *t, struct tep_event *ev, const struct symtab_want
 /* symtab_name - the name of value, or NULL */
 const char *symtab_name(const struct symtab *t, uint64_t value)
 {
-	for (size_t i = 0; i < t->nr; i++)
-		if (t->e[i].value == value)
-			return t->e[i].name;
-	return NULL;
+	size_t at;
+
+	return symtab_find(t, value, &at) ? t->e[at].name : NULL;
 }
 
 /* symtab_release - free the table (not the names it borrows); safe twice */

@@ -28,7 +28,7 @@ struct symtab_ent {
 };
 
 struct symtab {
-	struct symtab_ent *e;
+	struct symtab_ent *e;		/* sorted by value, one name each */
 	size_t nr, cap;
 	bool from_format;		/* false: the built-in table */
 	size_t unresolved;		/* format entries whose enum value is not known */
