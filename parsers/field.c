@@ -7,10 +7,23 @@
 
 #include "field.h"
 
+/*
+ * field_find - ev's field called name, not a common one (as tep_find_field()),
+ * or NULL; first characters compared before names, as a tool's setup looks up
+ * hundreds of fields that most events do not have
+ */
+static struct tep_format_field *field_find(struct tep_event *ev, const char *name)
+{
+	for (struct tep_format_field *tf = ev->format.fields; tf; tf = tf->next)
+		if (tf->name[0] == name[0] && !strcmp(tf->name, name))
+			return tf;
+	return NULL;
+}
+
 /* field_init - locate name in ev's format; -ENOENT leaves the field absent */
 int field_init(struct field *f, struct tep_event *ev, const char *name)
 {
-	struct tep_format_field *tf = tep_find_field(ev, name);
+	struct tep_format_field *tf = field_find(ev, name);
 
 	memset(f, 0, sizeof(*f));
 	if (!tf)

@@ -150,6 +150,7 @@ struct iotap_ctx {
 	bool data_out;			/* out is for a program (folded stacks): the banner goes to the log */
 	const char *spec;		/* TOOL_ARGS_SPEC */
 	struct session *sess;
+	size_t declared_next;		/* the core's: where its next look into tool->events starts */
 };
 
 typedef int (*iotap_handler_fn)(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg);

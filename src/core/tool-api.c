@@ -247,14 +247,27 @@ static bool session_undeclared(struct iotap_ctx *ctx, const char *sys, const cha
 {
 	const struct tool *t = ctx->tool;
 	struct session *s = ctx->sess;
+	size_t nr = 0, start;
 
 	/* A tool that takes its events from a specification (probe) declares none. */
 	if (!t || !t->events || t->args == TOOL_ARGS_SPEC ||
 	    (s->probe_sys && !strcmp(sys, s->probe_sys)))
 		return false;
-	for (const struct tool_event *e = t->events; e->sys; e++) {
-		if (strcmp(e->sys, sys) || strcmp(e->name, name))
+	/*
+	 * Tools use their events mostly in the order their table lists them: the
+	 * look starts after the last one found, and wraps. Names first: most of a
+	 * table's events share a system.
+	 */
+	while (t->events[nr].sys)
+		nr++;
+	start = ctx->declared_next < nr ? ctx->declared_next : 0;
+	for (size_t k = 0; k < nr; k++) {
+		size_t i = (start + k) % nr;
+		const struct tool_event *e = &t->events[i];
+
+		if (strcmp(e->name, name) || strcmp(e->sys, sys))
 			continue;
+		ctx->declared_next = i + 1;
 		if ((flags & (IOTAP_EV_KSTACK | IOTAP_EV_USTACK)) && !(e->flags & TOOL_EV_STACK)) {
 			log_msg(LOG_ERR, "%s takes stacks on %s:%s, which its events table does not declare",
 				t->name, sys, name);
