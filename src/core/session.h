@@ -174,7 +174,10 @@ int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_
  * record. opts (NULL: the session's) are the options from then on: a file
  * source reads the input they name, which must begin as the one opened
  * (the same sections before the records; a fuzzer or a test changes only
- * what follows). Signals that came before are not the next run's.
+ * what follows). opts that name no input at all (no path, no buffer) let go
+ * of the last one: the stream is then empty until a reset names one, so that
+ * the caller may free a buffer the session read. Signals that came before are
+ * not the next run's.
  * Return: 0; -ENOTSUP when the source cannot replay (live), s untouched;
  * else the source's error (-EINVAL: not the head the session opened), and
  * then only session_release is safe. session_release s either way.

@@ -75,9 +75,10 @@ struct source_ops {
 	/*
 	 * Optional (session_reset): deliver the stream again from its first
 	 * record, read from the input s->opts names now, which must begin as the
-	 * one open read (-EINVAL otherwise); what the records delivered so far
-	 * left is forgotten (stacks, lost counts, time: s->now back to t_start),
-	 * and no event is bound. Returns 0 or -errno.
+	 * one open read (-EINVAL otherwise), or, when they name none, an empty
+	 * stream holding nothing of the last input; what the records delivered
+	 * so far left is forgotten (stacks, lost counts, time: s->now back to
+	 * t_start), and no event is bound. Returns 0 or -errno.
 	 */
 	int (*rewind)(struct session *s);
 	/* With --verbose, at the end: what the source delivered. */

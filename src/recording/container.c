@@ -689,10 +689,11 @@ static int rec_reader_inflate(struct rec_reader *r, const uint8_t *payload, size
 }
 
 /*
- * rec_reader_packed - read and check one chunk; 1 section (its payload still
- * compressed in c), 2 skipped, 0 END, or -code
+ * rec_reader_packed - read and check one chunk (a section's payload against its
+ * CRC only if check); 1 section (its payload still compressed in c), 2 skipped,
+ * 0 END, or -code
  */
-static int rec_reader_packed(struct rec_reader *r, struct rec_packed *c)
+static int rec_reader_packed(struct rec_reader *r, struct rec_packed *c, bool check)
 {
 	const uint8_t *h = NULL, *payload = NULL;
 	uint32_t raw, clen;
@@ -715,9 +716,9 @@ static int rec_reader_packed(struct rec_reader *r, struct rec_packed *c)
 	ret = rec_reader_fetch(r, r->cbuf, clen, &payload);
 	if (ret)
 		return ret;
-	if (get_le32(h + 16) != crc_of(payload, clen))
-		return -REC_ECORRUPT;
 	r->chunk_crc = get_le32(h + 16);
+	if ((check || c->type == REC_TYPE_END) && r->chunk_crc != crc_of(payload, clen))
+		return -REC_ECORRUPT;
 
 	if (c->type > REC_TYPE_END && c->type < REC_TYPE_MIN) {
 		/* A container chunk from a later minor version: not ours to read. */
@@ -747,8 +748,8 @@ static int rec_reader_packed(struct rec_reader *r, struct rec_packed *c)
 	return 1;
 }
 
-/* rec_reader_next_packed - the next section chunk, not inflated (see container.h) */
-int rec_reader_next_packed(struct rec_reader *r, struct rec_packed *c)
+/* reader_next_packed - the next section chunk, not inflated, its payload checked if check */
+static int reader_next_packed(struct rec_reader *r, struct rec_packed *c, bool check)
 {
 	int ret;
 
@@ -758,11 +759,35 @@ int rec_reader_next_packed(struct rec_reader *r, struct rec_packed *c)
 	if (r->state)
 		return r->state > 0 ? 0 : r->state;
 	do
-		ret = rec_reader_packed(r, c);
+		ret = rec_reader_packed(r, c, check);
 	while (ret == 2);
 	if (ret <= 0)
 		r->state = ret ? ret : 1;
 	return ret;
+}
+
+/* rec_reader_next_packed - the next section chunk, not inflated (see container.h) */
+int rec_reader_next_packed(struct rec_reader *r, struct rec_packed *c)
+{
+	return reader_next_packed(r, c, true);
+}
+
+/* rec_reader_skim_packed - the next section chunk, its payload unchecked (see container.h) */
+int rec_reader_skim_packed(struct rec_reader *r, struct rec_packed *c)
+{
+	return reader_next_packed(r, c, false);
+}
+
+/* rec_reader_check_packed - c's payload against the CRC its header states (see container.h) */
+int rec_reader_check_packed(struct rec_reader *r, const struct rec_packed *c)
+{
+	if (!r || !c || !c->payload)
+		return -EINVAL;
+	if (r->state)
+		return r->state > 0 ? -EINVAL : r->state;
+	if (crc_of(c->payload, c->len) != r->chunk_crc)
+		r->state = -REC_ECORRUPT;
+	return r->state;
 }
 
 /* rec_reader_next - the next section chunk, 0 at END, or a negative code */

@@ -151,6 +151,16 @@ struct rec_packed {
  */
 int rec_reader_next_packed(struct rec_reader *r, struct rec_packed *c);
 
+/*
+ * rec_reader_next_packed() for a reader that only asks which chunks a file
+ * holds (type, length, the CRC rec_reader_crc() gives): a section's payload is
+ * not checked against its CRC, its header is. Before the payload of the chunk
+ * last returned is used, rec_reader_check_packed() checks it: 0, or
+ * -REC_ECORRUPT, sticky (-EINVAL: no chunk, or the reader has ended).
+ */
+int rec_reader_skim_packed(struct rec_reader *r, struct rec_packed *c);
+int rec_reader_check_packed(struct rec_reader *r, const struct rec_packed *c);
+
 struct rec_inflater;
 
 /* A decompressor of packed chunks, one per thread; NULL with errno ENOMEM. */
@@ -169,7 +179,8 @@ void rec_inflater_free(struct rec_inflater *z);
 uint64_t rec_reader_offset(const struct rec_reader *r);
 
 /*
- * The CRC-32 the chunk last returned stores for its payload (checked):
+ * The CRC-32 the chunk last returned stores for its payload (checked unless
+ * skimmed):
  * with its type and length, what tells two files' chunks apart cheaply.
  */
 uint32_t rec_reader_crc(const struct rec_reader *r);

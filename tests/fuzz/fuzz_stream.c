@@ -12,15 +12,17 @@
  * at start; each input becomes that head, one EVTS chunk holding the records
  * and an END chunk, and is replayed as 'iotap TOOL -i FILE' would replay it.
  *
- * A session is opened over each head once, at start; an input is a
- * session_reset of its head's session over the input's image (the source
- * checks the head and replays the new records from the first), the pair's
- * tool added and run, and a session_reset back to the bare head, so that
- * nothing of one input is left for the next (session_reset's test in
- * tests/unit/test_session.c holds a reset session to a fresh one's output).
- * Every input takes that path, the first one too: an input that fails here
- * fails alone (./fuzz_stream FILE). tests/fuzz/corpus-stream holds each
- * pair's byte and its head's own records (mkseeds-stream.py).
+ * A session is opened over each head once, at start (over the head and no
+ * records); an input is a session_reset of its head's session over the
+ * input's image (the source checks the head and replays the new records from
+ * the first), the pair's tool added and run, and a session_reset to no input,
+ * which lets go of everything the input made (session_reset's test in
+ * tests/unit/test_session.c holds a reset session to a fresh one's output):
+ * an input frees what it allocated, so that libFuzzer's leak check, which
+ * runs an input again when it did not, stays quiet. Every input takes that
+ * path, the first one too: an input that fails here fails alone
+ * (./fuzz_stream FILE). tests/fuzz/corpus-stream holds each pair's byte and
+ * its head's own records (mkseeds-stream.py).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -75,17 +77,11 @@ static const struct pair {
 };
 #define NR_PAIRS (sizeof(pairs) / sizeof(pairs[0]))
 
-/*
- * A head: its bytes, the END totals of its chunks, and the session opened over
- * it (the head with no records) once; bare is that image, which each input's
- * session goes back to when it is done, so that it holds nothing of the input.
- */
+/* A head: its bytes, the END totals of its chunks, and the session opened over it. */
 static struct head {
 	uint8_t *img;
 	size_t len;
 	uint64_t chunks, raw;
-	uint8_t *bare;
-	size_t bare_len;
 	struct session s;
 } heads[NR_HEADS];
 
@@ -189,7 +185,7 @@ static uint8_t *image(const struct head *h, const uint8_t *rec, size_t len, size
 	return img;
 }
 
-/* run - pair p over the image; its output thrown away; its head's session back to bare */
+/* run - pair p over the image; its output thrown away; its head's session left with no input */
 static void run(const struct pair *p, const uint8_t *img, size_t len)
 {
 	struct session_opts so = opts_base;
@@ -209,8 +205,8 @@ static void run(const struct pair *p, const uint8_t *img, size_t len)
 	} else {
 		recording_info(&h->s, &info);
 	}
-	so.input_buf = h->bare;
-	so.input_len = h->bare_len;
+	so.input_buf = NULL;
+	so.input_len = 0;
 	if (session_reset(&h->s, &so))
 		abort();
 }
@@ -230,13 +226,18 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	for (size_t i = 0; i < NR_HEADS; i++) {
 		struct session_opts so = opts_base;
 		struct head *h = &heads[i];
+		uint8_t *bare;
 
 		head_load(h, head_path[i]);
-		h->bare = image(h, NULL, 0, &h->bare_len);
-		so.input_buf = h->bare;
-		so.input_len = h->bare_len;
+		bare = image(h, NULL, 0, &so.input_len);
+		so.input_buf = bare;
 		if (session_init(&h->s, NULL, NULL, &so))
 			abort();
+		so.input_buf = NULL;
+		so.input_len = 0;
+		if (session_reset(&h->s, &so))
+			abort();
+		free(bare);
 	}
 	for (size_t i = 0; i < NR_PAIRS; i++) {
 		const struct tool *tool;

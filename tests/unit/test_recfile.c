@@ -636,6 +636,54 @@ static void test_bit_flips(void **state)
 	free(img);
 }
 
+/*
+ * test_skim - skimming reads the chunks next_packed reads, with the CRCs their
+ * headers state, without checking payloads; check_packed checks them after all
+ */
+static void test_skim(void **state)
+{
+	const char *path = path_in_tmp("skim.iotap");
+	struct rec_packed c, k;
+	struct rec_reader *r, *s;
+	uint8_t *img;
+	size_t len;
+	int ret, n = 0;
+
+	(void)state;
+	write_small(path);
+	img = testlib_file_load(path, &len);
+	r = rec_reader_open_mem(img, len, NULL);
+	s = rec_reader_open_mem(img, len, NULL);
+	assert_non_null(r);
+	assert_non_null(s);
+	while ((ret = rec_reader_next_packed(r, &c)) == 1) {
+		assert_int_equal(rec_reader_skim_packed(s, &k), 1);
+		assert_int_equal(k.type, c.type);
+		assert_int_equal(k.raw_len, c.raw_len);
+		assert_int_equal(rec_reader_crc(s), rec_reader_crc(r));
+		assert_int_equal(rec_reader_check_packed(s, &k), 0);
+		n++;
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(rec_reader_skim_packed(s, &k), 0);
+	assert_int_equal(rec_reader_check_packed(s, &k), -EINVAL);
+	assert_true(n >= 4);
+	rec_reader_free(r);
+	rec_reader_free(s);
+
+	/* The first chunk's payload damaged: read, it is corrupt; skimmed, only when checked. */
+	img[20 + 24] ^= 0x10;
+	r = rec_reader_open_mem(img, len, NULL);
+	s = rec_reader_open_mem(img, len, NULL);
+	assert_int_equal(rec_reader_next_packed(r, &c), -REC_ECORRUPT);
+	assert_int_equal(rec_reader_skim_packed(s, &k), 1);
+	assert_int_equal(rec_reader_check_packed(s, &k), -REC_ECORRUPT);
+	assert_int_equal(rec_reader_skim_packed(s, &k), -REC_ECORRUPT);
+	rec_reader_free(r);
+	rec_reader_free(s);
+	free(img);
+}
+
 /* test_empty - an empty file is not a recording; a bare header is truncated */
 static void test_empty(void **state)
 {
@@ -979,6 +1027,7 @@ int main(void)
 		cmocka_unit_test(test_bad_args),
 		cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_bit_flips),
+		cmocka_unit_test(test_skim),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_wrong_magic),
 		cmocka_unit_test(test_versions),
