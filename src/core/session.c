@@ -189,7 +189,8 @@ int session_open(struct session *s, const struct source_ops *src, const struct s
 static void session_events_free(struct session *s)
 {
 	for (size_t i = 0; i < s->nr_ev; i++) {
-		free(s->ev[i]->h);
+		if (s->ev[i]->h != &s->ev[i]->h_one)
+			free(s->ev[i]->h);
 		free(s->ev[i]);
 	}
 	s->nr_ev = 0;
@@ -306,8 +307,20 @@ static int session_index_event(struct session *s, const char *sys, const char *n
 static int session_handler_add(struct iotap_event *ev, struct iotap_ctx *ctx,
 			       iotap_handler_fn fn, void *arg)
 {
-	if (array_reserve(&ev->h, &ev->cap_h, ev->nr_h + 1, sizeof(*ev->h), 4))
+	if (!ev->h) {
+		ev->h = &ev->h_one;
+		ev->cap_h = 1;
+	} else if (ev->h == &ev->h_one && ev->nr_h == 1) {
+		struct iotap_handler *h = malloc(4 * sizeof(*h));
+
+		if (!h)
+			return -ENOMEM;
+		h[0] = ev->h_one;
+		ev->h = h;
+		ev->cap_h = 4;
+	} else if (array_reserve(&ev->h, &ev->cap_h, ev->nr_h + 1, sizeof(*ev->h), 4)) {
 		return -ENOMEM;
+	}
 	ev->h[ev->nr_h].fn = fn;
 	ev->h[ev->nr_h].arg = arg;
 	ev->h[ev->nr_h++].ctx = ctx;
@@ -369,7 +382,8 @@ struct iotap_event *session_event_use(struct session *s, struct iotap_ctx *ctx, 
 	s->ev[s->nr_ev++] = ev;
 	return ev;
 out_free:
-	free(ev->h);
+	if (ev->h != &ev->h_one)
+		free(ev->h);
 	free(ev);
 	return NULL;
 }

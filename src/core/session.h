@@ -71,6 +71,7 @@ struct iotap_event {
 	unsigned int flags;		/* IOTAP_EV_* */
 	struct iotap_handler *h;	/* called in the order they subscribed */
 	size_t nr_h, cap_h;
+	struct iotap_handler h_one;	/* h while it holds one (most events): no allocation */
 	uint64_t count;
 	uint64_t undelivered;		/* counted by the kernel, never delivered (perf) */
 	uint64_t undelivered_reported;
