@@ -624,6 +624,9 @@ static struct rec_ev *file_lookup(struct file_src *f, uint64_t id)
 
 		return at < f->id_span && f->id_dense[at] ? &f->evs[f->id_dense[at] - 1] : NULL;
 	}
+	/* No ids (none recorded): bsearch must not be given a NULL array, even empty. */
+	if (!f->nr_ids)
+		return NULL;
 	e = bsearch(&key, f->ids, f->nr_ids, sizeof(key), rec_id_cmp);
 	return e ? &f->evs[e->idx] : NULL;
 }
