@@ -422,9 +422,12 @@ static uint32_t name_hash(const char *name)
 	return hashtab_mix(hashtab_fnv_str(HASHTAB_FNV_BASIS, name));
 }
 
-/* file_event_by_name - the recorded event sys:name, or NULL (a tool's setup asks often) */
-static struct rec_ev *file_event_by_name(const struct file_src *f, const char *sys,
-					 const char *name)
+/*
+ * file_event_find - the first recorded event called name whose system begins
+ * with the sys_len bytes of sys (its length + 1: that system exactly), or NULL
+ */
+static struct rec_ev *file_event_find(const struct file_src *f, const char *sys, size_t sys_len,
+				      const char *name)
 {
 	struct hashtab_pos pos;
 	uint32_t *v;
@@ -433,9 +436,16 @@ static struct rec_ev *file_event_by_name(const struct file_src *f, const char *s
 		return NULL;
 	for (v = hashtab_find(&f->by_name, name_hash(name), &pos); v;
 	     v = hashtab_find_next(&f->by_name, &pos))
-		if (!strcmp(f->evs[*v].name, name) && !strcmp(f->evs[*v].sys, sys))
+		if (!strcmp(f->evs[*v].name, name) && !strncmp(f->evs[*v].sys, sys, sys_len))
 			return &f->evs[*v];
 	return NULL;
+}
+
+/* file_event_by_name - the recorded event sys:name, or NULL (a tool's setup asks often) */
+static struct rec_ev *file_event_by_name(const struct file_src *f, const char *sys,
+					 const char *name)
+{
+	return file_event_find(f, sys, strlen(sys) + 1, name);
 }
 
 /* file_index_names - by_name over every recorded event; 0 or -ENOMEM */
@@ -894,17 +904,9 @@ static int file_event_attach(struct session *s, struct iotap_event *ev)
 /* file_probe_recorded - the recorder's group that holds a probe called name, or NULL */
 static const char *file_probe_recorded(struct session *s, const char *name)
 {
-	const struct file_src *f = s->src_priv;
-	struct hashtab_pos pos;
-	uint32_t *v;
+	const struct rec_ev *re = file_event_find(s->src_priv, "iotap_", 6, name);
 
-	if (!f->by_name.slots)
-		return NULL;
-	for (v = hashtab_find(&f->by_name, name_hash(name), &pos); v;
-	     v = hashtab_find_next(&f->by_name, &pos))
-		if (!strcmp(f->evs[*v].name, name) && !strncmp(f->evs[*v].sys, "iotap_", 6))
-			return f->evs[*v].sys;
-	return NULL;
+	return re ? re->sys : NULL;
 }
 
 /* file_probe_available - whether the recording has the probe */
