@@ -73,6 +73,30 @@ static const char *skip_num(const char *p, const char *end)
 	return q > p && q - p < 10 ? q : NULL;
 }
 
+/*
+ * decl_ok - a field declaration: words, spaces and '*', then array bounds that
+ * hold a word or nothing ("char comm[16]", "__data_loc char[] name"). An
+ * unclosed '[' sends libtraceevent 1.7 past the field into the print fmt, where
+ * it dereferences NULL (found by fuzz_report: "unsigned in[ nr_sector").
+ */
+static bool decl_ok(const char *p, const char *end)
+{
+	bool in_bound = false;
+
+	for (; p < end; p++) {
+		char c = *p;
+
+		if (c == '[' || c == ']') {
+			if (in_bound != (c == ']'))
+				return false;
+			in_bound = !in_bound;
+		} else if (!ident_char(c) && c != ' ' && (in_bound || c != '*')) {
+			return false;
+		}
+	}
+	return !in_bound;
+}
+
 /* field_line_ok - "\tfield:DECL;\toffset:N;\tsize:N;\tsigned:0|1;", as the kernel writes it */
 static bool field_line_ok(const char *p, const char *end)
 {
@@ -81,7 +105,7 @@ static bool field_line_ok(const char *p, const char *end)
 	if (!(p = skip_lit(p, end, "\tfield:")))
 		return false;
 	semi = memchr(p, ';', end - p);
-	if (!semi || semi == p || memchr(p, '\t', semi - p))
+	if (!semi || semi == p || !decl_ok(p, semi))
 		return false;
 	p = skip_lit(semi, end, ";\toffset:");
 	p = p ? skip_num(p, end) : NULL;

@@ -305,11 +305,37 @@ static void test_format_check(void **state)
 		{ "print fmt: \"x=%d\", REC->x / (0)\n", false },
 	};
 
+	static const struct {
+		const char *decl;
+		bool ok;
+	} decls[] = {
+		{ "unsigned int nr_sector", true },
+		{ "char comm[16]", true },
+		{ "__data_loc char[] cmd", true },
+		{ "const char * name", true },
+		{ "u8 map[4][8]", true },
+		{ "char comm[TASK_COMM_LEN]", true },
+		/* what fuzz_report found: an unclosed '[' */
+		{ "unsigned in[ nr_sector", false },
+		{ "unsigned in] nr_sector", false },
+		{ "char comm[[16]]", false },
+		{ "char comm[16*2]", false },
+		{ "unsigned\tint nr_sector", false },
+		{ "unsigned int (nr_sector)", false },
+	};
+
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char text[1024];
 
 		snprintf(text, sizeof(text), "%s%s", head, cases[i].print);
 		assert_int_equal(fmt_text_ok(text, strlen(text)), cases[i].ok);
+	}
+	for (size_t i = 0; i < sizeof(decls) / sizeof(decls[0]); i++) {
+		char text[1024];
+
+		snprintf(text, sizeof(text), "%s\tfield:%s;\toffset:12;\tsize:4;\tsigned:0;\n\n%s",
+			 head, decls[i].decl, cases[0].print);
+		assert_int_equal(fmt_text_ok(text, strlen(text)), decls[i].ok);
 	}
 }
 
