@@ -11,7 +11,7 @@
 #                 (biolatency to fileio, iostack, --info)
 #   fuzz_perfdata the perf.data reader (src/sources/source-perfdata.c) under biolatency and iostack
 #   fuzz_tracedat the trace.dat source (src/sources/source-tracedat.c, libtracecmd) under
-#                 biolatency -D, biosnoop and --info
+#                 biolatency -D, biosnoop or --info (one an input)
 #   fuzz_trigger  the flight recorder's --trigger expressions (src/recorder/trigger.c)
 #   fuzz_http     the exporter's request handling (src/output/httpd.c) behind libmicrohttpd
 # FUZZ_ONLY="a b" runs only those harnesses (names without fuzz_).
