@@ -36,14 +36,15 @@
  * them against the file's length: a damaged size asks for terabytes. Without ASan that
  * malloc fails and libtracecmd says the file cannot be read; under ASan the default is to
  * abort on it. Let it fail as it does in use, so that what libtracecmd then does with
- * NULL, and everything iotap does with the file, is what gets fuzzed. Stacks of
- * allocations are unwound in full: libtracecmd has no frame pointers, and the one
- * leak of its own that lsan.supp names (tracecmd_init_data) is only seen that way.
+ * NULL, and everything iotap does with the file, is what gets fuzzed. Past 2 GiB it
+ * fails too: libFuzzer takes a malloc of its -rss_limit_mb (2048) or more for an
+ * out-of-memory finding, and in the forked child of the source's guard that only wrote
+ * an oom- file and killed the child, not the run.
  */
 const char *__asan_default_options(void);
 const char *__asan_default_options(void)
 {
-	return "allocator_may_return_null=1";
+	return "allocator_may_return_null=1:max_allocation_size_mb=2047";
 }
 
 /*

@@ -142,6 +142,12 @@ for f in "${HARNESSES[@]}"; do
 	cpu_children
 	cpu=$((CPU_MS - cpu0))
 	echo "$cpu" >"$OUT/fuzz_$f.cpu_ms"
+	# A child the code under test forks (the trace.dat source's guard) that a sanitizer
+	# ends writes its input there too, and the harness goes on: that is a finding as well.
+	if ((!status)) && compgen -G "$OUT/$f-*" >/dev/null; then
+		status=1
+		echo "a child process of fuzz_$f failed: $(cd "$OUT" && echo "$f"-*)"
+	fi
 	if ((status)); then
 		echo "fuzz_$f FAILED; its log and the input are in $OUT:"
 		grep -E '^(==[0-9]+==ERROR|SUMMARY|artifact_prefix|Test unit written)' "$OUT/fuzz_$f.log" || \
@@ -149,7 +155,8 @@ for f in "${HARNESSES[@]}"; do
 		rc=1
 		KEEP=1
 	else
-		execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$OUT/fuzz_$f.log")
+		# The harness's own stats come last: a forked child that a sanitizer ends prints some first.
+		execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$OUT/fuzz_$f.log" | tail -1)
 		cov=$(grep -o 'cov: [0-9]*' "$OUT/fuzz_$f.log" | tail -1)
 		echo "fuzz_$f: ${execs:-?} inputs in ${SECS}s ($(( ${execs:-0} / SECS ))/s," \
 			"$(( ${execs:-0} * 1000 / (cpu ? cpu : 1) )) per CPU-second), $cov"
