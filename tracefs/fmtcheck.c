@@ -74,8 +74,8 @@ static const char *skip_num(const char *p, const char *end)
 }
 
 /*
- * decl_ok - a field declaration: words, spaces and '*', then array bounds that
- * hold a word or nothing ("char comm[16]", "__data_loc char[] name"). An
+ * decl_ok - a field declaration: words, spaces and '*', then closed array bounds
+ * that hold words and spaces or nothing ("char comm[16]", "__data_loc char[] name"). An
  * unclosed '[' sends libtraceevent 1.7 past the field into the print fmt, where
  * it dereferences NULL (found by fuzz_report: "unsigned in[ nr_sector").
  */

@@ -12,7 +12,8 @@
  *
  * Each open is first made in a forked child (td_open_survives), and libtracecmd
  * parses the file's formats and symbols with thousands of small mallocs: an input
- * costs about 0.1 CPU-second under ASan, one use an input rather than all three.
+ * costs 0.1 to 0.5 CPU-second under ASan (whole files the most), so each goes
+ * through one use rather than all three.
  * A hang is still caught; a slow damaged header is not a finding:
  * FUZZ_TIMEOUT: 60
  * FUZZ_LDFLAGS: -Wl,--wrap=tracecmd_open -Wl,--wrap=tracecmd_buffer_instance_handle -Wl,--wrap=tracecmd_close
