@@ -39,6 +39,7 @@ struct blktrack {
 	struct block_fmt f_start, f_insert, f_issue, f_done;
 	bool start_is_insert;		/* no block_io_start: insert stands in */
 	bool have_start, have_insert;
+	bool said_unpaired;		/* that none paired, said once */
 	struct blktrack_stats st;
 	struct blk_nodata nd[BLKTRACK_MAX_NODATA];	/* oldest first */
 	size_t nr_nd;
@@ -595,7 +596,13 @@ bool blktrack_dev_bio_based(struct iotap_ctx *ctx, uint32_t dev)
 int blktrack_warn_stats(struct blktrack *bt, struct iotap_ctx *ctx)
 {
 	const struct reqtab_stats *rs = reqtab_stats(bt->tab);
+	bool bio = bt->cfg.flags & BT_BIO;
 
+	/* With -p or --cgroup, the completions of others' requests pair with nothing. */
+	if (!bt->filter)
+		iotap_unpaired_say(ctx, &bt->said_unpaired, bt->st.completed, bt->st.unmatched,
+				   bio ? "bio" : "block request", bio ? "block_bio_queue" : "block_rq_issue",
+				   rs->inserted);
 	if (rs->evicted_age || rs->evicted_full)
 		iotap_warn(ctx, "%llu requests never completed within 60 s or overflowed the in-flight table and were dropped",
 			   (unsigned long long)(rs->evicted_age + rs->evicted_full));

@@ -227,6 +227,16 @@ void iotap_warn(struct iotap_ctx *ctx, const char *fmt, ...) __attribute__((form
 void iotap_info(struct iotap_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool iotap_verbose(struct iotap_ctx *ctx);
 
+/*
+ * Completions came and none paired with the event that starts them (start, seen
+ * n_start times): say so once (*said), without -v, at the end of the run or as soon as
+ * there are IOTAP_UNPAIRED_SURE of them. what names one completion ("NVMe command").
+ * Nothing is said while any paired.
+ */
+#define IOTAP_UNPAIRED_SURE 1024
+void iotap_unpaired_say(struct iotap_ctx *ctx, bool *said, uint64_t paired, uint64_t unmatched,
+			const char *what, const char *start, uint64_t n_start);
+
 /* The registry of tools, and the argv[0] aliases they allow (src/tools/registry.c). */
 extern const struct tool *const iotap_tools[];
 const struct tool *tool_find(const char *name);

@@ -577,6 +577,25 @@ void iotap_warn(struct iotap_ctx *ctx, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * iotap_unpaired_say - see iotap.h. IOTAP_UNPAIRED_SURE leaves no doubt: the starts in
+ * flight when tracing began are at most a queue depth, so that many completions with none
+ * paired mean events that do not name a request or command alike at both ends.
+ */
+void iotap_unpaired_say(struct iotap_ctx *ctx, bool *said, uint64_t paired, uint64_t unmatched,
+			const char *what, const char *start, uint64_t n_start)
+{
+	if (*said || paired || !unmatched || (!ctx->final && unmatched < IOTAP_UNPAIRED_SURE))
+		return;
+	*said = true;
+	if (n_start)
+		iotap_warn(ctx, "%llu %s completions, none paired with any of the %llu %s seen: this kernel's events do not name one alike at both ends, so their latency cannot be had here",
+			   (unsigned long long)unmatched, what, (unsigned long long)n_start, start);
+	else
+		iotap_warn(ctx, "%llu %s completions, none paired: no %s was seen (each was in flight when tracing began)",
+			   (unsigned long long)unmatched, what, start);
+}
+
 /* iotap_stream_stats - events delivered, lost and counted but undelivered, so far */
 void iotap_stream_stats(struct iotap_ctx *ctx, uint64_t *events, uint64_t *lost,
 			uint64_t *undelivered)

@@ -10,11 +10,44 @@
 #define SCSI_MAX_INFLIGHT (1u << 20)
 #define SCSI_MAX_AGE_NS (600ull * 1000000000ull)
 
-/* nvme_key - the in-flight key of a command: its controller, queue and command id */
-static void nvme_key(const struct nvme_cmd *c, uint32_t *dev, uint64_t *id)
+/*
+ * An NVMe command id: since the generation counter (5.15, and stable kernels such as
+ * Debian 11's 5.10), its top 4 bits count the tag's uses and the low 12 bits are the
+ * tag. Some of those kernels trace the whole id at setup but the bare tag at
+ * completion (setup's 4931 completes as 835), until a 2022 fix. So commands are kept
+ * under their tag's 12 bits, each with its whole id, and a completion takes the oldest
+ * with an equal whole id; failing that, the newest whose tag it carries bare.
+ */
+#define NVME_TAG_MASK 0xfffu
+
+/* nvme_key - the in-flight key of a command id: its controller, queue and 12-bit tag */
+static void nvme_key(const struct nvme_cmd *c, uint32_t *dev, uint64_t *key)
 {
 	*dev = (uint32_t)c->ctrl_id << 16 | (c->qid & 0xffff);
-	*id = c->cid;
+	*key = c->cid & NVME_TAG_MASK;
+}
+
+/*
+ * nvme_pair_find - the command that completion c ends, or NULL. *bare: it was found by the
+ * bare tag, which only a command whose setup carried a generation count can be.
+ */
+static struct blkreq *nvme_pair_find(struct nvme_pair *np, const struct nvme_cmd *c, bool *bare)
+{
+	struct blkreq *r, *tagged = NULL;
+	uint64_t key;
+	uint32_t dev;
+
+	nvme_key(c, &dev, &key);
+	for (r = reqtab_find(np->tab, dev, key); r; r = reqtab_find_next(np->tab, r)) {
+		if (r->user == c->cid) {
+			*bare = false;
+			return r;
+		}
+		if (c->cid <= NVME_TAG_MASK && r->user > NVME_TAG_MASK)
+			tagged = r;
+	}
+	*bare = tagged != NULL;
+	return tagged;
 }
 
 /* nvme_pair_on_setup - a command goes to the controller: remember what and when */
@@ -24,23 +57,27 @@ static int nvme_pair_on_setup(struct iotap_ctx *ctx, const struct perf_sample *s
 	struct blkreq *r;
 	struct nvme_cmd c;
 	uint32_t dev;
-	uint64_t id;
+	uint64_t key;
 
 	if (nvme_cmd_decode(&np->f_setup, s->raw, s->raw_size, &c))
 		return 0;
 	if (np->disk && strcmp(c.disk, np->disk))
 		return 0;
-	nvme_key(&c, &dev, &id);
+	np->setups++;
+	nvme_key(&c, &dev, &key);
 	/* A command id in use again: its first completion was not seen (a retry, or lost). */
-	r = reqtab_find(np->tab, dev, id);
-	if (r) {
-		reqtab_remove(np->tab, r);
-		np->replaced++;
+	for (r = reqtab_find(np->tab, dev, key); r; r = reqtab_find_next(np->tab, r)) {
+		if (r->user == c.cid) {
+			reqtab_remove(np->tab, r);
+			np->replaced++;
+			break;
+		}
 	}
-	r = reqtab_insert(np->tab, dev, id, s->time);
+	r = reqtab_insert(np->tab, dev, key, s->time);
 	if (!r)
 		return -ENOMEM;
 	r->t_issue = s->time;
+	r->user = c.cid;
 	r->op = c.opcode;
 	r->flags = c.fctype;
 	return 0;
@@ -52,20 +89,22 @@ static int nvme_pair_on_done(struct iotap_ctx *ctx, const struct perf_sample *s,
 	struct nvme_pair *np = arg;
 	struct blkreq *r;
 	struct nvme_cmd c;
-	uint32_t dev;
-	uint64_t id, ns;
+	uint64_t ns;
+	bool bare;
 
 	if (nvme_cmd_decode(&np->f_done, s->raw, s->raw_size, &c))
 		return 0;
 	if (np->disk && strcmp(c.disk, np->disk))
 		return 0;
-	nvme_key(&c, &dev, &id);
-	r = reqtab_find(np->tab, dev, id);
+	r = nvme_pair_find(np, &c, &bare);
 	if (!r) {
 		np->unmatched++;
 		return 0;
 	}
+	np->paired++;
+	np->paired_by_tag += bare;
 	ns = s->time > r->t_issue ? s->time - r->t_issue : 0;
+	c.cid = r->user;
 	c.opcode = r->op;
 	c.fctype = r->flags;
 	reqtab_remove(np->tab, r);
@@ -104,6 +143,29 @@ int nvme_pair_use(struct nvme_pair *np, struct iotap_ctx *ctx, const char *disk,
 	if (!ret)
 		ret = nvme_pair_event(np, ctx, "nvme_complete_rq", nvme_pair_on_done, &np->f_done);
 	return ret;
+}
+
+/* nvme_pair_say - see cmdpair.h */
+void nvme_pair_say(struct nvme_pair *np, struct iotap_ctx *ctx)
+{
+	const struct reqtab_stats *rs;
+
+	iotap_unpaired_say(ctx, &np->said_unpaired, np->paired, np->unmatched, "NVMe command",
+			   "nvme_setup_cmd", np->setups);
+	if (!ctx->final || !np->tab)
+		return;
+	rs = reqtab_stats(np->tab);
+	if (rs->evicted_age || rs->evicted_full || np->replaced)
+		iotap_warn(ctx, "%llu commands never completed within 60 s, overflowed the in-flight table or were set up again before completing",
+			   (unsigned long long)(rs->evicted_age + rs->evicted_full + np->replaced));
+	if (!iotap_verbose(ctx))
+		return;
+	iotap_info(ctx, "%llu commands timed; not timed: %llu completions whose setup was not seen (in flight at start); %zu still in flight",
+		   (unsigned long long)np->paired, (unsigned long long)np->unmatched,
+		   reqtab_count(np->tab));
+	if (np->paired_by_tag)
+		iotap_info(ctx, "%llu completions named their command by its bare 12-bit tag where its setup named it with the generation count too: paired by the tag",
+			   (unsigned long long)np->paired_by_tag);
 }
 
 /* nvme_pair_release - see cmdpair.h */
@@ -147,6 +209,7 @@ static int scsi_pair_on_start(struct iotap_ctx *ctx, const struct perf_sample *s
 
 	if (!scsi_pair_mine(sp, &sp->f_start, s, &c))
 		return 0;
+	sp->dispatched++;
 	scsi_key(&c, &dev, &tag);
 	if (c.driver_tag >= 0 && (r = reqtab_find(sp->tab, dev, tag))) {
 		reqtab_remove(sp->tab, r);
@@ -178,6 +241,7 @@ static int scsi_pair_end(struct iotap_ctx *ctx, struct scsi_pair *sp, const stru
 			sp->unmatched++;
 		return 0;
 	}
+	sp->paired++;
 	ns = s->time > r->t_issue ? s->time - r->t_issue : 0;
 	c.opcode = r->user;
 	reqtab_remove(sp->tab, r);
@@ -252,6 +316,25 @@ int scsi_pair_use(struct scsi_pair *sp, struct iotap_ctx *ctx, scsi_pair_fn done
 		ret = scsi_pair_event(sp, ctx, "scsi_dispatch_cmd_error", true, scsi_pair_on_error,
 				      &sp->f_error);
 	return ret;
+}
+
+/* scsi_pair_say - see cmdpair.h */
+void scsi_pair_say(struct scsi_pair *sp, struct iotap_ctx *ctx)
+{
+	const struct reqtab_stats *rs;
+
+	iotap_unpaired_say(ctx, &sp->said_unpaired, sp->paired, sp->unmatched, "SCSI command",
+			   "scsi_dispatch_cmd_start", sp->dispatched);
+	if (!ctx->final || !sp->tab)
+		return;
+	rs = reqtab_stats(sp->tab);
+	if (rs->evicted_age || rs->evicted_full || sp->replaced)
+		iotap_warn(ctx, "%llu commands never completed within 600 s, overflowed the in-flight table or were dispatched again before completing",
+			   (unsigned long long)(rs->evicted_age + rs->evicted_full + sp->replaced));
+	if (iotap_verbose(ctx))
+		iotap_info(ctx, "%llu commands timed; not timed: %llu completions whose dispatch was not seen (in flight at start); %zu still in flight",
+			   (unsigned long long)sp->paired, (unsigned long long)sp->unmatched,
+			   reqtab_count(sp->tab));
 }
 
 /* scsi_pair_release - see cmdpair.h */

@@ -29,11 +29,15 @@ typedef int (*nvme_pair_fn)(struct iotap_ctx *ctx, const struct nvme_cmd *c, uin
 
 struct nvme_pair {
 	struct nvme_fmt f_setup, f_done;	/* f_setup names the commands */
-	struct reqtab *tab;		/* (ctrl_id << 16 | qid, cid) -> opcode, fctype, time */
+	struct reqtab *tab;		/* (ctrl_id << 16 | qid, cid & 0xfff) -> cid, opcode, time */
 	const char *disk;		/* only this namespace's commands, or NULL */
 	nvme_pair_fn done;
+	uint64_t setups;		/* setups seen (of this namespace) */
+	uint64_t paired;		/* completions handed to done */
+	uint64_t paired_by_tag;		/* of those, completions that carried the bare tag */
 	uint64_t unmatched;		/* completions whose setup was not seen */
 	uint64_t replaced;		/* setups of a command id still in flight */
+	bool said_unpaired;		/* nvme_pair_say said that none paired */
 };
 
 /*
@@ -45,6 +49,15 @@ struct nvme_pair {
  */
 int nvme_pair_use(struct nvme_pair *np, struct iotap_ctx *ctx, const char *disk,
 		  nvme_pair_fn done);
+
+/*
+ * Say what was not timed, so that nothing is dropped silently. Whenever it is
+ * called, and once per np: that completions came while none paired (at the end,
+ * or once there are enough of them to tell), without -v too. At the end
+ * (ctx->final): the commands dropped from the table; with -v what was not paired
+ * and whether completions were paired by their bare tag.
+ */
+void nvme_pair_say(struct nvme_pair *np, struct iotap_ctx *ctx);
 
 /* Free what np holds; np may be zeroed or released already. */
 void nvme_pair_release(struct nvme_pair *np);
@@ -62,8 +75,11 @@ struct scsi_pair {
 	bool has_dev;			/* only host_no:channel:id:lun */
 	uint32_t host_no, channel, id, lun;
 	scsi_pair_fn done;
+	uint64_t dispatched;		/* dispatches seen (of this device) */
+	uint64_t paired;		/* endings handed to done */
 	uint64_t unmatched;		/* completions whose dispatch was not seen */
 	uint64_t replaced;		/* dispatches of a tag still in flight */
+	bool said_unpaired;		/* scsi_pair_say said that none paired */
 };
 
 /*
@@ -72,6 +88,9 @@ struct scsi_pair {
  * device only. 0 or -errno (logged). Release with scsi_pair_release.
  */
 int scsi_pair_use(struct scsi_pair *sp, struct iotap_ctx *ctx, scsi_pair_fn done);
+
+/* As nvme_pair_say, for SCSI commands. */
+void scsi_pair_say(struct scsi_pair *sp, struct iotap_ctx *ctx);
 
 /* Free what sp holds; sp may be zeroed or released already. */
 void scsi_pair_release(struct scsi_pair *sp);

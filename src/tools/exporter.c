@@ -78,6 +78,7 @@ struct exporter_state {
 	struct prom *prom;		/* every series, cumulative since the start */
 	struct httpd *httpd;
 	uint64_t events, lost, undelivered, unmatched, requests[HTTPD_BAD_METHOD + 1];
+	uint64_t unmatched_cmd[2];	/* NVMe, SCSI */
 	double cpu;
 	time_t started;
 };
@@ -509,6 +510,10 @@ static int exporter_health(struct iotap_ctx *ctx)
 	struct exporter_state *st = ctx->state;
 	uint64_t events, lost, undelivered, unmatched = blktrack_stats(st->bt)->unmatched;
 	struct prom *p = st->prom;
+	const struct { const char *driver; bool used; uint64_t n; } cmd[] = {
+		{ "nvme", st->nvme.tab != NULL, st->nvme.unmatched },
+		{ "scsi", st->scsi.tab != NULL, st->scsi.unmatched },
+	};
 	struct timespec ts;
 	double rss = 0, vsz = 0, cpu;
 	char labels[256] = "";
@@ -533,6 +538,19 @@ static int exporter_health(struct iotap_ctx *ctx)
 	st->lost = lost;
 	st->undelivered = undelivered;
 	st->unmatched = unmatched;
+	for (size_t i = 0; i < 2 && !ret; i++) {
+		if (!cmd[i].used)
+			continue;
+		labels[0] = 0;
+		if (prom_label(labels, sizeof(labels), "driver", cmd[i].driver))
+			return -ENOSPC;
+		ret = prom_counter_add(p, "iotap_exporter_unpaired_commands_total",
+				       "NVMe or SCSI command completions whose setup or dispatch was "
+				       "not seen (in flight at the start, or a kernel whose events do "
+				       "not name a command alike at both ends)", labels,
+				       (double)(cmd[i].n - st->unmatched_cmd[i]));
+		st->unmatched_cmd[i] = cmd[i].n;
+	}
 	for (int r = 0; st->httpd && r <= HTTPD_BAD_METHOD && !ret; r++) {
 		unsigned long long n = httpd_requests(st->httpd, r);
 
@@ -738,6 +756,8 @@ static int exporter_report(struct iotap_ctx *ctx)
 	struct exporter_state *st = ctx->state;
 	int ret = exporter_snapshot(ctx);
 
+	nvme_pair_say(&st->nvme, ctx);
+	scsi_pair_say(&st->scsi, ctx);
 	if (ctx->final)
 		blktrack_warn_stats(st->bt, ctx);
 	return ret;

@@ -113,17 +113,7 @@ static int nvmelatency_report(struct iotap_ctx *ctx)
 		ret = hist_set_print_counts(&st->adm, ctx->out, "admin", p->json);
 	if (!ret)
 		ret = hist_set_print_counts(&st->status, ctx->out, "status", p->json);
-	if (ctx->final) {
-		const struct nvme_pair *np = &st->pair;
-		const struct reqtab_stats *rs = reqtab_stats(np->tab);
-
-		if (rs->evicted_age || rs->evicted_full || np->replaced)
-			iotap_warn(ctx, "%llu commands never completed within 60 s, overflowed the in-flight table or were set up again before completing",
-				   (unsigned long long)(rs->evicted_age + rs->evicted_full + np->replaced));
-		if (iotap_verbose(ctx))
-			iotap_info(ctx, "not timed: %llu completions whose setup was not seen (in flight at start); %zu still in flight",
-				   (unsigned long long)np->unmatched, reqtab_count(np->tab));
-	}
+	nvme_pair_say(&st->pair, ctx);
 	hist_set_reset(&st->io);
 	hist_set_reset(&st->adm);
 	hist_set_reset(&st->status);

@@ -99,17 +99,7 @@ static int scsilatency_report(struct iotap_ctx *ctx)
 		ret = hist_set_print_counts(&st->timeouts, ctx->out, "timeout", p->json);
 	if (!ret)
 		ret = hist_set_print_counts(&st->errors, ctx->out, "dispatch_error", p->json);
-	if (ctx->final) {
-		const struct scsi_pair *sp = &st->pair;
-		const struct reqtab_stats *rs = reqtab_stats(sp->tab);
-
-		if (rs->evicted_age || rs->evicted_full || sp->replaced)
-			iotap_warn(ctx, "%llu commands never completed within 600 s, overflowed the in-flight table or were dispatched again before completing",
-				   (unsigned long long)(rs->evicted_age + rs->evicted_full + sp->replaced));
-		if (iotap_verbose(ctx))
-			iotap_info(ctx, "not timed: %llu completions whose dispatch was not seen (in flight at start); %zu still in flight",
-				   (unsigned long long)sp->unmatched, reqtab_count(sp->tab));
-	}
+	scsi_pair_say(&st->pair, ctx);
 	hist_set_reset(&st->lat);
 	hist_set_reset(&st->timeouts);
 	hist_set_reset(&st->errors);
