@@ -17,6 +17,7 @@ struct mdflush_params {
 
 struct mdflush_state {
 	struct field dev;		/* kprobe: the md device, fetched through the bio */
+	struct field major, minor, partno;	/* before 5.12: through the bio's gendisk */
 	struct block_fmt bio;		/* fallback: block_bio_queue */
 	bool header_done;
 	uint64_t flushes;
@@ -36,15 +37,27 @@ static const struct tool_event mdflush_events[] = {
 	{ NULL, NULL, 0 }
 };
 
-/* mdflush_args - md_flush_request(struct mddev *, struct bio *): bio->bi_bdev->bd_dev */
+/*
+ * mdflush_args - md_flush_request(struct mddev *, struct bio *): bio->bi_bdev->bd_dev, or
+ * before 5.12 (Debian 11's 5.10), whose bio has no bi_bdev, its gendisk's major and first
+ * minor and its partition number
+ */
 static int mdflush_args(char *buf, size_t len)
 {
-	uint32_t bdev_off, dev_off;
+	uint32_t bdev_off, dev_off, disk_off, major_off, minor_off, part_off;
 
-	if (btf_vmlinux_member_offset("bio", "bi_bdev", &bdev_off) ||
-	    btf_vmlinux_member_offset("block_device", "bd_dev", &dev_off))
+	if (!btf_vmlinux_member_offset("bio", "bi_bdev", &bdev_off) &&
+	    !btf_vmlinux_member_offset("block_device", "bd_dev", &dev_off)) {
+		snprintf(buf, len, "dev=+%u(+%u($arg2)):u32", dev_off, bdev_off);
+		return 0;
+	}
+	if (btf_vmlinux_member_offset("bio", "bi_disk", &disk_off) ||
+	    btf_vmlinux_member_offset("bio", "bi_partno", &part_off) ||
+	    btf_vmlinux_member_offset("gendisk", "major", &major_off) ||
+	    btf_vmlinux_member_offset("gendisk", "first_minor", &minor_off))
 		return -ENOENT;
-	snprintf(buf, len, "dev=+%u(+%u($arg2)):u32", dev_off, bdev_off);
+	snprintf(buf, len, "major=+%u(+%u($arg2)):u32 minor=+%u(+%u($arg2)):u32 partno=+%u($arg2):u8",
+		 major_off, disk_off, minor_off, disk_off, part_off);
 	return 0;
 }
 
@@ -86,9 +99,15 @@ static int mdflush_print(struct iotap_ctx *ctx, uint64_t t, uint32_t pid, const 
 static int mdflush_on_probe(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
 {
 	struct mdflush_state *st = ctx->state;
+	uint32_t dev;
 
-	return mdflush_print(ctx, s->time, s->pid, iotap_comm(ctx, s->pid),
-			     field_u64(&st->dev, s->raw, s->raw_size));
+	if (st->dev.present)
+		dev = field_u64(&st->dev, s->raw, s->raw_size);
+	else
+		dev = (uint32_t)field_u64(&st->major, s->raw, s->raw_size) << 20 |
+		      (uint32_t)(field_u64(&st->minor, s->raw, s->raw_size) +
+				 field_u64(&st->partno, s->raw, s->raw_size));
+	return mdflush_print(ctx, s->time, s->pid, iotap_comm(ctx, s->pid), dev);
 }
 
 /* mdflush_on_bio - a bio queued: a flush when it carries a preflush and goes to an md device */
@@ -125,7 +144,14 @@ static int mdflush_kprobe(struct iotap_ctx *ctx)
 	ev = iotap_event_use(ctx, sys, "mdflush", 0, mdflush_on_probe, NULL);
 	if (!ev)
 		return -errno;
-	return field_init(&st->dev, iotap_event_format(ev), "dev");
+	if (!field_init(&st->dev, iotap_event_format(ev), "dev"))
+		return 0;
+	ret = field_init(&st->major, iotap_event_format(ev), "major");
+	if (!ret)
+		ret = field_init(&st->minor, iotap_event_format(ev), "minor");
+	if (!ret)
+		ret = field_init(&st->partno, iotap_event_format(ev), "partno");
+	return ret;
 }
 
 /* mdflush_init - the kprobe where the kernel has kprobes and BTF, else the tracepoint */

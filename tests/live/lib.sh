@@ -8,6 +8,10 @@ TRACEFS=/sys/kernel/tracing
 LIVE_TMP=$(mktemp -d /tmp/iotap-live.XXXXXX)
 LIVE_PIDS=""
 
+# The Debian kernels the VM tier boots (tests/vm/vm-run --kernel): Debian 11's 5.10, 12's 6.1
+# and 6.12. IOTAP_VM_KERNELS narrows a run to some of them while working on one.
+VM_KERNELS=${IOTAP_VM_KERNELS:-5.10 6.1 6.12}
+
 # fail - report a failed assertion and stop the test
 fail() {
 	echo "FAIL: $*" >&2

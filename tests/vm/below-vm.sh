@@ -185,7 +185,7 @@ if any(x.startswith('iotap_scsi_command_latency_seconds_count{device="%s",op="wr
 PY
 }
 
-for k in 6.1 6.12; do
+for k in $VM_KERNELS; do
 	rc=0
 	out=$LIVE_TMP/vm-$k.out
 	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \

@@ -53,7 +53,7 @@ cat /sys/kernel/tracing/dynamic_events
 echo "== end"
 GUEST
 
-for k in 6.1 6.12; do
+for k in $VM_KERNELS; do
 	rc=0
 	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \
 		--timeout 120 -- "$LIVE_TMP/guest.sh" >"$LIVE_TMP/vm-$k.out" 2>"$LIVE_TMP/vm-$k.err" || rc=$?

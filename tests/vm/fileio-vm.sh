@@ -64,7 +64,7 @@ sysrow() {
 	awk -v s="$2" '/^SYSCALL / { on = 1; next } on && $1 == s { print; exit }' "$1"
 }
 
-for k in 6.1 6.12; do
+for k in $VM_KERNELS; do
 	rc=0
 	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel $k --disk nvme --mod ext4 --bin "$IOTAP" \
 		--bin "$IOTAP_PROGS/fileio" --bin "$IOTAP_PROGS/fileio_static" --bin "$MKE2FS" --timeout 240 -- "$LIVE_TMP/guest.sh" \

@@ -113,7 +113,7 @@ check_flushes() {
 	[ "$n" = $K ] || fail "$1 $2: $n lines, expected $K: $(cat "$3")"
 }
 
-for k in 6.1 6.12; do
+for k in $VM_KERNELS; do
 	rc=0
 	out=$LIVE_TMP/vm-$k.out
 	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \

@@ -90,7 +90,7 @@ slow_rows() {
 	awk '/ -> .*: [0-9]+ +\|/ && $1 >= 2048 { n += $5 } END { print n + 0 }' "$1"
 }
 
-for k in 6.1 6.12; do
+for k in $VM_KERNELS; do
 	rc=0 many=
 	[ $k = 6.12 ] && many=many
 	out=$LIVE_TMP/vm-$k.out
