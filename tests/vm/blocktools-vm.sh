@@ -1,0 +1,114 @@
+#!/bin/bash
+# VM tier: the block tools side by side on real NVMe (scheduler none: requests are issued
+# without an insert) and SCSI (mq-deadline) disks, one boot per kernel (Debian's 5.10, 6.1
+# and 6.12; none of them has block_io_start). biolatency -Q -D, biosnoop, bitesize, biotop,
+# biopattern, seeksize and iosched trace one workload at once, and each count must equal
+# what the kernel's own /sys/block/DEV/stat counted; biosnoop's PID column must be the
+# process that read, on both disks.
+. "$(dirname "$0")/../live/lib.sh"
+[ "$(id -u)" = 0 ] || skip "VM tests need root for apt-get download of the kernel"
+[ -x "${IOTAP_SRCDIR:-.}/tests/vm/vm-run" ] || skip "no vm-run"
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86 not installed"
+
+N=200 NS=100
+TOOLS="biolatency biosnoop bitesize biotop biopattern seeksize iosched"
+cat >"$LIVE_TMP/guest.sh" <<GUEST
+N=$N NS=$NS TOOLS="$TOOLS"
+GUEST
+cat >>"$LIVE_TMP/guest.sh" <<'GUEST'
+echo "== sched nvme0n1 $(cat /sys/block/nvme0n1/queue/scheduler) sda $(cat /sys/block/sda/queue/scheduler)"
+for n in $TOOLS; do
+	case $n in
+		biolatency) args="-Q -D" ;;
+		biotop) args="-C 60 1" ;;
+		biopattern) args="60 1" ;;
+		*) args="" ;;
+	esac
+	# shellcheck disable=SC2086 # the tool's arguments, split on purpose
+	iotap $n $args >/tmp/$n.out 2>/tmp/$n.err &
+	echo $! >/tmp/$n.pid
+done
+for n in $TOOLS; do
+	for i in $(seq 1 100); do grep -qs 'Hit Ctrl-C' /tmp/$n.out /tmp/$n.err && break; sleep 0.1; done
+	grep -qs 'Hit Ctrl-C' /tmp/$n.out /tmp/$n.err || { echo "iotap $n did not start: $(cat /tmp/$n.err)"; exit 1; }
+done
+echo "== stat-before nvme0n1 $(cat /sys/block/nvme0n1/stat)"
+echo "== stat-before sda $(cat /sys/block/sda/stat)"
+dio read /dev/nvme0n1 $N 4096 >/dev/null &
+p=$!
+wait $p
+echo "== pid nvme0n1 $p"
+dio read /dev/sda $NS 4096 >/dev/null &
+p=$!
+wait $p
+echo "== pid sda $p"
+echo "== stat-after nvme0n1 $(cat /sys/block/nvme0n1/stat)"
+echo "== stat-after sda $(cat /sys/block/sda/stat)"
+sleep 0.5
+for n in $TOOLS; do kill -INT "$(cat /tmp/$n.pid)"; done
+wait
+for n in $TOOLS; do
+	echo "== $n"
+	cat /tmp/$n.out /tmp/$n.err
+done
+echo "== instances"
+ls /sys/kernel/tracing/instances
+echo "== end"
+GUEST
+
+# section OUT NAME - the lines of one "== NAME" block of the guest's output
+section() {
+	awk -v want="== $2" 'index($0, "== ") == 1 { on = $0 == want; next } on' "$1"
+}
+
+# reads OUT DISK - reads the kernel completed on DISK during the workload (diskstats field 1)
+reads() {
+	local b a
+	b=$(awk -v d="$2" '$1 == "==" && $2 == "stat-before" && $3 == d { print $4 }' "$1")
+	a=$(awk -v d="$2" '$1 == "==" && $2 == "stat-after" && $3 == d { print $4 }' "$1")
+	echo $((a - b))
+}
+
+for k in $VM_KERNELS; do
+	rc=0
+	out=$LIVE_TMP/vm-$k.out
+	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \
+		--timeout 150 -- "$LIVE_TMP/guest.sh" >"$out" 2>"$LIVE_TMP/vm-$k.err" || rc=$?
+	[ $rc = 125 ] && { cat "$LIVE_TMP/vm-$k.err" >&2; skip "VM for $k could not run: $(tail -1 "$LIVE_TMP/vm-$k.err")"; }
+	[ $rc = 0 ] || { cat "$out" "$LIVE_TMP/vm-$k.err"; fail "guest script failed on $k ($rc)"; }
+	grep -q '^== sched nvme0n1 .*\[none\].* sda .*\[mq-deadline\]' "$out" ||
+		fail "$k: schedulers are not none and mq-deadline: $(grep '^== sched' "$out")"
+	rn=$(reads "$out" nvme0n1) rs=$(reads "$out" sda)
+	[ "$rn" = $N ] && [ "$rs" = $NS ] || fail "$k: diskstats counted $rn and $rs reads, the workload made $N and $NS"
+	pn=$(awk '$2 == "pid" && $3 == "nvme0n1" { print $4 }' "$out")
+	ps=$(awk '$2 == "pid" && $3 == "sda" { print $4 }' "$out")
+	for n in $TOOLS; do section "$out" $n >"$LIVE_TMP/$n-$k"; done
+	f=$LIVE_TMP/biolatency-$k
+	[ "$(hist_total "$f" nvme0n1)" = "$rn" ] && [ "$(hist_total "$f" sda)" = "$rs" ] ||
+		fail "$k: biolatency -Q -D counted $(hist_total "$f" nvme0n1) and $(hist_total "$f" sda): $(cat "$f")"
+	f=$LIVE_TMP/biosnoop-$k
+	[ "$(awk -v p="$pn" '$4 == "nvme0n1" && $2 == "dio" && $3 == p' "$f" | wc -l)" = "$rn" ] ||
+		fail "$k: biosnoop's nvme0n1 rows are not $rn of dio, pid $pn: $(awk '$4 == "nvme0n1"' "$f" | sort -k3 | uniq -c -f2 | head)"
+	[ "$(awk -v p="$ps" '$4 == "sda" && $2 == "dio" && $3 == p' "$f" | wc -l)" = "$rs" ] ||
+		fail "$k: biosnoop's sda rows are not $rs of dio, pid $ps: $(awk '$4 == "sda"' "$f" | head)"
+	[ "$(awk '$4 == "nvme0n1" || $4 == "sda"' "$f" | wc -l)" = $((rn + rs)) ] || fail "$k: biosnoop has other rows: $(cat "$f")"
+	f=$LIVE_TMP/bitesize-$k
+	[ "$(grep '^Process Name = ' "$f")" = "Process Name = dio" ] && [ "$(hist_total "$f")" = $((rn + rs)) ] ||
+		fail "$k: bitesize counted $(hist_total "$f"): $(cat "$f")"
+	f=$LIVE_TMP/biotop-$k
+	grep -q "^$pn  *dio  *R 259 0  *nvme0n1  *$rn  *$((rn * 4)) " "$f" &&
+		grep -q "^$ps  *dio  *R 8  *0  *sda  *$rs  *$((rs * 4)) " "$f" || fail "$k: biotop: $(cat "$f")"
+	f=$LIVE_TMP/biopattern-$k
+	grep -q "^nvme0n1  *[0-9]*  *[0-9]*  *$rn  *$((rn * 4))$" "$f" &&
+		grep -q "^sda  *[0-9]*  *[0-9]*  *$rs  *$((rs * 4))$" "$f" || fail "$k: biopattern: $(cat "$f")"
+	# A disk's first request has no seek to measure.
+	f=$LIVE_TMP/seeksize-$k
+	[ "$(grep '^Process Name = ' "$f")" = "Process Name = dio" ] && [ "$(hist_total "$f")" = $((rn + rs - 2)) ] ||
+		fail "$k: seeksize counted $(hist_total "$f"): $(cat "$f")"
+	# nvme0n1's scheduler is none: only sda's requests spend time in one.
+	f=$LIVE_TMP/iosched-$k
+	[ "$(hist_total "$f" mq-deadline)" = "$rs" ] && [ "$(hist_sections "$f")" = mq-deadline ] ||
+		fail "$k: iosched: $(cat "$f")"
+	[ -z "$(section "$out" instances)" ] || fail "$k: instances left: $(section "$out" instances)"
+	echo "ok: $k: nvme0n1 (none) $rn and sda (mq-deadline) $rs reads as diskstats counted them, in biolatency -Q -D, biosnoop (pids $pn and $ps), bitesize, biotop, biopattern, seeksize ($((rn + rs - 2)) seeks) and iosched ($rs through mq-deadline)"
+done
