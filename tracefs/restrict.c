@@ -143,10 +143,10 @@ int perf_probe(void)
 
 /*
  * perf_refusal_explain - why perf_event_open refused with err, and what to
- * change, in one line. Upstream, level 2 leaves events on a whole CPU and
- * kernel samples to CAP_PERFMON (or CAP_SYS_ADMIN); Debian's and Ubuntu's
- * level 3 refuses perf_event_open outright to any process without
- * CAP_SYS_ADMIN.
+ * change, in one line. Upstream, level 0 leaves the raw data of
+ * tracepoints to CAP_PERFMON (or CAP_SYS_ADMIN), level 1 events on a whole
+ * CPU, level 2 kernel samples too; Debian's and Ubuntu's level 3 refuses
+ * perf_event_open outright to any process without CAP_SYS_ADMIN.
  */
 void perf_refusal_explain(int err, char *buf, size_t size)
 {
@@ -167,9 +167,12 @@ void perf_refusal_explain(int err, char *buf, size_t size)
 		snprintf(buf, size,
 			 "perf_event_open refused: kernel.perf_event_paranoid is %d, where perf events on a whole CPU need CAP_PERFMON or CAP_SYS_ADMIN, which this process lacks; run as root, or give iotap CAP_PERFMON",
 			 level);
+	else if (level >= 0 && !admin && !perfmon)
+		snprintf(buf, size,
+			 "perf_event_open refused: kernel.perf_event_paranoid is %d, where the raw data of tracepoints needs CAP_PERFMON or CAP_SYS_ADMIN, which this process lacks; run as root, or give iotap CAP_PERFMON",
+			 level);
 	else
 		snprintf(buf, size,
-			 "perf_event_open refused (%s) although kernel.perf_event_paranoid is %d and this process has %s: a security policy (SELinux, AppArmor, seccomp) forbids perf here",
-			 strerror(-err), level,
-			 admin ? "CAP_SYS_ADMIN" : perfmon ? "CAP_PERFMON" : "the access the level asks");
+			 "perf_event_open refused (%s) although kernel.perf_event_paranoid %d lets this process use perf: a security policy (SELinux, AppArmor, seccomp) forbids it here",
+			 strerror(-err), level);
 }
