@@ -1,5 +1,5 @@
 #!/bin/bash
-# VM tier: restricted hosts under Debian's 6.1 (qemu; exit 77 when the VM cannot run).
+# VM tier: restricted hosts under Debian's 5.10 and 6.1 (qemu; exit 77 when the VM cannot run).
 # Boot 1, lockdown=integrity: root counts exactly, so does a user with CAP_PERFMON and
 # CAP_DAC_OVERRIDE; kernel.perf_event_paranoid 3 (Debian's default), a missing capability,
 # a closed or unmounted tracefs, and lockdown raised to confidentiality each give their one
@@ -108,53 +108,60 @@ section() {
 expect_refused() {
 	local got
 	got=$(section "$1" "$2")
-	[ "$(echo "$got" | head -n1)" = "rc=2 stdout=0" ] || fail "$2: $(echo "$got" | head -n1), expected rc=2 stdout=0"
-	[ "$(echo "$got" | sed 1d)" = "$3" ] || fail "$2: said
+	[ "$(echo "$got" | head -n1)" = "rc=2 stdout=0" ] || fail "$k: $2: $(echo "$got" | head -n1), expected rc=2 stdout=0"
+	[ "$(echo "$got" | sed 1d)" = "$3" ] || fail "$k: $2: said
 $(echo "$got" | sed 1d)
 expected
 $3"
 }
+# vm KERNEL MODE [ARGS...] - boot KERNEL with lockdown=MODE and run MODE.sh; out in $k-MODE.out
 vm() {
-	local mode=$1 rc=0
-	shift
-	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel 6.1 --disk nvme --append "lockdown=$mode" \
+	local k=$1 mode=$2 rc=0
+	shift 2
+	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel "$k" --disk nvme --append "lockdown=$mode" \
 		--bin "$IOTAP" --bin "$IOTAP_PROGS/dio" --bin "$SETPRIV" --timeout 150 "$@" \
-		-- "$LIVE_TMP/$mode.sh" >"$LIVE_TMP/$mode.out" 2>"$LIVE_TMP/$mode.err" || rc=$?
-	[ $rc = 125 ] && { cat "$LIVE_TMP/$mode.err" >&2; skip "VM could not run: $(tail -1 "$LIVE_TMP/$mode.err")"; }
-	[ $rc = 0 ] || { cat "$LIVE_TMP/$mode.out" "$LIVE_TMP/$mode.err"; fail "guest script failed under lockdown=$mode ($rc)"; }
+		-- "$LIVE_TMP/$mode.sh" >"$LIVE_TMP/$k-$mode.out" 2>"$LIVE_TMP/$k-$mode.err" || rc=$?
+	[ $rc = 125 ] && { cat "$LIVE_TMP/$k-$mode.err" >&2; skip "VM for $k could not run: $(tail -1 "$LIVE_TMP/$k-$mode.err")"; }
+	[ $rc = 0 ] || { cat "$LIVE_TMP/$k-$mode.out" "$LIVE_TMP/$k-$mode.err"; fail "$k: guest script failed under lockdown=$mode ($rc)"; }
 }
 
 LOCKDOWN="kernel lockdown is 'confidentiality': the kernel refuses tracefs to every user, root included, and iotap traces through it; boot with lockdown=integrity or none to trace here (reports of recordings still work)"
 
-vm integrity
-out=$LIVE_TMP/integrity.out
-[ "$(section "$out" lockdown)" = "none [integrity] confidentiality" ] ||
-	fail "lockdown=integrity not in force: $(section "$out" lockdown)"
-section "$out" root >"$LIVE_TMP/root"
-[ "$(hist_total "$LIVE_TMP/root" nvme0n1)" = 300 ] || { cat "$out"; fail "root under integrity: nvme0n1 count $(hist_total "$LIVE_TMP/root" nvme0n1), expected 300"; }
-section "$out" "user with caps" >"$LIVE_TMP/user"
-[ "$(hist_total "$LIVE_TMP/user" nvme0n1)" = 200 ] || { cat "$out"; fail "uid 1000 with CAP_PERFMON, CAP_DAC_OVERRIDE: nvme0n1 count $(hist_total "$LIVE_TMP/user" nvme0n1), expected 200"; }
-expect_refused "$out" no-perfmon "iotap biolatency: perf_event_open refused: kernel.perf_event_paranoid is 2, where perf events on a whole CPU need CAP_PERFMON or CAP_SYS_ADMIN, which this process lacks; run as root, or give iotap CAP_PERFMON"
-expect_refused "$out" no-dac-override "iotap biolatency: tracefs at /sys/kernel/tracing (mode 0700, owner uid 0, group 0) is closed to uid 1000: run as root, or give iotap CAP_DAC_OVERRIDE (with CAP_PERFMON for perf)"
-expect_refused "$out" paranoid-3 "iotap biostacks: perf_event_open refused: kernel.perf_event_paranoid is 3, where this kernel leaves perf to CAP_SYS_ADMIN (CAP_PERFMON is not enough), and iotap reads process names and stacks through perf; run as root or with CAP_SYS_ADMIN, or set kernel.perf_event_paranoid=2 and give iotap CAP_PERFMON"
-expect_refused "$out" unmounted "iotap biolatency: tracefs is not mounted and this process may not mount it (that needs CAP_SYS_ADMIN); as root: mount -t tracefs nodev /sys/kernel/tracing"
-[ -z "$(section "$out" leftovers)" ] || fail "left in tracefs: $(section "$out" leftovers)"
-expect_refused "$out" raised "iotap biolatency: $LOCKDOWN"
-[ -z "$(section "$out" "raised instances")" ] || fail "instances under raised lockdown: $(section "$out" "raised instances")"
-echo "ok: lockdown=integrity: root 300 and uid 1000 with CAP_PERFMON+CAP_DAC_OVERRIDE 200 exact; paranoid 3, no CAP_PERFMON, closed and unmounted tracefs, raised lockdown: one line each, exit 2, nothing left"
+# Debian 11's 5.10 (the fleets' kernel) and 12's 6.1; 6.12 behaves as 6.1 here.
+kernels=""
+for k in 5.10 6.1; do case " $VM_KERNELS " in *" $k "*) kernels="$kernels $k" ;; esac; done
+[ -n "$kernels" ] || skip "IOTAP_VM_KERNELS names neither 5.10 nor 6.1"
+for k in $kernels; do
+	vm "$k" integrity
+	out=$LIVE_TMP/$k-integrity.out
+	[ "$(section "$out" lockdown)" = "none [integrity] confidentiality" ] ||
+		fail "$k: lockdown=integrity not in force: $(section "$out" lockdown)"
+	section "$out" root >"$LIVE_TMP/root"
+	[ "$(hist_total "$LIVE_TMP/root" nvme0n1)" = 300 ] || { cat "$out"; fail "$k: root under integrity: nvme0n1 count $(hist_total "$LIVE_TMP/root" nvme0n1), expected 300"; }
+	section "$out" "user with caps" >"$LIVE_TMP/user"
+	[ "$(hist_total "$LIVE_TMP/user" nvme0n1)" = 200 ] || { cat "$out"; fail "$k: uid 1000 with CAP_PERFMON, CAP_DAC_OVERRIDE: nvme0n1 count $(hist_total "$LIVE_TMP/user" nvme0n1), expected 200"; }
+	expect_refused "$out" no-perfmon "iotap biolatency: perf_event_open refused: kernel.perf_event_paranoid is 2, where perf events on a whole CPU need CAP_PERFMON or CAP_SYS_ADMIN, which this process lacks; run as root, or give iotap CAP_PERFMON"
+	expect_refused "$out" no-dac-override "iotap biolatency: tracefs at /sys/kernel/tracing (mode 0700, owner uid 0, group 0) is closed to uid 1000: run as root, or give iotap CAP_DAC_OVERRIDE (with CAP_PERFMON for perf)"
+	expect_refused "$out" paranoid-3 "iotap biostacks: perf_event_open refused: kernel.perf_event_paranoid is 3, where this kernel leaves perf to CAP_SYS_ADMIN (CAP_PERFMON is not enough), and iotap reads process names and stacks through perf; run as root or with CAP_SYS_ADMIN, or set kernel.perf_event_paranoid=2 and give iotap CAP_PERFMON"
+	expect_refused "$out" unmounted "iotap biolatency: tracefs is not mounted and this process may not mount it (that needs CAP_SYS_ADMIN); as root: mount -t tracefs nodev /sys/kernel/tracing"
+	[ -z "$(section "$out" leftovers)" ] || fail "$k: left in tracefs: $(section "$out" leftovers)"
+	expect_refused "$out" raised "iotap biolatency: $LOCKDOWN"
+	[ -z "$(section "$out" "raised instances")" ] || fail "$k: instances under raised lockdown: $(section "$out" "raised instances")"
+	echo "ok: $k: lockdown=integrity: root 300 and uid 1000 with CAP_PERFMON+CAP_DAC_OVERRIDE 200 exact; paranoid 3, no CAP_PERFMON, closed and unmounted tracefs, raised lockdown: one line each, exit 2, nothing left"
 
-vm confidentiality --file "$REC"
-out=$LIVE_TMP/confidentiality.out
-[ "$(section "$out" lockdown)" = "none integrity [confidentiality]" ] ||
-	fail "lockdown=confidentiality not in force: $(section "$out" lockdown)"
-expect_refused "$out" tool "iotap biolatency: $LOCKDOWN"
-expect_refused "$out" record "iotap record: $LOCKDOWN"
-section "$out" "record file" | grep -q 'No such file' || fail "record left a file: $(section "$out" "record file")"
-[ -z "$(section "$out" tracefs)" ] || fail "tracefs under boot lockdown: $(section "$out" tracefs)"
-"$IOTAP" biolatency -i "$REC" -D >"$LIVE_TMP/host-report" || fail "report on the host"
-section "$out" report | sed 1d >"$LIVE_TMP/guest-report"
-[ "$(section "$out" report | head -n1)" = "info rc=0" ] || fail "report --info under lockdown: $(section "$out" report | head -n1)"
-cmp -s "$LIVE_TMP/host-report" "$LIVE_TMP/guest-report" ||
-	fail "report under lockdown differs from the host's: $(diff "$LIVE_TMP/host-report" "$LIVE_TMP/guest-report" | head)"
-expect_refused "$out" no-securityfs "iotap biolatency: cannot read /sys/kernel/tracing/events/header_page: No such file or directory; kernel lockdown 'confidentiality' does this to root too (securityfs is not mounted, so /sys/kernel/security/lockdown cannot tell)"
-echo "ok: lockdown=confidentiality: tools and record refused in one line with exit 2, no file, empty tracefs; reports of a recording as on the host; without securityfs the line still names lockdown"
+	vm "$k" confidentiality --file "$REC"
+	out=$LIVE_TMP/$k-confidentiality.out
+	[ "$(section "$out" lockdown)" = "none integrity [confidentiality]" ] ||
+		fail "$k: lockdown=confidentiality not in force: $(section "$out" lockdown)"
+	expect_refused "$out" tool "iotap biolatency: $LOCKDOWN"
+	expect_refused "$out" record "iotap record: $LOCKDOWN"
+	section "$out" "record file" | grep -q 'No such file' || fail "$k: record left a file: $(section "$out" "record file")"
+	[ -z "$(section "$out" tracefs)" ] || fail "$k: tracefs under boot lockdown: $(section "$out" tracefs)"
+	"$IOTAP" biolatency -i "$REC" -D >"$LIVE_TMP/host-report" || fail "$k: report on the host"
+	section "$out" report | sed 1d >"$LIVE_TMP/guest-report"
+	[ "$(section "$out" report | head -n1)" = "info rc=0" ] || fail "$k: report --info under lockdown: $(section "$out" report | head -n1)"
+	cmp -s "$LIVE_TMP/host-report" "$LIVE_TMP/guest-report" ||
+		fail "$k: report under lockdown differs from the host's: $(diff "$LIVE_TMP/host-report" "$LIVE_TMP/guest-report" | head)"
+	expect_refused "$out" no-securityfs "iotap biolatency: cannot read /sys/kernel/tracing/events/header_page: No such file or directory; kernel lockdown 'confidentiality' does this to root too (securityfs is not mounted, so /sys/kernel/security/lockdown cannot tell)"
+	echo "ok: $k: lockdown=confidentiality: tools and record refused in one line with exit 2, no file, empty tracefs; reports of a recording as on the host; without securityfs the line still names lockdown"
+done
