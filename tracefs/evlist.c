@@ -15,6 +15,7 @@
 #include "evlist.h"
 #include "merge.h"
 #include "log.h"
+#include "restrict.h"
 #include "sample.h"
 
 struct ring {
@@ -204,6 +205,19 @@ static int sys_perf_event_open(struct perf_event_attr *attr, int cpu, int group)
 	return syscall(SYS_perf_event_open, attr, -1, cpu, group, PERF_FLAG_FD_CLOEXEC);
 }
 
+/* evlist_open_error - say why perf_event_open failed (err) for what on cpu: a refusal, what to change */
+static void evlist_open_error(int err, const char *what, int cpu)
+{
+	char why[512];
+
+	if (err != -EACCES && err != -EPERM) {
+		log_msg(LOG_ERR, "perf_event_open %s on CPU %d: %s", what, cpu, strerror(-err));
+		return;
+	}
+	perf_refusal_explain(err, why, sizeof(why));
+	log_msg(LOG_ERR, "%s (%s)", why, what);
+}
+
 /* evlist_raise_nofile - events x CPUs fds can exceed the default soft limit */
 static void evlist_raise_nofile(size_t need)
 {
@@ -276,9 +290,11 @@ static int evlist_open_one(struct evlist *el, struct evsel *sel, int c,
 		attr.sample_stack_user = sel->stack_size;
 	fd = sys_perf_event_open(&attr, el->cpus[c], -1);
 	if (fd < 0) {
+		char what[256];
+
 		ret = -errno;
-		log_msg(LOG_ERR, "perf_event_open %s:%s on CPU %d: %s", sel->sys, sel->name,
-			el->cpus[c], strerror(errno));
+		snprintf(what, sizeof(what), "%s:%s", sel->sys, sel->name);
+		evlist_open_error(ret, what, el->cpus[c]);
 		return ret;
 	}
 	sel->fds[c] = fd;
@@ -330,12 +346,17 @@ static int evlist_open_track(struct evlist *el, int c, const struct evlist_opts 
 	attr.mmap2 = opts->track_mmap;
 	attr.build_id = opts->track_mmap && opts->build_id;
 	fd = sys_perf_event_open(&attr, el->cpus[c], -1);
-	if (fd < 0 || (r->base && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd))) {
+	if (fd < 0) {
+		int ret = -errno;
+
+		evlist_open_error(ret, "side-band event", el->cpus[c]);
+		return ret;
+	}
+	if (r->base && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd)) {
 		int ret = -errno;
 
 		log_msg(LOG_ERR, "side-band event on CPU %d: %s", el->cpus[c], strerror(-ret));
-		if (fd >= 0)
-			close(fd);
+		close(fd);
 		return ret;
 	}
 	r->track_fd = fd;

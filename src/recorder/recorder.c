@@ -13,6 +13,7 @@
 #include "dump.h"
 #include "evstream.h"
 #include "flight.h"
+#include "live.h"
 #include "log.h"
 #include "recorder.h"
 #include "reqwatch.h"
@@ -553,6 +554,10 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 	so.input_buf = NULL;
 	so.track_mmap = p->callchains;
 	so.walk_only = true;
+	/* Refused tracing is said before any file is made. */
+	ret = live_permitted();
+	if (ret)
+		return ret;
 	ret = record_parts_setup(&rc, p);
 	if (!ret)
 		ret = flight_setup(&rc.flight, p, &rc.es);

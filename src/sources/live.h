@@ -83,6 +83,15 @@ extern const struct live_backend_ops live_ftrace;
 /* The source that reads the running kernel, over the backends. */
 extern const struct source_ops source_live;
 
+/*
+ * live_permitted - 0 when the kernel lets this process trace: no
+ * confidentiality lockdown, tracefs mounted (mounted here if it can be) and
+ * readable, perf open to it; else -errno, said in one line through the log
+ * hook. The live source asks first; so does anything that would otherwise
+ * make something (a recording's file) before the source opens.
+ */
+int live_permitted(void);
+
 /* Its host facts, from the running system (host-live.c). */
 extern const struct host_ops host_live;
 

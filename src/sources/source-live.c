@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* source-live.c - the session source that traces the running kernel, through its backends */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <event-parse.h>
 
@@ -17,6 +20,7 @@
 #include "tgidmap.h"
 #include "../tracefs/ftrace.h"
 #include "../tracefs/merge.h"
+#include "../tracefs/restrict.h"
 #include "../tracefs/sample.h"
 
 #define DRAIN_MS 100
@@ -74,22 +78,75 @@ static int64_t live_wall_offset(void)
 	return (int64_t)(rt.tv_sec - mo.tv_sec) * 1000000000ll + (rt.tv_nsec - mo.tv_nsec);
 }
 
+/* live_tracefs_readable - whether this process may read tracefs at dir; says why not */
+static int live_tracefs_readable(const char *dir)
+{
+	struct stat st;
+
+	if (!faccessat(AT_FDCWD, dir, R_OK | X_OK, AT_EACCESS))
+		return 0;
+	if (errno != EACCES || stat(dir, &st)) {
+		log_msg(LOG_ERR, "cannot read tracefs at %s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	log_msg(LOG_ERR, "tracefs at %s (mode %04o, owner uid %u, group %u) is closed to uid %u: run as root, or give iotap CAP_DAC_OVERRIDE (with CAP_PERFMON for perf)",
+		dir, st.st_mode & 07777, st.st_uid, st.st_gid, geteuid());
+	return -EACCES;
+}
+
+/*
+ * live_permitted - whether the kernel lets this process trace, asked in the
+ * order of what a run needs, before anything is set up (live.h)
+ */
+int live_permitted(void)
+{
+	enum lockdown_mode mode;
+	const char *dir;
+	char why[512];
+	int ret;
+
+	if (!lockdown_read(&mode) && mode == LOCKDOWN_CONFIDENTIALITY) {
+		log_msg(LOG_ERR, "kernel lockdown is '%s': the kernel refuses tracefs to every user, root included, and iotap traces through it; boot with lockdown=integrity or none to trace here (reports of recordings still work)",
+			lockdown_name(mode));
+		return -EPERM;
+	}
+	ret = tfs_dir_get(&dir);
+	if (ret == -EPERM) {
+		log_msg(LOG_ERR, "tracefs is not mounted and this process may not mount it (that needs CAP_SYS_ADMIN); as root: mount -t tracefs nodev /sys/kernel/tracing");
+		return ret;
+	}
+	if (ret) {
+		log_msg(LOG_ERR, "tracefs is not mounted and mounting it at /sys/kernel/tracing failed: %s; as root: mount -t tracefs nodev /sys/kernel/tracing",
+			strerror(-ret));
+		return ret;
+	}
+	ret = live_tracefs_readable(dir);
+	if (ret)
+		return ret;
+	ret = perf_probe();
+	if (ret) {
+		perf_refusal_explain(ret, why, sizeof(why));
+		log_msg(LOG_ERR, "%s", why);
+	}
+	return ret;
+}
+
 /* live_open - find tracefs, clear dead runs' leftovers, read formats, list the disks */
 static int live_open(struct session *s)
 {
 	struct live_src *lv = calloc(1, sizeof(*lv));
+	enum lockdown_mode mode;
 	const char *dir;
 	int ret;
 
 	if (!lv)
 		return -ENOMEM;
 	s->src_priv = lv;
-	ret = tfs_dir_get(&dir);
-	if (ret) {
-		log_msg(LOG_ERR, "cannot find or mount tracefs at /sys/kernel/tracing: %s%s",
-			strerror(-ret), ret == -EPERM ? " (run as root)" : "");
+	ret = live_permitted();
+	if (!ret)
+		ret = tfs_dir_get(&dir);
+	if (ret)
 		return ret;
-	}
 	/* The instances first: their enabled events would keep the dynamic events busy. */
 	ret = ftrace_instance_remove_stale();
 	if (ret > 0)
@@ -98,6 +155,12 @@ static int live_open(struct session *s)
 	if (ret > 0)
 		log_msg(LOG_INFO, "removed %d dynamic events left by a killed iotap", ret);
 	ret = fmt_set_init_live(&s->fs);
+	/* Lockdown hides tracefs's files (boot) or refuses them (raised later). */
+	if ((ret == -ENOENT || ret == -EPERM) && lockdown_read(&mode) == -ENOENT) {
+		log_msg(LOG_ERR, "cannot read %s/events/header_page: %s; kernel lockdown 'confidentiality' does this to root too (securityfs is not mounted, so %s cannot tell)",
+			dir, strerror(-ret), LOCKDOWN_FILE);
+		return ret;
+	}
 	if (ret) {
 		log_msg(LOG_ERR, "cannot read %s/events/header_page: %s", dir, strerror(-ret));
 		return ret;

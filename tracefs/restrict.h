@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_RESTRICT_H
+#define IOTAP_RESTRICT_H
+
+/*
+ * What the kernel lets this process trace, asked before tracing so that a
+ * refusal is told in one line that says what to change: kernel lockdown,
+ * kernel.perf_event_paranoid, the process's capabilities. Nothing here
+ * changes the system (securityfs is read where it is mounted, never mounted).
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+#define LOCKDOWN_FILE "/sys/kernel/security/lockdown"
+#define PERF_PARANOID_FILE "/proc/sys/kernel/perf_event_paranoid"
+
+enum lockdown_mode {
+	LOCKDOWN_NONE,
+	LOCKDOWN_INTEGRITY,
+	LOCKDOWN_CONFIDENTIALITY,
+};
+
+int lockdown_parse(const char *text, enum lockdown_mode *mode);
+int lockdown_read(enum lockdown_mode *mode);
+const char *lockdown_name(enum lockdown_mode mode);
+int perf_paranoid_read(int *level);
+bool cap_effective(int cap);
+int perf_probe(void);
+void perf_refusal_explain(int err, char *buf, size_t size);
+
+#endif
