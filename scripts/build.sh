@@ -1,12 +1,23 @@
 #!/bin/bash
 # Configure and build iotap out of tree in DIR (default build/), strict warnings.
-# Usage: scripts/build.sh [DIR] [configure args...]
+# Usage: scripts/build.sh [--static] [DIR] [configure args...]
+#   --static: the one-file binary (configure --enable-static-binary), in DIR (default
+#             build-static/): README, One file for a locked-down host
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-dir=${1:-$top/build}
+static=()
+default=$top/build
+if [ "${1:-}" = --static ]; then
+	shift
+	static=(--enable-static-binary)
+	default=$top/build-static
+fi
+dir=${1:-$default}
 shift || true
+set -- "${static[@]+"${static[@]}"}" "$@"
 cd "$top"
-[ -x configure ] || autoreconf -fi >/dev/null 2>&1
+# Again when configure.ac changed: an old configure would ignore an option it does not know.
+[ -x configure ] && [ configure -nt configure.ac ] || autoreconf -fi >/dev/null 2>&1
 mkdir -p "$dir"
 cd "$dir"
 # What configure found depends on what is installed (cmocka decides whether the

@@ -1,16 +1,23 @@
 #!/bin/bash
 # Install what iotap needs to build and test, when missing (Debian 12, as root).
-# Usage: scripts/deps.sh [build|test]   (default: build)
+# Usage: scripts/deps.sh [build|static|test]   (default: build)
+#   static: also what scripts/build.sh --static links (the .a files the -dev packages of the
+#           build set do not bring); test: everything, the static set too (tests/vm/static-vm.sh)
 set -euo pipefail
 
 build_pkgs=(gcc make autoconf automake pkg-config libtraceevent-dev libtracefs-dev libtracecmd-dev
 	libelf-dev libdw-dev zlib1g-dev libmicrohttpd-dev util-linux)
-test_pkgs=(libcmocka-dev clang python3 qemu-system-x86 busybox-static kmod cpio
+# libdw.a needs libbz2.a and liblzma.a; libc.a is in libc6-dev.
+static_pkgs=(libc6-dev libbz2-dev liblzma-dev)
+test_pkgs=(file libcmocka-dev clang python3 qemu-system-x86 busybox-static kmod cpio
 	libxml2-utils fio chromium debhelper dpkg-dev lintian man-db prometheus
 	e2fsprogs xfsprogs trace-cmd systemd libbpf-tools bpfcc-tools bpftrace)
 
 want=("${build_pkgs[@]}")
-[ "${1:-build}" = test ] && want+=("${test_pkgs[@]}")
+case ${1:-build} in
+	static) want+=("${static_pkgs[@]}") ;;
+	test) want+=("${static_pkgs[@]}" "${test_pkgs[@]}") ;;
+esac
 
 missing=()
 for p in "${want[@]}"; do

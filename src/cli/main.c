@@ -106,11 +106,13 @@ int cli_stdout_check(int status)
 	return status;
 }
 
-/* cli_version - iotap's version and the libraries it was built with, the exit status */
+/* cli_version - iotap's version, the libraries it was built with and what it left out, the exit status */
 static int cli_version(void)
 {
-	puts("iotap " PACKAGE_VERSION " (libtraceevent " IOTAP_TRACEEVENT_VERSION
-	     ", libtracefs " IOTAP_TRACEFS_VERSION ", libtracecmd " IOTAP_TRACECMD_VERSION ")");
+	puts("iotap " PACKAGE_VERSION " (" IOTAP_BUILT_WITH ")");
+#ifdef IOTAP_TRACEDAT_ABSENT
+	puts("trace.dat input: not built in (" IOTAP_TRACEDAT_ABSENT ")");
+#endif
 	return cli_stdout_check(0);
 }
 

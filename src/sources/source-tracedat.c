@@ -37,9 +37,6 @@
 #include "../parsers/block.h"
 #include "../parsers/field.h"
 
-/* trace-cmd's file magic: what 'trace-cmd record' writes first. */
-static const char tracedat_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-
 /* Disks named by number only, at most (more only happens in a damaged file). */
 #define TD_DISKS_MAX 1024
 /* Buffers (the top level and -B instances) and CPUs per buffer read, at most. */
@@ -84,7 +81,7 @@ struct tracedat_src {
 /* tracedat_claims - whether the first bytes of a file are trace-cmd's magic */
 static bool tracedat_claims(const void *head, size_t len)
 {
-	return len >= sizeof(tracedat_magic) && !memcmp(head, tracedat_magic, sizeof(tracedat_magic));
+	return len >= sizeof(TRACEDAT_MAGIC) - 1 && !memcmp(head, TRACEDAT_MAGIC, sizeof(TRACEDAT_MAGIC) - 1);
 }
 
 /* td_event_cmp - order the events by id for bsearch */

@@ -10,7 +10,14 @@
  */
 struct source_ops;
 
-/* The source that reads trace.dat files. */
+/* trace-cmd's file magic, what 'trace-cmd record' writes first (its 10 bytes, less the NUL). */
+#define TRACEDAT_MAGIC "\x17\x08" "Dtracing"
+
+/*
+ * The source that reads trace.dat files; without libtracecmd (configure
+ * --disable-tracedat, the static binary) one that claims them by the same
+ * magic and refuses them in one line (source-tracedat-absent.c).
+ */
 extern const struct source_ops source_tracedat;
 
 #endif
