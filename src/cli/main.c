@@ -83,7 +83,7 @@ static void cli_usage(FILE *out)
 	fputs("usage: iotap TOOL [options] [args]\n"
 	      "       iotap record -o FILE [options] [-- command] | iotap report -i FILE TOOL [options]\n"
 	      "       iotap help TOOL | iotap list | iotap completion bash | iotap --version\n\n"
-	      "Block I/O tracing without BPF: tracepoints through perf_event_open, analysis in user space.\n\n"
+	      "Block I/O tracing without BPF: tracepoints read from a tracefs instance of its own, analysis in user space.\n\n"
 	      "tools:\n", out);
 	for (const struct tool *const *t = iotap_tools; *t; t++)
 		fprintf(out, "  %-14s %s\n", (*t)->name, (*t)->summary);

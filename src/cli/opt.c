@@ -2,6 +2,7 @@
 /* opt.c - one option table drives parsing, --help and the man page */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -525,7 +526,8 @@ void opt_help(const struct cmd_spec *cmd, FILE *out)
 	fprintf(out, "usage: iotap %s [options]%s\n\n%s\n", cmd->name, opt_args_usage(cmd),
 		cmd->summary);
 	if (cmd->args == TOOL_ARGS_INTERVAL) {
-		fputs("\n  interval                   print and reset every interval seconds", out);
+		fprintf(out, "\n  interval                   %s every interval seconds",
+			cmd->interval_does ? cmd->interval_does : "print and reset");
 		if (cmd->default_interval)
 			fprintf(out, " (default: %u)", cmd->default_interval);
 		fputs("\n  count                      stop after count intervals\n", out);
@@ -650,7 +652,13 @@ void opt_man(const struct cmd_spec *cmd, const struct tool *tool, FILE *out)
 	else
 		fputc('\n', out);
 	if (cmd->args == TOOL_ARGS_INTERVAL) {
-		fputs(".SH ARGUMENTS\n.TP\n\\fIinterval\\fR\nPrint the output and reset it every \\fIinterval\\fR seconds (default: ", out);
+		fputs(".SH ARGUMENTS\n.TP\n\\fIinterval\\fR\n", out);
+		if (cmd->interval_does)
+			fprintf(out, "%c%s", toupper((unsigned char)cmd->interval_does[0]),
+				cmd->interval_does + 1);
+		else
+			fputs("Print the output and reset it", out);
+		fputs(" every \\fIinterval\\fR seconds (default: ", out);
 		if (cmd->default_interval)
 			fprintf(out, "%u", cmd->default_interval);
 		else

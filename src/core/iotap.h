@@ -106,6 +106,7 @@ enum tool_args {
 	const char *examples;		/* man page EXAMPLES: "command\n  what it does\n" pairs */ \
 	enum tool_args args; \
 	unsigned int default_interval;	/* TOOL_ARGS_INTERVAL: seconds; 0: one report at the end */ \
+	const char *interval_does;	/* TOOL_ARGS_INTERVAL, lower case; NULL: print and reset */ \
 	const struct opt *opts; \
 	const struct opt *common;	/* kept in struct session_opts; NULL: common_opts */ \
 	size_t params_size;		/* the struct opts fill */

@@ -832,6 +832,7 @@ const struct tool tool_exporter = {
 	.banner = "Tracing block device I/O for Prometheus... Hit Ctrl-C to end.",
 	.args = TOOL_ARGS_INTERVAL,
 	.default_interval = 1,
+	.interval_does = "publish the metrics, cumulative since the start,",
 	.opts = exporter_opts,
 	.events = exporter_events,
 	.params_size = sizeof(struct exporter_params),
