@@ -6,7 +6,8 @@
 # numbers events in the order it registers them, which no definition says).
 # Downloads go to a cache (IOTAP_FORMATS_CACHE, default /var/cache/iotap-formats) through
 # a private apt configuration; only the files the generator reads are unpacked. Skips
-# (77) when neither the archive nor the cache has a kernel's source.
+# (77) when no captured kernel's source can be had from the archive or the cache; one that
+# cannot is named.
 # Usage: tests/formats/proof.sh [SET...]     (default: every Debian set)
 set -euo pipefail
 
@@ -90,8 +91,11 @@ dump() {
 # Compares one captured set with what the generator makes from its kernel's source.
 prove() {
     local set=$1 uname series version n
+    # A reconstructed set (its SOURCE says from what) proves nothing about itself.
+    [[ -f $DATA/$set/SOURCE ]] && return 3
     uname=$(cat "$DATA/$set/uname")
-    [[ $uname =~ Debian\ ([0-9]+\.[0-9]+)\.([^ ]+) ]] || { log "$set: not a Debian kernel, skipped"; return 2; }
+    [[ $uname =~ Debian\ ([0-9]+\.[0-9]+)\.([^ ]+) ]] ||
+        { log "$set: not a Debian kernel, no source package to compare with"; return 3; }
     series=${BASH_REMATCH[1]} version=${BASH_REMATCH[1]}.${BASH_REMATCH[2]}
     SRC=$CACHE/src/$version-$("$GEN" --list | md5sum | cut -c1-8)
     if ! fetch_source "$series" "$version"; then
@@ -114,15 +118,15 @@ prove() {
 }
 
 main() {
-    local sets=("$@") s rc=0 ok=0 r
+    local sets=("$@") s rc=0 ok=0 missed=0 r
     if ((${#sets[@]} == 0)); then
         for s in "$DATA"/*/; do s=${s%/}; sets+=("${s##*/}"); done
     fi
     for s in "${sets[@]}"; do
         r=0; prove "$s" || r=$?
-        case $r in 0) ok=$((ok + 1)) ;; 1) rc=1 ;; esac
+        case $r in 0) ok=$((ok + 1)) ;; 1) rc=1 ;; 2) missed=$((missed + 1)) ;; esac
     done
-    ((rc == 0 && ok == 0)) && { log "SKIP: no kernel source could be had"; return 77; }
+    ((rc == 0 && ok == 0 && missed > 0)) && { log "SKIP: no kernel source could be had"; return 77; }
     return "$rc"
 }
 
