@@ -71,7 +71,8 @@ fetch_source() {
             >"$TMP/download.log" 2>&1) || return 1
         mv "$TMP"/linux-source-"${series}"_*.deb "$deb"
     fi
-    rm -rf "$dir" && mkdir -p "$dir"
+    # Unpacked for an older file list: not read again.
+    rm -rf "$dir" "$CACHE/src/$version"-* && mkdir -p "$dir"
     local pats=() p
     while read -r p; do pats+=("linux-source-$series/$p"); done < <("$GEN" --list)
     dpkg-deb --fsys-tarfile "$deb" | tar -xO --wildcards '*/linux-source-*.tar.xz' |
