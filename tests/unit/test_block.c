@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * test_block.c - block events decoded from the format files of three real
- * kernels (6.1, 6.12, 6.18: rwbs[8] vs rwbs[10], ioprio added, comm moved),
- * and the request pairing fed with hand-built perf samples.
+ * test_block.c - block events decoded from the format files of real kernels
+ * (5.10, 6.1, 6.12, 6.18: rwbs[8] vs rwbs[10], ioprio added, comm moved) and
+ * of the distributions' kernels reconstructed from their trees (RHEL 8 and 9,
+ * Ubuntu 20.04 and 22.04; tests/data/formats/<set>/SOURCE), and the request
+ * pairing fed with hand-built perf samples laid out as each of them says.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -23,18 +25,31 @@
 #define K612 "6.12.117+deb12-amd64"
 #define K618 "6.18.44-fc-v669"
 
-/* Where each kernel's format says the fields are (checked by hand against the files). */
+/*
+ * Where each kernel's format says the fields are (checked by hand against the
+ * files), and the event a request's start is taken from: block_io_start from
+ * 6.5 (and RHEL 9.6's backport), block_rq_insert before.
+ */
 struct layout {
 	const char *kernel;
 	int rwbs, rwbs_size, comm;
 	int ioprio;		/* -1: absent */
+	const char *start;
 };
 
+#define INSERT "block_rq_insert"
+#define IO_START "block_io_start"
 static const struct layout layouts[] = {
-	{ K61, 32, 8, 40, -1 },
-	{ K612, 34, 8, 42, 32 },
-	{ K618, 34, 10, 44, 32 },
+	{ K61, 32, 8, 40, -1, INSERT },
+	{ K612, 34, 8, 42, 32, IO_START },
+	{ K618, 34, 10, 44, 32, IO_START },
+	{ "5.10.0-46-amd64", 32, 8, 40, -1, INSERT },
+	{ "rhel8-4.18", 32, 8, 40, -1, INSERT },
+	{ "ubuntu20.04-5.4", 32, 8, 40, -1, INSERT },
+	{ "rhel9-5.14", 34, 8, 42, 32, IO_START },	/* comm[TASK_COMM_LEN] */
+	{ "ubuntu22.04-5.15", 32, 8, 40, -1, INSERT },
 };
+#define NR_LAYOUTS (sizeof(layouts) / sizeof(layouts[0]))
 
 /* put_u - store a little-endian integer of size n at off */
 static void put_u(uint8_t *raw, int off, uint64_t v, int n)
@@ -47,7 +62,7 @@ static void test_issue_decode(void **state)
 {
 	static const char *const evs[] = { "block_rq_issue", "block_rq_complete", NULL };
 
-	for (size_t k = 0; k < sizeof(layouts) / sizeof(layouts[0]); k++) {
+	for (size_t k = 0; k < NR_LAYOUTS; k++) {
 		const struct layout *l = &layouts[k];
 		struct fmt_set fs;
 		struct block_fmt fmt;
@@ -90,7 +105,7 @@ static void test_complete_decode(void **state)
 {
 	static const char *const evs[] = { "block_rq_complete", NULL };
 
-	for (size_t k = 0; k < sizeof(layouts) / sizeof(layouts[0]); k++) {
+	for (size_t k = 0; k < NR_LAYOUTS; k++) {
 		struct fmt_set fs;
 		struct block_fmt fmt;
 		struct block_rq rq;
@@ -167,16 +182,16 @@ static int on_nodata(void *arg, const struct blk_io *io)
 static void pairing_setup(struct pairing *p, const struct layout *l, struct blktrack_cfg *cfg)
 {
 	static const char *const evs[] = {
-		"block_rq_issue", "block_rq_complete", "block_rq_insert", "block_io_start", NULL
+		"block_rq_issue", "block_rq_complete", "block_rq_insert", IO_START, NULL
 	};
-	static const char *const evs61[] = {
+	static const char *const evs_insert[] = {
 		"block_rq_issue", "block_rq_complete", "block_rq_insert", NULL
 	};
 
 	memset(p, 0, sizeof(*p));
 	p->l = l;
 	p->s = testlib_session_new(NULL, NULL, 0);
-	testlib_fmt_load(&p->s->fs, l->kernel, "block", strcmp(l->kernel, K61) ? evs : evs61);
+	testlib_fmt_load(&p->s->fs, l->kernel, "block", strcmp(l->start, IO_START) ? evs_insert : evs);
 	cfg->on_done = on_done;
 	cfg->on_nodata = on_nodata;
 	cfg->arg = p;
@@ -302,13 +317,13 @@ static void test_pair_flush_submitter(void **state)
 	pairing_teardown(&p);
 }
 
-/* test_pair_queued - -Q: the start is block_io_start (6.5+) or insert (6.1) */
+/* test_pair_queued - -Q: the start is block_io_start (6.5+, RHEL 9.6) or insert (before) */
 static void test_pair_queued(void **state)
 {
-	for (int k = 0; k < 3; k += 2) {
+	for (size_t k = 0; k < NR_LAYOUTS; k++) {
 		struct blktrack_cfg cfg = { .flags = BT_START };
 		struct pairing p;
-		const char *start = k == 0 ? "block_rq_insert" : "block_io_start";
+		const char *start = layouts[k].start;
 
 		pairing_setup(&p, &layouts[k], &cfg);
 		feed(&p, start, 42, 50, 800, 8, "R");
@@ -324,6 +339,53 @@ static void test_pair_queued(void **state)
 		assert_int_equal(p.done[1].t_start, 0);
 		assert_int_equal(p.done[1].t_issue, 140);
 		assert_true(blktrack_has_start(p.bt));
+		pairing_teardown(&p);
+	}
+}
+
+/*
+ * test_pair_stream - on every kernel, 16 requests started, issued and completed
+ * in another order pair all 16, each with the sector, size, rwbs, submitter and
+ * times that were encoded in that kernel's layout
+ */
+static void test_pair_stream(void **state)
+{
+	static const char *const rwbs[] = { "R", "W", "RS", "WS", "RA", "WFS", "RM", "WSM" };
+	enum { N = 16 };
+
+	for (size_t k = 0; k < NR_LAYOUTS; k++) {
+		struct blktrack_cfg cfg = { .flags = BT_START };
+		struct pairing p;
+		bool seen[N] = { false };
+
+		pairing_setup(&p, &layouts[k], &cfg);
+		for (int i = 0; i < N; i++)
+			feed(&p, layouts[k].start, 100 + i, 1000 + i, 4096 * (i + 1), 8 * (i + 1),
+			     rwbs[i % 8]);
+		for (int i = 0; i < N; i++)
+			feed(&p, "block_rq_issue", 7, 2000 + i, 4096 * (i + 1), 8 * (i + 1), rwbs[i % 8]);
+		/* Completions from the last issued to the first. */
+		for (int i = N - 1; i >= 0; i--)
+			feed(&p, "block_rq_complete", 0, 3000 + N - i, 4096 * (i + 1), 8 * (i + 1),
+			     rwbs[i % 8]);
+		if (p.nr_done != N)
+			fail_msg("%s: %d of %d requests paired", layouts[k].kernel, p.nr_done, N);
+		for (int j = 0; j < N; j++) {
+			const struct blk_io *io = &p.done[j];
+			int i = (int)(io->sector / 4096) - 1;
+
+			assert_true(i >= 0 && i < N && !seen[i]);
+			seen[i] = true;
+			assert_int_equal(io->sector, 4096ull * (i + 1));
+			assert_int_equal(io->bytes, 8 * (i + 1) * 512);
+			assert_string_equal(io->rwbs, rwbs[i % 8]);
+			assert_int_equal(io->pid, 100 + i);
+			assert_int_equal(io->t_start, 1000 + i);
+			assert_int_equal(io->t_issue, 2000 + i);
+			assert_int_equal(io->t_done, 3000 + N - i);
+			assert_string_equal(io->comm, "worker");
+		}
+		assert_int_equal(blktrack_stats(p.bt)->unmatched, 0);
 		pairing_teardown(&p);
 	}
 }
@@ -408,6 +470,7 @@ int main(void)
 		cmocka_unit_test(test_pair_flush_and_orphans),
 		cmocka_unit_test(test_pair_flush_submitter),
 		cmocka_unit_test(test_pair_queued),
+		cmocka_unit_test(test_pair_stream),
 		cmocka_unit_test(test_pair_pid),
 		cmocka_unit_test(test_pair_issue_all),
 		cmocka_unit_test(test_lastpos),

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* test_syscall.c - sys_enter/sys_exit records decoded by name from two real kernels' formats */
+/*
+ * test_syscall.c - sys_enter/sys_exit records decoded by name from the formats of
+ * every kernel in tests/data/formats that has syscall events (captured, or
+ * reconstructed from the distributions' trees)
+ */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,7 +18,10 @@
 #include "syscall.h"
 #include "testlib.h"
 
-static const char *const kernels[] = { "6.1.0-56-amd64", "6.18.44-fc-v669", NULL };
+static const char *const kernels[] = {
+	"6.1.0-56-amd64", "6.18.44-fc-v669", "6.12.117+deb12-amd64", "5.10.0-46-amd64",
+	"rhel8-4.18", "ubuntu20.04-5.4", "rhel9-5.14", "ubuntu22.04-5.15", NULL
+};
 
 /* The syscalls events the tests decode. */
 static const char *const events[] = { "sys_enter_openat", "sys_exit_pread64",

@@ -128,11 +128,15 @@ static bool source_available(struct session *s, const char *sys, const char *nam
 	return fmt_set_find(&s->fs, sys, name) != NULL;
 }
 
-/* source_attach - the formats the test loaded */
+/* source_attach - the formats the test loaded; a missing one is logged as the live source does */
 static int source_attach(struct session *s, struct iotap_event *ev)
 {
 	ev->tep = fmt_set_find(&s->fs, ev->sys, ev->name);
-	return ev->tep ? 0 : -ENOENT;
+	if (!ev->tep) {
+		log_msg(LOG_ERR, "this kernel has no %s:%s tracepoint", ev->sys, ev->name);
+		return -ENOENT;
+	}
+	return 0;
 }
 
 /* source_run - records come from the test */
