@@ -1,6 +1,7 @@
 #!/bin/bash
 # The test suite: install what is missing, build with -Werror, run every test
-# (cmocka units, live tests as root, VM tests on Debian kernels when qemu can run).
+# (make check: cmocka units, golden outputs, lint, formats; make check-live: live tests as
+# root; make check-vm: VM tests on Debian kernels when qemu can run).
 # Usage: scripts/test.sh [--asan]   --asan: build and run under -fsanitize=address,undefined
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,7 +26,8 @@ fi
 # and assert exact counts, so they must not load the machine for each other.
 make -j"$(nproc)" check TESTS= >/dev/null
 # Each test runs once: a failure is a defect to find, in the product or the test.
-if ! make check; then
+# check: units, golden, lint, formats; check-live: this kernel; check-vm: Debian's in qemu.
+if ! { make check && make check-live && make check-vm; }; then
 	for t in $(grep -l '^:test-result: \(FAIL\|ERROR\)' $(find tests -name '*.trs')); do
 		echo "=== ${t%.trs}.log"
 		tail -50 "${t%.trs}.log"
