@@ -39,9 +39,16 @@ PKGS="libtracecmd libtraceevent libtracefs libdw libelf zlib libmicrohttpd"
 # shellcheck disable=SC2207 # pkg-config output is whitespace-separated flags
 SANITIZE=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 	-fno-omit-frame-pointer)
-CFLAGS=("${SANITIZE[@]}" -include "$BUILDDIR/config.h" -I"$BUILDDIR"
-	-I"$TOP/src" -I"$TOP/parsers" -I"$TOP/tracefs" -I"$TOP/src/core" -I"$TOP/src/sources"
-	-I"$TOP/src/recording" -I"$TOP/src/recorder" -I"$TOP/src/symbols" -I"$TOP/src/output" -I"$TOP/src/cli"
+# iotap_includes - the layer folders' -I flags, in layer order, as Makefile.am lists them
+iotap_includes() {
+	awk '/^IOTAP_INCLUDES *=/ { on = 1 }
+	     on { for (i = 1; i <= NF; i++) if ($i ~ /^-I/) { sub(/\$\(top_srcdir\)/, ENVIRON["TOP"], $i); print $i }
+	          if ($NF != "\\") exit }' "$TOP/Makefile.am"
+}
+export TOP
+# shellcheck disable=SC2207 # one flag per line
+CFLAGS=("${SANITIZE[@]}" -include "$BUILDDIR/config.h" -I"$BUILDDIR" -I"$TOP/src"
+	$(iotap_includes)
 	-DIOTAP_FUZZ_DATA=\"$TOP/tests/data\"
 	$(pkg-config --cflags $PKGS))
 # shellcheck disable=SC2207
@@ -53,7 +60,6 @@ lib_sources() {
 	     on { for (i = 1; i <= NF; i++) if ($i ~ /\.c$/) print ENVIRON["TOP"] "/" $i
 	          if ($NF != "\\") exit }' "$TOP/Makefile.am"
 }
-export TOP
 
 # unpack_seeds DIR OUTDIR - each recording also as the section list fuzz_report packs itself
 unpack_seeds() {
