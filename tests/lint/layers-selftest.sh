@@ -42,13 +42,11 @@ expect 1 'symbol mid/d -> mid/a\|symbol circle' "allowing one edge allows no oth
 	$CHECK --order "$T/order" --allow "$T/allow-up" --edges "$T/circle"
 expect 0 'allowed edge .include low/b mid/a. is gone' "a stale allowed edge is named" \
 	$CHECK --order "$T/order" --allow "$T/allow-up" --edges "$T/clean"
+# A folder is a layer: a module named in the order gets no rank of its own.
 printf 'mid/leaf\nlow\nmid\nhigh\n' >"$T/order-leaf"
 { cat "$T/clean"; echo 'include low/b mid/leaf'; } >"$T/leaf"
-expect 0 '^ok:' "a module listed below its folder may be used from there" \
+expect 1 'include low/b -> mid/leaf: upward' "a module named below its folder is still in it" \
 	$CHECK --order "$T/order-leaf" --allow "$T/none" --edges "$T/leaf"
-{ cat "$T/leaf"; echo 'symbol mid/leaf mid/a'; } >"$T/leaf-up"
-expect 1 'symbol mid/leaf -> mid/a: upward' "a module listed below its folder uses it no more" \
-	$CHECK --order "$T/order-leaf" --allow "$T/none" --edges "$T/leaf-up"
 { cat "$T/clean"; echo 'symbol other/x low/b'; } >"$T/nolayer"
 expect 1 'other/x is in no layer' "a module outside the layers fails" \
 	$CHECK --order "$T/order" --allow "$T/none" --edges "$T/nolayer"
@@ -63,6 +61,9 @@ printf 'int b_fn(void);\n' >"$T/tree/low/b.h"
 printf 'low\nmid\n' >"$T/tree/order"
 (cd "$T/tree" && ${CC:-cc} -c low/b.c -o b.o && ${CC:-cc} -Ilow -c mid/a.c -o a.o &&
 	ar rc lib.a a.o b.o) || { echo "FAIL: cannot compile the test tree"; exit 1; }
+printf 'low/b\nlow\nmid\n' >"$T/tree/order-module"
+expect 1 'a layer is a folder' "an order line naming a module fails" \
+	$CHECK --srcdir "$T/tree" --order "$T/tree/order-module" --allow "$T/none"
 expect 1 'symbol low/b -> mid/a: upward' "an upward call seen only by nm fails" \
 	$CHECK --srcdir "$T/tree" --lib "$T/tree/lib.a" --order "$T/tree/order" --allow "$T/none"
 echo '#include "a.h"' >>"$T/tree/low/b.h"
@@ -81,6 +82,14 @@ expect 0 '^ok:' "x.c with its x-local.h is one module" \
 	$CHECK --srcdir "$T/priv" --order "$T/priv/order" --allow "$T/none"
 expect 0 '^include low/q low/p$' "x-local.h included elsewhere is an edge to x" \
 	$CHECK --srcdir "$T/priv" --order "$T/priv/order" --allow "$T/none" --print-edges
+
+# Every layer folder is on one -I path: a header name in two of them is ambiguous.
+mkdir -p "$T/priv/mid"
+printf 'int p2_fn(void);\n' >"$T/priv/mid/p.h"
+printf 'low\nmid\n' >"$T/priv/order2"
+expect 1 'p.h is in more than one layer folder: low/p.h mid/p.h' \
+	"a header name in two layer folders fails" \
+	$CHECK --srcdir "$T/priv" --order "$T/priv/order2" --allow "$T/none"
 
 # The real tree: it passes with its own order, and the check reads its includes and its
 # objects' symbols: list the sources below the core they are built on and both fail.

@@ -4,11 +4,12 @@
 # symbol level.
 #
 # A module is a source path without its extension (src/core/session.c + .h =
-# src/core/session); its layer is its folder, ranked by the order file (bottom up), or the
-# module itself where the order file names it (a leaf that sits below its folder). A
+# src/core/session); its layer is its folder, ranked by the order file (bottom up), which
+# names folders only: a module that needs a rank of its own is in the wrong folder. A
 # private header x-local.h belongs to module x, whose files share it. Edges:
 #   include  '#include "x.h"', resolved beside the including file first, then in src/ and
-#            the layer folders (the -I path of Makefile.am);
+#            the layer folders (the -I path of Makefile.am), where no two folders may
+#            hold a header of the same name;
 #   symbol   an undefined symbol of one object of libiotap.a that another object defines
 #            (nm), so calls and data that no #include line shows count too.
 # A rule is broken by an edge to a higher layer, or by a circle: a set of modules (or of
@@ -38,7 +39,7 @@ def read_lines(path):
 
 
 def read_order(path):
-    """read_order - the layers (folders or single modules), bottom up, mapped to their rank"""
+    """read_order - the layers (folders), bottom up, mapped to their rank"""
     order = {}
     for n, words in read_lines(path):
         if len(words) != 1 or words[0] in order:
@@ -71,7 +72,7 @@ def source_files(srcdir, order):
     for folder in order:
         d = os.path.join(srcdir, folder)
         if not os.path.isdir(d):
-            continue  # a module of its own
+            sys.exit(f"{folder}: a layer is a folder, and {d} is none")
         for name in sorted(os.listdir(d)):
             if name.endswith((".c", ".h")) and os.path.isfile(os.path.join(d, name)):
                 files.append(f"{folder}/{name}")
@@ -81,7 +82,7 @@ def source_files(srcdir, order):
 def include_edges(srcdir, order, files):
     """include_edges - (from, to) modules for every '#include "x.h"' inside the tree"""
     edges = set()
-    search = ["src"] + [d for d in order if os.path.isdir(os.path.join(srcdir, d))]
+    search = ["src"] + list(order)
     for f in files:
         here = os.path.dirname(f)
         with open(os.path.join(srcdir, f), errors="replace") as fp:
@@ -129,10 +130,18 @@ def symbol_edges(srcdir, files, lib):
     return edges, len(modules)
 
 
+def header_clashes(files):
+    """header_clashes - the header names found in more than one layer folder, with their
+    paths: on one -I path, '#include "x.h"' would take whichever folder comes first"""
+    where = {}
+    for f in files:
+        if f.endswith(".h"):
+            where.setdefault(os.path.basename(f), []).append(f)
+    return {name: paths for name, paths in where.items() if len(paths) > 1}
+
+
 def layer_of(mod, order):
-    """layer_of - the layer a module is in: itself if the order names it, else its folder"""
-    if mod in order:
-        return mod
+    """layer_of - the layer a module is in: its folder"""
     d = os.path.dirname(mod)
     return d if d in order else None
 
@@ -221,7 +230,7 @@ def main():
     ap.add_argument("--print-edges", action="store_true")
     args = ap.parse_args()
     order, allow = read_order(args.order), read_allow(args.allow)
-    edges = set()
+    edges, clashes = set(), {}
     if args.edges:
         for n, words in read_lines(args.edges):
             if len(words) != 3 or words[0] not in KINDS:
@@ -231,6 +240,7 @@ def main():
         objects = 0
     else:
         files = source_files(args.srcdir, order)
+        clashes = header_clashes(files)
         nodes = {module_of(f) for f in files}
         edges |= {("include", a, b) for a, b in include_edges(args.srcdir, order, files)}
         if args.lib:
@@ -246,6 +256,9 @@ def main():
         print(f"FAIL: found {len(nodes)} modules, {objects} objects: want {args.min_modules}")
         return 1
     bad = check(edges, order, allow, nodes)
+    for name, paths in sorted(clashes.items()):
+        print(f"FAIL: {name} is in more than one layer folder: {' '.join(paths)}")
+        bad += 1
     for e in sorted(set(allow) - edges, key=allow.get):
         print(f"note: {args.allow}:{allow[e]}: allowed edge '{' '.join(e)}' is gone; "
               f"delete its line")
