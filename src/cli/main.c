@@ -16,6 +16,7 @@
 #include "cmds.h"
 #include "opt.h"
 #include "recorder.h"
+#include "select.h"
 #include "source-recording.h"
 #include "session.h"
 #include "stacks.h"

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "cmds.h"
+#include "select.h"
 #include "source-recording.h"
 
 /* cli_info_print - what, where and when was recorded, and whether anything is missing */

@@ -147,15 +147,6 @@ int session_open(struct session *s, const struct source_ops *src, const struct s
  */
 void session_stacks_set(session_stacks_fn fn);
 /*
- * session_init - session_open of the source that reads what opts names (a
- * recording or perf.data: opts->input, input_buf; else the running kernel),
- * with tool (NULL: none yet) as its first consumer, its ctx s->ctx (out:
- * stdout); stacks are named as session_stacks_set says. The sources define
- * it (src/sources/select.c): the core names none of them.
- */
-int session_init(struct session *s, const struct tool *tool, void *params,
-		 const struct session_opts *opts);
-/*
  * session_tool_add - one more tool over s, with its own params (the caller's,
  * valid until session_release), state and output; before session_run. Its
  * handlers get its ctx. Return: the ctx (the session's), or NULL with errno.

@@ -18,6 +18,7 @@
 #include "recorder.h"
 #include "reqwatch.h"
 #include "rotate.h"
+#include "select.h"
 #include "selection.h"
 #include "snapshot.h"
 

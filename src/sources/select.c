@@ -8,7 +8,7 @@
 #include "source-perfdata.h"
 #include "source-recording.h"
 #include "source-tracedat.h"
-#include "session.h"
+#include "select.h"
 
 /* The sources of other tracers' files, each claiming a file by its first bytes. */
 static const struct source_ops *const source_foreign[] = { &source_perf, &source_tracedat };

@@ -33,6 +33,7 @@
 #include "log.h"
 #include "opt.h"
 #include "recimage.h"
+#include "select.h"
 #include "session.h"
 #include "source-recording.h"
 #include "stacks.h"

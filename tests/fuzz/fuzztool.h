@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "opt.h"
+#include "select.h"
 #include "session.h"
 #include "stacks.h"
 

@@ -12,6 +12,7 @@
 
 #include "fmtcheck.h"
 #include "log.h"
+#include "select.h"
 #include "source-perfdata.h"
 #include "source-recording.h"
 #include "testlib.h"

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "log.h"
+#include "select.h"
 #include "source-recording.h"
 #include "testlib.h"
 

@@ -15,6 +15,7 @@
 #include "log.h"
 #include "opt.h"
 #include "sections.h"
+#include "select.h"
 #include "session.h"
 #include "source-recording.h"
 #include "stacks.h"

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "opt.h"
+#include "select.h"
 #include "session.h"
 #include "stacks.h"
 #include "testlib.h"
