@@ -4,19 +4,24 @@
 
 /* The command-line layer: the only code that prints and chooses exit statuses. */
 #include "iotap.h"
+#include "log.h"
 #include "opt.h"
 #include "session.h"
 
 #define EXIT_USAGE 1
 #define EXIT_TRACE 2
 
+/* What every command shares (cli.c): main and the front ends call it, it calls neither. */
 void cli_set_prefix(const char *name);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_log(enum log_level level, const char *msg);
 int cli_stdout_check(int status);
+int cli_version(void);
 int cli_parse(const struct cmd_spec *spec, int argc, char **argv, void *params,
 	      struct session_opts *so, struct cli_args *ca);
 int cli_run_tool(const struct tool *tool, int argc, char **argv, const char *input);
 
+/* The commands' front ends (record-main.c, report-main.c), which main dispatches to. */
 int cli_record(int argc, char **argv);
 int cli_report(int argc, char **argv);
 
