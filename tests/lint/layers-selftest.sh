@@ -1,7 +1,8 @@
 #!/bin/bash
 # layers-selftest.sh - the layer check fails on what it must catch: an upward edge and a
-# circle, in crafted edge lists, in a small tree compiled here (includes and nm), and in
-# the real tree with one line of the allow list taken out.
+# circle, in crafted edge lists, in small trees compiled here (includes and nm, of a
+# library and of a binary's own objects: the CLI's old main.c <-> record-main.c circle),
+# and in the real tree with its order changed or an old edge put back.
 set -uo pipefail
 SRC=$(cd "${IOTAP_SRCDIR:-$(dirname "$0")/../..}" && pwd)
 BUILD=$(dirname "${IOTAP:-./iotap}")
@@ -70,6 +71,33 @@ echo '#include "a.h"' >>"$T/tree/low/b.h"
 expect 1 'include circle between modules low/b mid/a' "an include circle in a tree fails" \
 	$CHECK --srcdir "$T/tree" --lib "$T/tree/lib.a" --order "$T/tree/order" --allow "$T/none"
 
+# Files of one link in a circle, outside the library: the old shape of the CLI, where main.c
+# both called the record command's front end and held the cli_error it calls back.
+mkdir -p "$T/bin/low" "$T/bin/cli" "$T/bin/build/cli"
+printf 'int b_fn(void) { return 0; }\n' >"$T/bin/low/b.c"
+printf 'int b_fn(void);\nint rec_run(void);\nvoid cli_error(void) { b_fn(); }\nint main(void) { return rec_run(); }\n' \
+	>"$T/bin/cli/main.c"
+printf 'void cli_error(void);\nint rec_run(void) { cli_error(); return 0; }\n' >"$T/bin/cli/rec.c"
+printf 'low\ncli\n' >"$T/bin/order"
+(cd "$T/bin" && ${CC:-cc} -c low/b.c -o build/b.o && ar rc build/lib.a build/b.o &&
+	${CC:-cc} -c cli/main.c -o build/cli/main.o && ${CC:-cc} -c cli/rec.c -o build/cli/rec.o) ||
+	{ echo "FAIL: cannot compile the test tree"; exit 1; }
+BIN=(--srcdir "$T/bin" --lib "$T/bin/build/lib.a" --order "$T/bin/order" --allow "$T/none")
+expect 0 '^ok:' "the library alone shows no circle" $CHECK "${BIN[@]}"
+expect 1 'symbol circle between modules cli/main cli/rec' "a circle between the binary's files fails" \
+	$CHECK "${BIN[@]}" --obj "$T/bin/build/cli/main.o" --obj "$T/bin/build/cli/rec.o"
+echo 'symbol cli/rec cli/main   # why' >"$T/bin/allow"
+expect 0 '^ok:' "an allowed file circle passes" $CHECK --srcdir "$T/bin" --lib "$T/bin/build/lib.a" \
+	--order "$T/bin/order" --allow "$T/bin/allow" --obj "$T/bin/build/cli/main.o" \
+	--obj "$T/bin/build/cli/rec.o"
+# The fix: what both call is a file of its own, which calls neither.
+printf 'int rec_run(void);\nint main(void) { return rec_run(); }\n' >"$T/bin/cli/main.c"
+printf 'int b_fn(void);\nvoid cli_error(void) { b_fn(); }\n' >"$T/bin/cli/shared.c"
+(cd "$T/bin" && ${CC:-cc} -c cli/main.c -o build/cli/main.o &&
+	${CC:-cc} -c cli/shared.c -o build/cli/shared.o) || { echo "FAIL: cannot compile the test tree"; exit 1; }
+expect 0 '^ok:' "the binary's files with the shared part apart pass" $CHECK "${BIN[@]}" \
+	--obj "$T/bin/build/cli/main.o" --obj "$T/bin/build/cli/rec.o" --obj "$T/bin/build/cli/shared.o"
+
 # A private header x-local.h is x's own half: x.c including it and it including x.h is
 # no circle, while another module including it uses x.
 mkdir -p "$T/priv/low"
@@ -95,8 +123,28 @@ expect 1 'p.h is in more than one layer folder: low/p.h mid/p.h' \
 # objects' symbols: list the sources below the core they are built on and both fail.
 LIB=$BUILD/libiotap.a
 if [ -f "$LIB" ]; then
-	expect 0 '^ok:' "the real tree passes" $CHECK --srcdir "$SRC" --lib "$LIB" \
+	objs=()
+	for o in ${IOTAP_OBJECTS-$(MAKEFLAGS='' make -s -C "$BUILD" print-iotap-objects)}; do
+		objs+=(--obj "$BUILD/$o")
+	done
+	expect 0 '^ok:' "the real tree passes" $CHECK --srcdir "$SRC" --lib "$LIB" "${objs[@]}" \
 		--order "$SRC/tests/lint/layers.order" --allow "$SRC/tests/lint/layers.allow"
+	# Its binary's objects are read: main.o installs the stack API, a call no object of
+	# the library makes; and the edge main.c's old shape had back from record-main.c
+	# makes a circle again.
+	grep -v '^src/stacks\b' "$SRC/tests/lint/layers.order" >"$T/order-stacks"
+	echo src/stacks >>"$T/order-stacks"
+	expect 1 '^FAIL: symbol src/cli/main -> src/stacks/stacks: upward' \
+		"the real tree with the stack API above the CLI fails (the binary's symbols)" \
+		$CHECK --srcdir "$SRC" --lib "$LIB" "${objs[@]}" --order "$T/order-stacks" \
+		--allow "$SRC/tests/lint/layers.allow"
+	$CHECK --srcdir "$SRC" --lib "$LIB" "${objs[@]}" --order "$SRC/tests/lint/layers.order" \
+		--allow "$SRC/tests/lint/layers.allow" --print-edges >"$T/edges-real"
+	echo 'symbol src/cli/record-main src/cli/main' >>"$T/edges-real"
+	expect 1 'symbol circle between modules src/cli/main src/cli/record-main' \
+		"the real tree with record-main calling back into main fails" \
+		$CHECK --order "$SRC/tests/lint/layers.order" --allow "$SRC/tests/lint/layers.allow" \
+		--edges "$T/edges-real"
 	grep -vx 'src/sources' "$SRC/tests/lint/layers.order" |
 		sed 's|^src/core$|src/sources\nsrc/core|' >"$T/order-real"
 	for kind in include symbol; do

@@ -10,8 +10,10 @@
 #   include  '#include "x.h"', resolved beside the including file first, then in src/ and
 #            the layer folders (the -I path of Makefile.am), where no two folders may
 #            hold a header of the same name;
-#   symbol   an undefined symbol of one object of libiotap.a that another object defines
-#            (nm), so calls and data that no #include line shows count too.
+#   symbol   an undefined symbol of one object that another object defines (nm), so
+#            calls and data that no #include line shows count too: the objects of
+#            libiotap.a and those linked only into the binary (main.o and the CLI's front
+#            ends), so the files of one link use each other in no circle either.
 # A rule is broken by an edge to a higher layer, or by a circle: a set of modules (or of
 # layers) that reach each other. The allow file names known edges, one per line
 # ("<include|symbol> <from> <to>"): an allowed edge is left out of both rules, so removing
@@ -97,30 +99,49 @@ def include_edges(srcdir, order, files):
     return edges
 
 
-def symbol_edges(srcdir, files, lib):
-    """symbol_edges - (user, definer) modules for every symbol one object of lib takes
-    from another, and the number of objects read"""
+def object_source(obj, member, by_base):
+    """object_source - the source (no extension) an object was compiled from: by its
+    path under the build folder when it is a file of its own, else by its name, without
+    the target prefix automake gives objects built with flags of their own (x_a-name.o)"""
+    base = os.path.basename(obj)[:-2]
+    where = by_base.get(base, [])
+    if not where and "-" in base:
+        where = by_base.get(base.split("-", 1)[1], [])
+    if not member and len(where) > 1:
+        stem = obj[:-2].replace(os.sep, "/")
+        where = [w for w in where if stem.endswith("/" + w) or stem == w] or where
+    if len(where) != 1:
+        sys.exit(f"object {obj} matches {len(where)} sources ({where})")
+    return where[0]
+
+
+def symbol_edges(files, lib, objs):
+    """symbol_edges - (user, definer) modules for every symbol one object (of lib, or of
+    objs) takes from another, and the number of objects read"""
     by_base = {}
     for f in files:
         if f.endswith(".c"):
             by_base.setdefault(os.path.basename(f)[:-2], []).append(f[:-2])
-    nm = subprocess.run(["nm", "-A", "-P", lib], capture_output=True, text=True)
+    nm = subprocess.run(["nm", "-A", "-P"] + ([lib] if lib else []) + list(objs),
+                        capture_output=True, text=True)
     if nm.returncode:
-        sys.exit(f"nm {lib} failed: {nm.stderr.strip()}")
-    member = re.compile(r"^.*\[([^\]]+)\.o\]:$")
-    defs, uses, modules = {}, [], set()
+        sys.exit(f"nm {lib or ''} {' '.join(objs)} failed: {nm.stderr.strip()}")
+    member = re.compile(r"^.*\[([^\]]+\.o)\]:$")
+    defs, uses, modules, known = {}, [], set(), {}
     for line in nm.stdout.splitlines():
         words = line.split()
         if len(words) < 3:
             continue
         m = member.match(words[0])
-        if not m:
-            sys.exit(f"nm {lib}: unexpected line: {line}")
-        base = m.group(1).split("-", 1)[1] if m.group(1).startswith("libiotap_a-") else m.group(1)
-        where = by_base.get(base, [])
-        if len(where) != 1:
-            sys.exit(f"{lib}: object {m.group(1)}.o matches {len(where)} sources ({where})")
-        mod, name, kind = where[0], words[1], words[2]
+        if m:
+            obj, in_lib = m.group(1), True
+        elif words[0].endswith(".o:"):
+            obj, in_lib = words[0][:-1], False
+        else:
+            sys.exit(f"nm: unexpected line: {line}")
+        if (obj, in_lib) not in known:
+            known[obj, in_lib] = object_source(obj, in_lib, by_base)
+        mod, name, kind = known[obj, in_lib], words[1], words[2]
         modules.add(mod)
         if kind in "Uw":
             uses.append((mod, name))
@@ -223,6 +244,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--srcdir", default=".")
     ap.add_argument("--lib", help="the built libiotap.a (symbol level)")
+    ap.add_argument("--obj", action="append", default=[],
+                    help="an object linked outside the library, the binary's (symbol level)")
     ap.add_argument("--order", required=True)
     ap.add_argument("--allow", required=True)
     ap.add_argument("--edges", help="check '<kind> <from> <to>' lines instead of a tree")
@@ -243,8 +266,8 @@ def main():
         clashes = header_clashes(files)
         nodes = {module_of(f) for f in files}
         edges |= {("include", a, b) for a, b in include_edges(args.srcdir, order, files)}
-        if args.lib:
-            sym, objects = symbol_edges(args.srcdir, files, args.lib)
+        if args.lib or args.obj:
+            sym, objects = symbol_edges(files, args.lib, args.obj)
             edges |= {("symbol", a, b) for a, b in sym}
         else:
             objects = 0
@@ -252,7 +275,7 @@ def main():
         for e in sorted(edges):
             print(*e)
         return 0
-    if len(nodes) < args.min_modules or (args.lib and objects < args.min_modules):
+    if len(nodes) < args.min_modules or ((args.lib or args.obj) and objects < args.min_modules):
         print(f"FAIL: found {len(nodes)} modules, {objects} objects: want {args.min_modules}")
         return 1
     bad = check(edges, order, allow, nodes)
