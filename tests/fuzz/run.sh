@@ -54,11 +54,13 @@ CFLAGS=("${SANITIZE[@]}" -include "$BUILDDIR/config.h" -I"$BUILDDIR" -I"$TOP/src
 # shellcheck disable=SC2207
 LIBS=($(pkg-config --libs $PKGS))
 
-# lib_sources - the .c files of libiotap, as Makefile.am lists them
+# lib_sources - the .c files of libiotap, as Makefile.am lists them, each conditional's
+# if-branch taken (trace.dat through libtracecmd, which the harnesses link)
 lib_sources() {
-	awk '/^libiotap_a_SOURCES *=/ { on = 1 }
+	awk '/^if / { other = 0 } /^else/ { other = 1 } /^endif/ { other = 0 }
+	     /^libiotap_a_SOURCES *\+?=/ && !other { on = 1 }
 	     on { for (i = 1; i <= NF; i++) if ($i ~ /\.c$/) print ENVIRON["TOP"] "/" $i
-	          if ($NF != "\\") exit }' "$TOP/Makefile.am"
+	          if ($NF != "\\") on = 0 }' "$TOP/Makefile.am"
 }
 
 # unpack_seeds DIR OUTDIR - each recording also as the section list fuzz_report packs itself
