@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#ifndef IOTAP_RECFILE_H
-#define IOTAP_RECFILE_H
+#ifndef IOTAP_CONTAINER_H
+#define IOTAP_CONTAINER_H
 
 #include <errno.h>
 #include <stdbool.h>

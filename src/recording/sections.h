@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#ifndef IOTAP_RECFORMAT_H
-#define IOTAP_RECFORMAT_H
+#ifndef IOTAP_SECTIONS_H
+#define IOTAP_SECTIONS_H
 
 /*
  * What an iotap recording holds, on top of the container of container.h: the

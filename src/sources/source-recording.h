@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#ifndef IOTAP_RECORDING_H
-#define IOTAP_RECORDING_H
+#ifndef IOTAP_SOURCE_RECORDING_H
+#define IOTAP_SOURCE_RECORDING_H
 
 /*
  * The session source that replays an iotap recording, and the summary
