@@ -16,7 +16,8 @@
  * src/recording/ is the format's one home, and rec_ (REC_ for constants) its
  * one prefix: the container's rec_writer_ (container-write.c), rec_reader_
  * (container-read.c), rec_inflater_ (inflate.c) and rec_prefetch_
- * (prefetch.c), sharing container-local.h.
+ * (prefetch.c), sharing container-local.h; the sections' rec_sec_ and the
+ * byte buffer they are encoded into, rec_buf_ (sections.h).
  */
 
 #define REC_VERSION_MAJOR 1

@@ -44,7 +44,7 @@ struct recording_info {
 	bool cgroups;			/* every task's cgroup (--cgroups) */
 	bool fdtab;			/* open descriptors with file names (fileio) */
 	const char *writer;		/* not an iotap recording: what wrote it ("perf 6.1") */
-	const struct recfmt_trig *trig;	/* a flight recorder's dump: what fired; else NULL */
+	const struct rec_sec_trig *trig;	/* a flight recorder's dump: what fired; else NULL */
 };
 
 /* The parameters of 'iotap report' itself; the tool after it has its own. */
