@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* sections.c - the fixed-layout sections of a recording, each encoder beside its decoder */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +97,249 @@ uint32_t rec_sec_version(const void *p, size_t len)
 	uint32_t v;
 
 	return cursor_u32(&c, &v) ? 0 : v;
+}
+
+/* rec_sec_put - see sections.h */
+int rec_sec_put(struct rec_writer *w, uint32_t type, const struct rec_buf *b)
+{
+	return b->err ? b->err : rec_writer_put(w, type, b->p, b->len);
+}
+
+/* rec_sec_stream_begin - u32 version, u32 zero: the content after them stays 8-byte aligned */
+int rec_sec_stream_begin(struct rec_writer *w, uint32_t type)
+{
+	static const uint32_t prefix[2] = { REC_SEC_VERSION, 0 };
+
+	return rec_writer_stream(w, type, prefix, sizeof(prefix));
+}
+
+/* rec_sec_stream_skip - see sections.h */
+int rec_sec_stream_skip(const void *p, size_t len, const char *what, char *why, size_t whylen)
+{
+	if (len < REC_STREAM_PREFIX || rec_sec_version(p, len) != REC_SEC_VERSION) {
+		snprintf(why, whylen, "%s stream version %u is not supported", what,
+			 rec_sec_version(p, len));
+		return -EINVAL;
+	}
+	return REC_STREAM_PREFIX;
+}
+
+/* rec_sec_fmth_encode - u32 version, the header_page text */
+void rec_sec_fmth_encode(struct rec_buf *b, const char *text, size_t len)
+{
+	rec_buf_u32(b, REC_SEC_VERSION);
+	rec_buf_put(b, text, len);
+}
+
+/* rec_sec_fmth_decode - the header_page text */
+int rec_sec_fmth_decode(const void *p, size_t len, const char **text, size_t *text_len)
+{
+	if (len < 4 || rec_sec_version(p, len) != REC_SEC_VERSION)
+		return -EINVAL;
+	*text = (const char *)p + 4;
+	*text_len = len - 4;
+	return 0;
+}
+
+/* rec_sec_meta_encode - u32 version, then the machine, the clock and what was recorded */
+void rec_sec_meta_encode(struct rec_buf *b, const struct rec_sec_meta *m)
+{
+	rec_buf_u32(b, REC_SEC_VERSION);
+	rec_buf_meta(b, "iotap", "%s", m->iotap);
+	rec_buf_meta(b, "host", "%s", m->host);
+	rec_buf_meta(b, "sysname", "%s", m->sysname);
+	rec_buf_meta(b, "release", "%s", m->release);
+	rec_buf_meta(b, "kversion", "%s", m->kversion);
+	rec_buf_meta(b, "machine", "%s", m->machine);
+	rec_buf_meta(b, "cpus", "%d", m->nr_cpus);
+	rec_buf_meta(b, "page_size", "%d", m->page_size);
+	rec_buf_meta(b, "long_size", "%d", m->long_size);
+	rec_buf_meta(b, "byte_order", "%s", __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? "little" : "big");
+	rec_buf_meta(b, "clock", REC_META_CLOCK);
+	rec_buf_meta(b, "t_start", "%llu", (unsigned long long)m->t_start);
+	rec_buf_meta(b, "wall_offset", "%lld", (long long)m->wall_offset);
+	rec_buf_meta(b, "callchains", "%d", m->callchains);
+	rec_buf_meta(b, "tools", "%s", m->tools);
+	if (m->command) {
+		rec_buf_meta(b, "command", "%s", m->command);
+		rec_buf_meta(b, "command_pid", "%d", m->command_pid);
+	}
+}
+
+/* meta_int - a decimal META value within [min, max] */
+static int meta_int(const char *v, int64_t min, int64_t max, int64_t *out)
+{
+	char *end;
+	long long x;
+
+	errno = 0;
+	x = strtoll(v, &end, 10);
+	if (errno || end == v || *end || x < min || x > max)
+		return -EINVAL;
+	*out = x;
+	return 0;
+}
+
+/* meta_line - one key=value line of META into m; -EINVAL when its value is out of range */
+static int meta_line(struct rec_sec_meta *m, const char *key, const char *val)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} strs[] = {
+		{ "iotap", offsetof(struct rec_sec_meta, iotap) },
+		{ "host", offsetof(struct rec_sec_meta, host) },
+		{ "sysname", offsetof(struct rec_sec_meta, sysname) },
+		{ "release", offsetof(struct rec_sec_meta, release) },
+		{ "kversion", offsetof(struct rec_sec_meta, kversion) },
+		{ "machine", offsetof(struct rec_sec_meta, machine) },
+		{ "tools", offsetof(struct rec_sec_meta, tools) },
+		{ "command", offsetof(struct rec_sec_meta, command) },
+		{ "byte_order", offsetof(struct rec_sec_meta, byte_order) },
+		{ "clock", offsetof(struct rec_sec_meta, clock) },
+	};
+	int64_t v = 0;
+	bool bad = false;
+
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+		if (!strcmp(key, strs[i].key))
+			*(const char **)((char *)m + strs[i].off) = val;
+	if (!strcmp(key, "cpus")) {
+		bad = meta_int(val, 1, 1 << 20, &v);
+		m->nr_cpus = v;
+	} else if (!strcmp(key, "command_pid")) {
+		bad = meta_int(val, 0, INT32_MAX, &v);
+		m->command_pid = v;
+	} else if (!strcmp(key, "page_size")) {
+		bad = meta_int(val, 512, 1 << 20, &v) || (v & (v - 1));
+		m->page_size = v;
+	} else if (!strcmp(key, "long_size")) {
+		bad = meta_int(val, 4, 8, &v) || (v != 4 && v != 8);
+		m->long_size = v;
+	} else if (!strcmp(key, "t_start")) {
+		bad = meta_int(val, 0, INT64_MAX, &v);
+		m->t_start = v;
+		m->have_t_start = true;
+	} else if (!strcmp(key, "wall_offset")) {
+		bad = meta_int(val, INT64_MIN, INT64_MAX, &v);
+		m->wall_offset = v;
+	}
+	return bad ? -EINVAL : 0;
+}
+
+/* rec_sec_meta_decode - the key=value lines of META; unknown keys are for later versions */
+int rec_sec_meta_decode(const void *p, size_t len, struct rec_sec_meta *m, char *why,
+			size_t whylen)
+{
+	char *line, *save = NULL;
+
+	memset(m, 0, sizeof(*m));
+	if (len < 4 || rec_sec_version(p, len) != REC_SEC_VERSION) {
+		snprintf(why, whylen, "META version %u is not supported", rec_sec_version(p, len));
+		return -EINVAL;
+	}
+	m->text = malloc(len - 4 + 1);
+	if (!m->text)
+		return -ENOMEM;
+	memcpy(m->text, (const char *)p + 4, len - 4);
+	m->text[len - 4] = 0;
+	if (strlen(m->text) != len - 4) {
+		snprintf(why, whylen, "META holds a NUL byte");
+		goto fail;
+	}
+	for (line = strtok_r(m->text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *val = strchr(line, '=');
+
+		if (!val)
+			continue;
+		*val++ = 0;
+		if (meta_line(m, line, val)) {
+			snprintf(why, whylen, "META %s=%s is out of range", line, val);
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	rec_sec_meta_release(m);
+	return -EINVAL;
+}
+
+/* rec_sec_meta_check - what replaying needs from META */
+int rec_sec_meta_check(const struct rec_sec_meta *m, char *why, size_t whylen)
+{
+	const char *native = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? "little" : "big";
+
+	if (!m->text)
+		snprintf(why, whylen, "no META section");
+	else if (!m->byte_order || strcmp(m->byte_order, native))
+		snprintf(why, whylen, "recorded on a %s-endian machine; this one is %s-endian",
+			 m->byte_order ? m->byte_order : "an unknown", native);
+	else if (!m->clock || strcmp(m->clock, REC_META_CLOCK))
+		snprintf(why, whylen, "events use clock '%s', not monotonic", m->clock ? m->clock : "?");
+	else if (!m->page_size || !m->long_size || !m->have_t_start)
+		snprintf(why, whylen, "META lacks page_size, long_size or t_start");
+	else
+		return 0;
+	return -EINVAL;
+}
+
+/* rec_sec_meta_release - the decoded lines; m is empty after, safe twice */
+void rec_sec_meta_release(struct rec_sec_meta *m)
+{
+	free(m->text);
+	memset(m, 0, sizeof(*m));
+}
+
+/* rec_sec_evts_record - see sections.h */
+int rec_sec_evts_record(const void *chunk, size_t len, size_t pos,
+			const struct perf_event_header **h, char *why, size_t whylen)
+{
+	const struct perf_event_header *r = (const void *)((const uint8_t *)chunk + pos);
+	size_t left = len - pos;
+
+	if (pos >= len)
+		return 0;
+	if (left < sizeof(*r) || r->size < sizeof(*r) || r->size > left || r->size % 8) {
+		snprintf(why, whylen, "a record at chunk offset %zu has size %u", pos,
+			 left < sizeof(*r) ? 0 : r->size);
+		return -EINVAL;
+	}
+	*h = r;
+	return 1;
+}
+
+/* rec_sec_stack_encode - header, u64 id, u64 nr, the nr entries */
+const struct perf_event_header *rec_sec_stack_encode(void *buf, uint64_t id,
+						     const uint64_t *chain, uint32_t nr)
+{
+	struct perf_event_header *h = buf;
+	uint64_t *body = (uint64_t *)(h + 1);
+
+	h->type = REC_RECORD_STACK;
+	h->misc = 0;
+	h->size = REC_STACK_FIXED + nr * 8;
+	body[0] = id;
+	body[1] = nr;
+	memcpy(body + 2, chain, nr * 8ull);
+	return h;
+}
+
+/* rec_sec_stack_decode - see sections.h */
+int rec_sec_stack_decode(const struct perf_event_header *h, uint64_t *id, const void **chain,
+			 uint64_t *nr, char *why, size_t whylen)
+{
+	struct cursor c = cursor_make(h + 1, h->size < sizeof(*h) ? 0 : h->size - sizeof(*h));
+
+	if (h->size < REC_STACK_FIXED || cursor_u64(&c, id) || cursor_u64(&c, nr)) {
+		snprintf(why, whylen, "a stack record of %u bytes", h->size);
+		return -EINVAL;
+	}
+	if (*nr != (h->size - REC_STACK_FIXED) / 8u || !(*chain = cursor_take(&c, *nr * 8))) {
+		snprintf(why, whylen, "a stack record of %u bytes says %" PRIu64 " entries", h->size,
+			 *nr);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /*
@@ -404,17 +649,26 @@ static int rec_sec_trig_u64(const char *v, uint64_t *out)
 	return errno || *end ? -EINVAL : 0;
 }
 
-/* rec_sec_trig_decode - the lines of TRIG (text without its version), split in place */
-int rec_sec_trig_decode(char *text, size_t len, struct rec_sec_trig *t, char *why, size_t whylen)
+/* rec_sec_trig_decode - the lines of TRIG, copied to *text and split there */
+int rec_sec_trig_decode(const void *p, size_t len, struct rec_sec_trig *t, char **text,
+			char *why, size_t whylen)
 {
 	char *line, *save = NULL;
 
 	memset(t, 0, sizeof(*t));
-	if (strlen(text) != len) {
+	*text = NULL;
+	if (rec_sec_version(p, len) != REC_SEC_VERSION)
+		return 0;	/* a later layout: --info leaves it out */
+	*text = malloc(len - 4 + 1);
+	if (!*text)
+		return -ENOMEM;
+	memcpy(*text, (const char *)p + 4, len - 4);
+	(*text)[len - 4] = 0;
+	if (strlen(*text) != len - 4) {
 		snprintf(why, whylen, "TRIG holds a NUL byte");
 		return -EINVAL;
 	}
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(*text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *val = strchr(line, '=');
 		int bad = 0;
 

@@ -6,10 +6,12 @@
  * What an iotap recording holds, on top of the container of container.h: the
  * section types and their layouts (iotap-recording(5), SECTIONS), and for
  * the sections of a fixed binary layout their encoder (used by the
- * recorder, recorder.c) beside their decoder (used by the recorded source,
- * source-recording.c), so that the two cannot drift. Decoders read through the
+ * recorder, src/recorder/) beside their decoder (used by the recorded
+ * source, source-recording.c), so that the two cannot drift: neither side
+ * lays out or parses a section's bytes itself. Decoders read through the
  * bounds-checked cursor and return 0, or -EINVAL with why the section is
- * malformed in why.
+ * malformed in why. Names: rec_sec_<section>_encode/_decode (or _begin, _add,
+ * _end for sections built entry by entry), rec_buf_ for the buffer they fill.
  *
  * Whole sections start with a u32 version; streamed ones with a u32 version
  * and a u32 of zero, so that the records after them stay 8-byte aligned.
@@ -19,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/perf_event.h>
 
 #include "disk.h"
 #include "container.h"
@@ -109,6 +112,67 @@ void rec_buf_release(struct rec_buf *b);
 /* The version a section begins with; 0 when it is too short. */
 uint32_t rec_sec_version(const void *p, size_t len);
 
+/* b as one whole section of type (b's first failure instead, if it had one); b stays. */
+int rec_sec_put(struct rec_writer *w, uint32_t type, const struct rec_buf *b);
+
+/* Streamed sections (KSYM, EVTS): their prefix, then rec_writer_stream() their content. */
+int rec_sec_stream_begin(struct rec_writer *w, uint32_t type);
+/*
+ * The first chunk of a streamed section: how many bytes of prefix its
+ * content follows (REC_STREAM_PREFIX), or -EINVAL with why (what: its name).
+ */
+int rec_sec_stream_skip(const void *p, size_t len, const char *what, char *why, size_t whylen);
+
+/* FMTH: u32 version, then the header_page text the formats were parsed with. */
+void rec_sec_fmth_encode(struct rec_buf *b, const char *text, size_t len);
+/* the text, pointing into p; -EINVAL for a section of another version */
+int rec_sec_fmth_decode(const void *p, size_t len, const char **text, size_t *text_len);
+
+/*
+ * META: u32 version, then key=value lines (rec_buf_meta()): the machine
+ * (iotap, host, sysname, release, kversion, machine, cpus, page_size,
+ * long_size, byte_order), the clock, t_start, wall_offset, callchains,
+ * tools, and for a traced command command and command_pid. Keys a reader
+ * does not know are for later versions; callchains is for people (a reader
+ * goes by each EVNT's sample_type).
+ */
+#define REC_META_CLOCK "monotonic"
+
+struct rec_sec_meta {
+	const char *iotap, *host, *sysname, *release, *kversion, *machine;
+	const char *tools;
+	const char *command;		/* NULL: no command (nor command_pid) */
+	int nr_cpus, page_size, long_size, callchains, command_pid;
+	uint64_t t_start;
+	int64_t wall_offset;
+	/* decode only: the encoder writes this machine's byte order and REC_META_CLOCK */
+	const char *byte_order, *clock;
+	bool have_t_start;
+	char *text;			/* the lines the strings point into */
+};
+
+void rec_sec_meta_encode(struct rec_buf *b, const struct rec_sec_meta *m);
+/* into m, its strings in m->text (rec_sec_meta_release()); -ENOMEM, or -EINVAL with why */
+int rec_sec_meta_decode(const void *p, size_t len, struct rec_sec_meta *m, char *why,
+			size_t whylen);
+/* what replaying needs of a decoded META (m->text NULL: there was none); 0 or -EINVAL */
+int rec_sec_meta_check(const struct rec_sec_meta *m, char *why, size_t whylen);
+void rec_sec_meta_release(struct rec_sec_meta *m);
+
+/*
+ * EVTS: the records, each a perf_event_header and its body, 8-byte multiples,
+ * never spanning two chunks. The record at pos of a chunk's len bytes: 1
+ * with *h, 0 at the chunk's end, or -EINVAL with why.
+ */
+int rec_sec_evts_record(const void *chunk, size_t len, size_t pos,
+			const struct perf_event_header **h, char *why, size_t whylen);
+/* A REC_RECORD_STACK of id and its nr entries, into buf (REC_STACK_FIXED + nr * 8 bytes). */
+const struct perf_event_header *rec_sec_stack_encode(void *buf, uint64_t id,
+						     const uint64_t *chain, uint32_t nr);
+/* its id and its nr entries (unaligned, in h); -EINVAL with why */
+int rec_sec_stack_decode(const struct perf_event_header *h, uint64_t *id, const void **chain,
+			 uint64_t *nr, char *why, size_t whylen);
+
 /* EVNT: one recorded event, its sample layout, its perf ids per CPU and its format text. */
 struct rec_sec_evnt {
 	uint64_t sample_type, regs_mask;
@@ -160,7 +224,6 @@ typedef int (*rec_sec_fdtb_fn)(void *arg, uint32_t pid, int fd, const char *path
 int rec_sec_fdtb_decode(const void *p, size_t len, rec_sec_fdtb_fn fn, void *arg, char *why,
 		       size_t whylen);
 
-/* STAT: after the records, when recording stopped and how much it wrote. */
 /*
  * TRIG (a flight recorder's dump): u32 version, then key=value lines as in
  * META: what (one line for people), reason (signal, latency, error), and
@@ -175,9 +238,15 @@ struct rec_sec_trig {
 
 /* TRIG: the common keys; callers add the request's with rec_buf_meta() */
 void rec_sec_trig_encode(struct rec_buf *b, const struct rec_sec_trig *t);
-/* keys it does not know are skipped; what and reason point into text, which it changes */
-int rec_sec_trig_decode(char *text, size_t len, struct rec_sec_trig *t, char *why, size_t whylen);
+/*
+ * keys it does not know are skipped; what and reason point into *text, the
+ * lines copied (the caller frees them). A TRIG of another version is
+ * skipped: 0 with *text NULL. -ENOMEM, or -EINVAL with why.
+ */
+int rec_sec_trig_decode(const void *p, size_t len, struct rec_sec_trig *t, char **text,
+			char *why, size_t whylen);
 
+/* STAT: after the records, when recording stopped and how much it wrote. */
 void rec_sec_stat_encode(struct rec_buf *b, uint64_t t_end, uint64_t records, uint64_t samples);
 int rec_sec_stat_decode(const void *p, size_t len, uint64_t *t_end, char *why, size_t whylen);
 

@@ -10,7 +10,6 @@
 #include <zlib.h>
 
 #include "array.h"
-#include "cursor.h"
 #include "fmtcheck.h"
 #include "ksyms.h"
 #include "log.h"
@@ -62,17 +61,6 @@ struct file_blob {
 	size_t len;
 };
 
-/* The META values, pointing into text. */
-struct rec_meta {
-	char *text;
-	const char *iotap, *host, *sysname, *release, *kversion, *machine, *command;
-	const char *byte_order, *clock;
-	int nr_cpus, command_pid, page_size, long_size;
-	uint64_t t_start;
-	int64_t wall_offset;
-	bool have_t_start;
-};
-
 struct file_src {
 	struct rec_reader *r;
 	/* What the sections before the records were (file_rewind checks a new input by it). */
@@ -87,7 +75,7 @@ struct file_src {
 	struct rec_sec_trig trig;
 	struct rec_prefetch *pf;		/* the chunks after the first, read ahead */
 	const char *path;
-	struct rec_meta meta;
+	struct rec_sec_meta meta;
 	struct file_blob *blobs;
 	size_t nr_blobs;
 	struct file_ev *evs;
@@ -121,15 +109,6 @@ struct file_src {
 	struct file_stacks stacks;
 	struct recording_event *info_ev;
 };
-
-/* sec_version - the u32 a section begins with, its version; 0 when it is too short */
-static uint32_t sec_version(const void *p, size_t len)
-{
-	struct cursor c = cursor_make(p, len);
-	uint32_t v;
-
-	return cursor_u32(&c, &v) ? 0 : v;
-}
 
 /* file_bad - say what is wrong with the recording; returns the code for it */
 static int __attribute__((format(printf, 2, 3)))
@@ -165,106 +144,6 @@ static int file_reader_open(struct session *s, struct file_src *f)
 	return f->r ? 0 : file_rec_error(f, ret);
 }
 
-/* meta_int - a decimal META value within [min, max] */
-static int meta_int(const char *v, int64_t min, int64_t max, int64_t *out)
-{
-	char *end;
-	long long x;
-
-	errno = 0;
-	x = strtoll(v, &end, 10);
-	if (errno || end == v || *end || x < min || x > max)
-		return -EINVAL;
-	*out = x;
-	return 0;
-}
-
-/* meta_parse - the key=value lines of META; unknown keys are for later versions */
-static int meta_parse(struct file_src *f, const uint8_t *data, size_t len)
-{
-	struct rec_meta *m = &f->meta;
-	char *line, *save = NULL;
-	int64_t v = 0;
-
-	if (m->text)
-		return file_bad(f, "two META sections");
-	if (len < 4 || sec_version(data, len) != REC_SEC_VERSION)
-		return file_bad(f, "META version %u is not supported", sec_version(data, len));
-	m->text = malloc(len - 4 + 1);
-	if (!m->text)
-		return -ENOMEM;
-	memcpy(m->text, data + 4, len - 4);
-	m->text[len - 4] = 0;
-	if (strlen(m->text) != len - 4)
-		return file_bad(f, "META holds a NUL byte");
-	for (line = strtok_r(m->text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		static const struct {
-			const char *key;
-			size_t off;
-		} strs[] = {
-			{ "iotap", offsetof(struct rec_meta, iotap) },
-			{ "host", offsetof(struct rec_meta, host) },
-			{ "sysname", offsetof(struct rec_meta, sysname) },
-			{ "release", offsetof(struct rec_meta, release) },
-			{ "kversion", offsetof(struct rec_meta, kversion) },
-			{ "machine", offsetof(struct rec_meta, machine) },
-			{ "command", offsetof(struct rec_meta, command) },
-			{ "byte_order", offsetof(struct rec_meta, byte_order) },
-			{ "clock", offsetof(struct rec_meta, clock) },
-		};
-		char *val = strchr(line, '=');
-		bool bad = false;
-
-		if (!val)
-			continue;
-		*val++ = 0;
-		for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
-			if (!strcmp(line, strs[i].key))
-				*(const char **)((char *)m + strs[i].off) = val;
-		if (!strcmp(line, "cpus")) {
-			bad = meta_int(val, 1, 1 << 20, &v);
-			m->nr_cpus = v;
-		} else if (!strcmp(line, "command_pid")) {
-			bad = meta_int(val, 0, INT32_MAX, &v);
-			m->command_pid = v;
-		} else if (!strcmp(line, "page_size")) {
-			bad = meta_int(val, 512, 1 << 20, &v) || (v & (v - 1));
-			m->page_size = v;
-		} else if (!strcmp(line, "long_size")) {
-			bad = meta_int(val, 4, 8, &v) || (v != 4 && v != 8);
-			m->long_size = v;
-		} else if (!strcmp(line, "t_start")) {
-			bad = meta_int(val, 0, INT64_MAX, &v);
-			m->t_start = v;
-			m->have_t_start = true;
-		} else if (!strcmp(line, "wall_offset")) {
-			bad = meta_int(val, INT64_MIN, INT64_MAX, &v);
-			m->wall_offset = v;
-		}
-		if (bad)
-			return file_bad(f, "META %s=%s is out of range", line, val);
-	}
-	return 0;
-}
-
-/* meta_check - what replaying needs from META */
-static int meta_check(struct file_src *f)
-{
-	const struct rec_meta *m = &f->meta;
-	const char *native = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? "little" : "big";
-
-	if (!m->text)
-		return file_bad(f, "no META section");
-	if (!m->byte_order || strcmp(m->byte_order, native))
-		return file_bad(f, "recorded on a %s-endian machine; this one is %s-endian",
-				m->byte_order ? m->byte_order : "an unknown", native);
-	if (!m->clock || strcmp(m->clock, "monotonic"))
-		return file_bad(f, "events use clock '%s', not monotonic", m->clock ? m->clock : "?");
-	if (!m->page_size || !m->long_size || !m->have_t_start)
-		return file_bad(f, "META lacks page_size, long_size or t_start");
-	return 0;
-}
-
 /* blob_keep - copy a section that can only be read once META is known */
 static int blob_keep(struct file_src *f, uint32_t type, const uint8_t *data, size_t len)
 {
@@ -295,6 +174,16 @@ static void comm_cache(void *arg, uint32_t pid, const char *comm)
 static int section_bad(const struct file_src *f, int ret, const char *why)
 {
 	return ret == -EINVAL && why[0] ? file_bad(f, "%s", why) : ret;
+}
+
+/* meta_parse - the one META section */
+static int meta_parse(struct file_src *f, const uint8_t *data, size_t len)
+{
+	char why[256] = "";
+
+	if (f->meta.text)
+		return file_bad(f, "two META sections");
+	return section_bad(f, rec_sec_meta_decode(data, len, &f->meta, why, sizeof(why)), why);
 }
 
 /* evnt_add - one EVNT section: its format into the fmt_set, its ids into the map */
@@ -353,12 +242,12 @@ static int evnt_add(struct session *s, struct file_src *f, const uint8_t *p, siz
 	return 0;
 }
 
-/* stream_open - check the prefix of a streamed section; returns its length */
+/* stream_open - the first chunk of a streamed section: the length of its prefix */
 static int stream_open(struct file_src *f, const char *what, const uint8_t *p, size_t len)
 {
-	if (len < REC_STREAM_PREFIX || sec_version(p, len) != REC_SEC_VERSION)
-		return file_bad(f, "%s stream version %u is not supported", what, sec_version(p, len));
-	return REC_STREAM_PREFIX;
+	char why[128] = "";
+
+	return section_bad(f, rec_sec_stream_skip(p, len, what, why, sizeof(why)), why);
 }
 
 /* ksym_append - one chunk of the kallsyms text */
@@ -467,10 +356,13 @@ static int file_index_names(struct file_src *f)
 static int file_build(struct session *s, struct file_src *f)
 {
 	const struct file_blob *hp = NULL;
-	int ret = meta_check(f);
+	const char *header_page;
+	size_t header_len;
+	char why[256] = "";
+	int ret = rec_sec_meta_check(&f->meta, why, sizeof(why));
 
 	if (ret)
-		return ret;
+		return section_bad(f, ret, why);
 	for (size_t i = 0; i < f->nr_blobs; i++) {
 		if (f->blobs[i].type != REC_SEC_FMTH)
 			continue;
@@ -478,10 +370,9 @@ static int file_build(struct session *s, struct file_src *f)
 			return file_bad(f, "two FMTH sections");
 		hp = &f->blobs[i];
 	}
-	if (!hp || hp->len < 4 || sec_version(hp->data, hp->len) != REC_SEC_VERSION)
+	if (!hp || rec_sec_fmth_decode(hp->data, hp->len, &header_page, &header_len))
 		return file_bad(f, "no FMTH section of a known version");
-	ret = fmt_set_init(&s->fs, (const char *)hp->data + 4, hp->len - 4, f->meta.long_size,
-			   f->meta.page_size);
+	ret = fmt_set_init(&s->fs, header_page, header_len, f->meta.long_size, f->meta.page_size);
 	if (ret)
 		return ret;
 	for (size_t i = 0; i < f->nr_blobs; i++) {
@@ -519,14 +410,7 @@ static int trig_parse(struct file_src *f, const uint8_t *p, size_t len)
 
 	if (f->trig_text)
 		return file_bad(f, "two TRIG sections");
-	if (sec_version(p, len) != REC_SEC_VERSION)
-		return 0;	/* a later layout: --info leaves it out */
-	f->trig_text = malloc(len - 4 + 1);
-	if (!f->trig_text)
-		return -ENOMEM;
-	memcpy(f->trig_text, p + 4, len - 4);
-	f->trig_text[len - 4] = 0;
-	ret = rec_sec_trig_decode(f->trig_text, len - 4, &f->trig, why, sizeof(why));
+	ret = rec_sec_trig_decode(p, len, &f->trig, &f->trig_text, why, sizeof(why));
 	return section_bad(f, ret, why);
 }
 
@@ -705,15 +589,10 @@ static int file_peek(struct file_src *f, const struct perf_event_header **out)
 
 	for (;;) {
 		if (f->pos < f->len) {
-			const struct perf_event_header *h = (const void *)(f->chunk + f->pos);
-			size_t left = f->len - f->pos;
+			char why[128] = "";
 
-			/* Records are 8-byte multiples and never span two chunks. */
-			if (left < sizeof(*h) || h->size < sizeof(*h) || h->size > left || h->size % 8)
-				return file_bad(f, "a record at chunk offset %zu has size %u", f->pos,
-						left < sizeof(*h) ? 0 : h->size);
-			*out = h;
-			return 1;
+			ret = rec_sec_evts_record(f->chunk, f->len, f->pos, out, why, sizeof(why));
+			return ret < 0 ? section_bad(f, ret, why) : ret;
 		}
 		if (f->ended)
 			return 0;
@@ -729,14 +608,13 @@ static int file_peek(struct file_src *f, const struct perf_event_header **out)
 static int stack_add(struct file_src *f, const struct perf_event_header *h)
 {
 	struct file_stacks *t = &f->stacks;
-	struct cursor c = cursor_make(h + 1, h->size < sizeof(*h) ? 0 : h->size - sizeof(*h));
 	const void *chain;
 	uint64_t id, nr;
+	char why[128] = "";
+	int ret = rec_sec_stack_decode(h, &id, &chain, &nr, why, sizeof(why));
 
-	if (h->size < REC_STACK_FIXED || cursor_u64(&c, &id) || cursor_u64(&c, &nr))
-		return file_bad(f, "a stack record of %u bytes", h->size);
-	if (nr != (h->size - REC_STACK_FIXED) / 8u || !(chain = cursor_take(&c, nr * 8)))
-		return file_bad(f, "a stack record of %u bytes says %" PRIu64 " entries", h->size, nr);
+	if (ret)
+		return section_bad(f, ret, why);
 	if (id == 0) {
 		t->len = 0;
 		t->nr = 0;
@@ -1148,7 +1026,7 @@ static void file_close(struct session *s)
 	for (size_t i = 0; i < f->nr_blobs; i++)
 		free(f->blobs[i].data);
 	free(f->blobs);
-	free(f->meta.text);
+	rec_sec_meta_release(&f->meta);
 	free(f->trig_text);
 	free(f->evs);
 	hashtab_release(&f->by_name);
