@@ -177,9 +177,7 @@ static int flight_dump_make(struct flight *f, struct session *s, struct dump *d)
 		ret = rec_writer_flush(w);
 	d->to_names = true;
 	if (!ret)
-		ret = rec_writer_put(w, REC_SEC_TRIG, f->inc.why.p, f->inc.why.len);
-	if (!ret)
-		ret = f->inc.why.err;
+		ret = rec_sec_put(w, REC_SEC_TRIG, &f->inc.why);
 	if (!ret)
 		ret = snap_put_names(w, s, &d->info);
 	if (!ret)

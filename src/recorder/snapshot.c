@@ -27,7 +27,7 @@
 /* snap_flush - write the buffer as one whole section and empty it */
 static int snap_flush(struct rec_writer *w, struct rec_buf *b, uint32_t type)
 {
-	int ret = b->err ? b->err : rec_writer_put(w, type, b->p, b->len);
+	int ret = rec_sec_put(w, type, b);
 
 	rec_buf_reset(b);
 	return ret;
@@ -39,8 +39,7 @@ int snap_put_head(struct rec_writer *w, const struct session *s)
 	struct rec_buf b = { 0 };
 	int ret;
 
-	rec_buf_u32(&b, REC_SEC_VERSION);
-	rec_buf_put(&b, s->fs.header_page, s->fs.header_page_len);
+	rec_sec_fmth_encode(&b, s->fs.header_page, s->fs.header_page_len);
 	ret = snap_flush(w, &b, REC_SEC_FMTH);
 	if (!ret) {
 		rec_sec_disk_encode(&b, &s->disks);
@@ -53,7 +52,6 @@ int snap_put_head(struct rec_writer *w, const struct session *s)
 /* snap_put_kallsyms - /proc/kallsyms as it is now, streamed */
 int snap_put_kallsyms(struct rec_writer *w)
 {
-	static const uint32_t prefix[2] = { REC_SEC_VERSION, 0 };
 	char *buf = malloc(KSYM_READ);
 	int fd, ret;
 	ssize_t n;
@@ -66,7 +64,7 @@ int snap_put_kallsyms(struct rec_writer *w)
 		log_msg(LOG_ERR, "cannot read /proc/kallsyms: %s", strerror(errno));
 		goto out_free;
 	}
-	ret = rec_writer_stream(w, REC_SEC_KSYM, prefix, sizeof(prefix));
+	ret = rec_sec_stream_begin(w, REC_SEC_KSYM);
 	while (!ret && (n = read(fd, buf, KSYM_READ)) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
@@ -127,43 +125,42 @@ static int snap_put_events(struct rec_writer *w, const struct session *s)
 /* snap_put_meta - the recording machine, the clock and what was recorded */
 static int snap_put_meta(struct rec_writer *w, const struct session *s, const struct snap_info *in)
 {
-	struct rec_buf b = { 0 };
+	struct rec_buf b = { 0 }, cmd = { 0 };
 	struct utsname u;
+	struct rec_sec_meta m = {
+		.iotap = PACKAGE_VERSION,
+		.host = u.nodename, .sysname = u.sysname, .release = u.release,
+		.kversion = u.version, .machine = u.machine,
+		.nr_cpus = s->src->nr_cpus(s),
+		.page_size = s->fs.page_size,
+		.long_size = s->fs.long_size,
+		.t_start = in->t_start,
+		.wall_offset = s->wall_offset,
+		.callchains = in->p->callchains,
+		.tools = in->tools,
+	};
 	int ret;
 
 	if (uname(&u))
 		memset(&u, 0, sizeof(u));
-	rec_buf_u32(&b, REC_SEC_VERSION);
-	rec_buf_meta(&b, "iotap", "%s", PACKAGE_VERSION);
-	rec_buf_meta(&b, "host", "%s", u.nodename);
-	rec_buf_meta(&b, "sysname", "%s", u.sysname);
-	rec_buf_meta(&b, "release", "%s", u.release);
-	rec_buf_meta(&b, "kversion", "%s", u.version);
-	rec_buf_meta(&b, "machine", "%s", u.machine);
-	rec_buf_meta(&b, "cpus", "%d", s->src->nr_cpus(s));
-	rec_buf_meta(&b, "page_size", "%d", s->fs.page_size);
-	rec_buf_meta(&b, "long_size", "%d", s->fs.long_size);
-	rec_buf_meta(&b, "byte_order", "%s", __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? "little" : "big");
-	rec_buf_meta(&b, "clock", "monotonic");
-	rec_buf_meta(&b, "t_start", "%llu", (unsigned long long)in->t_start);
-	rec_buf_meta(&b, "wall_offset", "%lld", (long long)s->wall_offset);
-	rec_buf_meta(&b, "callchains", "%d", in->p->callchains);
-	rec_buf_meta(&b, "tools", "%s", in->tools);
 	if (in->command) {
-		struct rec_buf cmd = { 0 };
-
+		/* The command line as one line, its words apart by one space. */
 		for (char **a = in->command; *a; a++) {
 			rec_buf_put(&cmd, a == in->command ? "" : " ", a != in->command);
 			rec_buf_put(&cmd, *a, strlen(*a));
 		}
 		rec_buf_put(&cmd, "", 1);
-		if (!cmd.err)
-			rec_buf_meta(&b, "command", "%s", (char *)cmd.p);
-		free(cmd.p);
-		rec_buf_meta(&b, "command_pid", "%d", (int)in->pid);
+		ret = cmd.err;
+		if (ret)
+			goto out_free;
+		m.command = (const char *)cmd.p;
+		m.command_pid = (int)in->pid;
 	}
+	rec_sec_meta_encode(&b, &m);
 	ret = snap_flush(w, &b, REC_SEC_META);
-	free(b.p);
+out_free:
+	rec_buf_release(&cmd);
+	rec_buf_release(&b);
 	return ret;
 }
 
@@ -327,7 +324,7 @@ static int snap_put_maps(struct rec_writer *w)
 			strerror(-ret));
 		return 0;
 	}
-	ret = rec_writer_put(w, REC_SEC_MAPS, b.p, b.len);
+	ret = rec_sec_put(w, REC_SEC_MAPS, &b);
 	rec_buf_release(&b);
 	return ret;
 }
@@ -382,7 +379,6 @@ static int snap_put_fds(struct rec_writer *w)
 /* snap_put_procs - what /proc says of the processes now, then the start of the records */
 int snap_put_procs(struct rec_writer *w, const struct snap_info *in)
 {
-	static const uint32_t prefix[2] = { REC_SEC_VERSION, 0 };
 	int ret = snap_put_comms(w);
 
 	if (!ret && in->p->callchains)
@@ -392,7 +388,7 @@ int snap_put_procs(struct rec_writer *w, const struct snap_info *in)
 	if (!ret && in->fds)
 		ret = snap_put_fds(w);
 	if (!ret)
-		ret = rec_writer_stream(w, REC_SEC_EVTS, prefix, sizeof(prefix));
+		ret = rec_sec_stream_begin(w, REC_SEC_EVTS);
 	return ret;
 }
 
