@@ -4,8 +4,9 @@
 
 /*
  * The session source that replays an iotap recording, and the summary
- * behind 'iotap report --info'. The sections and their layouts are in
- * sections.h; the writing side is recorder.c.
+ * behind 'iotap report --info'. It reads through the format's reader
+ * (container.h) and section decoders (sections.h); the recorder
+ * (src/recorder/) writes through their writer and encoders.
  */
 #include <stdbool.h>
 #include <stddef.h>
