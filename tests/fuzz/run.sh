@@ -47,11 +47,16 @@ CFLAGS=("${SANITIZE[@]}" -include "$BUILDDIR/config.h" -I"$BUILDDIR"
 # shellcheck disable=SC2207
 LIBS=($(pkg-config --libs $PKGS))
 
-# lib_sources - the .c files of libiotap, as Makefile.am lists them
+# lib_sources - the .c files of libiotap, as Makefile.am lists them: its list, and what an
+# automake conditional adds in its first branch (everything built in, libtracecmd's
+# trace.dat source too: the harnesses link it), not what its else branch adds instead
 lib_sources() {
-	awk '/^libiotap_a_SOURCES *=/ { on = 1 }
+	awk '/^if / { depth++; skip[depth] = 0; next }
+	     /^else/ { skip[depth] = 1; next }
+	     /^endif/ { depth--; next }
+	     /^libiotap_a_SOURCES *\+?=/ { on = 1; for (d = 1; d <= depth; d++) if (skip[d]) on = 0 }
 	     on { for (i = 1; i <= NF; i++) if ($i ~ /\.c$/) print ENVIRON["TOP"] "/" $i
-	          if ($NF != "\\") exit }' "$TOP/Makefile.am"
+	          if ($NF != "\\") on = 0 }' "$TOP/Makefile.am"
 }
 export TOP
 
