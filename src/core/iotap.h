@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#ifndef IOTAP_H
-#define IOTAP_H
+#ifndef IOTAP_IOTAP_H
+#define IOTAP_IOTAP_H
 
 /*
  * The interface between the core and the tools. A tool is a declaration:

@@ -107,13 +107,9 @@ static int dump_put_chunks(struct rec_writer *w, const struct dump_chunk *c)
 static int dump_trim(struct dumper *dp, struct rec_writer *w, const struct dump *d,
 		     const uint8_t *chunk, size_t len)
 {
-	struct rec_packed pk = {
-		.type = REC_SEC_EVTS,
-		.raw_len = (uint32_t)chunk[8] | (uint32_t)chunk[9] << 8 | (uint32_t)chunk[10] << 16 |
-			   (uint32_t)chunk[11] << 24,
-		.payload = chunk + REC_CHUNK_HDR,
-		.len = len - REC_CHUNK_HDR,
-	};
+	const struct perf_event_header *h;
+	struct rec_packed pk;
+	char why[64];
 	size_t pos = 0;
 	int ret;
 
@@ -121,16 +117,17 @@ static int dump_trim(struct dumper *dp, struct rec_writer *w, const struct dump 
 		return -ENOMEM;
 	if (!dp->raw && !(dp->raw = malloc(REC_CHUNK_MAX + 1)))
 		return -ENOMEM;
-	if (pk.raw_len > REC_CHUNK_MAX)
-		return -EINVAL;
-	ret = rec_inflate(dp->z, &pk, dp->raw);
-	while (!ret && pos + sizeof(struct perf_event_header) <= pk.raw_len) {
-		const struct perf_event_header *h = (const void *)(dp->raw + pos);
+	ret = rec_chunk_unpack(chunk, len, &pk);
+	if (!ret)
+		ret = rec_inflate(dp->z, &pk, dp->raw);
+	while (!ret) {
 		uint64_t t;
 
-		if (h->size < sizeof(*h) || h->size > pk.raw_len - pos)
-			return -EINVAL;
+		ret = rec_sec_evts_record(dp->raw, pk.raw_len, pos, &h, why, sizeof(why));
+		if (ret <= 0)
+			break;
 		pos += h->size;
+		ret = 0;
 		if (h->type != REC_RECORD_STACK && !perf_record_time(h, &t) &&
 		    (t < d->from || t > d->to))
 			continue;

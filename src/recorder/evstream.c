@@ -30,8 +30,8 @@ void evstream_release(struct evstream *es)
 static int evstream_put_stack(struct evstream *es, const uint64_t *chain, uint32_t nr,
 			      uint64_t *id)
 {
-	struct perf_event_header *h = (void *)es->rewrite;
-	uint64_t *v, *body = (uint64_t *)(h + 1);
+	const struct perf_event_header *h;
+	uint64_t *v;
 	int ret;
 
 	if (nr > (PERF_RECORD_MAX - 1 - REC_STACK_FIXED) / 8)
@@ -43,12 +43,7 @@ static int evstream_put_stack(struct evstream *es, const uint64_t *chain, uint32
 		return -ENOMEM;
 	if (!v[0]) {
 		v[0] = stackmap_count(es->stacks);
-		h->type = REC_RECORD_STACK;
-		h->misc = 0;
-		h->size = REC_STACK_FIXED + nr * 8;
-		body[0] = v[0] - 1;
-		body[1] = nr;
-		memcpy(body + 2, chain, nr * 8ull);
+		h = rec_sec_stack_encode(es->rewrite, v[0] - 1, chain, nr);
 		ret = rec_writer_stream(es->w, REC_SEC_EVTS, h, h->size);
 		if (ret)
 			return ret;

@@ -25,7 +25,7 @@ struct incident {
 	bool pending;
 	uint64_t t;			/* the trigger: the dump covers [t - ring, t + after] */
 	uint64_t more;			/* triggers since, in the same window */
-	struct secbuf why;		/* TRIG */
+	struct rec_buf why;		/* TRIG */
 	char what[512];
 };
 
@@ -100,7 +100,7 @@ static bool flight_full(const struct flight *f)
 static void flight_incident_begin(struct flight *f, uint64_t t, const char *reason,
 				  const char *what)
 {
-	struct recfmt_trig tr = {
+	struct rec_sec_trig tr = {
 		.what = what, .reason = reason, .t_trigger = t,
 		.t_from = t > f->p->ring * NSEC_PER_SEC ? t - f->p->ring * NSEC_PER_SEC : 0,
 		.t_to = t + f->p->after * NSEC_PER_SEC,
@@ -116,8 +116,8 @@ static void flight_incident_begin(struct flight *f, uint64_t t, const char *reas
 	f->inc.t = t;
 	f->inc.more = 0;
 	snprintf(f->inc.what, sizeof(f->inc.what), "%s", what);
-	secbuf_reset(&f->inc.why);
-	recfmt_trig_encode(&f->inc.why, &tr);
+	rec_buf_reset(&f->inc.why);
+	rec_sec_trig_encode(&f->inc.why, &tr);
 }
 
 /* flight_on_done - each completed request: does it fire the trigger? */
@@ -148,15 +148,15 @@ static int flight_on_done(void *arg, const struct blk_io *io)
 			 lat / 1e6, f->trig.latency_ns / 1e6, f->p->queued ? " (queued + device)" : "",
 			 disk, rwbs, (unsigned long long)io->sector, io->bytes, io->pid, io->comm);
 	flight_incident_begin(f, io->t_done, io->error ? "error" : "latency", what);
-	secbuf_meta(&f->inc.why, "disk", "%s", disk);
-	secbuf_meta(&f->inc.why, "dev", "%u", io->dev);
-	secbuf_meta(&f->inc.why, "sector", "%llu", (unsigned long long)io->sector);
-	secbuf_meta(&f->inc.why, "bytes", "%u", io->bytes);
-	secbuf_meta(&f->inc.why, "rwbs", "%s", rwbs);
-	secbuf_meta(&f->inc.why, "latency_ns", "%llu", (unsigned long long)lat);
-	secbuf_meta(&f->inc.why, "error", "%d", io->error);
-	secbuf_meta(&f->inc.why, "pid", "%u", io->pid);
-	secbuf_meta(&f->inc.why, "comm", "%.16s", io->comm);
+	rec_buf_meta(&f->inc.why, "disk", "%s", disk);
+	rec_buf_meta(&f->inc.why, "dev", "%u", io->dev);
+	rec_buf_meta(&f->inc.why, "sector", "%llu", (unsigned long long)io->sector);
+	rec_buf_meta(&f->inc.why, "bytes", "%u", io->bytes);
+	rec_buf_meta(&f->inc.why, "rwbs", "%s", rwbs);
+	rec_buf_meta(&f->inc.why, "latency_ns", "%llu", (unsigned long long)lat);
+	rec_buf_meta(&f->inc.why, "error", "%d", io->error);
+	rec_buf_meta(&f->inc.why, "pid", "%u", io->pid);
+	rec_buf_meta(&f->inc.why, "comm", "%.16s", io->comm);
 	return 0;
 }
 
@@ -177,9 +177,7 @@ static int flight_dump_make(struct flight *f, struct session *s, struct dump *d)
 		ret = rec_writer_flush(w);
 	d->to_names = true;
 	if (!ret)
-		ret = rec_writer_put(w, REC_SEC_TRIG, f->inc.why.p, f->inc.why.len);
-	if (!ret)
-		ret = f->inc.why.err;
+		ret = rec_sec_put(w, REC_SEC_TRIG, &f->inc.why);
 	if (!ret)
 		ret = snap_put_names(w, s, &d->info);
 	if (!ret)
@@ -438,6 +436,6 @@ void flight_free(struct flight *f)
 	f->es->w = NULL;
 	reqwatch_free(f->watch);
 	ring_free(f->ring);
-	secbuf_release(&f->inc.why);
+	rec_buf_release(&f->inc.why);
 	free(f);
 }

@@ -25,7 +25,7 @@
 #define NSEC_PER_SEC 1000000000ull
 
 /* A part of a recording in parts (--switch-output): its records and its file. */
-struct rec_part {
+struct record_part {
 	struct evstream es;
 	char *path;
 };
@@ -37,7 +37,7 @@ struct recorder {
 	record_progress_fn progress;
 	void *progress_arg;
 	struct command child;
-	struct secbuf tools;		/* the names of the tools recorded for */
+	struct rec_buf tools;		/* the names of the tools recorded for */
 	struct snap_info info;		/* what the file's head says besides the session */
 	struct evstream es;		/* the records: into the file, the part, or the ring */
 	int werr;			/* the first write error */
@@ -50,7 +50,7 @@ struct recorder {
 	uint64_t part_base;		/* bytes of the part before its records */
 	uint64_t part_ms;		/* wall-clock ms its name says: each part's is later */
 	struct handover ho;		/* the parts open (rotate.h): part i is open[i], the last es */
-	struct rec_part open[ROTATE_OPEN_MAX - 1];	/* parts before, open while their requests finish */
+	struct record_part open[ROTATE_OPEN_MAX - 1];	/* parts before, open while their requests finish */
 	uint64_t given_up;		/* requests whose part closed before they completed */
 	bool parts_full;		/* a part could not be written: none until retry_t */
 	uint64_t retry_t;		/* event time to try a new part at */
@@ -93,9 +93,9 @@ static int record_put_state(struct recorder *rc, const struct session *s)
 }
 
 /* record_part_swap - write to pt from now on; the part written to so far goes to pt */
-static void record_part_swap(struct recorder *rc, struct rec_part *pt)
+static void record_part_swap(struct recorder *rc, struct record_part *pt)
 {
-	struct rec_part cur = { rc->es, rc->path };
+	struct record_part cur = { rc->es, rc->path };
 
 	rc->es = pt->es;
 	rc->path = pt->path;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#ifndef IOTAP_RECORD_H
-#define IOTAP_RECORD_H
+#ifndef IOTAP_RECORDER_H
+#define IOTAP_RECORDER_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -137,7 +137,7 @@ static int sel_probes(struct session *s, const struct tool *t)
 }
 
 /* selection_subscribe - the events of the tools asked for (default: the block tools) */
-int selection_subscribe(struct session *s, const struct record_params *p, struct secbuf *names,
+int selection_subscribe(struct session *s, const struct record_params *p, struct rec_buf *names,
 			 bool *fds)
 {
 	struct tool_event *want = NULL;
@@ -182,8 +182,8 @@ int selection_subscribe(struct session *s, const struct record_params *p, struct
 			if (!ret)
 				ret = sel_probes(s, t);
 			*fds |= t->fds_initial;
-			secbuf_put(names, ",", names->len ? 1 : 0);
-			secbuf_put(names, t->name, strlen(t->name));
+			rec_buf_put(names, ",", names->len ? 1 : 0);
+			rec_buf_put(names, t->name, strlen(t->name));
 		}
 	}
 	for (size_t i = 0; i < nr && !ret; i++) {
@@ -206,7 +206,7 @@ int selection_subscribe(struct session *s, const struct record_params *p, struct
 	if (!ret && p->callchains && !stacks)
 		log_msg(LOG_WARN, "-g: none of these tools takes stacks; only the symbols are recorded");
 	free(want);
-	secbuf_put(names, "", 1);
+	rec_buf_put(names, "", 1);
 	if (!ret && names->err)
 		ret = names->err;
 	if (!ret && !s->nr_ev) {

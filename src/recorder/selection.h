@@ -21,7 +21,7 @@
  * NUL-terminated; *fds is set when one of them names files. 0 or -errno,
  * said.
  */
-int selection_subscribe(struct session *s, const struct record_params *p, struct secbuf *names,
+int selection_subscribe(struct session *s, const struct record_params *p, struct rec_buf *names,
 			bool *fds);
 
 #endif

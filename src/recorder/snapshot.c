@@ -25,25 +25,24 @@
 #define KSYM_READ (64u << 10)
 
 /* snap_flush - write the buffer as one whole section and empty it */
-static int snap_flush(struct rec_writer *w, struct secbuf *b, uint32_t type)
+static int snap_flush(struct rec_writer *w, struct rec_buf *b, uint32_t type)
 {
-	int ret = b->err ? b->err : rec_writer_put(w, type, b->p, b->len);
+	int ret = rec_sec_put(w, type, b);
 
-	secbuf_reset(b);
+	rec_buf_reset(b);
 	return ret;
 }
 
 /* snap_put_head - the header_page text the formats were parsed with, the block devices */
 int snap_put_head(struct rec_writer *w, const struct session *s)
 {
-	struct secbuf b = { 0 };
+	struct rec_buf b = { 0 };
 	int ret;
 
-	secbuf_u32(&b, REC_SEC_VERSION);
-	secbuf_put(&b, s->fs.header_page, s->fs.header_page_len);
+	rec_sec_fmth_encode(&b, s->fs.header_page, s->fs.header_page_len);
 	ret = snap_flush(w, &b, REC_SEC_FMTH);
 	if (!ret) {
-		recfmt_disk_encode(&b, &s->disks);
+		rec_sec_disk_encode(&b, &s->disks);
 		ret = snap_flush(w, &b, REC_SEC_DISK);
 	}
 	free(b.p);
@@ -53,7 +52,6 @@ int snap_put_head(struct rec_writer *w, const struct session *s)
 /* snap_put_kallsyms - /proc/kallsyms as it is now, streamed */
 int snap_put_kallsyms(struct rec_writer *w)
 {
-	static const uint32_t prefix[2] = { REC_SEC_VERSION, 0 };
 	char *buf = malloc(KSYM_READ);
 	int fd, ret;
 	ssize_t n;
@@ -66,7 +64,7 @@ int snap_put_kallsyms(struct rec_writer *w)
 		log_msg(LOG_ERR, "cannot read /proc/kallsyms: %s", strerror(errno));
 		goto out_free;
 	}
-	ret = rec_writer_stream(w, REC_SEC_KSYM, prefix, sizeof(prefix));
+	ret = rec_sec_stream_begin(w, REC_SEC_KSYM);
 	while (!ret && (n = read(fd, buf, KSYM_READ)) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
@@ -98,13 +96,13 @@ static const struct fmt_event *snap_fmt_text(const struct session *s, const char
 /* snap_put_events - one EVNT per event: sample layout, perf ids per CPU, format text */
 static int snap_put_events(struct rec_writer *w, const struct session *s)
 {
-	struct secbuf b = { 0 };
+	struct rec_buf b = { 0 };
 	int ret = 0;
 
 	for (size_t i = 0; i < s->nr_ev && !ret; i++) {
 		const struct iotap_event *ev = s->ev[i];
 		const struct fmt_event *fe = snap_fmt_text(s, ev->sys, ev->name);
-		struct recfmt_evnt e = {
+		struct rec_sec_evnt e = {
 			/* Stacks are walked as recorded: no user registers or copies are stored. */
 			.sample_type = symbolizer_walked_type(ev->sample_type),
 			/* Callchains go by id (evstream.h). */
@@ -117,7 +115,7 @@ static int snap_put_events(struct rec_writer *w, const struct session *s)
 		e.name = ev->name;
 		e.fmt = fe->text;
 		e.fmt_len = fe->len;
-		recfmt_evnt_encode(&b, &e);
+		rec_sec_evnt_encode(&b, &e);
 		ret = snap_flush(w, &b, REC_SEC_EVNT);
 	}
 	free(b.p);
@@ -127,43 +125,42 @@ static int snap_put_events(struct rec_writer *w, const struct session *s)
 /* snap_put_meta - the recording machine, the clock and what was recorded */
 static int snap_put_meta(struct rec_writer *w, const struct session *s, const struct snap_info *in)
 {
-	struct secbuf b = { 0 };
+	struct rec_buf b = { 0 }, cmd = { 0 };
 	struct utsname u;
+	struct rec_sec_meta m = {
+		.iotap = PACKAGE_VERSION,
+		.host = u.nodename, .sysname = u.sysname, .release = u.release,
+		.kversion = u.version, .machine = u.machine,
+		.nr_cpus = s->src->nr_cpus(s),
+		.page_size = s->fs.page_size,
+		.long_size = s->fs.long_size,
+		.t_start = in->t_start,
+		.wall_offset = s->wall_offset,
+		.callchains = in->p->callchains,
+		.tools = in->tools,
+	};
 	int ret;
 
 	if (uname(&u))
 		memset(&u, 0, sizeof(u));
-	secbuf_u32(&b, REC_SEC_VERSION);
-	secbuf_meta(&b, "iotap", "%s", PACKAGE_VERSION);
-	secbuf_meta(&b, "host", "%s", u.nodename);
-	secbuf_meta(&b, "sysname", "%s", u.sysname);
-	secbuf_meta(&b, "release", "%s", u.release);
-	secbuf_meta(&b, "kversion", "%s", u.version);
-	secbuf_meta(&b, "machine", "%s", u.machine);
-	secbuf_meta(&b, "cpus", "%d", s->src->nr_cpus(s));
-	secbuf_meta(&b, "page_size", "%d", s->fs.page_size);
-	secbuf_meta(&b, "long_size", "%d", s->fs.long_size);
-	secbuf_meta(&b, "byte_order", "%s", __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? "little" : "big");
-	secbuf_meta(&b, "clock", "monotonic");
-	secbuf_meta(&b, "t_start", "%llu", (unsigned long long)in->t_start);
-	secbuf_meta(&b, "wall_offset", "%lld", (long long)s->wall_offset);
-	secbuf_meta(&b, "callchains", "%d", in->p->callchains);
-	secbuf_meta(&b, "tools", "%s", in->tools);
 	if (in->command) {
-		struct secbuf cmd = { 0 };
-
+		/* The command line as one line, its words apart by one space. */
 		for (char **a = in->command; *a; a++) {
-			secbuf_put(&cmd, a == in->command ? "" : " ", a != in->command);
-			secbuf_put(&cmd, *a, strlen(*a));
+			rec_buf_put(&cmd, a == in->command ? "" : " ", a != in->command);
+			rec_buf_put(&cmd, *a, strlen(*a));
 		}
-		secbuf_put(&cmd, "", 1);
-		if (!cmd.err)
-			secbuf_meta(&b, "command", "%s", (char *)cmd.p);
-		free(cmd.p);
-		secbuf_meta(&b, "command_pid", "%d", (int)in->pid);
+		rec_buf_put(&cmd, "", 1);
+		ret = cmd.err;
+		if (ret)
+			goto out_free;
+		m.command = (const char *)cmd.p;
+		m.command_pid = (int)in->pid;
 	}
+	rec_sec_meta_encode(&b, &m);
 	ret = snap_flush(w, &b, REC_SEC_META);
-	free(b.p);
+out_free:
+	rec_buf_release(&cmd);
+	rec_buf_release(&b);
 	return ret;
 }
 
@@ -178,7 +175,7 @@ int snap_put_names(struct rec_writer *w, const struct session *s, const struct s
 /* snap_put_comms - the name of every process now; COMM and FORK records follow changes */
 static int snap_put_comms(struct rec_writer *w)
 {
-	struct secbuf b = { 0 };
+	struct rec_buf b = { 0 };
 	DIR *d = opendir("/proc");
 	struct dirent *de;
 	uint32_t n = 0;
@@ -189,7 +186,7 @@ static int snap_put_comms(struct rec_writer *w)
 			strerror(errno));
 		return 0;
 	}
-	recfmt_comm_begin(&b);
+	rec_sec_comm_begin(&b);
 	while ((de = readdir(d)) && !ret) {
 		char path[300], comm[32] = "", *end;
 		unsigned long pid = strtoul(de->d_name, &end, 10);
@@ -208,17 +205,17 @@ static int snap_put_comms(struct rec_writer *w)
 			continue;
 		comm[len] = 0;
 		comm[strcspn(comm, "\n")] = 0;
-		recfmt_comm_add(&b, (uint32_t)pid, comm);
+		rec_sec_comm_add(&b, (uint32_t)pid, comm);
 		if (++n == COMM_PER_CHUNK) {
-			recfmt_comm_end(&b, n);
+			rec_sec_comm_end(&b, n);
 			ret = snap_flush(w, &b, REC_SEC_COMM);
-			recfmt_comm_begin(&b);
+			rec_sec_comm_begin(&b);
 			n = 0;
 		}
 	}
 	closedir(d);
 	if (!ret && n) {
-		recfmt_comm_end(&b, n);
+		rec_sec_comm_end(&b, n);
 		ret = snap_flush(w, &b, REC_SEC_COMM);
 	}
 	free(b.p);
@@ -227,7 +224,7 @@ static int snap_put_comms(struct rec_writer *w)
 
 /* The MAPS section being filled: its mappings so far, and the process being listed. */
 struct maps_snap {
-	struct secbuf b;
+	struct rec_buf b;
 	uint32_t count, pid;
 };
 
@@ -235,7 +232,7 @@ struct maps_snap {
 static int snap_maps_put(void *arg, const struct usyms_map *map)
 {
 	struct maps_snap *sn = arg;
-	int ret = recfmt_maps_add(&sn->b, sn->pid, map->start, map->len, map->pgoff, map->path,
+	int ret = rec_sec_maps_add(&sn->b, sn->pid, map->start, map->len, map->pgoff, map->path,
 				  map->build_id, map->build_id_len);
 
 	sn->count += !ret;
@@ -243,14 +240,14 @@ static int snap_maps_put(void *arg, const struct usyms_map *map)
 }
 
 /* snap_maps_encode - the MAPS section of every running process (sections.h) */
-static int snap_maps_encode(struct secbuf *out)
+static int snap_maps_encode(struct rec_buf *out)
 {
 	struct maps_snap sn = { { 0 } };
 	struct dirent *de;
 	int ret = 0;
 	DIR *d;
 
-	recfmt_maps_begin(&sn.b);
+	rec_sec_maps_begin(&sn.b);
 	d = opendir("/proc");
 	if (!d) {
 		ret = -errno;
@@ -276,17 +273,17 @@ static int snap_maps_encode(struct secbuf *out)
 		ret = sn.b.err;
 	if (ret)
 		goto out_free;
-	recfmt_maps_end(&sn.b, sn.count);
+	rec_sec_maps_end(&sn.b, sn.count);
 	*out = sn.b;
 	return 0;
 out_free:
-	secbuf_release(&sn.b);
+	rec_buf_release(&sn.b);
 	return ret;
 }
 
 /* The CGRP section being filled, and how many tasks it holds. */
 struct snap_cgrp {
-	struct secbuf b;
+	struct rec_buf b;
 	uint32_t n;
 };
 
@@ -295,7 +292,7 @@ static void snap_cgroup_add(void *arg, uint32_t tid, const char *path, uint64_t 
 {
 	struct snap_cgrp *cg = arg;
 
-	recfmt_cgrp_add(&cg->b, tid, path, t);
+	rec_sec_cgrp_add(&cg->b, tid, path, t);
 	cg->n++;
 }
 
@@ -305,21 +302,21 @@ static int snap_put_cgroups(struct rec_writer *w)
 	struct snap_cgrp cg = { 0 };
 	int ret;
 
-	recfmt_cgrp_begin(&cg.b);
+	rec_sec_cgrp_begin(&cg.b);
 	ret = cgroup_tasks_proc(snap_cgroup_add, &cg);
 	if (ret)
 		log_msg(LOG_WARN, "cannot list /proc: %s; only tasks that fork or move have a cgroup",
 			strerror(-ret));
-	recfmt_cgrp_end(&cg.b, cg.n);
+	rec_sec_cgrp_end(&cg.b, cg.n);
 	ret = snap_flush(w, &cg.b, REC_SEC_CGRP);
-	secbuf_release(&cg.b);
+	rec_buf_release(&cg.b);
 	return ret;
 }
 
 /* snap_put_maps - -g: every process's executable mappings now; MMAP2 records follow changes */
 static int snap_put_maps(struct rec_writer *w)
 {
-	struct secbuf b = { 0 };
+	struct rec_buf b = { 0 };
 	int ret = snap_maps_encode(&b);
 
 	if (ret) {
@@ -327,15 +324,15 @@ static int snap_put_maps(struct rec_writer *w)
 			strerror(-ret));
 		return 0;
 	}
-	ret = rec_writer_put(w, REC_SEC_MAPS, b.p, b.len);
-	secbuf_release(&b);
+	ret = rec_sec_put(w, REC_SEC_MAPS, &b);
+	rec_buf_release(&b);
 	return ret;
 }
 
 /* Building FDTB sections: the entries so far, and the writer's first error. */
 struct fdtb_build {
 	struct rec_writer *w;
-	struct secbuf b;
+	struct rec_buf b;
 	uint32_t n;
 	int werr;
 };
@@ -348,14 +345,14 @@ static int snap_fd_add(void *arg, uint32_t pid, int fd, const char *path)
 
 	/* One section is one chunk: past a chunk's worth, another section follows. */
 	if (fb->b.len + REC_FDTB_ENTRY + REC_FDTB_PATH_MAX + 3 > REC_CHUNK_MAX) {
-		recfmt_fdtb_end(&fb->b, fb->n);
+		rec_sec_fdtb_end(&fb->b, fb->n);
 		ret = snap_flush(fb->w, &fb->b, REC_SEC_FDTB);
-		recfmt_fdtb_begin(&fb->b);
+		rec_sec_fdtb_begin(&fb->b);
 		fb->n = 0;
 		if (ret && !fb->werr)
 			fb->werr = ret;
 	}
-	recfmt_fdtb_add(&fb->b, pid, fd, path);
+	rec_sec_fdtb_add(&fb->b, pid, fd, path);
 	fb->n++;
 	return ret ? ret : fb->b.err;
 }
@@ -366,23 +363,22 @@ static int snap_put_fds(struct rec_writer *w)
 	struct fdtb_build fb = { .w = w };
 	int ret;
 
-	recfmt_fdtb_begin(&fb.b);
+	rec_sec_fdtb_begin(&fb.b);
 	ret = fdtab_proc_foreach(snap_fd_add, &fb);
 	if (ret && !fb.werr && ret != -ENOMEM)
 		log_msg(LOG_WARN, "cannot read the processes' descriptors: %s; files opened before recording may stay unnamed",
 			strerror(-ret));
 	if (!fb.werr) {
-		recfmt_fdtb_end(&fb.b, fb.n);
+		rec_sec_fdtb_end(&fb.b, fb.n);
 		ret = snap_flush(w, &fb.b, REC_SEC_FDTB);
 	}
-	secbuf_release(&fb.b);
+	rec_buf_release(&fb.b);
 	return fb.werr ? fb.werr : ret;
 }
 
 /* snap_put_procs - what /proc says of the processes now, then the start of the records */
 int snap_put_procs(struct rec_writer *w, const struct snap_info *in)
 {
-	static const uint32_t prefix[2] = { REC_SEC_VERSION, 0 };
 	int ret = snap_put_comms(w);
 
 	if (!ret && in->p->callchains)
@@ -392,17 +388,17 @@ int snap_put_procs(struct rec_writer *w, const struct snap_info *in)
 	if (!ret && in->fds)
 		ret = snap_put_fds(w);
 	if (!ret)
-		ret = rec_writer_stream(w, REC_SEC_EVTS, prefix, sizeof(prefix));
+		ret = rec_sec_stream_begin(w, REC_SEC_EVTS);
 	return ret;
 }
 
 /* snap_put_stat - after the records: when recording stopped, and how much it wrote */
 int snap_put_stat(struct rec_writer *w, uint64_t t_end, uint64_t records, uint64_t samples)
 {
-	struct secbuf b = { 0 };
+	struct rec_buf b = { 0 };
 	int ret;
 
-	recfmt_stat_encode(&b, t_end, records, samples);
+	rec_sec_stat_encode(&b, t_end, records, samples);
 	ret = snap_flush(w, &b, REC_SEC_STAT);
 	free(b.p);
 	return ret;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#ifndef IOTAP_RECFILE_H
-#define IOTAP_RECFILE_H
+#ifndef IOTAP_CONTAINER_H
+#define IOTAP_CONTAINER_H
 
 #include <errno.h>
 #include <stdbool.h>
@@ -10,8 +10,14 @@
 /*
  * The recording container: a versioned file of typed sections, each stored
  * as one or more zlib-compressed, CRC-checked chunks, closed by an END chunk.
- * The container knows nothing of what the sections hold; the byte layout is
- * described in iotap-recording(5).
+ * The container knows nothing of what the sections hold (sections.h does);
+ * the byte layout is described in iotap-recording(5).
+ *
+ * src/recording/ is the format's one home, and rec_ (REC_ for constants) its
+ * one prefix: the container's rec_writer_ (container-write.c), rec_reader_
+ * (container-read.c), rec_inflater_ (inflate.c) and rec_prefetch_
+ * (prefetch.c), sharing container-local.h; the sections' rec_sec_ and the
+ * byte buffer they are encoded into, rec_buf_ (sections.h).
  */
 
 #define REC_VERSION_MAJOR 1
@@ -160,6 +166,13 @@ int rec_reader_next_packed(struct rec_reader *r, struct rec_packed *c);
  */
 int rec_reader_skim_packed(struct rec_reader *r, struct rec_packed *c);
 int rec_reader_check_packed(struct rec_reader *r, const struct rec_packed *c);
+
+/*
+ * The chunk a sink writer made (header included) as a packed chunk, its
+ * payload pointing into chunk: 0, or -EINVAL when it is not one whole chunk
+ * of at most REC_CHUNK_MAX raw bytes. No CRC is checked: it is our own.
+ */
+int rec_chunk_unpack(const void *chunk, size_t len, struct rec_packed *c);
 
 struct rec_inflater;
 

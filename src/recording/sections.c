@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* sections.c - the fixed-layout sections of a recording, each encoder beside its decoder */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +16,8 @@
 /* Longest path a MAPS entry keeps. */
 #define MAPS_PATH_MAX 4095
 
-/* secbuf_put - append n bytes; a failure sticks and is reported at the end */
-void secbuf_put(struct secbuf *b, const void *data, size_t n)
+/* rec_buf_put - append n bytes; a failure sticks and is reported at the end */
+void rec_buf_put(struct rec_buf *b, const void *data, size_t n)
 {
 	/* n == 0 on an empty buffer would compute NULL + 0 below. */
 	if (b->err || !n)
@@ -28,29 +30,29 @@ void secbuf_put(struct secbuf *b, const void *data, size_t n)
 	b->len += n;
 }
 
-/* secbuf_u32 - append a u32 in the recording's (this machine's) byte order */
-void secbuf_u32(struct secbuf *b, uint32_t v)
+/* rec_buf_u32 - append a u32 in the recording's (this machine's) byte order */
+void rec_buf_u32(struct rec_buf *b, uint32_t v)
 {
-	secbuf_put(b, &v, sizeof(v));
+	rec_buf_put(b, &v, sizeof(v));
 }
 
-/* secbuf_u64 - append a u64 */
-void secbuf_u64(struct secbuf *b, uint64_t v)
+/* rec_buf_u64 - append a u64 */
+void rec_buf_u64(struct rec_buf *b, uint64_t v)
 {
-	secbuf_put(b, &v, sizeof(v));
+	rec_buf_put(b, &v, sizeof(v));
 }
 
-/* secbuf_str0 - see sections.h */
-void secbuf_str0(struct secbuf *b, const char *s, size_t n)
+/* rec_buf_str0 - see sections.h */
+void rec_buf_str0(struct rec_buf *b, const char *s, size_t n)
 {
 	char field[64] = "";
 
 	snprintf(field, n, "%s", s);
-	secbuf_put(b, field, n);
+	rec_buf_put(b, field, n);
 }
 
-/* secbuf_meta - see sections.h */
-void secbuf_meta(struct secbuf *b, const char *key, const char *fmt, ...)
+/* rec_buf_meta - see sections.h */
+void rec_buf_meta(struct rec_buf *b, const char *key, const char *fmt, ...)
 {
 	char val[4096];
 	va_list ap;
@@ -61,35 +63,35 @@ void secbuf_meta(struct secbuf *b, const char *key, const char *fmt, ...)
 	for (char *c = val; *c; c++)
 		if (*c == '\n' || *c == '\r')
 			*c = ' ';
-	secbuf_put(b, key, strlen(key));
-	secbuf_put(b, "=", 1);
-	secbuf_put(b, val, strlen(val));
-	secbuf_put(b, "\n", 1);
+	rec_buf_put(b, key, strlen(key));
+	rec_buf_put(b, "=", 1);
+	rec_buf_put(b, val, strlen(val));
+	rec_buf_put(b, "\n", 1);
 }
 
-/* secbuf_reset - empty the buffer and clear its error */
-void secbuf_reset(struct secbuf *b)
+/* rec_buf_reset - empty the buffer and clear its error */
+void rec_buf_reset(struct rec_buf *b)
 {
 	b->len = 0;
 	b->err = 0;
 }
 
-/* secbuf_release - free the buffer; safe twice */
-void secbuf_release(struct secbuf *b)
+/* rec_buf_release - free the buffer; safe twice */
+void rec_buf_release(struct rec_buf *b)
 {
 	free(b->p);
 	memset(b, 0, sizeof(*b));
 }
 
-/* secbuf_patch_u32 - overwrite the u32 at off (a count written before the entries) */
-static void secbuf_patch_u32(struct secbuf *b, size_t off, uint32_t v)
+/* rec_buf_patch_u32 - overwrite the u32 at off (a count written before the entries) */
+static void rec_buf_patch_u32(struct rec_buf *b, size_t off, uint32_t v)
 {
 	if (!b->err && b->len >= off + 4)
 		memcpy(b->p + off, &v, 4);
 }
 
-/* recfmt_version - see sections.h */
-uint32_t recfmt_version(const void *p, size_t len)
+/* rec_sec_version - see sections.h */
+uint32_t rec_sec_version(const void *p, size_t len)
 {
 	struct cursor c = cursor_make(p, len);
 	uint32_t v;
@@ -97,30 +99,273 @@ uint32_t recfmt_version(const void *p, size_t len)
 	return cursor_u32(&c, &v) ? 0 : v;
 }
 
-/*
- * recfmt_evnt_encode - u32 version, u32 nr_ids, u64 sample_type, u64 regs,
- * u32 sys/name/format lengths, u32 flags, the ids, sys, name, format text
- */
-void recfmt_evnt_encode(struct secbuf *b, const struct recfmt_evnt *e)
+/* rec_sec_put - see sections.h */
+int rec_sec_put(struct rec_writer *w, uint32_t type, const struct rec_buf *b)
 {
-	/* Callchain ids need the flags, which version 1 has no room for. */
-	secbuf_u32(b, e->chain_ids ? REC_EVNT_VERSION_FLAGS : REC_SEC_VERSION);
-	secbuf_u32(b, (uint32_t)e->nr_ids);
-	secbuf_u64(b, e->sample_type);
-	secbuf_u64(b, e->regs_mask);
-	secbuf_u32(b, (uint32_t)strlen(e->sys));
-	secbuf_u32(b, (uint32_t)strlen(e->name));
-	secbuf_u32(b, (uint32_t)e->fmt_len);
-	secbuf_u32(b, e->chain_ids ? REC_EVNT_CHAIN_IDS : 0);
-	for (size_t c = 0; c < e->nr_ids; c++)
-		secbuf_u64(b, e->ids[c]);
-	secbuf_put(b, e->sys, strlen(e->sys));
-	secbuf_put(b, e->name, strlen(e->name));
-	secbuf_put(b, e->fmt, e->fmt_len);
+	return b->err ? b->err : rec_writer_put(w, type, b->p, b->len);
 }
 
-/* recfmt_evnt_decode - see sections.h */
-int recfmt_evnt_decode(const void *p, size_t len, struct recfmt_evnt *e, char *why,
+/* rec_sec_stream_begin - u32 version, u32 zero: the content after them stays 8-byte aligned */
+int rec_sec_stream_begin(struct rec_writer *w, uint32_t type)
+{
+	static const uint32_t prefix[2] = { REC_SEC_VERSION, 0 };
+
+	return rec_writer_stream(w, type, prefix, sizeof(prefix));
+}
+
+/* rec_sec_stream_skip - see sections.h */
+int rec_sec_stream_skip(const void *p, size_t len, const char *what, char *why, size_t whylen)
+{
+	if (len < REC_STREAM_PREFIX || rec_sec_version(p, len) != REC_SEC_VERSION) {
+		snprintf(why, whylen, "%s stream version %u is not supported", what,
+			 rec_sec_version(p, len));
+		return -EINVAL;
+	}
+	return REC_STREAM_PREFIX;
+}
+
+/* rec_sec_fmth_encode - u32 version, the header_page text */
+void rec_sec_fmth_encode(struct rec_buf *b, const char *text, size_t len)
+{
+	rec_buf_u32(b, REC_SEC_VERSION);
+	rec_buf_put(b, text, len);
+}
+
+/* rec_sec_fmth_decode - the header_page text */
+int rec_sec_fmth_decode(const void *p, size_t len, const char **text, size_t *text_len)
+{
+	if (len < 4 || rec_sec_version(p, len) != REC_SEC_VERSION)
+		return -EINVAL;
+	*text = (const char *)p + 4;
+	*text_len = len - 4;
+	return 0;
+}
+
+/* rec_sec_meta_encode - u32 version, then the machine, the clock and what was recorded */
+void rec_sec_meta_encode(struct rec_buf *b, const struct rec_sec_meta *m)
+{
+	rec_buf_u32(b, REC_SEC_VERSION);
+	rec_buf_meta(b, "iotap", "%s", m->iotap);
+	rec_buf_meta(b, "host", "%s", m->host);
+	rec_buf_meta(b, "sysname", "%s", m->sysname);
+	rec_buf_meta(b, "release", "%s", m->release);
+	rec_buf_meta(b, "kversion", "%s", m->kversion);
+	rec_buf_meta(b, "machine", "%s", m->machine);
+	rec_buf_meta(b, "cpus", "%d", m->nr_cpus);
+	rec_buf_meta(b, "page_size", "%d", m->page_size);
+	rec_buf_meta(b, "long_size", "%d", m->long_size);
+	rec_buf_meta(b, "byte_order", "%s", __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? "little" : "big");
+	rec_buf_meta(b, "clock", REC_META_CLOCK);
+	rec_buf_meta(b, "t_start", "%llu", (unsigned long long)m->t_start);
+	rec_buf_meta(b, "wall_offset", "%lld", (long long)m->wall_offset);
+	rec_buf_meta(b, "callchains", "%d", m->callchains);
+	rec_buf_meta(b, "tools", "%s", m->tools);
+	if (m->command) {
+		rec_buf_meta(b, "command", "%s", m->command);
+		rec_buf_meta(b, "command_pid", "%d", m->command_pid);
+	}
+}
+
+/* meta_int - a decimal META value within [min, max] */
+static int meta_int(const char *v, int64_t min, int64_t max, int64_t *out)
+{
+	char *end;
+	long long x;
+
+	errno = 0;
+	x = strtoll(v, &end, 10);
+	if (errno || end == v || *end || x < min || x > max)
+		return -EINVAL;
+	*out = x;
+	return 0;
+}
+
+/* meta_line - one key=value line of META into m; -EINVAL when its value is out of range */
+static int meta_line(struct rec_sec_meta *m, const char *key, const char *val)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} strs[] = {
+		{ "iotap", offsetof(struct rec_sec_meta, iotap) },
+		{ "host", offsetof(struct rec_sec_meta, host) },
+		{ "sysname", offsetof(struct rec_sec_meta, sysname) },
+		{ "release", offsetof(struct rec_sec_meta, release) },
+		{ "kversion", offsetof(struct rec_sec_meta, kversion) },
+		{ "machine", offsetof(struct rec_sec_meta, machine) },
+		{ "tools", offsetof(struct rec_sec_meta, tools) },
+		{ "command", offsetof(struct rec_sec_meta, command) },
+		{ "byte_order", offsetof(struct rec_sec_meta, byte_order) },
+		{ "clock", offsetof(struct rec_sec_meta, clock) },
+	};
+	int64_t v = 0;
+	bool bad = false;
+
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+		if (!strcmp(key, strs[i].key))
+			*(const char **)((char *)m + strs[i].off) = val;
+	if (!strcmp(key, "cpus")) {
+		bad = meta_int(val, 1, 1 << 20, &v);
+		m->nr_cpus = v;
+	} else if (!strcmp(key, "command_pid")) {
+		bad = meta_int(val, 0, INT32_MAX, &v);
+		m->command_pid = v;
+	} else if (!strcmp(key, "page_size")) {
+		bad = meta_int(val, 512, 1 << 20, &v) || (v & (v - 1));
+		m->page_size = v;
+	} else if (!strcmp(key, "long_size")) {
+		bad = meta_int(val, 4, 8, &v) || (v != 4 && v != 8);
+		m->long_size = v;
+	} else if (!strcmp(key, "t_start")) {
+		bad = meta_int(val, 0, INT64_MAX, &v);
+		m->t_start = v;
+		m->have_t_start = true;
+	} else if (!strcmp(key, "wall_offset")) {
+		bad = meta_int(val, INT64_MIN, INT64_MAX, &v);
+		m->wall_offset = v;
+	}
+	return bad ? -EINVAL : 0;
+}
+
+/* rec_sec_meta_decode - the key=value lines of META; unknown keys are for later versions */
+int rec_sec_meta_decode(const void *p, size_t len, struct rec_sec_meta *m, char *why,
+			size_t whylen)
+{
+	char *line, *save = NULL;
+
+	memset(m, 0, sizeof(*m));
+	if (len < 4 || rec_sec_version(p, len) != REC_SEC_VERSION) {
+		snprintf(why, whylen, "META version %u is not supported", rec_sec_version(p, len));
+		return -EINVAL;
+	}
+	m->text = malloc(len - 4 + 1);
+	if (!m->text)
+		return -ENOMEM;
+	memcpy(m->text, (const char *)p + 4, len - 4);
+	m->text[len - 4] = 0;
+	if (strlen(m->text) != len - 4) {
+		snprintf(why, whylen, "META holds a NUL byte");
+		goto fail;
+	}
+	for (line = strtok_r(m->text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *val = strchr(line, '=');
+
+		if (!val)
+			continue;
+		*val++ = 0;
+		if (meta_line(m, line, val)) {
+			snprintf(why, whylen, "META %s=%s is out of range", line, val);
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	rec_sec_meta_release(m);
+	return -EINVAL;
+}
+
+/* rec_sec_meta_check - what replaying needs from META */
+int rec_sec_meta_check(const struct rec_sec_meta *m, char *why, size_t whylen)
+{
+	const char *native = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? "little" : "big";
+
+	if (!m->text)
+		snprintf(why, whylen, "no META section");
+	else if (!m->byte_order || strcmp(m->byte_order, native))
+		snprintf(why, whylen, "recorded on a %s-endian machine; this one is %s-endian",
+			 m->byte_order ? m->byte_order : "an unknown", native);
+	else if (!m->clock || strcmp(m->clock, REC_META_CLOCK))
+		snprintf(why, whylen, "events use clock '%s', not monotonic", m->clock ? m->clock : "?");
+	else if (!m->page_size || !m->long_size || !m->have_t_start)
+		snprintf(why, whylen, "META lacks page_size, long_size or t_start");
+	else
+		return 0;
+	return -EINVAL;
+}
+
+/* rec_sec_meta_release - the decoded lines; m is empty after, safe twice */
+void rec_sec_meta_release(struct rec_sec_meta *m)
+{
+	free(m->text);
+	memset(m, 0, sizeof(*m));
+}
+
+/* rec_sec_evts_record - see sections.h */
+int rec_sec_evts_record(const void *chunk, size_t len, size_t pos,
+			const struct perf_event_header **h, char *why, size_t whylen)
+{
+	const struct perf_event_header *r = (const void *)((const uint8_t *)chunk + pos);
+	size_t left = len - pos;
+
+	if (pos >= len)
+		return 0;
+	if (left < sizeof(*r) || r->size < sizeof(*r) || r->size > left || r->size % 8) {
+		snprintf(why, whylen, "a record at chunk offset %zu has size %u", pos,
+			 left < sizeof(*r) ? 0 : r->size);
+		return -EINVAL;
+	}
+	*h = r;
+	return 1;
+}
+
+/* rec_sec_stack_encode - header, u64 id, u64 nr, the nr entries */
+const struct perf_event_header *rec_sec_stack_encode(void *buf, uint64_t id,
+						     const uint64_t *chain, uint32_t nr)
+{
+	struct perf_event_header *h = buf;
+	uint64_t *body = (uint64_t *)(h + 1);
+
+	h->type = REC_RECORD_STACK;
+	h->misc = 0;
+	h->size = REC_STACK_FIXED + nr * 8;
+	body[0] = id;
+	body[1] = nr;
+	memcpy(body + 2, chain, nr * 8ull);
+	return h;
+}
+
+/* rec_sec_stack_decode - see sections.h */
+int rec_sec_stack_decode(const struct perf_event_header *h, uint64_t *id, const void **chain,
+			 uint64_t *nr, char *why, size_t whylen)
+{
+	struct cursor c = cursor_make(h + 1, h->size < sizeof(*h) ? 0 : h->size - sizeof(*h));
+
+	if (h->size < REC_STACK_FIXED || cursor_u64(&c, id) || cursor_u64(&c, nr)) {
+		snprintf(why, whylen, "a stack record of %u bytes", h->size);
+		return -EINVAL;
+	}
+	if (*nr != (h->size - REC_STACK_FIXED) / 8u || !(*chain = cursor_take(&c, *nr * 8))) {
+		snprintf(why, whylen, "a stack record of %u bytes says %" PRIu64 " entries", h->size,
+			 *nr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * rec_sec_evnt_encode - u32 version, u32 nr_ids, u64 sample_type, u64 regs,
+ * u32 sys/name/format lengths, u32 flags, the ids, sys, name, format text
+ */
+void rec_sec_evnt_encode(struct rec_buf *b, const struct rec_sec_evnt *e)
+{
+	/* Callchain ids need the flags, which version 1 has no room for. */
+	rec_buf_u32(b, e->chain_ids ? REC_EVNT_VERSION_FLAGS : REC_SEC_VERSION);
+	rec_buf_u32(b, (uint32_t)e->nr_ids);
+	rec_buf_u64(b, e->sample_type);
+	rec_buf_u64(b, e->regs_mask);
+	rec_buf_u32(b, (uint32_t)strlen(e->sys));
+	rec_buf_u32(b, (uint32_t)strlen(e->name));
+	rec_buf_u32(b, (uint32_t)e->fmt_len);
+	rec_buf_u32(b, e->chain_ids ? REC_EVNT_CHAIN_IDS : 0);
+	for (size_t c = 0; c < e->nr_ids; c++)
+		rec_buf_u64(b, e->ids[c]);
+	rec_buf_put(b, e->sys, strlen(e->sys));
+	rec_buf_put(b, e->name, strlen(e->name));
+	rec_buf_put(b, e->fmt, e->fmt_len);
+}
+
+/* rec_sec_evnt_decode - see sections.h */
+int rec_sec_evnt_decode(const void *p, size_t len, struct rec_sec_evnt *e, char *why,
 		       size_t whylen)
 {
 	uint32_t ver = 0, nr_ids = 0, sl = 0, nl = 0, fl = 0, flags = 0;
@@ -134,7 +379,7 @@ int recfmt_evnt_decode(const void *p, size_t len, struct recfmt_evnt *e, char *w
 	    cursor_u32(&c, &sl) || cursor_u32(&c, &nl) || cursor_u32(&c, &fl) ||
 	    cursor_u32(&c, &flags) || (ver != REC_SEC_VERSION && ver != REC_EVNT_VERSION_FLAGS)) {
 		snprintf(why, whylen, "EVNT section of %zu bytes, version %u", len,
-			 recfmt_version(p, len));
+			 rec_sec_version(p, len));
 		return -EINVAL;
 	}
 	if ((ver == REC_SEC_VERSION && flags) || (flags & ~REC_EVNT_CHAIN_IDS)) {
@@ -164,8 +409,8 @@ int recfmt_evnt_decode(const void *p, size_t len, struct recfmt_evnt *e, char *w
 	return 0;
 }
 
-/* recfmt_evnt_id - see sections.h */
-uint64_t recfmt_evnt_id(const struct recfmt_evnt *e, size_t i)
+/* rec_sec_evnt_id - see sections.h */
+uint64_t rec_sec_evnt_id(const struct rec_sec_evnt *e, size_t i)
 {
 	uint64_t id;
 
@@ -173,27 +418,27 @@ uint64_t recfmt_evnt_id(const struct recfmt_evnt *e, size_t i)
 	return id;
 }
 
-/* recfmt_disk_encode - u32 version, u32 count, then u32 dev, name[32], sched[32] each */
-void recfmt_disk_encode(struct secbuf *b, const struct disk_table *t)
+/* rec_sec_disk_encode - u32 version, u32 count, then u32 dev, name[32], sched[32] each */
+void rec_sec_disk_encode(struct rec_buf *b, const struct disk_table *t)
 {
-	secbuf_u32(b, REC_SEC_VERSION);
-	secbuf_u32(b, (uint32_t)t->nr);
+	rec_buf_u32(b, REC_SEC_VERSION);
+	rec_buf_u32(b, (uint32_t)t->nr);
 	for (size_t i = 0; i < t->nr; i++) {
-		secbuf_u32(b, t->d[i].dev);
-		secbuf_str0(b, t->d[i].name, 32);
-		secbuf_str0(b, t->d[i].sched, 32);
+		rec_buf_u32(b, t->d[i].dev);
+		rec_buf_str0(b, t->d[i].name, 32);
+		rec_buf_str0(b, t->d[i].sched, 32);
 	}
 }
 
-/* recfmt_disk_decode - the devices into t */
-int recfmt_disk_decode(const void *p, size_t len, struct disk_table *t, char *why, size_t whylen)
+/* rec_sec_disk_decode - the devices into t */
+int rec_sec_disk_decode(const void *p, size_t len, struct disk_table *t, char *why, size_t whylen)
 {
 	struct cursor c = cursor_make(p, len);
 	uint32_t ver = 0, n = 0;
 
 	if (cursor_u32(&c, &ver) || cursor_u32(&c, &n) || ver != REC_SEC_VERSION) {
 		snprintf(why, whylen, "DISK section of %zu bytes, version %u", len,
-			 recfmt_version(p, len));
+			 rec_sec_version(p, len));
 		return -EINVAL;
 	}
 	if (cursor_left(&c) / REC_DISK_ENTRY < n) {
@@ -216,34 +461,34 @@ int recfmt_disk_decode(const void *p, size_t len, struct disk_table *t, char *wh
 	return 0;
 }
 
-/* recfmt_cgrp_begin - u32 version, u32 count (patched by recfmt_cgrp_end) */
-void recfmt_cgrp_begin(struct secbuf *b)
+/* rec_sec_cgrp_begin - u32 version, u32 count (patched by rec_sec_cgrp_end) */
+void rec_sec_cgrp_begin(struct rec_buf *b)
 {
-	secbuf_u32(b, REC_SEC_VERSION);
-	secbuf_u32(b, 0);
+	rec_buf_u32(b, REC_SEC_VERSION);
+	rec_buf_u32(b, 0);
 }
 
-/* recfmt_cgrp_add - u32 tid, u32 path length, u64 time, the path; a longer one is left out */
-void recfmt_cgrp_add(struct secbuf *b, uint32_t tid, const char *path, uint64_t t)
+/* rec_sec_cgrp_add - u32 tid, u32 path length, u64 time, the path; a longer one is left out */
+void rec_sec_cgrp_add(struct rec_buf *b, uint32_t tid, const char *path, uint64_t t)
 {
 	size_t len = strlen(path);
 
 	if (len > REC_CGRP_PATH_MAX)
 		return;
-	secbuf_u32(b, tid);
-	secbuf_u32(b, (uint32_t)len);
-	secbuf_u64(b, t);
-	secbuf_put(b, path, len);
+	rec_buf_u32(b, tid);
+	rec_buf_u32(b, (uint32_t)len);
+	rec_buf_u64(b, t);
+	rec_buf_put(b, path, len);
 }
 
-/* recfmt_cgrp_end - the count of entries added */
-void recfmt_cgrp_end(struct secbuf *b, uint32_t n)
+/* rec_sec_cgrp_end - the count of entries added */
+void rec_sec_cgrp_end(struct rec_buf *b, uint32_t n)
 {
-	secbuf_patch_u32(b, 4, n);
+	rec_buf_patch_u32(b, 4, n);
 }
 
-/* recfmt_cgrp_decode - each task's cgroup to fn */
-int recfmt_cgrp_decode(const void *p, size_t len, recfmt_cgrp_fn fn, void *arg, char *why,
+/* rec_sec_cgrp_decode - each task's cgroup to fn */
+int rec_sec_cgrp_decode(const void *p, size_t len, rec_sec_cgrp_fn fn, void *arg, char *why,
 		       size_t whylen)
 {
 	struct cursor c = cursor_make(p, len);
@@ -252,7 +497,7 @@ int recfmt_cgrp_decode(const void *p, size_t len, recfmt_cgrp_fn fn, void *arg, 
 
 	if (cursor_u32(&c, &ver) || cursor_u32(&c, &n) || ver != REC_SEC_VERSION) {
 		snprintf(why, whylen, "CGRP section of %zu bytes, version %u", len,
-			 recfmt_version(p, len));
+			 rec_sec_version(p, len));
 		return -EINVAL;
 	}
 	for (uint32_t i = 0; i < n; i++) {
@@ -272,54 +517,54 @@ int recfmt_cgrp_decode(const void *p, size_t len, recfmt_cgrp_fn fn, void *arg, 
 	return 0;
 }
 
-/* recfmt_comm_begin - u32 version, u32 count (patched by recfmt_comm_end) */
-void recfmt_comm_begin(struct secbuf *b)
+/* rec_sec_comm_begin - u32 version, u32 count (patched by rec_sec_comm_end) */
+void rec_sec_comm_begin(struct rec_buf *b)
 {
-	secbuf_u32(b, REC_SEC_VERSION);
-	secbuf_u32(b, 0);
+	rec_buf_u32(b, REC_SEC_VERSION);
+	rec_buf_u32(b, 0);
 }
 
-/* recfmt_comm_add - u32 pid, comm[16] */
-void recfmt_comm_add(struct secbuf *b, uint32_t pid, const char *comm)
+/* rec_sec_comm_add - u32 pid, comm[16] */
+void rec_sec_comm_add(struct rec_buf *b, uint32_t pid, const char *comm)
 {
-	secbuf_u32(b, pid);
-	secbuf_str0(b, comm, 16);
+	rec_buf_u32(b, pid);
+	rec_buf_str0(b, comm, 16);
 }
 
-/* recfmt_comm_end - the count of entries added */
-void recfmt_comm_end(struct secbuf *b, uint32_t n)
+/* rec_sec_comm_end - the count of entries added */
+void rec_sec_comm_end(struct rec_buf *b, uint32_t n)
 {
-	secbuf_patch_u32(b, 4, n);
+	rec_buf_patch_u32(b, 4, n);
 }
 
-/* recfmt_fdtb_begin - u32 version, u32 count (patched by recfmt_fdtb_end) */
-void recfmt_fdtb_begin(struct secbuf *b)
+/* rec_sec_fdtb_begin - u32 version, u32 count (patched by rec_sec_fdtb_end) */
+void rec_sec_fdtb_begin(struct rec_buf *b)
 {
-	secbuf_u32(b, REC_SEC_VERSION);
-	secbuf_u32(b, 0);
+	rec_buf_u32(b, REC_SEC_VERSION);
+	rec_buf_u32(b, 0);
 }
 
-/* recfmt_fdtb_add - u32 pid, s32 fd, u32 path length, the path, zeros to 4 bytes */
-void recfmt_fdtb_add(struct secbuf *b, uint32_t pid, int fd, const char *path)
+/* rec_sec_fdtb_add - u32 pid, s32 fd, u32 path length, the path, zeros to 4 bytes */
+void rec_sec_fdtb_add(struct rec_buf *b, uint32_t pid, int fd, const char *path)
 {
 	static const uint8_t pad[4];
 	size_t len = strnlen(path, REC_FDTB_PATH_MAX);
 
-	secbuf_u32(b, pid);
-	secbuf_u32(b, (uint32_t)fd);
-	secbuf_u32(b, (uint32_t)len);
-	secbuf_put(b, path, len);
-	secbuf_put(b, pad, (4 - len % 4) % 4);
+	rec_buf_u32(b, pid);
+	rec_buf_u32(b, (uint32_t)fd);
+	rec_buf_u32(b, (uint32_t)len);
+	rec_buf_put(b, path, len);
+	rec_buf_put(b, pad, (4 - len % 4) % 4);
 }
 
-/* recfmt_fdtb_end - the count of entries added */
-void recfmt_fdtb_end(struct secbuf *b, uint32_t n)
+/* rec_sec_fdtb_end - the count of entries added */
+void rec_sec_fdtb_end(struct rec_buf *b, uint32_t n)
 {
-	secbuf_patch_u32(b, 4, n);
+	rec_buf_patch_u32(b, 4, n);
 }
 
-/* recfmt_fdtb_decode - each descriptor and its name to fn */
-int recfmt_fdtb_decode(const void *p, size_t len, recfmt_fdtb_fn fn, void *arg, char *why,
+/* rec_sec_fdtb_decode - each descriptor and its name to fn */
+int rec_sec_fdtb_decode(const void *p, size_t len, rec_sec_fdtb_fn fn, void *arg, char *why,
 		       size_t whylen)
 {
 	struct cursor c = cursor_make(p, len);
@@ -354,8 +599,8 @@ int recfmt_fdtb_decode(const void *p, size_t len, recfmt_fdtb_fn fn, void *arg, 
 	return 0;
 }
 
-/* recfmt_comm_decode - each process name to fn */
-int recfmt_comm_decode(const void *p, size_t len, recfmt_comm_fn fn, void *arg, char *why,
+/* rec_sec_comm_decode - each process name to fn */
+int rec_sec_comm_decode(const void *p, size_t len, rec_sec_comm_fn fn, void *arg, char *why,
 		       size_t whylen)
 {
 	struct cursor c = cursor_make(p, len);
@@ -363,7 +608,7 @@ int recfmt_comm_decode(const void *p, size_t len, recfmt_comm_fn fn, void *arg, 
 
 	if (cursor_u32(&c, &ver) || cursor_u32(&c, &n) || ver != REC_SEC_VERSION) {
 		snprintf(why, whylen, "COMM section of %zu bytes, version %u", len,
-			 recfmt_version(p, len));
+			 rec_sec_version(p, len));
 		return -EINVAL;
 	}
 	if (cursor_left(&c) / REC_COMM_ENTRY < n) {
@@ -381,19 +626,19 @@ int recfmt_comm_decode(const void *p, size_t len, recfmt_comm_fn fn, void *arg, 
 	return 0;
 }
 
-/* recfmt_trig_encode - u32 version, then what fired and the window as key=value lines */
-void recfmt_trig_encode(struct secbuf *b, const struct recfmt_trig *t)
+/* rec_sec_trig_encode - u32 version, then what fired and the window as key=value lines */
+void rec_sec_trig_encode(struct rec_buf *b, const struct rec_sec_trig *t)
 {
-	secbuf_u32(b, REC_SEC_VERSION);
-	secbuf_meta(b, "what", "%s", t->what);
-	secbuf_meta(b, "reason", "%s", t->reason);
-	secbuf_meta(b, "t_trigger", "%llu", (unsigned long long)t->t_trigger);
-	secbuf_meta(b, "t_from", "%llu", (unsigned long long)t->t_from);
-	secbuf_meta(b, "t_to", "%llu", (unsigned long long)t->t_to);
+	rec_buf_u32(b, REC_SEC_VERSION);
+	rec_buf_meta(b, "what", "%s", t->what);
+	rec_buf_meta(b, "reason", "%s", t->reason);
+	rec_buf_meta(b, "t_trigger", "%llu", (unsigned long long)t->t_trigger);
+	rec_buf_meta(b, "t_from", "%llu", (unsigned long long)t->t_from);
+	rec_buf_meta(b, "t_to", "%llu", (unsigned long long)t->t_to);
 }
 
-/* recfmt_trig_u64 - a decimal u64 value: 0 or -EINVAL */
-static int recfmt_trig_u64(const char *v, uint64_t *out)
+/* rec_sec_trig_u64 - a decimal u64 value: 0 or -EINVAL */
+static int rec_sec_trig_u64(const char *v, uint64_t *out)
 {
 	char *end;
 
@@ -404,17 +649,26 @@ static int recfmt_trig_u64(const char *v, uint64_t *out)
 	return errno || *end ? -EINVAL : 0;
 }
 
-/* recfmt_trig_decode - the lines of TRIG (text without its version), split in place */
-int recfmt_trig_decode(char *text, size_t len, struct recfmt_trig *t, char *why, size_t whylen)
+/* rec_sec_trig_decode - the lines of TRIG, copied to *text and split there */
+int rec_sec_trig_decode(const void *p, size_t len, struct rec_sec_trig *t, char **text,
+			char *why, size_t whylen)
 {
 	char *line, *save = NULL;
 
 	memset(t, 0, sizeof(*t));
-	if (strlen(text) != len) {
+	*text = NULL;
+	if (rec_sec_version(p, len) != REC_SEC_VERSION)
+		return 0;	/* a later layout: --info leaves it out */
+	*text = malloc(len - 4 + 1);
+	if (!*text)
+		return -ENOMEM;
+	memcpy(*text, (const char *)p + 4, len - 4);
+	(*text)[len - 4] = 0;
+	if (strlen(*text) != len - 4) {
 		snprintf(why, whylen, "TRIG holds a NUL byte");
 		return -EINVAL;
 	}
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(*text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *val = strchr(line, '=');
 		int bad = 0;
 
@@ -426,11 +680,11 @@ int recfmt_trig_decode(char *text, size_t len, struct recfmt_trig *t, char *why,
 		else if (!strcmp(line, "reason"))
 			t->reason = val;
 		else if (!strcmp(line, "t_trigger"))
-			bad = recfmt_trig_u64(val, &t->t_trigger);
+			bad = rec_sec_trig_u64(val, &t->t_trigger);
 		else if (!strcmp(line, "t_from"))
-			bad = recfmt_trig_u64(val, &t->t_from);
+			bad = rec_sec_trig_u64(val, &t->t_from);
 		else if (!strcmp(line, "t_to"))
-			bad = recfmt_trig_u64(val, &t->t_to);
+			bad = rec_sec_trig_u64(val, &t->t_to);
 		if (bad) {
 			snprintf(why, whylen, "TRIG %s=%.32s is not a number", line, val);
 			return -EINVAL;
@@ -443,18 +697,18 @@ int recfmt_trig_decode(char *text, size_t len, struct recfmt_trig *t, char *why,
 	return 0;
 }
 
-/* recfmt_stat_encode - u32 version, u32 zero, u64 end time, u64 records, u64 samples */
-void recfmt_stat_encode(struct secbuf *b, uint64_t t_end, uint64_t records, uint64_t samples)
+/* rec_sec_stat_encode - u32 version, u32 zero, u64 end time, u64 records, u64 samples */
+void rec_sec_stat_encode(struct rec_buf *b, uint64_t t_end, uint64_t records, uint64_t samples)
 {
-	secbuf_u32(b, REC_SEC_VERSION);
-	secbuf_u32(b, 0);
-	secbuf_u64(b, t_end);
-	secbuf_u64(b, records);
-	secbuf_u64(b, samples);
+	rec_buf_u32(b, REC_SEC_VERSION);
+	rec_buf_u32(b, 0);
+	rec_buf_u64(b, t_end);
+	rec_buf_u64(b, records);
+	rec_buf_u64(b, samples);
 }
 
-/* recfmt_stat_decode - the end time */
-int recfmt_stat_decode(const void *p, size_t len, uint64_t *t_end, char *why, size_t whylen)
+/* rec_sec_stat_decode - the end time */
+int rec_sec_stat_decode(const void *p, size_t len, uint64_t *t_end, char *why, size_t whylen)
 {
 	struct cursor c = cursor_make(p, len);
 	uint32_t ver = 0, zero;
@@ -462,24 +716,24 @@ int recfmt_stat_decode(const void *p, size_t len, uint64_t *t_end, char *why, si
 	if (len < REC_STAT_SIZE || cursor_u32(&c, &ver) || ver != REC_SEC_VERSION ||
 	    cursor_u32(&c, &zero) || cursor_u64(&c, t_end)) {
 		snprintf(why, whylen, "STAT section of %zu bytes, version %u", len,
-			 recfmt_version(p, len));
+			 rec_sec_version(p, len));
 		return -EINVAL;
 	}
 	return 0;
 }
 
-/* recfmt_maps_begin - u32 version, u32 count (patched by recfmt_maps_end) */
-void recfmt_maps_begin(struct secbuf *b)
+/* rec_sec_maps_begin - u32 version, u32 count (patched by rec_sec_maps_end) */
+void rec_sec_maps_begin(struct rec_buf *b)
 {
-	secbuf_u32(b, REC_SEC_VERSION);
-	secbuf_u32(b, 0);
+	rec_buf_u32(b, REC_SEC_VERSION);
+	rec_buf_u32(b, 0);
 }
 
 /*
- * recfmt_maps_add - u32 pid, u16 path length, u8 build-id length, u8 0, u64
+ * rec_sec_maps_add - u32 pid, u16 path length, u8 build-id length, u8 0, u64
  * start, u64 len, u64 pgoff, the build-id bytes, the path bytes (no NUL)
  */
-int recfmt_maps_add(struct secbuf *b, uint32_t pid, uint64_t start, uint64_t len,
+int rec_sec_maps_add(struct rec_buf *b, uint32_t pid, uint64_t start, uint64_t len,
 		    uint64_t pgoff, const char *path, const uint8_t *build_id, uint8_t build_id_len)
 {
 	size_t plen = strlen(path);
@@ -491,25 +745,25 @@ int recfmt_maps_add(struct secbuf *b, uint32_t pid, uint64_t start, uint64_t len
 	/* One section is one chunk: what does not fit is left to the MMAP2 records. */
 	if (b->len + REC_MAPS_FIXED + build_id_len + plen > REC_CHUNK_MAX)
 		return -E2BIG;
-	secbuf_u32(b, pid);
-	secbuf_put(b, &pl, sizeof(pl));
-	secbuf_put(b, lens, sizeof(lens));
-	secbuf_u64(b, start);
-	secbuf_u64(b, len);
-	secbuf_u64(b, pgoff);
-	secbuf_put(b, build_id, build_id_len);
-	secbuf_put(b, path, plen);
+	rec_buf_u32(b, pid);
+	rec_buf_put(b, &pl, sizeof(pl));
+	rec_buf_put(b, lens, sizeof(lens));
+	rec_buf_u64(b, start);
+	rec_buf_u64(b, len);
+	rec_buf_u64(b, pgoff);
+	rec_buf_put(b, build_id, build_id_len);
+	rec_buf_put(b, path, plen);
 	return b->err;
 }
 
-/* recfmt_maps_end - the count of mappings added */
-void recfmt_maps_end(struct secbuf *b, uint32_t count)
+/* rec_sec_maps_end - the count of mappings added */
+void rec_sec_maps_end(struct rec_buf *b, uint32_t count)
 {
-	secbuf_patch_u32(b, 4, count);
+	rec_buf_patch_u32(b, 4, count);
 }
 
-/* recfmt_maps_decode - each mapping to fn */
-int recfmt_maps_decode(const void *p, size_t len, recfmt_map_fn fn, void *arg)
+/* rec_sec_maps_decode - each mapping to fn */
+int rec_sec_maps_decode(const void *p, size_t len, rec_sec_map_fn fn, void *arg)
 {
 	struct cursor c = cursor_make(p, len);
 	uint32_t ver, count;

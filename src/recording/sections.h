@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#ifndef IOTAP_RECFORMAT_H
-#define IOTAP_RECFORMAT_H
+#ifndef IOTAP_SECTIONS_H
+#define IOTAP_SECTIONS_H
 
 /*
  * What an iotap recording holds, on top of the container of container.h: the
  * section types and their layouts (iotap-recording(5), SECTIONS), and for
  * the sections of a fixed binary layout their encoder (used by the
- * recorder, recorder.c) beside their decoder (used by the recorded source,
- * source-recording.c), so that the two cannot drift. Decoders read through the
+ * recorder, src/recorder/) beside their decoder (used by the recorded
+ * source, source-recording.c), so that the two cannot drift: neither side
+ * lays out or parses a section's bytes itself. Decoders read through the
  * bounds-checked cursor and return 0, or -EINVAL with why the section is
- * malformed in why.
+ * malformed in why. Names: rec_sec_<section>_encode/_decode (or _begin, _add,
+ * _end for sections built entry by entry), rec_buf_ for the buffer they fill.
  *
  * Whole sections start with a u32 version; streamed ones with a u32 version
  * and a u32 of zero, so that the records after them stay 8-byte aligned.
@@ -19,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/perf_event.h>
 
 #include "disk.h"
 #include "container.h"
@@ -88,33 +91,94 @@
 
 
 /* A growing byte buffer for one section; the first failure sticks in err. */
-struct secbuf {
+struct rec_buf {
 	uint8_t *p;
 	size_t len, cap;
 	int err;
 };
 
-void secbuf_put(struct secbuf *b, const void *data, size_t n);
-void secbuf_u32(struct secbuf *b, uint32_t v);
-void secbuf_u64(struct secbuf *b, uint64_t v);
+void rec_buf_put(struct rec_buf *b, const void *data, size_t n);
+void rec_buf_u32(struct rec_buf *b, uint32_t v);
+void rec_buf_u64(struct rec_buf *b, uint64_t v);
 /* s in a zero-padded field of n (<= 64) bytes, always NUL-terminated */
-void secbuf_str0(struct secbuf *b, const char *s, size_t n);
+void rec_buf_str0(struct rec_buf *b, const char *s, size_t n);
 /* one key=value line of META, a line break in the value becoming a space */
-void secbuf_meta(struct secbuf *b, const char *key, const char *fmt, ...)
+void rec_buf_meta(struct rec_buf *b, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* empty it, keeping its memory; secbuf_release frees it */
-void secbuf_reset(struct secbuf *b);
-void secbuf_release(struct secbuf *b);
+/* empty it, keeping its memory; rec_buf_release frees it */
+void rec_buf_reset(struct rec_buf *b);
+void rec_buf_release(struct rec_buf *b);
 
 /* The version a section begins with; 0 when it is too short. */
-uint32_t recfmt_version(const void *p, size_t len);
+uint32_t rec_sec_version(const void *p, size_t len);
+
+/* b as one whole section of type (b's first failure instead, if it had one); b stays. */
+int rec_sec_put(struct rec_writer *w, uint32_t type, const struct rec_buf *b);
+
+/* Streamed sections (KSYM, EVTS): their prefix, then rec_writer_stream() their content. */
+int rec_sec_stream_begin(struct rec_writer *w, uint32_t type);
+/*
+ * The first chunk of a streamed section: how many bytes of prefix its
+ * content follows (REC_STREAM_PREFIX), or -EINVAL with why (what: its name).
+ */
+int rec_sec_stream_skip(const void *p, size_t len, const char *what, char *why, size_t whylen);
+
+/* FMTH: u32 version, then the header_page text the formats were parsed with. */
+void rec_sec_fmth_encode(struct rec_buf *b, const char *text, size_t len);
+/* the text, pointing into p; -EINVAL for a section of another version */
+int rec_sec_fmth_decode(const void *p, size_t len, const char **text, size_t *text_len);
+
+/*
+ * META: u32 version, then key=value lines (rec_buf_meta()): the machine
+ * (iotap, host, sysname, release, kversion, machine, cpus, page_size,
+ * long_size, byte_order), the clock, t_start, wall_offset, callchains,
+ * tools, and for a traced command command and command_pid. Keys a reader
+ * does not know are for later versions; callchains is for people (a reader
+ * goes by each EVNT's sample_type).
+ */
+#define REC_META_CLOCK "monotonic"
+
+struct rec_sec_meta {
+	const char *iotap, *host, *sysname, *release, *kversion, *machine;
+	const char *tools;
+	const char *command;		/* NULL: no command (nor command_pid) */
+	int nr_cpus, page_size, long_size, callchains, command_pid;
+	uint64_t t_start;
+	int64_t wall_offset;
+	/* decode only: the encoder writes this machine's byte order and REC_META_CLOCK */
+	const char *byte_order, *clock;
+	bool have_t_start;
+	char *text;			/* the lines the strings point into */
+};
+
+void rec_sec_meta_encode(struct rec_buf *b, const struct rec_sec_meta *m);
+/* into m, its strings in m->text (rec_sec_meta_release()); -ENOMEM, or -EINVAL with why */
+int rec_sec_meta_decode(const void *p, size_t len, struct rec_sec_meta *m, char *why,
+			size_t whylen);
+/* what replaying needs of a decoded META (m->text NULL: there was none); 0 or -EINVAL */
+int rec_sec_meta_check(const struct rec_sec_meta *m, char *why, size_t whylen);
+void rec_sec_meta_release(struct rec_sec_meta *m);
+
+/*
+ * EVTS: the records, each a perf_event_header and its body, 8-byte multiples,
+ * never spanning two chunks. The record at pos of a chunk's len bytes: 1
+ * with *h, 0 at the chunk's end, or -EINVAL with why.
+ */
+int rec_sec_evts_record(const void *chunk, size_t len, size_t pos,
+			const struct perf_event_header **h, char *why, size_t whylen);
+/* A REC_RECORD_STACK of id and its nr entries, into buf (REC_STACK_FIXED + nr * 8 bytes). */
+const struct perf_event_header *rec_sec_stack_encode(void *buf, uint64_t id,
+						     const uint64_t *chain, uint32_t nr);
+/* its id and its nr entries (unaligned, in h); -EINVAL with why */
+int rec_sec_stack_decode(const struct perf_event_header *h, uint64_t *id, const void **chain,
+			 uint64_t *nr, char *why, size_t whylen);
 
 /* EVNT: one recorded event, its sample layout, its perf ids per CPU and its format text. */
-struct recfmt_evnt {
+struct rec_sec_evnt {
 	uint64_t sample_type, regs_mask;
 	bool chain_ids;			/* REC_EVNT_CHAIN_IDS: written as version 2 */
 	const uint64_t *ids;		/* encode: nr_ids ids */
-	const void *ids_raw;		/* decode: nr_ids u64s, unaligned (recfmt_evnt_id()) */
+	const void *ids_raw;		/* decode: nr_ids u64s, unaligned (rec_sec_evnt_id()) */
 	size_t nr_ids;
 	const char *sys, *name;
 	char sys_buf[65], name_buf[65];	/* decode: where sys and name point (fmt_name_ok()) */
@@ -122,45 +186,44 @@ struct recfmt_evnt {
 	size_t fmt_len;
 };
 
-void recfmt_evnt_encode(struct secbuf *b, const struct recfmt_evnt *e);
+void rec_sec_evnt_encode(struct rec_buf *b, const struct rec_sec_evnt *e);
 /* the layout's own checks: version, flags, lengths, names; the caller checks the rest */
-int recfmt_evnt_decode(const void *p, size_t len, struct recfmt_evnt *e, char *why,
+int rec_sec_evnt_decode(const void *p, size_t len, struct rec_sec_evnt *e, char *why,
 		       size_t whylen);
 /* the i-th perf id of a decoded EVNT */
-uint64_t recfmt_evnt_id(const struct recfmt_evnt *e, size_t i);
+uint64_t rec_sec_evnt_id(const struct rec_sec_evnt *e, size_t i);
 
 /* DISK: the block devices and their schedulers. */
-void recfmt_disk_encode(struct secbuf *b, const struct disk_table *t);
-int recfmt_disk_decode(const void *p, size_t len, struct disk_table *t, char *why, size_t whylen);
+void rec_sec_disk_encode(struct rec_buf *b, const struct disk_table *t);
+int rec_sec_disk_decode(const void *p, size_t len, struct disk_table *t, char *why, size_t whylen);
 
 /* COMM: process names (begin, add each, end patches the count). */
-void recfmt_comm_begin(struct secbuf *b);
-void recfmt_comm_add(struct secbuf *b, uint32_t pid, const char *comm);
-void recfmt_comm_end(struct secbuf *b, uint32_t n);
+void rec_sec_comm_begin(struct rec_buf *b);
+void rec_sec_comm_add(struct rec_buf *b, uint32_t pid, const char *comm);
+void rec_sec_comm_end(struct rec_buf *b, uint32_t n);
 /* comm: 16 bytes, NUL-padded, perhaps not NUL-terminated */
-typedef void (*recfmt_comm_fn)(void *arg, uint32_t pid, const char *comm);
-int recfmt_comm_decode(const void *p, size_t len, recfmt_comm_fn fn, void *arg, char *why,
+typedef void (*rec_sec_comm_fn)(void *arg, uint32_t pid, const char *comm);
+int rec_sec_comm_decode(const void *p, size_t len, rec_sec_comm_fn fn, void *arg, char *why,
 		       size_t whylen);
 
 /* CGRP (--cgroups): every task's cgroup v2 when recording began (begin, add each, end). */
-void recfmt_cgrp_begin(struct secbuf *b);
-void recfmt_cgrp_add(struct secbuf *b, uint32_t tid, const char *path, uint64_t t);
-void recfmt_cgrp_end(struct secbuf *b, uint32_t n);
-typedef void (*recfmt_cgrp_fn)(void *arg, uint32_t tid, const char *path, uint64_t t);
-int recfmt_cgrp_decode(const void *p, size_t len, recfmt_cgrp_fn fn, void *arg, char *why,
+void rec_sec_cgrp_begin(struct rec_buf *b);
+void rec_sec_cgrp_add(struct rec_buf *b, uint32_t tid, const char *path, uint64_t t);
+void rec_sec_cgrp_end(struct rec_buf *b, uint32_t n);
+typedef void (*rec_sec_cgrp_fn)(void *arg, uint32_t tid, const char *path, uint64_t t);
+int rec_sec_cgrp_decode(const void *p, size_t len, rec_sec_cgrp_fn fn, void *arg, char *why,
 		       size_t whylen);
 
 /* FDTB: every process's open descriptors when recording began (begin, add each, end). */
-void recfmt_fdtb_begin(struct secbuf *b);
-void recfmt_fdtb_add(struct secbuf *b, uint32_t pid, int fd, const char *path);
-void recfmt_fdtb_end(struct secbuf *b, uint32_t n);
+void rec_sec_fdtb_begin(struct rec_buf *b);
+void rec_sec_fdtb_add(struct rec_buf *b, uint32_t pid, int fd, const char *path);
+void rec_sec_fdtb_end(struct rec_buf *b, uint32_t n);
 /* path: NUL-terminated, valid only during the call; fn's error ends the decode */
-typedef int (*recfmt_fdtb_fn)(void *arg, uint32_t pid, int fd, const char *path);
+typedef int (*rec_sec_fdtb_fn)(void *arg, uint32_t pid, int fd, const char *path);
 /* a section of another version is skipped (0); -EINVAL with why when damaged */
-int recfmt_fdtb_decode(const void *p, size_t len, recfmt_fdtb_fn fn, void *arg, char *why,
+int rec_sec_fdtb_decode(const void *p, size_t len, rec_sec_fdtb_fn fn, void *arg, char *why,
 		       size_t whylen);
 
-/* STAT: after the records, when recording stopped and how much it wrote. */
 /*
  * TRIG (a flight recorder's dump): u32 version, then key=value lines as in
  * META: what (one line for people), reason (signal, latency, error), and
@@ -168,29 +231,35 @@ int recfmt_fdtb_decode(const void *p, size_t len, recfmt_fdtb_fn fn, void *arg, 
  * dump covers); for a request, also disk, dev, sector, bytes, rwbs,
  * latency_ns, error, pid, comm.
  */
-struct recfmt_trig {
+struct rec_sec_trig {
 	const char *what, *reason;
 	uint64_t t_trigger, t_from, t_to;
 };
 
-/* TRIG: the common keys; callers add the request's with secbuf_meta() */
-void recfmt_trig_encode(struct secbuf *b, const struct recfmt_trig *t);
-/* keys it does not know are skipped; what and reason point into text, which it changes */
-int recfmt_trig_decode(char *text, size_t len, struct recfmt_trig *t, char *why, size_t whylen);
+/* TRIG: the common keys; callers add the request's with rec_buf_meta() */
+void rec_sec_trig_encode(struct rec_buf *b, const struct rec_sec_trig *t);
+/*
+ * keys it does not know are skipped; what and reason point into *text, the
+ * lines copied (the caller frees them). A TRIG of another version is
+ * skipped: 0 with *text NULL. -ENOMEM, or -EINVAL with why.
+ */
+int rec_sec_trig_decode(const void *p, size_t len, struct rec_sec_trig *t, char **text,
+			char *why, size_t whylen);
 
-void recfmt_stat_encode(struct secbuf *b, uint64_t t_end, uint64_t records, uint64_t samples);
-int recfmt_stat_decode(const void *p, size_t len, uint64_t *t_end, char *why, size_t whylen);
+/* STAT: after the records, when recording stopped and how much it wrote. */
+void rec_sec_stat_encode(struct rec_buf *b, uint64_t t_end, uint64_t records, uint64_t samples);
+int rec_sec_stat_decode(const void *p, size_t len, uint64_t *t_end, char *why, size_t whylen);
 
 /* MAPS (-g): executable mappings when recording began (begin, add each, end). */
-void recfmt_maps_begin(struct secbuf *b);
+void rec_sec_maps_begin(struct rec_buf *b);
 /* -E2BIG once the section would outgrow a chunk; a path over 4095 bytes is left out */
-int recfmt_maps_add(struct secbuf *b, uint32_t pid, uint64_t start, uint64_t len,
+int rec_sec_maps_add(struct rec_buf *b, uint32_t pid, uint64_t start, uint64_t len,
 		    uint64_t pgoff, const char *path, const uint8_t *build_id, uint8_t build_id_len);
-void recfmt_maps_end(struct secbuf *b, uint32_t count);
-typedef void (*recfmt_map_fn)(void *arg, uint32_t pid, uint64_t start, uint64_t len,
+void rec_sec_maps_end(struct rec_buf *b, uint32_t count);
+typedef void (*rec_sec_map_fn)(void *arg, uint32_t pid, uint64_t start, uint64_t len,
 			      uint64_t pgoff, const char *path, const uint8_t *build_id,
 			      uint8_t build_id_len);
 /* a section of another version is skipped (0); -EINVAL when damaged */
-int recfmt_maps_decode(const void *p, size_t len, recfmt_map_fn fn, void *arg);
+int rec_sec_maps_decode(const void *p, size_t len, rec_sec_map_fn fn, void *arg);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#ifndef IOTAP_PERFDATA_H
-#define IOTAP_PERFDATA_H
+#ifndef IOTAP_SOURCE_PERFDATA_H
+#define IOTAP_SOURCE_PERFDATA_H
 
 /*
  * The session source that reads a perf.data file written by 'perf record'

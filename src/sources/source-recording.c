@@ -10,7 +10,6 @@
 #include <zlib.h>
 
 #include "array.h"
-#include "cursor.h"
 #include "fmtcheck.h"
 #include "ksyms.h"
 #include "log.h"
@@ -24,7 +23,7 @@
 #define LOST_CPUS_MAX 4096
 
 /* One recorded event. */
-struct rec_ev {
+struct file_ev {
 	const char *sys, *name;		/* the fmt_set's copies */
 	struct tep_event *tep;		/* its format, the attached event's */
 	uint64_t sample_type;
@@ -40,37 +39,26 @@ struct rec_ev {
 #define ID_DENSE_MAX 65536
 
 /* The callchains of REC_RECORD_STACK records so far, by id. */
-struct rec_stacks {
+struct file_stacks {
 	uint64_t *ips;			/* every chain, end to end */
 	size_t len, cap;
-	struct rec_stack {
+	struct file_stack {
 		size_t at;		/* into ips */
 		uint32_t nr;
 	} *st;
 	size_t nr, cap_st;
 };
 
-struct rec_id {
+struct file_id {
 	uint64_t id;
 	size_t idx;			/* into evs */
 };
 
 /* A section kept until META is known (FMTH, EVNT). */
-struct rec_blob {
+struct file_blob {
 	uint32_t type;
 	uint8_t *data;
 	size_t len;
-};
-
-/* The META values, pointing into text. */
-struct rec_meta {
-	char *text;
-	const char *iotap, *host, *sysname, *release, *kversion, *machine, *command;
-	const char *byte_order, *clock;
-	int nr_cpus, command_pid, page_size, long_size;
-	uint64_t t_start;
-	int64_t wall_offset;
-	bool have_t_start;
 };
 
 struct file_src {
@@ -84,16 +72,16 @@ struct file_src {
 	uint8_t *first;
 	size_t first_cap;
 	char *trig_text;			/* TRIG: a flight recorder's dump */
-	struct recfmt_trig trig;
+	struct rec_sec_trig trig;
 	struct rec_prefetch *pf;		/* the chunks after the first, read ahead */
 	const char *path;
-	struct rec_meta meta;
-	struct rec_blob *blobs;
+	struct rec_sec_meta meta;
+	struct file_blob *blobs;
 	size_t nr_blobs;
-	struct rec_ev *evs;
+	struct file_ev *evs;
 	size_t nr_evs;
 	struct hashtab by_name;		/* an event's name -> its index into evs */
-	struct rec_id *ids;
+	struct file_id *ids;
 	size_t nr_ids;
 	/* Perf ids are handed out in sequence: a direct table when they span little. */
 	uint32_t *id_dense;		/* id - id_base -> index into evs + 1; 0: none */
@@ -118,18 +106,9 @@ struct file_src {
 	uint64_t t_end, last_time;
 	uint64_t records;
 	struct lost_cpus lost;
-	struct rec_stacks stacks;
+	struct file_stacks stacks;
 	struct recording_event *info_ev;
 };
-
-/* sec_version - the u32 a section begins with, its version; 0 when it is too short */
-static uint32_t sec_version(const void *p, size_t len)
-{
-	struct cursor c = cursor_make(p, len);
-	uint32_t v;
-
-	return cursor_u32(&c, &v) ? 0 : v;
-}
 
 /* file_bad - say what is wrong with the recording; returns the code for it */
 static int __attribute__((format(printf, 2, 3)))
@@ -165,110 +144,10 @@ static int file_reader_open(struct session *s, struct file_src *f)
 	return f->r ? 0 : file_rec_error(f, ret);
 }
 
-/* meta_int - a decimal META value within [min, max] */
-static int meta_int(const char *v, int64_t min, int64_t max, int64_t *out)
-{
-	char *end;
-	long long x;
-
-	errno = 0;
-	x = strtoll(v, &end, 10);
-	if (errno || end == v || *end || x < min || x > max)
-		return -EINVAL;
-	*out = x;
-	return 0;
-}
-
-/* meta_parse - the key=value lines of META; unknown keys are for later versions */
-static int meta_parse(struct file_src *f, const uint8_t *data, size_t len)
-{
-	struct rec_meta *m = &f->meta;
-	char *line, *save = NULL;
-	int64_t v = 0;
-
-	if (m->text)
-		return file_bad(f, "two META sections");
-	if (len < 4 || sec_version(data, len) != REC_SEC_VERSION)
-		return file_bad(f, "META version %u is not supported", sec_version(data, len));
-	m->text = malloc(len - 4 + 1);
-	if (!m->text)
-		return -ENOMEM;
-	memcpy(m->text, data + 4, len - 4);
-	m->text[len - 4] = 0;
-	if (strlen(m->text) != len - 4)
-		return file_bad(f, "META holds a NUL byte");
-	for (line = strtok_r(m->text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		static const struct {
-			const char *key;
-			size_t off;
-		} strs[] = {
-			{ "iotap", offsetof(struct rec_meta, iotap) },
-			{ "host", offsetof(struct rec_meta, host) },
-			{ "sysname", offsetof(struct rec_meta, sysname) },
-			{ "release", offsetof(struct rec_meta, release) },
-			{ "kversion", offsetof(struct rec_meta, kversion) },
-			{ "machine", offsetof(struct rec_meta, machine) },
-			{ "command", offsetof(struct rec_meta, command) },
-			{ "byte_order", offsetof(struct rec_meta, byte_order) },
-			{ "clock", offsetof(struct rec_meta, clock) },
-		};
-		char *val = strchr(line, '=');
-		bool bad = false;
-
-		if (!val)
-			continue;
-		*val++ = 0;
-		for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
-			if (!strcmp(line, strs[i].key))
-				*(const char **)((char *)m + strs[i].off) = val;
-		if (!strcmp(line, "cpus")) {
-			bad = meta_int(val, 1, 1 << 20, &v);
-			m->nr_cpus = v;
-		} else if (!strcmp(line, "command_pid")) {
-			bad = meta_int(val, 0, INT32_MAX, &v);
-			m->command_pid = v;
-		} else if (!strcmp(line, "page_size")) {
-			bad = meta_int(val, 512, 1 << 20, &v) || (v & (v - 1));
-			m->page_size = v;
-		} else if (!strcmp(line, "long_size")) {
-			bad = meta_int(val, 4, 8, &v) || (v != 4 && v != 8);
-			m->long_size = v;
-		} else if (!strcmp(line, "t_start")) {
-			bad = meta_int(val, 0, INT64_MAX, &v);
-			m->t_start = v;
-			m->have_t_start = true;
-		} else if (!strcmp(line, "wall_offset")) {
-			bad = meta_int(val, INT64_MIN, INT64_MAX, &v);
-			m->wall_offset = v;
-		}
-		if (bad)
-			return file_bad(f, "META %s=%s is out of range", line, val);
-	}
-	return 0;
-}
-
-/* meta_check - what replaying needs from META */
-static int meta_check(struct file_src *f)
-{
-	const struct rec_meta *m = &f->meta;
-	const char *native = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? "little" : "big";
-
-	if (!m->text)
-		return file_bad(f, "no META section");
-	if (!m->byte_order || strcmp(m->byte_order, native))
-		return file_bad(f, "recorded on a %s-endian machine; this one is %s-endian",
-				m->byte_order ? m->byte_order : "an unknown", native);
-	if (!m->clock || strcmp(m->clock, "monotonic"))
-		return file_bad(f, "events use clock '%s', not monotonic", m->clock ? m->clock : "?");
-	if (!m->page_size || !m->long_size || !m->have_t_start)
-		return file_bad(f, "META lacks page_size, long_size or t_start");
-	return 0;
-}
-
 /* blob_keep - copy a section that can only be read once META is known */
 static int blob_keep(struct file_src *f, uint32_t type, const uint8_t *data, size_t len)
 {
-	struct rec_blob *b = realloc(f->blobs, (f->nr_blobs + 1) * sizeof(*b));
+	struct file_blob *b = realloc(f->blobs, (f->nr_blobs + 1) * sizeof(*b));
 
 	if (!b)
 		return -ENOMEM;
@@ -297,15 +176,25 @@ static int section_bad(const struct file_src *f, int ret, const char *why)
 	return ret == -EINVAL && why[0] ? file_bad(f, "%s", why) : ret;
 }
 
+/* meta_parse - the one META section */
+static int meta_parse(struct file_src *f, const uint8_t *data, size_t len)
+{
+	char why[256] = "";
+
+	if (f->meta.text)
+		return file_bad(f, "two META sections");
+	return section_bad(f, rec_sec_meta_decode(data, len, &f->meta, why, sizeof(why)), why);
+}
+
 /* evnt_add - one EVNT section: its format into the fmt_set, its ids into the map */
 static int evnt_add(struct session *s, struct file_src *f, const uint8_t *p, size_t len)
 {
-	struct recfmt_evnt e;
+	struct rec_sec_evnt e;
 	struct tep_event *tep;
-	struct rec_ev *ev;
-	struct rec_id *ids;
+	struct file_ev *ev;
+	struct file_id *ids;
 	char why[128] = "";
-	int ret = recfmt_evnt_decode(p, len, &e, why, sizeof(why));
+	int ret = rec_sec_evnt_decode(p, len, &e, why, sizeof(why));
 	const char *sys = e.sys, *name = e.name;
 	uint64_t sample_type = e.sample_type;
 
@@ -339,7 +228,7 @@ static int evnt_add(struct session *s, struct file_src *f, const uint8_t *p, siz
 		return -ENOMEM;
 	f->ids = ids;
 	for (size_t i = 0; i < e.nr_ids; i++) {
-		f->ids[f->nr_ids].id = recfmt_evnt_id(&e, i);
+		f->ids[f->nr_ids].id = rec_sec_evnt_id(&e, i);
 		f->ids[f->nr_ids++].idx = f->nr_evs;
 	}
 	ev = &f->evs[f->nr_evs++];
@@ -353,12 +242,12 @@ static int evnt_add(struct session *s, struct file_src *f, const uint8_t *p, siz
 	return 0;
 }
 
-/* stream_open - check the prefix of a streamed section; returns its length */
+/* stream_open - the first chunk of a streamed section: the length of its prefix */
 static int stream_open(struct file_src *f, const char *what, const uint8_t *p, size_t len)
 {
-	if (len < REC_STREAM_PREFIX || sec_version(p, len) != REC_SEC_VERSION)
-		return file_bad(f, "%s stream version %u is not supported", what, sec_version(p, len));
-	return REC_STREAM_PREFIX;
+	char why[128] = "";
+
+	return section_bad(f, rec_sec_stream_skip(p, len, what, why, sizeof(why)), why);
 }
 
 /* ksym_append - one chunk of the kallsyms text */
@@ -400,7 +289,7 @@ static int ksym_append(struct file_src *f, const uint8_t *p, size_t len)
 static int stat_parse(struct file_src *f, const uint8_t *p, size_t len)
 {
 	char why[128] = "";
-	int ret = recfmt_stat_decode(p, len, &f->t_end, why, sizeof(why));
+	int ret = rec_sec_stat_decode(p, len, &f->t_end, why, sizeof(why));
 
 	if (ret)
 		return section_bad(f, ret, why);
@@ -408,10 +297,10 @@ static int stat_parse(struct file_src *f, const uint8_t *p, size_t len)
 	return 0;
 }
 
-/* rec_id_cmp - order the id map for bsearch */
-static int rec_id_cmp(const void *a, const void *b)
+/* file_id_cmp - order the id map for bsearch */
+static int file_id_cmp(const void *a, const void *b)
 {
-	const struct rec_id *x = a, *y = b;
+	const struct file_id *x = a, *y = b;
 
 	return x->id < y->id ? -1 : x->id > y->id;
 }
@@ -426,7 +315,7 @@ static uint32_t name_hash(const char *name)
  * file_event_find - the first recorded event called name whose system begins
  * with the sys_len bytes of sys (its length + 1: that system exactly), or NULL
  */
-static struct rec_ev *file_event_find(const struct file_src *f, const char *sys, size_t sys_len,
+static struct file_ev *file_event_find(const struct file_src *f, const char *sys, size_t sys_len,
 				      const char *name)
 {
 	struct hashtab_pos pos;
@@ -442,7 +331,7 @@ static struct rec_ev *file_event_find(const struct file_src *f, const char *sys,
 }
 
 /* file_event_by_name - the recorded event sys:name, or NULL (a tool's setup asks often) */
-static struct rec_ev *file_event_by_name(const struct file_src *f, const char *sys,
+static struct file_ev *file_event_by_name(const struct file_src *f, const char *sys,
 					 const char *name)
 {
 	return file_event_find(f, sys, strlen(sys) + 1, name);
@@ -466,11 +355,14 @@ static int file_index_names(struct file_src *f)
 /* file_build - once the records start: the formats, the events and the clock */
 static int file_build(struct session *s, struct file_src *f)
 {
-	const struct rec_blob *hp = NULL;
-	int ret = meta_check(f);
+	const struct file_blob *hp = NULL;
+	const char *header_page;
+	size_t header_len;
+	char why[256] = "";
+	int ret = rec_sec_meta_check(&f->meta, why, sizeof(why));
 
 	if (ret)
-		return ret;
+		return section_bad(f, ret, why);
 	for (size_t i = 0; i < f->nr_blobs; i++) {
 		if (f->blobs[i].type != REC_SEC_FMTH)
 			continue;
@@ -478,10 +370,9 @@ static int file_build(struct session *s, struct file_src *f)
 			return file_bad(f, "two FMTH sections");
 		hp = &f->blobs[i];
 	}
-	if (!hp || hp->len < 4 || sec_version(hp->data, hp->len) != REC_SEC_VERSION)
+	if (!hp || rec_sec_fmth_decode(hp->data, hp->len, &header_page, &header_len))
 		return file_bad(f, "no FMTH section of a known version");
-	ret = fmt_set_init(&s->fs, (const char *)hp->data + 4, hp->len - 4, f->meta.long_size,
-			   f->meta.page_size);
+	ret = fmt_set_init(&s->fs, header_page, header_len, f->meta.long_size, f->meta.page_size);
 	if (ret)
 		return ret;
 	for (size_t i = 0; i < f->nr_blobs; i++) {
@@ -495,7 +386,7 @@ static int file_build(struct session *s, struct file_src *f)
 	if (ret)
 		return ret;
 	if (f->nr_ids) {
-		qsort(f->ids, f->nr_ids, sizeof(*f->ids), rec_id_cmp);
+		qsort(f->ids, f->nr_ids, sizeof(*f->ids), file_id_cmp);
 		f->id_base = f->ids[0].id;
 		f->id_span = f->ids[f->nr_ids - 1].id - f->id_base + 1;
 		if (f->id_span <= ID_DENSE_MAX) {
@@ -519,14 +410,7 @@ static int trig_parse(struct file_src *f, const uint8_t *p, size_t len)
 
 	if (f->trig_text)
 		return file_bad(f, "two TRIG sections");
-	if (sec_version(p, len) != REC_SEC_VERSION)
-		return 0;	/* a later layout: --info leaves it out */
-	f->trig_text = malloc(len - 4 + 1);
-	if (!f->trig_text)
-		return -ENOMEM;
-	memcpy(f->trig_text, p + 4, len - 4);
-	f->trig_text[len - 4] = 0;
-	ret = recfmt_trig_decode(f->trig_text, len - 4, &f->trig, why, sizeof(why));
+	ret = rec_sec_trig_decode(p, len, &f->trig, &f->trig_text, why, sizeof(why));
 	return section_bad(f, ret, why);
 }
 
@@ -547,10 +431,10 @@ static int file_section(struct session *s, struct file_src *f, uint32_t type, co
 	case REC_SEC_FDTB:
 		return blob_keep(f, type, p, len);
 	case REC_SEC_DISK:
-		ret = recfmt_disk_decode(p, len, &s->disks, why, sizeof(why));
+		ret = rec_sec_disk_decode(p, len, &s->disks, why, sizeof(why));
 		return section_bad(f, ret, why);
 	case REC_SEC_COMM:
-		ret = recfmt_comm_decode(p, len, comm_cache, s, why, sizeof(why));
+		ret = rec_sec_comm_decode(p, len, comm_cache, s, why, sizeof(why));
 		return section_bad(f, ret, why);
 	case REC_SEC_KSYM:
 		return ksym_append(f, p, len);
@@ -625,9 +509,9 @@ static int file_open(struct session *s)
 }
 
 /* file_lookup - the recorded event a sample id belongs to */
-static struct rec_ev *file_lookup(struct file_src *f, uint64_t id)
+static struct file_ev *file_lookup(struct file_src *f, uint64_t id)
 {
-	struct rec_id key = { .id = id }, *e;
+	struct file_id key = { .id = id }, *e;
 
 	if (f->id_dense) {
 		uint64_t at = id - f->id_base;
@@ -637,7 +521,7 @@ static struct rec_ev *file_lookup(struct file_src *f, uint64_t id)
 	/* No ids (none recorded): bsearch must not be given a NULL array, even empty. */
 	if (!f->nr_ids)
 		return NULL;
-	e = bsearch(&key, f->ids, f->nr_ids, sizeof(key), rec_id_cmp);
+	e = bsearch(&key, f->ids, f->nr_ids, sizeof(key), file_id_cmp);
 	return e ? &f->evs[e->idx] : NULL;
 }
 
@@ -646,7 +530,7 @@ static int file_bind(struct session *s)
 {
 	for (size_t k = 0; k < s->nr_ev; k++) {
 		struct iotap_event *ev = s->ev[k];
-		struct rec_ev *re = ev->backend;	/* file_event_attach's */
+		struct file_ev *re = ev->backend;	/* file_event_attach's */
 
 		if ((ev->flags & (IOTAP_EV_KSTACK | IOTAP_EV_USTACK)) &&
 		    !(re->sample_type & PERF_SAMPLE_CALLCHAIN)) {
@@ -705,15 +589,10 @@ static int file_peek(struct file_src *f, const struct perf_event_header **out)
 
 	for (;;) {
 		if (f->pos < f->len) {
-			const struct perf_event_header *h = (const void *)(f->chunk + f->pos);
-			size_t left = f->len - f->pos;
+			char why[128] = "";
 
-			/* Records are 8-byte multiples and never span two chunks. */
-			if (left < sizeof(*h) || h->size < sizeof(*h) || h->size > left || h->size % 8)
-				return file_bad(f, "a record at chunk offset %zu has size %u", f->pos,
-						left < sizeof(*h) ? 0 : h->size);
-			*out = h;
-			return 1;
+			ret = rec_sec_evts_record(f->chunk, f->len, f->pos, out, why, sizeof(why));
+			return ret < 0 ? section_bad(f, ret, why) : ret;
 		}
 		if (f->ended)
 			return 0;
@@ -728,15 +607,14 @@ static int file_peek(struct file_src *f, const struct perf_event_header **out)
 /* stack_add - a REC_RECORD_STACK: the callchain of its id, from now on */
 static int stack_add(struct file_src *f, const struct perf_event_header *h)
 {
-	struct rec_stacks *t = &f->stacks;
-	struct cursor c = cursor_make(h + 1, h->size < sizeof(*h) ? 0 : h->size - sizeof(*h));
+	struct file_stacks *t = &f->stacks;
 	const void *chain;
 	uint64_t id, nr;
+	char why[128] = "";
+	int ret = rec_sec_stack_decode(h, &id, &chain, &nr, why, sizeof(why));
 
-	if (h->size < REC_STACK_FIXED || cursor_u64(&c, &id) || cursor_u64(&c, &nr))
-		return file_bad(f, "a stack record of %u bytes", h->size);
-	if (nr != (h->size - REC_STACK_FIXED) / 8u || !(chain = cursor_take(&c, nr * 8)))
-		return file_bad(f, "a stack record of %u bytes says %" PRIu64 " entries", h->size, nr);
+	if (ret)
+		return section_bad(f, ret, why);
 	if (id == 0) {
 		t->len = 0;
 		t->nr = 0;
@@ -756,7 +634,7 @@ static int stack_add(struct file_src *f, const struct perf_event_header *h)
 /* file_chain - a sample's callchain from its id (REC_EVNT_CHAIN_IDS); -EINVAL: no such id */
 static int file_chain(struct session *s, struct perf_sample *smp)
 {
-	const struct rec_stacks *t = &((struct file_src *)s->src_priv)->stacks;
+	const struct file_stacks *t = &((struct file_src *)s->src_priv)->stacks;
 	uint64_t id;
 
 	if (smp->nr_ips != 1)
@@ -800,7 +678,7 @@ static int file_event_names(struct session *s, const char *sys, char ***names)
 /* file_info_count - for --info: count the samples of each recorded event */
 static int file_info_count(struct file_src *f, const struct perf_event_header *rec)
 {
-	struct rec_ev *re;
+	struct file_ev *re;
 
 	if (rec->type == PERF_RECORD_SAMPLE && (re = file_lookup(f, perf_record_id(rec))))
 		re->count++;
@@ -861,7 +739,7 @@ static int file_run(struct session *s, uint64_t deadline)
 /* file_find - the session event of a sample id, NULL when no tool uses it */
 static struct iotap_event *file_find(struct session *s, uint64_t id)
 {
-	struct rec_ev *re = file_lookup(s->src_priv, id);
+	struct file_ev *re = file_lookup(s->src_priv, id);
 
 	return re ? re->ev : NULL;
 }
@@ -890,7 +768,7 @@ static bool file_event_available(struct session *s, const char *sys, const char 
 /* file_event_attach - the recorded format of ev, and which it is; its layout comes with start (file_bind) */
 static int file_event_attach(struct session *s, struct iotap_event *ev)
 {
-	struct rec_ev *re = file_event_by_name(s->src_priv, ev->sys, ev->name);
+	struct file_ev *re = file_event_by_name(s->src_priv, ev->sys, ev->name);
 
 	if (!re) {
 		log_msg(LOG_ERR, "the recording has no %s:%s events", ev->sys, ev->name);
@@ -904,7 +782,7 @@ static int file_event_attach(struct session *s, struct iotap_event *ev)
 /* file_probe_recorded - the recorder's group that holds a probe called name, or NULL */
 static const char *file_probe_recorded(struct session *s, const char *name)
 {
-	const struct rec_ev *re = file_event_find(s->src_priv, "iotap_", 6, name);
+	const struct file_ev *re = file_event_find(s->src_priv, "iotap_", 6, name);
 
 	return re ? re->sys : NULL;
 }
@@ -998,7 +876,7 @@ static int file_maps_load(struct session *s, struct usyms *us)
 
 	for (size_t k = 0; k < f->nr_blobs && !ret; k++)
 		if (f->blobs[k].type == REC_SEC_MAPS)
-			ret = recfmt_maps_decode(f->blobs[k].data, f->blobs[k].len, maps_add, us);
+			ret = rec_sec_maps_decode(f->blobs[k].data, f->blobs[k].len, maps_add, us);
 	if (ret)
 		log_msg(LOG_WARN, "the recorded process mappings are damaged: some user frames stay unknown");
 	return ret;
@@ -1013,7 +891,7 @@ static int file_cgroup_tasks(struct session *s, cgroup_task_fn fn, void *arg)
 
 	for (size_t k = 0; k < f->nr_blobs && !ret; k++)
 		if (f->blobs[k].type == REC_SEC_CGRP)
-			ret = recfmt_cgrp_decode(f->blobs[k].data, f->blobs[k].len, fn, arg, why,
+			ret = rec_sec_cgrp_decode(f->blobs[k].data, f->blobs[k].len, fn, arg, why,
 						 sizeof(why));
 	if (ret)
 		log_msg(LOG_WARN, "the recorded cgroups are damaged (%s): some tasks' cgroups stay unknown",
@@ -1031,7 +909,7 @@ static int file_fds_initial(struct session *s, iotap_fd_fn fn, void *arg)
 
 	for (size_t k = 0; k < f->nr_blobs && !ret; k++)
 		if (f->blobs[k].type == REC_SEC_FDTB)
-			ret = recfmt_fdtb_decode(f->blobs[k].data, f->blobs[k].len, fn, arg, why,
+			ret = rec_sec_fdtb_decode(f->blobs[k].data, f->blobs[k].len, fn, arg, why,
 						 sizeof(why));
 	if (ret == -EINVAL && why[0])
 		log_msg(LOG_ERR, "the recording's descriptor table is damaged (%s)", why);
@@ -1148,7 +1026,7 @@ static void file_close(struct session *s)
 	for (size_t i = 0; i < f->nr_blobs; i++)
 		free(f->blobs[i].data);
 	free(f->blobs);
-	free(f->meta.text);
+	rec_sec_meta_release(&f->meta);
 	free(f->trig_text);
 	free(f->evs);
 	hashtab_release(&f->by_name);

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#ifndef IOTAP_RECORDING_H
-#define IOTAP_RECORDING_H
+#ifndef IOTAP_SOURCE_RECORDING_H
+#define IOTAP_SOURCE_RECORDING_H
 
 /*
  * The session source that replays an iotap recording, and the summary
- * behind 'iotap report --info'. The sections and their layouts are in
- * sections.h; the writing side is recorder.c.
+ * behind 'iotap report --info'. It reads through the format's reader
+ * (container.h) and section decoders (sections.h); the recorder
+ * (src/recorder/) writes through their writer and encoders.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -44,7 +45,7 @@ struct recording_info {
 	bool cgroups;			/* every task's cgroup (--cgroups) */
 	bool fdtab;			/* open descriptors with file names (fileio) */
 	const char *writer;		/* not an iotap recording: what wrote it ("perf 6.1") */
-	const struct recfmt_trig *trig;	/* a flight recorder's dump: what fired; else NULL */
+	const struct rec_sec_trig *trig;	/* a flight recorder's dump: what fired; else NULL */
 };
 
 /* The parameters of 'iotap report' itself; the tool after it has its own. */

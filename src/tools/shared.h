@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#ifndef IOTAP_TOOLS_SHARED_H
-#define IOTAP_TOOLS_SHARED_H
+#ifndef IOTAP_SHARED_H
+#define IOTAP_SHARED_H
 
 /*
  * What several tools share: the option entries of -d DISK, -j and --prom FILE

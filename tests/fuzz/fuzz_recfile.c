@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_recfile.c - libFuzzer harness for the recording reader */
-#ifndef _GNU_SOURCE		/* run.sh defines it for container.c too */
+#ifndef _GNU_SOURCE		/* run.sh defines it for the core's sources too */
 #define _GNU_SOURCE
 #endif
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#ifndef IOTAP_FUZZ_RECIMAGE_H
-#define IOTAP_FUZZ_RECIMAGE_H
+#ifndef IOTAP_RECIMAGE_H
+#define IOTAP_RECIMAGE_H
 
 /*
  * Shared by the fuzz harnesses: turn an arbitrary input into a recording

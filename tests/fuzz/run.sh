@@ -3,7 +3,7 @@
 # for a bounded time. Every tests/fuzz/fuzz_NAME.c is a harness, linked against the whole core
 # (compiled once), with its seeds in tests/fuzz/corpus-NAME and what longer runs grew
 # (bench/fuzz --save) in tests/fuzz/grown-NAME, when there are such folders:
-#   fuzz_recfile  the recording container (src/recording/container.c)
+#   fuzz_recfile  the recording container (src/recording/container-*.c, inflate.c)
 #   fuzz_report   the whole report path: open from memory, replay, then one of biolatency,
 #                 iostack -K -f, biosnoop --cgroup, fileio, iostackbreakdown, --info
 #   fuzz_stream   the records after a fixed recording head (a session opened once per head,
@@ -54,11 +54,14 @@ CFLAGS=("${SANITIZE[@]}" -include "$BUILDDIR/config.h" -I"$BUILDDIR" -I"$TOP/src
 # shellcheck disable=SC2207
 LIBS=($(pkg-config --libs $PKGS))
 
-# lib_sources - the .c files of libiotap, as Makefile.am lists them, each conditional's
-# if-branch taken (trace.dat through libtracecmd, which the harnesses link)
+# lib_sources - the .c files of libiotap, as Makefile.am lists them: its list, and what an
+# automake conditional adds in its first branch (everything built in, libtracecmd's
+# trace.dat source too: the harnesses link it), not what its else branch adds instead
 lib_sources() {
-	awk '/^if / { other = 0 } /^else/ { other = 1 } /^endif/ { other = 0 }
-	     /^libiotap_a_SOURCES *\+?=/ && !other { on = 1 }
+	awk '/^if / { depth++; skip[depth] = 0; next }
+	     /^else/ { skip[depth] = 1; next }
+	     /^endif/ { depth--; next }
+	     /^libiotap_a_SOURCES *\+?=/ { on = 1; for (d = 1; d <= depth; d++) if (skip[d]) on = 0 }
 	     on { for (i = 1; i <= NF; i++) if ($i ~ /\.c$/) print ENVIRON["TOP"] "/" $i
 	          if ($NF != "\\") on = 0 }' "$TOP/Makefile.am"
 }

@@ -81,32 +81,32 @@ static int fdtb_into(void *arg, uint32_t pid, int fd, const char *path)
 /* test_fdtb_round_trip - a recording's descriptor table reads back as written; damage is -EINVAL */
 static void test_fdtb_round_trip(void **state)
 {
-	struct secbuf b = { 0 };
+	struct rec_buf b = { 0 };
 	struct fdtab *t = fdtab_alloc();
 	char why[128];
 
-	recfmt_fdtb_begin(&b);
-	recfmt_fdtb_add(&b, 30, 0, "/dev/pts/1");
-	recfmt_fdtb_add(&b, 30, 7, "/mnt/abc");	/* 8 bytes: no padding */
-	recfmt_fdtb_add(&b, 31, 3, "socket:[123]");
-	recfmt_fdtb_end(&b, 3);
+	rec_sec_fdtb_begin(&b);
+	rec_sec_fdtb_add(&b, 30, 0, "/dev/pts/1");
+	rec_sec_fdtb_add(&b, 30, 7, "/mnt/abc");	/* 8 bytes: no padding */
+	rec_sec_fdtb_add(&b, 31, 3, "socket:[123]");
+	rec_sec_fdtb_end(&b, 3);
 	assert_int_equal(b.err, 0);
 	assert_int_equal(b.len % 4, 0);
-	assert_int_equal(recfmt_fdtb_decode(b.p, b.len, fdtb_into, t, why, sizeof(why)), 0);
+	assert_int_equal(rec_sec_fdtb_decode(b.p, b.len, fdtb_into, t, why, sizeof(why)), 0);
 	assert_string_equal(fdtab_get(t, 30, 0, NULL), "/dev/pts/1");
 	assert_string_equal(fdtab_get(t, 30, 7, NULL), "/mnt/abc");
 	assert_string_equal(fdtab_get(t, 31, 3, NULL), "socket:[123]");
 	assert_null(fdtab_get(t, 31, 0, NULL));
 	/* Cut anywhere inside the entries, or a count past them: malformed. */
 	for (size_t len = 8; len < b.len; len++)
-		assert_int_equal(recfmt_fdtb_decode(b.p, len, fdtb_into, t, why, sizeof(why)), -EINVAL);
-	assert_int_equal(recfmt_fdtb_decode(b.p, 4, fdtb_into, t, why, sizeof(why)), -EINVAL);
+		assert_int_equal(rec_sec_fdtb_decode(b.p, len, fdtb_into, t, why, sizeof(why)), -EINVAL);
+	assert_int_equal(rec_sec_fdtb_decode(b.p, 4, fdtb_into, t, why, sizeof(why)), -EINVAL);
 	((uint8_t *)b.p)[4] = 200;
-	assert_int_equal(recfmt_fdtb_decode(b.p, b.len, fdtb_into, t, why, sizeof(why)), -EINVAL);
+	assert_int_equal(rec_sec_fdtb_decode(b.p, b.len, fdtb_into, t, why, sizeof(why)), -EINVAL);
 	/* Another version is skipped, not misread. */
 	((uint8_t *)b.p)[0] = 9;
-	assert_int_equal(recfmt_fdtb_decode(b.p, b.len, fdtb_into, t, why, sizeof(why)), 0);
-	secbuf_release(&b);
+	assert_int_equal(rec_sec_fdtb_decode(b.p, b.len, fdtb_into, t, why, sizeof(why)), 0);
+	rec_buf_release(&b);
 	fdtab_free(t);
 }
 

@@ -185,7 +185,7 @@ static void chunks_assert_prefix(const struct chunks *got, const struct chunks *
 	}
 }
 
-/* le32_put - test-side little-endian store, independent of container.c */
+/* le32_put - test-side little-endian store, independent of the container's own */
 static void le32_put(uint8_t *p, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)
@@ -924,7 +924,7 @@ static int teardown_dir(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-/* The chunks in flight of container.c (PREFETCH_SLOTS): twice as many follow the large one. */
+/* The chunks in flight of prefetch.c (PREFETCH_SLOTS): twice as many follow the large one. */
 #define PREFETCH_SLOTS_TEST 8
 
 /* tasks - the threads of this process now */
