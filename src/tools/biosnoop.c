@@ -74,12 +74,8 @@ static const struct opt biosnoop_opts[] = {
 };
 
 static const struct tool_event biosnoop_events[] = {
-	{ "block", "block_rq_issue", 0 },
-	{ "block", "block_rq_complete", 0 },
-	{ "block", "block_io_start", TOOL_EV_OPTIONAL },
-	{ "block", "block_rq_insert", TOOL_EV_OPTIONAL },
-	{ "block", "block_bio_queue", TOOL_EV_OPTIONAL },
-	{ "block", "block_bio_complete", TOOL_EV_OPTIONAL },
+	TOOL_EVENTS_BLOCK_REQ,
+	TOOL_EVENTS_BLOCK_BIO,
 	{ "block", "block_bio_remap", TOOL_EV_OPTIONAL },
 	{ NULL, NULL, 0 }
 };

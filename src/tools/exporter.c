@@ -97,10 +97,7 @@ static const struct opt exporter_opts[] = {
 };
 
 static const struct tool_event exporter_events[] = {
-	{ "block", "block_rq_issue", 0 },
-	{ "block", "block_rq_complete", 0 },
-	{ "block", "block_io_start", TOOL_EV_OPTIONAL },
-	{ "block", "block_rq_insert", TOOL_EV_OPTIONAL },
+	TOOL_EVENTS_BLOCK_REQ,
 	{ "nvme", "nvme_setup_cmd", TOOL_EV_OPTIONAL },
 	{ "nvme", "nvme_complete_rq", TOOL_EV_OPTIONAL },
 	{ "scsi", "scsi_dispatch_cmd_start", TOOL_EV_OPTIONAL },

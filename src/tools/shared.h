@@ -3,13 +3,28 @@
 #define IOTAP_TOOLS_SHARED_H
 
 /*
- * What several tools share: the option entries of -d DISK, -j and --prom FILE
+ * What several tools share: the block events table, the option entries of -d DISK, -j and --prom FILE
  * (each tool's help says only its own part), and the --prom file's set-up and
  * interval write with their error lines.
  */
 #include "iotap.h"
 
 struct prom;
+
+/*
+ * The block events of the tools that pair requests (blktrack): issue and completion,
+ * and the submitter's (block_io_start, block_rq_insert on kernels before 6.5). One
+ * table, so a tool copied from bitesize.c declares what blktrack may ask for.
+ */
+#define TOOL_EVENTS_BLOCK_REQ \
+	{ "block", "block_rq_issue", 0 }, \
+	{ "block", "block_rq_complete", 0 }, \
+	{ "block", "block_io_start", TOOL_EV_OPTIONAL }, \
+	{ "block", "block_rq_insert", TOOL_EV_OPTIONAL }
+/* And the bios (BT_BIO), for the disks that take bios and make no requests (md, dm). */
+#define TOOL_EVENTS_BLOCK_BIO \
+	{ "block", "block_bio_queue", TOOL_EV_OPTIONAL }, \
+	{ "block", "block_bio_complete", TOOL_EV_OPTIONAL }
 
 #define TOOL_OPT_DISK_HELP(off, help) { 'd', "disk", OPT_DISK, (off), "DISK", help }
 #define TOOL_OPT_DISK(off) TOOL_OPT_DISK_HELP(off, "trace this disk only")
