@@ -48,6 +48,17 @@ struct host_ops {
 	struct ksyms *(*ksyms_load)(struct session *s);
 	/* The executable mappings of the processes that ran when tracing began, into us. */
 	int (*maps_load)(struct session *s, struct usyms *us);
+	/*
+	 * A disk dev that appeared after tracing began (a new loop device), added to s->disks;
+	 * -ENOENT when not known. NULL: the disks known at the start are all there are.
+	 */
+	int (*disk_add)(struct session *s, uint32_t dev);
+	/*
+	 * The offset of member in the kernel's struct strct (BTF), for a probe's fetchargs;
+	 * -ENOENT when that kernel has no such member. NULL: the layout is not known here.
+	 */
+	int (*member_offset)(struct session *s, const char *strct, const char *member,
+			     uint32_t *offset);
 	/* Whether the device at a sysfs path has gone, or holds no medium (size 0); NULL: never. */
 	bool (*device_gone)(struct session *s, const char *sysfs);
 	/* The load averages text ("0.10 0.20 0.30 1/100 42"); -ENODATA when unknown. */

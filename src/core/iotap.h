@@ -75,11 +75,11 @@ struct probe_spec {
 	const char *args;		/* fetchargs, or NULL */
 	bool fallback;			/* in a table: made only where the one before it is not */
 	/*
-	 * Fetchargs that depend on the kernel the probe is made in (BTF offsets),
-	 * written to buf by whoever makes it; 0 or -errno (-ENOENT: not this
-	 * kernel). Used instead of args when not NULL.
+	 * Fetchargs that depend on the kernel the probe is made in (BTF offsets,
+	 * iotap_member_offset), written to buf by whoever makes it; 0 or -errno
+	 * (-ENOENT: not this kernel). Used instead of args when not NULL.
 	 */
-	int (*args_fn)(char *buf, size_t len);
+	int (*args_fn)(struct iotap_ctx *ctx, char *buf, size_t len);
 };
 
 /* Positional arguments a tool takes after its options. */
@@ -222,6 +222,13 @@ uint64_t iotap_wall_ns(struct iotap_ctx *ctx, uint64_t mono_ns);
 void iotap_interval_header(struct iotap_ctx *ctx, bool timestamp);
 uint64_t iotap_start_time(struct iotap_ctx *ctx);
 int iotap_loadavg(struct iotap_ctx *ctx, char *buf, size_t len);
+/*
+ * The offset of member in struct strct of the kernel events come from (its BTF), for a
+ * probe's fetchargs: 0, -ENOENT when that kernel has none, -ENODATA when not known here
+ * (a recording).
+ */
+int iotap_member_offset(struct iotap_ctx *ctx, const char *strct, const char *member,
+			uint32_t *offset);
 
 void iotap_err(struct iotap_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void iotap_warn(struct iotap_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

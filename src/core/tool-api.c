@@ -443,9 +443,8 @@ const char *iotap_disk_name(struct iotap_ctx *ctx, uint32_t dev)
 
 	if (d)
 		return d->name;
-	/* Live, a disk that appeared after the start (a new loop device) is in sysfs now. */
-	if (!s->opts.input && !s->opts.input_buf &&
-	    !disk_table_add_sysfs(&s->disks, dev, "/sys/dev/block"))
+	/* A disk that appeared after the start (a new loop device), where the host knows it. */
+	if (s->host->disk_add && !s->host->disk_add(s, dev))
 		return s->disks.d[s->disks.nr - 1].name;
 	/* Remember the fallback so the returned pointer stays valid. */
 	snprintf(name, sizeof(name), "%u:%u", BLOCK_DEV_MAJOR(dev), BLOCK_DEV_MINOR(dev));
@@ -498,6 +497,15 @@ int iotap_loadavg(struct iotap_ctx *ctx, char *buf, size_t len)
 	struct session *s = ctx->sess;
 
 	return s->host->loadavg ? s->host->loadavg(s, buf, len) : -ENODATA;
+}
+
+/* iotap_member_offset - a kernel structure's member offset where events come from */
+int iotap_member_offset(struct iotap_ctx *ctx, const char *strct, const char *member,
+			uint32_t *offset)
+{
+	struct session *s = ctx->sess;
+
+	return s->host->member_offset ? s->host->member_offset(s, strct, member, offset) : -ENODATA;
 }
 
 /* iotap_strftime - format a stream time as local wall-clock time; -ERANGE when out of range */

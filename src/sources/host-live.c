@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "btf.h"
 #include "cgroup.h"
 #include "fdtab.h"
 #include "ksyms.h"
@@ -162,6 +163,19 @@ static void host_live_announce(struct session *s, struct iotap_ctx *ctx, const c
 	}
 }
 
+/* host_live_disk_add - a disk that appeared after the start is in sysfs now */
+static int host_live_disk_add(struct session *s, uint32_t dev)
+{
+	return disk_table_add_sysfs(&s->disks, dev, "/sys/dev/block");
+}
+
+/* host_live_member_offset - the running kernel's layout, from its BTF */
+static int host_live_member_offset(struct session *s, const char *strct, const char *member,
+				   uint32_t *offset)
+{
+	return btf_vmlinux_member_offset(strct, member, offset);
+}
+
 /* host_live_cgroup_path - --cgroup names a cgroup v2 directory of this machine */
 static int host_live_cgroup_path(struct session *s, const char *arg, char *path, size_t len)
 {
@@ -181,6 +195,8 @@ const struct host_ops host_live = {
 	.fd_names = "/proc/PID/fd at first sight",
 	.ksyms_load = host_live_ksyms_load,
 	.maps_load = host_live_maps_load,
+	.disk_add = host_live_disk_add,
+	.member_offset = host_live_member_offset,
 	.device_gone = host_live_device_gone,
 	.loadavg = host_live_loadavg,
 	.cgroup_path = host_live_cgroup_path,
