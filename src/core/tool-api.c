@@ -11,6 +11,7 @@
 
 #include "cgroup.h"
 #include "log.h"
+#include "probespec.h"
 #include "session.h"
 #include "../parsers/block.h"
 
@@ -237,10 +238,25 @@ int iotap_event_each(struct iotap_ctx *ctx, const char *sys, const char *pattern
 	return ret ? ret : n;
 }
 
+/* session_spec_names - whether the tool's specification (TOOL_ARGS_SPEC) names tracepoint sys:name */
+static bool session_spec_names(const struct iotap_ctx *ctx, const char *sys, const char *name)
+{
+	struct probespec ps;
+	const char *why;
+	bool names;
+
+	if (ctx->tool->args != TOOL_ARGS_SPEC || !ctx->spec)
+		return false;
+	names = !probespec_parse(ctx->spec, &ps, &why) && probespec_names(&ps, sys, name);
+	probespec_release(&ps);
+	return names;
+}
+
 /*
  * session_undeclared - whether the tool uses sys:name (with flags) without declaring
  * it in its events table, which is what `iotap record` records and the man page lists.
- * Its own probes are not in the table: they are made from the command line.
+ * Probes are not in the table: the ones it made (mdflush's, or those its specification
+ * describes) are declared by making them, the tracepoints its specification names by it.
  */
 static bool session_undeclared(struct iotap_ctx *ctx, const char *sys, const char *name,
 			       unsigned int flags)
@@ -249,9 +265,8 @@ static bool session_undeclared(struct iotap_ctx *ctx, const char *sys, const cha
 	struct session *s = ctx->sess;
 	size_t nr = 0, start;
 
-	/* A tool that takes its events from a specification (probe) declares none. */
-	if (!t || !t->events || t->args == TOOL_ARGS_SPEC ||
-	    (s->probe_sys && !strcmp(sys, s->probe_sys)))
+	if (!t || !t->events || (s->probe_sys && !strcmp(sys, s->probe_sys)) ||
+	    session_spec_names(ctx, sys, name))
 		return false;
 	/*
 	 * Tools use their events mostly in the order their table lists them: the
