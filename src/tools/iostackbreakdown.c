@@ -822,10 +822,7 @@ static int iosb_report(struct iotap_ctx *ctx)
 	char ts[32] = "";
 	int ret = 0;
 
-	if (p->json)
-		iotap_strftime(ctx, iotap_now(ctx), "%Y-%m-%d %H:%M:%S", ts, sizeof(ts));
-	else
-		iotap_interval_header(ctx, false);
+	tool_report_begin(ctx, p->json, false, ts, sizeof(ts));
 	hist_set_sort(&st->hs);
 	for (size_t i = 0; i < st->hs.nr && !ret; i++) {
 		if (p->json) {

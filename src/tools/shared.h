@@ -7,6 +7,8 @@
  * (each tool's help says only its own part), and the --prom file's set-up and
  * interval write with their error lines.
  */
+#include <stdio.h>
+
 #include "iotap.h"
 
 struct prom;
@@ -34,6 +36,21 @@ struct prom;
 #define TOOL_OPT_PROM(off, what) \
 	{ 0, "prom", OPT_OUTFILE, (off), "FILE", \
 	  "each interval, also write " what " to a temporary and rename it over FILE" }
+
+/*
+ * tool_report_begin - an interval's report begins: with json its time, which each JSON object
+ * carries, in ts ("YYYY-MM-DD HH:MM:SS", else ""); without, the interval header (timestamp: -T)
+ */
+void tool_report_begin(struct iotap_ctx *ctx, bool json, bool timestamp, char *ts, size_t len);
+
+/*
+ * tool_file_write - write PATH whole through write(f, arg), or leave it as it was
+ *
+ * The file is written beside PATH and renamed over it (outfile.h) only when write returns 0.
+ * Returns 0 or -errno; a failure is logged with PATH.
+ */
+int tool_file_write(struct iotap_ctx *ctx, const char *path, int (*write)(FILE *f, void *arg),
+		    void *arg);
 
 /*
  * tool_prom_open - with --prom PATH (not NULL), its writer in *prom, else *prom NULL
