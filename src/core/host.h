@@ -59,8 +59,8 @@ struct host_ops {
 	 */
 	int (*member_offset)(struct session *s, const char *strct, const char *member,
 			     uint32_t *offset);
-	/* Whether the device at a sysfs path has gone, or holds no medium (size 0); NULL: never. */
-	bool (*device_gone)(struct session *s, const char *sysfs);
+	/* Whether a device has gone, or holds no medium (iotap_device_gone); NULL: not known. */
+	int (*device_gone)(struct session *s, enum iotap_device kind, const char *name);
 	/* The load averages text ("0.10 0.20 0.30 1/100 42"); -ENODATA when unknown. */
 	int (*loadavg)(struct session *s, char *buf, size_t len);
 	/* The hierarchy path ("/a/b") a --cgroup argument names; logs why not (live: no such cgroup). */

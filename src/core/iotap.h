@@ -202,12 +202,19 @@ int iotap_disk_partition(struct iotap_ctx *ctx, uint32_t dev, uint32_t *disk, ui
 			 uint64_t *nr_sectors);
 const char *iotap_disk_name(struct iotap_ctx *ctx, uint32_t dev);
 const char *iotap_disk_sched(struct iotap_ctx *ctx, uint32_t dev);
+/* The kinds of device iotap_device_gone knows, and how its name names one. */
+enum iotap_device {
+	IOTAP_DEV_BLOCK,	/* a block device by number, "MAJ:MIN" */
+	IOTAP_DEV_DISK,		/* a block device by name, "nvme0n1" */
+	IOTAP_DEV_NVME,		/* an NVMe controller, "nvme0" */
+	IOTAP_DEV_SCSI,		/* a SCSI device, "H:C:I:L" */
+};
 /*
- * Live: whether the device at sysfs path (/sys/dev/block/7:5, /sys/class/nvme/nvme0) has
- * gone from the system, or holds no medium (its size attribute says 0: a detached loop
- * device). Never over a recording, whose devices stay as recorded.
+ * Whether a device has gone from the host events come from, or holds no medium (a size of
+ * 0: a detached loop device): 1 gone, 0 there, -ENODATA when not known (a recording, whose
+ * devices stay as recorded).
  */
-bool iotap_device_gone(struct iotap_ctx *ctx, const char *sysfs);
+int iotap_device_gone(struct iotap_ctx *ctx, enum iotap_device kind, const char *name);
 int iotap_pid_check(struct iotap_ctx *ctx, int pid);
 const char *iotap_comm(struct iotap_ctx *ctx, uint32_t pid);
 

@@ -469,11 +469,11 @@ const char *iotap_disk_name(struct iotap_ctx *ctx, uint32_t dev)
 }
 
 /* iotap_device_gone - see iotap.h */
-bool iotap_device_gone(struct iotap_ctx *ctx, const char *sysfs)
+int iotap_device_gone(struct iotap_ctx *ctx, enum iotap_device kind, const char *name)
 {
 	struct session *s = ctx->sess;
 
-	return s->host->device_gone && s->host->device_gone(s, sysfs);
+	return s->host->device_gone ? s->host->device_gone(s, kind, name) : -ENODATA;
 }
 
 /* iotap_disk_sched - the I/O scheduler of a disk, "" when unknown */

@@ -118,16 +118,22 @@ static int host_live_maps_load(struct session *s, struct usyms *us)
 	return 0;
 }
 
-/* host_live_device_gone - the sysfs directory is gone, or its size attribute says 0 */
-static bool host_live_device_gone(struct session *s, const char *sysfs)
+/* host_live_device_gone - the device's sysfs directory is gone, or its size attribute says 0 */
+static int host_live_device_gone(struct session *s, enum iotap_device kind, const char *name)
 {
+	static const char *const dirs[] = {
+		[IOTAP_DEV_BLOCK] = "/sys/dev/block", [IOTAP_DEV_DISK] = "/sys/class/block",
+		[IOTAP_DEV_NVME] = "/sys/class/nvme", [IOTAP_DEV_SCSI] = "/sys/bus/scsi/devices",
+	};
+	char sysfs[192], path[256];
 	unsigned long long size;
-	char path[256];
 	FILE *f;
 	int n;
 
-	if (snprintf(path, sizeof(path), "%s/size", sysfs) >= (int)sizeof(path))
-		return false;
+	if ((unsigned int)kind >= sizeof(dirs) / sizeof(dirs[0]) ||
+	    snprintf(sysfs, sizeof(sysfs), "%s/%s", dirs[kind], name) >= (int)sizeof(sysfs) ||
+	    snprintf(path, sizeof(path), "%s/size", sysfs) >= (int)sizeof(path))
+		return -ENODATA;
 	f = fopen(path, "re");
 	if (!f)
 		return errno == ENOENT && access(sysfs, F_OK) && errno == ENOENT;

@@ -5,12 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "array.h"
 #include "blktrack.h"
 #include "cmdpair.h"
+#include "health.h"
 #include "hist.h"
 #include "httpd.h"
 #include "prom.h"
@@ -77,10 +76,7 @@ struct exporter_state {
 	size_t nr_devs;
 	struct prom *prom;		/* every series, cumulative since the start */
 	struct httpd *httpd;
-	uint64_t events, lost, undelivered, unmatched, requests[HTTPD_BAD_METHOD + 1];
-	uint64_t unmatched_cmd[2];	/* NVMe, SCSI */
-	double cpu;
-	time_t started;
+	struct health health;
 };
 
 #define P(f) offsetof(struct exporter_params, f)
@@ -450,15 +446,14 @@ static void exporter_forget(struct exporter_state *st, const char *disk)
 static void exporter_gone(struct iotap_ctx *ctx)
 {
 	struct exporter_state *st = ctx->state;
-	char path[96];
+	char num[24];
 	size_t kept = 0;
 
 	for (size_t i = 0; i < st->nr_devs;) {
 		uint32_t dev = st->devs[i];
 
-		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", BLOCK_DEV_MAJOR(dev),
-			 BLOCK_DEV_MINOR(dev));
-		if (!iotap_device_gone(ctx, path)) {
+		snprintf(num, sizeof(num), "%u:%u", BLOCK_DEV_MAJOR(dev), BLOCK_DEV_MINOR(dev));
+		if (iotap_device_gone(ctx, IOTAP_DEV_BLOCK, num) <= 0) {
 			i++;
 			continue;
 		}
@@ -468,9 +463,10 @@ static void exporter_gone(struct iotap_ctx *ctx)
 	for (size_t i = 0; i < st->nr_c; i++) {
 		struct exporter_cmd *c = &st->c[i];
 
-		snprintf(path, sizeof(path), "/sys/%s/%s", c->scsi ? "bus/scsi/devices" :
-			 c->op == EXPORTER_OP_ADMIN ? "class/nvme" : "class/block", c->dev);
-		if (!strcmp(c->dev, "other") || !iotap_device_gone(ctx, path)) {
+		enum iotap_device kind = c->scsi ? IOTAP_DEV_SCSI :
+					 c->op == EXPORTER_OP_ADMIN ? IOTAP_DEV_NVME : IOTAP_DEV_DISK;
+
+		if (!strcmp(c->dev, "other") || iotap_device_gone(ctx, kind, c->dev) <= 0) {
 			st->c[kept++] = *c;
 			continue;
 		}
@@ -480,114 +476,20 @@ static void exporter_gone(struct iotap_ctx *ctx)
 	st->nr_c = kept;
 }
 
-/* exporter_proc - this process's resident and virtual size in bytes, from /proc/self/statm */
-static int exporter_proc(double *rss, double *vsz)
-{
-	FILE *f = fopen("/proc/self/statm", "re");
-	unsigned long long size, res;
-	long page = sysconf(_SC_PAGESIZE);
-	int n;
-
-	if (!f)
-		return -errno;
-	n = fscanf(f, "%llu %llu", &size, &res);
-	fclose(f);
-	if (n != 2)
-		return -EIO;
-	*rss = (double)res * page;
-	*vsz = (double)size * page;
-	return 0;
-}
-
-/* exporter_health - the exporter's own: stream, pairing, HTTP, process, build */
+/* exporter_health - the exporter's own series: stream, pairing, HTTP, process, build */
 static int exporter_health(struct iotap_ctx *ctx)
 {
-	static const char *const codes[] = { "200", "200", "404", "405" };
-	static const char *const paths[] = { "/metrics", "/", "other", "other" };
 	struct exporter_state *st = ctx->state;
-	uint64_t events, lost, undelivered, unmatched = blktrack_stats(st->bt)->unmatched;
-	struct prom *p = st->prom;
-	const struct { const char *driver; bool used; uint64_t n; } cmd[] = {
-		{ "nvme", st->nvme.tab != NULL, st->nvme.unmatched },
-		{ "scsi", st->scsi.tab != NULL, st->scsi.unmatched },
+	struct health_now now = {
+		.unpaired = blktrack_stats(st->bt)->unmatched,
+		.cmd = {
+			{ "nvme", st->nvme.tab != NULL, st->nvme.unmatched },
+			{ "scsi", st->scsi.tab != NULL, st->scsi.unmatched },
+		},
 	};
-	struct timespec ts;
-	double rss = 0, vsz = 0, cpu;
-	char labels[256] = "";
-	int ret;
 
-	iotap_stream_stats(ctx, &events, &lost, &undelivered);
-	ret = prom_counter_add(p, "iotap_exporter_events_total",
-			       "Trace events read from the kernel", NULL, (double)(events - st->events));
-	if (!ret)
-		ret = prom_counter_add(p, "iotap_exporter_events_lost_total",
-				       "Trace events the kernel dropped because a ring buffer was full",
-				       NULL, (double)(lost - st->lost));
-	if (!ret)
-		ret = prom_counter_add(p, "iotap_exporter_events_undelivered_total",
-				       "Trace events the kernel counted but never delivered", NULL,
-				       (double)(undelivered - st->undelivered));
-	if (!ret)
-		ret = prom_counter_add(p, "iotap_exporter_unpaired_completions_total",
-				       "Completions whose issue was not seen (in flight at the start, "
-				       "or an issue lost)", NULL, (double)(unmatched - st->unmatched));
-	st->events = events;
-	st->lost = lost;
-	st->undelivered = undelivered;
-	st->unmatched = unmatched;
-	for (size_t i = 0; i < 2 && !ret; i++) {
-		if (!cmd[i].used)
-			continue;
-		labels[0] = 0;
-		if (prom_label(labels, sizeof(labels), "driver", cmd[i].driver))
-			return -ENOSPC;
-		ret = prom_counter_add(p, "iotap_exporter_unpaired_commands_total",
-				       "NVMe or SCSI command completions whose setup or dispatch was "
-				       "not seen (in flight at the start, or a kernel whose events do "
-				       "not name a command alike at both ends)", labels,
-				       (double)(cmd[i].n - st->unmatched_cmd[i]));
-		st->unmatched_cmd[i] = cmd[i].n;
-	}
-	for (int r = 0; st->httpd && r <= HTTPD_BAD_METHOD && !ret; r++) {
-		unsigned long long n = httpd_requests(st->httpd, r);
-
-		labels[0] = 0;
-		if (prom_label(labels, sizeof(labels), "code", codes[r]) ||
-		    prom_label(labels, sizeof(labels), "path", paths[r]))
-			return -ENOSPC;
-		ret = prom_counter_add(p, "iotap_exporter_http_requests_total",
-				       "HTTP requests answered, by status code", labels,
-				       (double)(n - st->requests[r]));
-		st->requests[r] = n;
-	}
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	cpu = ts.tv_sec + ts.tv_nsec / 1e9;
-	if (!ret)
-		ret = prom_counter_add(p, "process_cpu_seconds_total",
-				       "Total user and system CPU time spent in seconds", NULL,
-				       cpu - st->cpu);
-	st->cpu = cpu;
-	if (!ret && !exporter_proc(&rss, &vsz)) {
-		ret = prom_gauge_set(p, "process_resident_memory_bytes",
-				     "Resident memory size in bytes", NULL, rss);
-		if (!ret)
-			ret = prom_gauge_set(p, "process_virtual_memory_bytes",
-					     "Virtual memory size in bytes", NULL, vsz);
-	}
-	if (!ret)
-		ret = prom_gauge_set(p, "process_start_time_seconds",
-				     "Start time of the process since unix epoch in seconds", NULL,
-				     (double)st->started);
-	labels[0] = 0;
-	if (!ret && (prom_label(labels, sizeof(labels), "version", PACKAGE_VERSION) ||
-		     prom_label(labels, sizeof(labels), "libtraceevent", IOTAP_TRACEEVENT_VERSION) ||
-		     prom_label(labels, sizeof(labels), "libtracefs", IOTAP_TRACEFS_VERSION)))
-		return -ENOSPC;
-	if (!ret)
-		ret = prom_gauge_set(p, "iotap_build_info",
-				     "A metric with a constant '1' value labelled by the version of "
-				     "iotap and the libraries it was built with", labels, 1);
-	return ret;
+	iotap_stream_stats(ctx, &now.events, &now.lost, &now.undelivered);
+	return health_add(&st->health, st->prom, &now, st->httpd);
 }
 
 /* exporter_snapshot - fold the interval in, then publish the page and write the textfile */
@@ -718,7 +620,7 @@ static int exporter_init(struct iotap_ctx *ctx)
 	};
 	int ret;
 
-	st->started = time(NULL);
+	health_init(&st->health);
 	if (!(st->devs = calloc(EXPORTER_MAX_DISKS, sizeof(*st->devs))))
 		return -ENOMEM;
 	if (!(st->prom = prom_alloc(p->textfile))) {
