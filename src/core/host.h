@@ -5,14 +5,15 @@
 /*
  * Facts about the host a session's events come from, apart from the events
  * themselves (the stream, source.h): process names and descriptors, kernel
- * symbols and process mappings, load averages, cgroups, how a tool's banner
- * is shown. Every source provides a table of them beside its stream
- * operations (source_ops.host): the live source asks the running system
- * (/proc, /proc/kallsyms, the cgroup v2 mount: host-live.c), a file source
- * reads the sections the file holds. Every operation may be NULL where the
- * source does not know the fact; its callers (tool-api.c, stacks.c) then
- * answer as documented in iotap.h. A fact is asked while the session runs:
- * the source's private state (s->src_priv) is there to answer it.
+ * symbols and process mappings, load averages, cgroups, disks that appear or
+ * go, the kernel's structure layouts, how a tool's banner is shown. Every
+ * source provides a table of them beside its stream operations
+ * (source_ops.host): the live source asks the running system (/proc,
+ * /proc/kallsyms, the cgroup v2 mount, sysfs, BTF: host-live.c), a file
+ * source reads the sections the file holds. Every operation may be NULL where
+ * the source does not know the fact; its callers (tool-api.c, stacks.c) then
+ * answer as documented in iotap.h ("not known"). A fact is asked while the
+ * session runs: the source's private state (s->src_priv) is there to answer it.
  */
 #include <stdbool.h>
 #include <stddef.h>
