@@ -5,14 +5,15 @@
 /*
  * Facts about the host a session's events come from, apart from the events
  * themselves (the stream, source.h): process names and descriptors, kernel
- * symbols and process mappings, load averages, cgroups, how a tool's banner
- * is shown. Every source provides a table of them beside its stream
- * operations (source_ops.host): the live source asks the running system
- * (/proc, /proc/kallsyms, the cgroup v2 mount: host-live.c), a file source
- * reads the sections the file holds. Every operation may be NULL where the
- * source does not know the fact; its callers (tool-api.c, stacks.c) then
- * answer as documented in iotap.h. A fact is asked while the session runs:
- * the source's private state (s->src_priv) is there to answer it.
+ * symbols and process mappings, load averages, cgroups, disks that appear or
+ * go, the kernel's structure layouts, how a tool's banner is shown. Every
+ * source provides a table of them beside its stream operations
+ * (source_ops.host): the live source asks the running system (/proc,
+ * /proc/kallsyms, the cgroup v2 mount, sysfs, BTF: host-live.c), a file
+ * source reads the sections the file holds. Every operation may be NULL where
+ * the source does not know the fact; its callers (tool-api.c, stacks.c) then
+ * answer as documented in iotap.h ("not known"). A fact is asked while the
+ * session runs: the source's private state (s->src_priv) is there to answer it.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -48,8 +49,19 @@ struct host_ops {
 	struct ksyms *(*ksyms_load)(struct session *s);
 	/* The executable mappings of the processes that ran when tracing began, into us. */
 	int (*maps_load)(struct session *s, struct usyms *us);
-	/* Whether the device at a sysfs path has gone, or holds no medium (size 0); NULL: never. */
-	bool (*device_gone)(struct session *s, const char *sysfs);
+	/*
+	 * A disk dev that appeared after tracing began (a new loop device), added to s->disks;
+	 * -ENOENT when not known. NULL: the disks known at the start are all there are.
+	 */
+	int (*disk_add)(struct session *s, uint32_t dev);
+	/*
+	 * The offset of member in the kernel's struct strct (BTF), for a probe's fetchargs;
+	 * -ENOENT when that kernel has no such member. NULL: the layout is not known here.
+	 */
+	int (*member_offset)(struct session *s, const char *strct, const char *member,
+			     uint32_t *offset);
+	/* Whether a device has gone, or holds no medium (iotap_device_gone); NULL: not known. */
+	int (*device_gone)(struct session *s, enum iotap_device kind, const char *name);
 	/* The load averages text ("0.10 0.20 0.30 1/100 42"); -ENODATA when unknown. */
 	int (*loadavg)(struct session *s, char *buf, size_t len);
 	/* The hierarchy path ("/a/b") a --cgroup argument names; logs why not (live: no such cgroup). */

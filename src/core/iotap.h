@@ -75,11 +75,11 @@ struct probe_spec {
 	const char *args;		/* fetchargs, or NULL */
 	bool fallback;			/* in a table: made only where the one before it is not */
 	/*
-	 * Fetchargs that depend on the kernel the probe is made in (BTF offsets),
-	 * written to buf by whoever makes it; 0 or -errno (-ENOENT: not this
-	 * kernel). Used instead of args when not NULL.
+	 * Fetchargs that depend on the kernel the probe is made in (BTF offsets,
+	 * iotap_member_offset), written to buf by whoever makes it; 0 or -errno
+	 * (-ENOENT: not this kernel). Used instead of args when not NULL.
 	 */
-	int (*args_fn)(char *buf, size_t len);
+	int (*args_fn)(struct iotap_ctx *ctx, char *buf, size_t len);
 };
 
 /* Positional arguments a tool takes after its options. */
@@ -202,12 +202,19 @@ int iotap_disk_partition(struct iotap_ctx *ctx, uint32_t dev, uint32_t *disk, ui
 			 uint64_t *nr_sectors);
 const char *iotap_disk_name(struct iotap_ctx *ctx, uint32_t dev);
 const char *iotap_disk_sched(struct iotap_ctx *ctx, uint32_t dev);
+/* The kinds of device iotap_device_gone knows, and how its name names one. */
+enum iotap_device {
+	IOTAP_DEV_BLOCK,	/* a block device by number, "MAJ:MIN" */
+	IOTAP_DEV_DISK,		/* a block device by name, "nvme0n1" */
+	IOTAP_DEV_NVME,		/* an NVMe controller, "nvme0" */
+	IOTAP_DEV_SCSI,		/* a SCSI device, "H:C:I:L" */
+};
 /*
- * Live: whether the device at sysfs path (/sys/dev/block/7:5, /sys/class/nvme/nvme0) has
- * gone from the system, or holds no medium (its size attribute says 0: a detached loop
- * device). Never over a recording, whose devices stay as recorded.
+ * Whether a device has gone from the host events come from, or holds no medium (a size of
+ * 0: a detached loop device): 1 gone, 0 there, -ENODATA when not known (a recording, whose
+ * devices stay as recorded).
  */
-bool iotap_device_gone(struct iotap_ctx *ctx, const char *sysfs);
+int iotap_device_gone(struct iotap_ctx *ctx, enum iotap_device kind, const char *name);
 int iotap_pid_check(struct iotap_ctx *ctx, int pid);
 const char *iotap_comm(struct iotap_ctx *ctx, uint32_t pid);
 
@@ -222,6 +229,13 @@ uint64_t iotap_wall_ns(struct iotap_ctx *ctx, uint64_t mono_ns);
 void iotap_interval_header(struct iotap_ctx *ctx, bool timestamp);
 uint64_t iotap_start_time(struct iotap_ctx *ctx);
 int iotap_loadavg(struct iotap_ctx *ctx, char *buf, size_t len);
+/*
+ * The offset of member in struct strct of the kernel events come from (its BTF), for a
+ * probe's fetchargs: 0, -ENOENT when that kernel has none, -ENODATA when not known here
+ * (a recording).
+ */
+int iotap_member_offset(struct iotap_ctx *ctx, const char *strct, const char *member,
+			uint32_t *offset);
 
 void iotap_err(struct iotap_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void iotap_warn(struct iotap_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -11,6 +11,7 @@
 
 #include "cgroup.h"
 #include "log.h"
+#include "probespec.h"
 #include "session.h"
 #include "../parsers/block.h"
 
@@ -237,10 +238,25 @@ int iotap_event_each(struct iotap_ctx *ctx, const char *sys, const char *pattern
 	return ret ? ret : n;
 }
 
+/* session_spec_names - whether the tool's specification (TOOL_ARGS_SPEC) names tracepoint sys:name */
+static bool session_spec_names(const struct iotap_ctx *ctx, const char *sys, const char *name)
+{
+	struct probespec ps;
+	const char *why;
+	bool names;
+
+	if (ctx->tool->args != TOOL_ARGS_SPEC || !ctx->spec)
+		return false;
+	names = !probespec_parse(ctx->spec, &ps, &why) && probespec_names(&ps, sys, name);
+	probespec_release(&ps);
+	return names;
+}
+
 /*
  * session_undeclared - whether the tool uses sys:name (with flags) without declaring
  * it in its events table, which is what `iotap record` records and the man page lists.
- * Its own probes are not in the table: they are made from the command line.
+ * Probes are not in the table: the ones it made (mdflush's, or those its specification
+ * describes) are declared by making them, the tracepoints its specification names by it.
  */
 static bool session_undeclared(struct iotap_ctx *ctx, const char *sys, const char *name,
 			       unsigned int flags)
@@ -249,9 +265,8 @@ static bool session_undeclared(struct iotap_ctx *ctx, const char *sys, const cha
 	struct session *s = ctx->sess;
 	size_t nr = 0, start;
 
-	/* A tool that takes its events from a specification (probe) declares none. */
-	if (!t || !t->events || t->args == TOOL_ARGS_SPEC ||
-	    (s->probe_sys && !strcmp(sys, s->probe_sys)))
+	if (!t || !t->events || (s->probe_sys && !strcmp(sys, s->probe_sys)) ||
+	    session_spec_names(ctx, sys, name))
 		return false;
 	/*
 	 * Tools use their events mostly in the order their table lists them: the
@@ -443,9 +458,8 @@ const char *iotap_disk_name(struct iotap_ctx *ctx, uint32_t dev)
 
 	if (d)
 		return d->name;
-	/* Live, a disk that appeared after the start (a new loop device) is in sysfs now. */
-	if (!s->opts.input && !s->opts.input_buf &&
-	    !disk_table_add_sysfs(&s->disks, dev, "/sys/dev/block"))
+	/* A disk that appeared after the start (a new loop device), where the host knows it. */
+	if (s->host->disk_add && !s->host->disk_add(s, dev))
 		return s->disks.d[s->disks.nr - 1].name;
 	/* Remember the fallback so the returned pointer stays valid. */
 	snprintf(name, sizeof(name), "%u:%u", BLOCK_DEV_MAJOR(dev), BLOCK_DEV_MINOR(dev));
@@ -455,11 +469,11 @@ const char *iotap_disk_name(struct iotap_ctx *ctx, uint32_t dev)
 }
 
 /* iotap_device_gone - see iotap.h */
-bool iotap_device_gone(struct iotap_ctx *ctx, const char *sysfs)
+int iotap_device_gone(struct iotap_ctx *ctx, enum iotap_device kind, const char *name)
 {
 	struct session *s = ctx->sess;
 
-	return s->host->device_gone && s->host->device_gone(s, sysfs);
+	return s->host->device_gone ? s->host->device_gone(s, kind, name) : -ENODATA;
 }
 
 /* iotap_disk_sched - the I/O scheduler of a disk, "" when unknown */
@@ -498,6 +512,15 @@ int iotap_loadavg(struct iotap_ctx *ctx, char *buf, size_t len)
 	struct session *s = ctx->sess;
 
 	return s->host->loadavg ? s->host->loadavg(s, buf, len) : -ENODATA;
+}
+
+/* iotap_member_offset - a kernel structure's member offset where events come from */
+int iotap_member_offset(struct iotap_ctx *ctx, const char *strct, const char *member,
+			uint32_t *offset)
+{
+	struct session *s = ctx->sess;
+
+	return s->host->member_offset ? s->host->member_offset(s, strct, member, offset) : -ENODATA;
 }
 
 /* iotap_strftime - format a stream time as local wall-clock time; -ERANGE when out of range */

@@ -117,7 +117,7 @@ static int sel_probes(struct session *s, const struct tool *t)
 			continue;
 		made = false;
 		if (!iotap_probe_available(&s->ctx, p) ||
-		    (p->args_fn && p->args_fn(args, sizeof(args))))
+		    (p->args_fn && p->args_fn(&s->ctx, args, sizeof(args))))
 			continue;
 		if (p->args_fn)
 			made_spec.args = args;

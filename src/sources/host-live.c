@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "btf.h"
 #include "cgroup.h"
 #include "fdtab.h"
 #include "ksyms.h"
@@ -117,16 +118,22 @@ static int host_live_maps_load(struct session *s, struct usyms *us)
 	return 0;
 }
 
-/* host_live_device_gone - the sysfs directory is gone, or its size attribute says 0 */
-static bool host_live_device_gone(struct session *s, const char *sysfs)
+/* host_live_device_gone - the device's sysfs directory is gone, or its size attribute says 0 */
+static int host_live_device_gone(struct session *s, enum iotap_device kind, const char *name)
 {
+	static const char *const dirs[] = {
+		[IOTAP_DEV_BLOCK] = "/sys/dev/block", [IOTAP_DEV_DISK] = "/sys/class/block",
+		[IOTAP_DEV_NVME] = "/sys/class/nvme", [IOTAP_DEV_SCSI] = "/sys/bus/scsi/devices",
+	};
+	char sysfs[192], path[256];
 	unsigned long long size;
-	char path[256];
 	FILE *f;
 	int n;
 
-	if (snprintf(path, sizeof(path), "%s/size", sysfs) >= (int)sizeof(path))
-		return false;
+	if ((unsigned int)kind >= sizeof(dirs) / sizeof(dirs[0]) ||
+	    snprintf(sysfs, sizeof(sysfs), "%s/%s", dirs[kind], name) >= (int)sizeof(sysfs) ||
+	    snprintf(path, sizeof(path), "%s/size", sysfs) >= (int)sizeof(path))
+		return -ENODATA;
 	f = fopen(path, "re");
 	if (!f)
 		return errno == ENOENT && access(sysfs, F_OK) && errno == ENOENT;
@@ -162,6 +169,19 @@ static void host_live_announce(struct session *s, struct iotap_ctx *ctx, const c
 	}
 }
 
+/* host_live_disk_add - a disk that appeared after the start is in sysfs now */
+static int host_live_disk_add(struct session *s, uint32_t dev)
+{
+	return disk_table_add_sysfs(&s->disks, dev, "/sys/dev/block");
+}
+
+/* host_live_member_offset - the running kernel's layout, from its BTF */
+static int host_live_member_offset(struct session *s, const char *strct, const char *member,
+				   uint32_t *offset)
+{
+	return btf_vmlinux_member_offset(strct, member, offset);
+}
+
 /* host_live_cgroup_path - --cgroup names a cgroup v2 directory of this machine */
 static int host_live_cgroup_path(struct session *s, const char *arg, char *path, size_t len)
 {
@@ -181,6 +201,8 @@ const struct host_ops host_live = {
 	.fd_names = "/proc/PID/fd at first sight",
 	.ksyms_load = host_live_ksyms_load,
 	.maps_load = host_live_maps_load,
+	.disk_add = host_live_disk_add,
+	.member_offset = host_live_member_offset,
 	.device_gone = host_live_device_gone,
 	.loadavg = host_live_loadavg,
 	.cgroup_path = host_live_cgroup_path,

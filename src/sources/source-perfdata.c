@@ -278,17 +278,6 @@ static struct pd_attr *pd_attr_of(struct perf_src *f, uint64_t id)
 	return e ? &f->attrs[e->idx] : NULL;
 }
 
-/* pd_name_ok - a subsystem or event name: printable, no ':' or '/' */
-static bool pd_name_ok(const char *p, size_t len)
-{
-	if (!len || len > 64)
-		return false;
-	for (size_t i = 0; i < len; i++)
-		if (p[i] <= ' ' || p[i] >= 0x7f || p[i] == ':' || p[i] == '/')
-			return false;
-	return true;
-}
-
 /* pd_format_add - one event format text of the tracing data into the session's fmt_set */
 static int pd_format_add(struct session *s, struct perf_src *f, const char *sys,
 			 const uint8_t *text, uint64_t len)
@@ -300,7 +289,7 @@ static int pd_format_add(struct session *s, struct perf_src *f, const char *sys,
 
 	nl = len > 6 && !memcmp(t, "name: ", 6) ? memchr(t + 6, '\n', len - 6) : NULL;
 	nlen = nl ? (size_t)(nl - t - 6) : 0;
-	if (!nl || !pd_name_ok(t + 6, nlen))
+	if (!nl || !fmt_name_ok(t + 6, nlen))
 		return pd_bad(f, "a format text of %s does not start with a valid name", sys);
 	memcpy(name, t + 6, nlen);
 	name[nlen] = 0;
@@ -366,7 +355,7 @@ static int pd_tracing_data(struct session *s, struct perf_src *f, const uint8_t 
 		return pd_bad(f, "the tracing data ends before its event formats");
 	for (uint32_t i = 0; i < nr_sys; i++) {
 		sys = cur_str(&c, 64);
-		if (!sys || !pd_name_ok(sys, strlen(sys)) || cursor_u32(&c, &nr))
+		if (!sys || !fmt_name_ok(sys, strlen(sys)) || cursor_u32(&c, &nr))
 			return pd_bad(f, "system %u of %u of the tracing data has no valid name", i + 1, nr_sys);
 		for (uint32_t k = 0; k < nr; k++) {
 			if (!(at = cur_sized(&c, false, &n)))

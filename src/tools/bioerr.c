@@ -31,12 +31,8 @@ static const struct opt bioerr_opts[] = {
 };
 
 static const struct tool_event bioerr_events[] = {
-	{ "block", "block_rq_issue", 0 },
-	{ "block", "block_rq_complete", 0 },
-	{ "block", "block_io_start", TOOL_EV_OPTIONAL },
-	{ "block", "block_rq_insert", TOOL_EV_OPTIONAL },
-	{ "block", "block_bio_queue", TOOL_EV_OPTIONAL },
-	{ "block", "block_bio_complete", TOOL_EV_OPTIONAL },
+	TOOL_EVENTS_BLOCK_REQ,
+	TOOL_EVENTS_BLOCK_BIO,
 	{ NULL, NULL, 0 }
 };
 

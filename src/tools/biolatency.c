@@ -7,7 +7,6 @@
 #include "blktrack.h"
 #include "heatmap.h"
 #include "hist.h"
-#include "outfile.h"
 #include "prom.h"
 #include "shared.h"
 
@@ -57,12 +56,8 @@ static const struct opt biolatency_opts[] = {
 };
 
 static const struct tool_event biolatency_events[] = {
-	{ "block", "block_rq_issue", 0 },
-	{ "block", "block_rq_complete", 0 },
-	{ "block", "block_io_start", TOOL_EV_OPTIONAL },
-	{ "block", "block_rq_insert", TOOL_EV_OPTIONAL },
-	{ "block", "block_bio_queue", TOOL_EV_OPTIONAL },
-	{ "block", "block_bio_complete", TOOL_EV_OPTIONAL },
+	TOOL_EVENTS_BLOCK_REQ,
+	TOOL_EVENTS_BLOCK_BIO,
 	{ NULL, NULL, 0 }
 };
 
@@ -104,6 +99,20 @@ static int biolatency_heatmap_open(struct iotap_ctx *ctx)
 	return st->hm ? 0 : -ENOMEM;
 }
 
+/* The heat map and how to draw it, for tool_file_write. */
+struct biolatency_svg {
+	const struct heatmap *hm;
+	const struct heatmap_opts *ho;
+};
+
+/* biolatency_svg - draw the heat map into f */
+static int biolatency_svg(FILE *f, void *arg)
+{
+	struct biolatency_svg *svg = arg;
+
+	return heatmap_write_svg(svg->hm, f, svg->ho);
+}
+
 /* biolatency_heatmap_write - the heat map of the whole run */
 static int biolatency_heatmap_write(struct iotap_ctx *ctx)
 {
@@ -115,19 +124,9 @@ static int biolatency_heatmap_write(struct iotap_ctx *ctx)
 		.subtitle = p->disk,
 		.unit = p->msecs ? "msecs" : "usecs",
 	};
-	struct outfile of;
-	int ret = outfile_open(&of, p->heatmap, 0644);
+	struct biolatency_svg svg = { st->hm, &ho };
 
-	if (!ret) {
-		ret = heatmap_write_svg(st->hm, of.f, &ho);
-		if (ret)
-			outfile_abort(&of);
-		else
-			ret = outfile_commit(&of);
-	}
-	if (ret)
-		iotap_err(ctx, "cannot write %s: %s", p->heatmap, strerror(-ret));
-	return ret;
+	return tool_file_write(ctx, p->heatmap, biolatency_svg, &svg);
 }
 
 /* biolatency_init - check options and subscribe to the request events */
@@ -209,10 +208,7 @@ static int biolatency_report(struct iotap_ctx *ctx)
 	char ts[32] = "";
 	int ret = 0;
 
-	if (p->json)
-		iotap_strftime(ctx, iotap_now(ctx), "%Y-%m-%d %H:%M:%S", ts, sizeof(ts));
-	else
-		iotap_interval_header(ctx, p->timestamp);
+	tool_report_begin(ctx, p->json, p->timestamp, ts, sizeof(ts));
 	hist_set_sort(&st->hs);
 	for (size_t i = 0; i < st->hs.nr && !ret; i++)
 		ret = biolatency_print_one(ctx, &st->hs.h[i], section, st->hs.keys[i], ts);

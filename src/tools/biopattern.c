@@ -39,8 +39,7 @@ static const struct opt biopattern_opts[] = {
 };
 
 static const struct tool_event biopattern_events[] = {
-	{ "block", "block_rq_issue", 0 },
-	{ "block", "block_rq_complete", 0 },
+	TOOL_EVENTS_BLOCK_RQ,
 	{ NULL, NULL, 0 }
 };
 

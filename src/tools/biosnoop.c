@@ -7,7 +7,6 @@
 
 #include "blktrack.h"
 #include "hist.h"
-#include "outfile.h"
 #include "timeline.h"
 #include "shared.h"
 
@@ -74,12 +73,8 @@ static const struct opt biosnoop_opts[] = {
 };
 
 static const struct tool_event biosnoop_events[] = {
-	{ "block", "block_rq_issue", 0 },
-	{ "block", "block_rq_complete", 0 },
-	{ "block", "block_io_start", TOOL_EV_OPTIONAL },
-	{ "block", "block_rq_insert", TOOL_EV_OPTIONAL },
-	{ "block", "block_bio_queue", TOOL_EV_OPTIONAL },
-	{ "block", "block_bio_complete", TOOL_EV_OPTIONAL },
+	TOOL_EVENTS_BLOCK_REQ,
+	TOOL_EVENTS_BLOCK_BIO,
 	{ "block", "block_bio_remap", TOOL_EV_OPTIONAL },
 	{ NULL, NULL, 0 }
 };
@@ -336,24 +331,19 @@ static int biosnoop_init(struct iotap_ctx *ctx)
 	return cfg.has_dev ? iotap_event_filter(ev, "old_dev == %u", cfg.dev) : 0;
 }
 
+/* biosnoop_json - the timeline into f */
+static int biosnoop_json(FILE *f, void *arg)
+{
+	return timeline_write_json(arg, f);
+}
+
 /* biosnoop_timeline_write - every request shown, as one Trace Event file */
 static int biosnoop_timeline_write(struct iotap_ctx *ctx)
 {
 	struct biosnoop_params *p = ctx->params;
 	struct biosnoop_state *st = ctx->state;
-	struct outfile of;
-	int ret = outfile_open(&of, p->timeline, 0644);
 
-	if (!ret) {
-		ret = timeline_write_json(st->tl, of.f);
-		if (ret)
-			outfile_abort(&of);
-		else
-			ret = outfile_commit(&of);
-	}
-	if (ret)
-		iotap_err(ctx, "cannot write %s: %s", p->timeline, strerror(-ret));
-	return ret;
+	return tool_file_write(ctx, p->timeline, biosnoop_json, st->tl);
 }
 
 /* biosnoop_report - the lines went out as requests completed; say what was not paired */

@@ -26,10 +26,7 @@ static const struct opt bitesize_opts[] = {
 };
 
 static const struct tool_event bitesize_events[] = {
-	{ "block", "block_rq_issue", 0 },
-	{ "block", "block_rq_complete", 0 },
-	{ "block", "block_io_start", TOOL_EV_OPTIONAL },
-	{ "block", "block_rq_insert", TOOL_EV_OPTIONAL },
+	TOOL_EVENTS_BLOCK_REQ,
 	{ NULL, NULL, 0 }
 };
 

@@ -5,15 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "array.h"
-#include "blktrack.h"
+#include "blkmetrics.h"
 #include "cmdpair.h"
-#include "hist.h"
+#include "health.h"
 #include "httpd.h"
-#include "prom.h"
 #include "shared.h"
 
 /*
@@ -25,62 +21,21 @@
 #define EXPORTER_LISTEN ":" EXPORTER_PORT
 /* Disks with series of their own; I/O on any further one counts as disk="other". */
 #define EXPORTER_MAX_DISKS 64
-/* Log2 buckets up to 2^27 us (134 s) and 2^27 bytes (128 MiB), as biolatency --prom. */
-#define EXPORTER_TOP 27
 
 struct exporter_params {
 	const char *listen, *textfile, *disk;
-};
-
-static const char *const exporter_op_names[] = {
-	"read", "write", "flush", "discard", "other", "admin"
-};
-#define EXPORTER_OP_OTHER 4
-#define EXPORTER_OP_ADMIN 5
-
-/* One disk and operation: what completed since the last snapshot. */
-struct exporter_series {
-	char disk[32];
-	unsigned int op;
-	struct hist lat, queue, size;
-	uint64_t seq, rnd;
-};
-
-/* Failed requests of one disk, operation and status since the last snapshot. */
-struct exporter_err {
-	char disk[32];
-	unsigned int op;
-	char status[32];
-	uint64_t n;
-};
-
-/* One NVMe or SCSI device and command class: what completed since the last snapshot. */
-struct exporter_cmd {
-	bool scsi;
-	char dev[32];			/* nvme0n1, nvme0 (admin commands), or H:C:I:L */
-	unsigned int op;
-	struct hist lat;
 };
 
 struct exporter_state {
 	struct blktrack *bt;
 	struct nvme_pair nvme;
 	struct scsi_pair scsi;
-	struct exporter_cmd *c;
-	size_t nr_c, cap_c;
 	struct blk_lastpos pos;
-	struct exporter_series *s;
-	size_t nr, cap;
-	struct exporter_err *e;
-	size_t nr_e, cap_e;
+	struct blkmetrics m;		/* the series; m.prom: every one, cumulative */
 	uint32_t *devs;			/* the disks with series of their own */
 	size_t nr_devs;
-	struct prom *prom;		/* every series, cumulative since the start */
 	struct httpd *httpd;
-	uint64_t events, lost, undelivered, unmatched, requests[HTTPD_BAD_METHOD + 1];
-	uint64_t unmatched_cmd[2];	/* NVMe, SCSI */
-	double cpu;
-	time_t started;
+	struct health health;
 };
 
 #define P(f) offsetof(struct exporter_params, f)
@@ -97,10 +52,7 @@ static const struct opt exporter_opts[] = {
 };
 
 static const struct tool_event exporter_events[] = {
-	{ "block", "block_rq_issue", 0 },
-	{ "block", "block_rq_complete", 0 },
-	{ "block", "block_io_start", TOOL_EV_OPTIONAL },
-	{ "block", "block_rq_insert", TOOL_EV_OPTIONAL },
+	TOOL_EVENTS_BLOCK_REQ,
 	{ "nvme", "nvme_setup_cmd", TOOL_EV_OPTIONAL },
 	{ "nvme", "nvme_complete_rq", TOOL_EV_OPTIONAL },
 	{ "scsi", "scsi_dispatch_cmd_start", TOOL_EV_OPTIONAL },
@@ -109,24 +61,6 @@ static const struct tool_event exporter_events[] = {
 	{ "scsi", "scsi_dispatch_cmd_error", TOOL_EV_OPTIONAL },
 	{ NULL, NULL, 0 }
 };
-
-/* exporter_op - the operation label's index for a block_op */
-static unsigned int exporter_op(uint8_t op)
-{
-	switch (op) {
-	case BLOCK_OP_READ:
-		return 0;
-	case BLOCK_OP_WRITE:
-		return 1;
-	case BLOCK_OP_FLUSH:
-		return 2;
-	case BLOCK_OP_DISCARD:
-	case BLOCK_OP_SECURE_ERASE:
-		return 3;
-	default:
-		return 4;
-	}
-}
 
 /* exporter_disk - the disk label of dev: its name, or "other" past EXPORTER_MAX_DISKS */
 static const char *exporter_disk(struct iotap_ctx *ctx, uint32_t dev)
@@ -145,183 +79,28 @@ static const char *exporter_disk(struct iotap_ctx *ctx, uint32_t dev)
 	return iotap_disk_name(ctx, dev);
 }
 
-/* exporter_series - the series of a disk and operation, made the first time; NULL: ENOMEM */
-static struct exporter_series *exporter_series(struct exporter_state *st, const char *disk,
-					       unsigned int op)
-{
-	struct exporter_series *s;
-
-	for (size_t i = 0; i < st->nr; i++)
-		if (st->s[i].op == op && !strcmp(st->s[i].disk, disk))
-			return &st->s[i];
-	if (st->nr == st->cap) {
-		size_t cap = st->cap ? st->cap * 2 : 16;
-
-		s = realloc(st->s, cap * sizeof(*s));
-		if (!s)
-			return NULL;
-		st->s = s;
-		st->cap = cap;
-	}
-	s = &st->s[st->nr++];
-	memset(s, 0, sizeof(*s));
-	snprintf(s->disk, sizeof(s->disk), "%s", disk);
-	s->op = op;
-	return s;
-}
-
-/* exporter_error - count a failed request by disk, operation and BLK_STS name */
-static int exporter_error(struct exporter_state *st, const char *disk, unsigned int op,
-			  int32_t error)
-{
-	const char *name = block_status_name(error);
-	char status[32];
-	struct exporter_err *e;
-
-	snprintf(status, sizeof(status), "%s", name ? name : "unknown");
-	for (size_t i = 0; i < st->nr_e; i++) {
-		e = &st->e[i];
-		if (e->op == op && !strcmp(e->disk, disk) && !strcmp(e->status, status)) {
-			e->n++;
-			return 0;
-		}
-	}
-	if (st->nr_e == st->cap_e) {
-		size_t cap = st->cap_e ? st->cap_e * 2 : 8;
-
-		e = realloc(st->e, cap * sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		st->e = e;
-		st->cap_e = cap;
-	}
-	e = &st->e[st->nr_e++];
-	memset(e, 0, sizeof(*e));
-	snprintf(e->disk, sizeof(e->disk), "%s", disk);
-	snprintf(e->status, sizeof(e->status), "%s", status);
-	e->op = op;
-	e->n = 1;
-	return 0;
-}
-
-/* exporter_add - one completed request: latency as biolatency times it, queue time, errors */
-static int exporter_add(struct iotap_ctx *ctx, const struct blk_io *io,
-			struct exporter_series **out)
-{
-	struct exporter_state *st = ctx->state;
-	const char *disk = exporter_disk(ctx, io->dev);
-	unsigned int op = exporter_op(io->op);
-	struct exporter_series *s = exporter_series(st, disk, op);
-	uint64_t from = io->t_start ? io->t_start : io->t_insert;
-
-	if (!s)
-		return -ENOMEM;
-	if (hist_add(&s->lat, io->t_done > io->t_issue ? (io->t_done - io->t_issue) / 1000 : 0))
-		return -ENOMEM;
-	if (from && hist_add(&s->queue, io->t_issue > from ? (io->t_issue - from) / 1000 : 0))
-		return -ENOMEM;
-	if (io->error && exporter_error(st, disk, op, io->error))
-		return -ENOMEM;
-	*out = s;
-	return 0;
-}
-
 /* exporter_on_done - a request with data: also its size and whether it was sequential */
 static int exporter_on_done(void *arg, const struct blk_io *io)
 {
 	struct iotap_ctx *ctx = arg;
 	struct exporter_state *st = ctx->state;
-	struct exporter_series *s;
+	const char *disk = exporter_disk(ctx, io->dev);
 	uint64_t dist;
 	int ret;
 
-	ret = exporter_add(ctx, io, &s);
-	if (ret)
-		return ret;
-	if (hist_add(&s->size, io->bytes))
-		return -ENOMEM;
 	ret = blk_lastpos_seek(&st->pos, io->dev, io->sector, io->nr_sector, &dist);
 	if (ret < 0)
 		return ret;
-	if (ret && !dist)
-		s->seq++;
-	else
-		s->rnd++;
-	return 0;
+	return blkmetrics_request(&st->m, disk, io, ret && !dist ? BLKM_SEQUENTIAL : BLKM_RANDOM);
 }
 
 /* exporter_on_nodata - a flush (no sector, no bytes): latency and errors only */
 static int exporter_on_nodata(void *arg, const struct blk_io *io)
 {
-	struct exporter_series *s;
+	struct iotap_ctx *ctx = arg;
+	struct exporter_state *st = ctx->state;
 
-	return exporter_add(arg, io, &s);
-}
-
-/* exporter_nvme_op - the operation label's index for an NVMe command */
-static unsigned int exporter_nvme_op(const struct nvme_cmd *c)
-{
-	if (!c->qid)
-		return EXPORTER_OP_ADMIN;
-	switch (c->opcode) {
-	case 0x00:			/* nvme_cmd_flush */
-		return 2;
-	case 0x01:			/* nvme_cmd_write */
-		return 1;
-	case 0x02:			/* nvme_cmd_read */
-		return 0;
-	case 0x09:			/* nvme_cmd_dsm: deallocate, how Linux discards */
-		return 3;
-	default:
-		return EXPORTER_OP_OTHER;
-	}
-}
-
-/* exporter_scsi_op - the operation label's index for a SCSI opcode */
-static unsigned int exporter_scsi_op(uint32_t opcode)
-{
-	switch (opcode) {
-	case 0x08: case 0x28: case 0xa8: case 0x88:	/* READ_6, _10, _12, _16 */
-		return 0;
-	case 0x0a: case 0x2a: case 0xaa: case 0x8a:	/* WRITE_6, _10, _12, _16 */
-		return 1;
-	case 0x35: case 0x91:				/* SYNCHRONIZE_CACHE, _16 */
-		return 2;
-	case 0x42:					/* UNMAP */
-		return 3;
-	default:
-		return EXPORTER_OP_OTHER;
-	}
-}
-
-/*
- * exporter_cmd_add - one paired NVMe or SCSI command's latency into its device and
- * class; past EXPORTER_MAX_DISKS series of a kind, device "other" keeps labels bounded
- */
-static int exporter_cmd_add(struct exporter_state *st, bool scsi, const char *dev,
-			    unsigned int op, uint64_t ns)
-{
-	struct exporter_cmd *c;
-	size_t mine = 0;
-
-	for (size_t i = 0; i < st->nr_c; i++) {
-		c = &st->c[i];
-		if (c->scsi != scsi)
-			continue;
-		if (c->op == op && !strcmp(c->dev, dev))
-			return hist_add(&c->lat, ns / 1000) ? -ENOMEM : 0;
-		mine++;
-	}
-	if (mine >= EXPORTER_MAX_DISKS && strcmp(dev, "other"))
-		return exporter_cmd_add(st, scsi, "other", op, ns);
-	if (array_reserve(&st->c, &st->cap_c, st->nr_c + 1, sizeof(*st->c), 8))
-		return -ENOMEM;
-	c = &st->c[st->nr_c++];
-	memset(c, 0, sizeof(*c));
-	c->scsi = scsi;
-	snprintf(c->dev, sizeof(c->dev), "%s", dev);
-	c->op = op;
-	return hist_add(&c->lat, ns / 1000) ? -ENOMEM : 0;
+	return blkmetrics_request(&st->m, exporter_disk(ctx, io->dev), io, BLKM_NODATA);
 }
 
 /* exporter_on_nvme - a paired NVMe command: by namespace, admin ones by controller */
@@ -333,7 +112,8 @@ static int exporter_on_nvme(struct iotap_ctx *ctx, const struct nvme_cmd *c, uin
 		snprintf(dev, sizeof(dev), "%s", c->disk);
 	else
 		snprintf(dev, sizeof(dev), "nvme%d", c->ctrl_id);
-	return exporter_cmd_add(ctx->state, false, dev, exporter_nvme_op(c), ns);
+	return blkmetrics_command(&((struct exporter_state *)ctx->state)->m, false, dev,
+				  blkmetrics_nvme_op(c), ns);
 }
 
 /* exporter_on_scsi - a completed SCSI command (timeouts and refusals are not timed) */
@@ -345,105 +125,15 @@ static int exporter_on_scsi(struct iotap_ctx *ctx, const struct scsi_cmd *c, enu
 	if (end != SCSI_END_DONE)
 		return 0;
 	snprintf(dev, sizeof(dev), "%u:%u:%u:%u", c->host_no, c->channel, c->id, c->lun);
-	return exporter_cmd_add(ctx->state, true, dev, exporter_scsi_op(c->opcode), ns);
+	return blkmetrics_command(&((struct exporter_state *)ctx->state)->m, true, dev,
+				  blkmetrics_scsi_op(c->opcode), ns);
 }
 
-/* exporter_labels - disk="...",op="..." (and a third label when name is not NULL) */
-static int exporter_labels(char *buf, size_t len, const char *disk, unsigned int op,
-			   const char *name, const char *value)
+/* exporter_cmd_gone - whether a command device has gone from the host */
+static bool exporter_cmd_gone(void *arg, bool scsi, bool admin, const char *dev)
 {
-	buf[0] = 0;
-	if (prom_label(buf, len, "disk", disk) ||
-	    prom_label(buf, len, "op", exporter_op_names[op]) ||
-	    (name && prom_label(buf, len, name, value)))
-		return -ENOSPC;
-	return 0;
-}
-
-/* exporter_series_flush - one series' interval into the cumulative metrics, then reset */
-static int exporter_series_flush(struct exporter_state *st, struct exporter_series *s)
-{
-	char labels[256], seq[256], rnd[256];
-	int ret;
-
-	if (exporter_labels(labels, sizeof(labels), s->disk, s->op, NULL, NULL) ||
-	    exporter_labels(seq, sizeof(seq), s->disk, s->op, "pattern", "sequential") ||
-	    exporter_labels(rnd, sizeof(rnd), s->disk, s->op, "pattern", "random"))
-		return -ENOSPC;
-	ret = prom_hist_add(st->prom, "iotap_block_request_latency_seconds",
-			    "Block I/O request latency from issue to the device until completion "
-			    "(biolatency's histogram)", labels, &s->lat, 1e-6, EXPORTER_TOP);
-	if (!ret && s->queue.count)
-		ret = prom_hist_add(st->prom, "iotap_block_request_queue_seconds",
-				    "Block I/O request time from creation (block_io_start, else "
-				    "block_rq_insert) until issue to the device", labels, &s->queue,
-				    1e-6, EXPORTER_TOP);
-	if (!ret && s->size.count)
-		ret = prom_hist_add(st->prom, "iotap_block_request_size_bytes",
-				    "Block I/O request size", labels, &s->size, 1, EXPORTER_TOP);
-	if (!ret && s->seq + s->rnd) {
-		const char *help = "Block I/O requests with data, sequential when they start where "
-				   "the disk's last completed request ended, else random";
-
-		ret = prom_counter_add(st->prom, "iotap_block_requests_by_pattern_total", help, seq,
-				       (double)s->seq);
-		if (!ret)
-			ret = prom_counter_add(st->prom, "iotap_block_requests_by_pattern_total", help,
-					       rnd, (double)s->rnd);
-	}
-	hist_reset(&s->lat);
-	hist_reset(&s->queue);
-	hist_reset(&s->size);
-	s->seq = s->rnd = 0;
-	return ret;
-}
-
-/* exporter_cmd_flush - one command series' interval into the cumulative metrics, then reset */
-static int exporter_cmd_flush(struct exporter_state *st, struct exporter_cmd *c)
-{
-	char labels[256] = "";
-	int ret;
-
-	if (!c->lat.count)
-		return 0;
-	if (prom_label(labels, sizeof(labels), c->scsi ? "device" : "disk", c->dev) ||
-	    prom_label(labels, sizeof(labels), "op", exporter_op_names[c->op]))
-		return -ENOSPC;
-	if (c->scsi)
-		ret = prom_hist_add(st->prom, "iotap_scsi_command_latency_seconds",
-				    "SCSI command latency from dispatch to the host adapter until "
-				    "done, per device (host:channel:id:lun) and opcode class "
-				    "(scsilatency's histogram)", labels, &c->lat, 1e-6, EXPORTER_TOP);
-	else
-		ret = prom_hist_add(st->prom, "iotap_nvme_command_latency_seconds",
-				    "NVMe command latency from setup until completion, per namespace "
-				    "(admin commands: per controller) and command class "
-				    "(nvmelatency's histogram)", labels, &c->lat, 1e-6, EXPORTER_TOP);
-	hist_reset(&c->lat);
-	return ret;
-}
-
-/* exporter_forget - a block disk is gone: drop its series, here and in the metrics */
-static void exporter_forget(struct exporter_state *st, const char *disk)
-{
-	size_t kept = 0;
-
-	for (size_t i = 0; i < st->nr; i++) {
-		if (strcmp(st->s[i].disk, disk)) {
-			st->s[kept++] = st->s[i];
-			continue;
-		}
-		hist_release(&st->s[i].lat);
-		hist_release(&st->s[i].queue);
-		hist_release(&st->s[i].size);
-	}
-	st->nr = kept;
-	kept = 0;
-	for (size_t i = 0; i < st->nr_e; i++)
-		if (strcmp(st->e[i].disk, disk))
-			st->e[kept++] = st->e[i];
-	st->nr_e = kept;
-	prom_drop(st->prom, "disk", disk);
+	return iotap_device_gone(arg, scsi ? IOTAP_DEV_SCSI : admin ? IOTAP_DEV_NVME : IOTAP_DEV_DISK,
+				 dev) > 0;
 }
 
 /*
@@ -453,144 +143,36 @@ static void exporter_forget(struct exporter_state *st, const char *disk)
 static void exporter_gone(struct iotap_ctx *ctx)
 {
 	struct exporter_state *st = ctx->state;
-	char path[96];
-	size_t kept = 0;
+	char num[24];
 
 	for (size_t i = 0; i < st->nr_devs;) {
 		uint32_t dev = st->devs[i];
 
-		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", BLOCK_DEV_MAJOR(dev),
-			 BLOCK_DEV_MINOR(dev));
-		if (!iotap_device_gone(ctx, path)) {
+		snprintf(num, sizeof(num), "%u:%u", BLOCK_DEV_MAJOR(dev), BLOCK_DEV_MINOR(dev));
+		if (iotap_device_gone(ctx, IOTAP_DEV_BLOCK, num) <= 0) {
 			i++;
 			continue;
 		}
-		exporter_forget(st, iotap_disk_name(ctx, dev));
+		blkmetrics_forget_disk(&st->m, iotap_disk_name(ctx, dev));
 		st->devs[i] = st->devs[--st->nr_devs];
 	}
-	for (size_t i = 0; i < st->nr_c; i++) {
-		struct exporter_cmd *c = &st->c[i];
-
-		snprintf(path, sizeof(path), "/sys/%s/%s", c->scsi ? "bus/scsi/devices" :
-			 c->op == EXPORTER_OP_ADMIN ? "class/nvme" : "class/block", c->dev);
-		if (!strcmp(c->dev, "other") || !iotap_device_gone(ctx, path)) {
-			st->c[kept++] = *c;
-			continue;
-		}
-		prom_drop(st->prom, c->scsi ? "device" : "disk", c->dev);
-		hist_release(&c->lat);
-	}
-	st->nr_c = kept;
+	blkmetrics_forget_cmds(&st->m, exporter_cmd_gone, ctx);
 }
 
-/* exporter_proc - this process's resident and virtual size in bytes, from /proc/self/statm */
-static int exporter_proc(double *rss, double *vsz)
-{
-	FILE *f = fopen("/proc/self/statm", "re");
-	unsigned long long size, res;
-	long page = sysconf(_SC_PAGESIZE);
-	int n;
-
-	if (!f)
-		return -errno;
-	n = fscanf(f, "%llu %llu", &size, &res);
-	fclose(f);
-	if (n != 2)
-		return -EIO;
-	*rss = (double)res * page;
-	*vsz = (double)size * page;
-	return 0;
-}
-
-/* exporter_health - the exporter's own: stream, pairing, HTTP, process, build */
+/* exporter_health - the exporter's own series: stream, pairing, HTTP, process, build */
 static int exporter_health(struct iotap_ctx *ctx)
 {
-	static const char *const codes[] = { "200", "200", "404", "405" };
-	static const char *const paths[] = { "/metrics", "/", "other", "other" };
 	struct exporter_state *st = ctx->state;
-	uint64_t events, lost, undelivered, unmatched = blktrack_stats(st->bt)->unmatched;
-	struct prom *p = st->prom;
-	const struct { const char *driver; bool used; uint64_t n; } cmd[] = {
-		{ "nvme", st->nvme.tab != NULL, st->nvme.unmatched },
-		{ "scsi", st->scsi.tab != NULL, st->scsi.unmatched },
+	struct health_now now = {
+		.unpaired = blktrack_stats(st->bt)->unmatched,
+		.cmd = {
+			{ "nvme", st->nvme.tab != NULL, st->nvme.unmatched },
+			{ "scsi", st->scsi.tab != NULL, st->scsi.unmatched },
+		},
 	};
-	struct timespec ts;
-	double rss = 0, vsz = 0, cpu;
-	char labels[256] = "";
-	int ret;
 
-	iotap_stream_stats(ctx, &events, &lost, &undelivered);
-	ret = prom_counter_add(p, "iotap_exporter_events_total",
-			       "Trace events read from the kernel", NULL, (double)(events - st->events));
-	if (!ret)
-		ret = prom_counter_add(p, "iotap_exporter_events_lost_total",
-				       "Trace events the kernel dropped because a ring buffer was full",
-				       NULL, (double)(lost - st->lost));
-	if (!ret)
-		ret = prom_counter_add(p, "iotap_exporter_events_undelivered_total",
-				       "Trace events the kernel counted but never delivered", NULL,
-				       (double)(undelivered - st->undelivered));
-	if (!ret)
-		ret = prom_counter_add(p, "iotap_exporter_unpaired_completions_total",
-				       "Completions whose issue was not seen (in flight at the start, "
-				       "or an issue lost)", NULL, (double)(unmatched - st->unmatched));
-	st->events = events;
-	st->lost = lost;
-	st->undelivered = undelivered;
-	st->unmatched = unmatched;
-	for (size_t i = 0; i < 2 && !ret; i++) {
-		if (!cmd[i].used)
-			continue;
-		labels[0] = 0;
-		if (prom_label(labels, sizeof(labels), "driver", cmd[i].driver))
-			return -ENOSPC;
-		ret = prom_counter_add(p, "iotap_exporter_unpaired_commands_total",
-				       "NVMe or SCSI command completions whose setup or dispatch was "
-				       "not seen (in flight at the start, or a kernel whose events do "
-				       "not name a command alike at both ends)", labels,
-				       (double)(cmd[i].n - st->unmatched_cmd[i]));
-		st->unmatched_cmd[i] = cmd[i].n;
-	}
-	for (int r = 0; st->httpd && r <= HTTPD_BAD_METHOD && !ret; r++) {
-		unsigned long long n = httpd_requests(st->httpd, r);
-
-		labels[0] = 0;
-		if (prom_label(labels, sizeof(labels), "code", codes[r]) ||
-		    prom_label(labels, sizeof(labels), "path", paths[r]))
-			return -ENOSPC;
-		ret = prom_counter_add(p, "iotap_exporter_http_requests_total",
-				       "HTTP requests answered, by status code", labels,
-				       (double)(n - st->requests[r]));
-		st->requests[r] = n;
-	}
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	cpu = ts.tv_sec + ts.tv_nsec / 1e9;
-	if (!ret)
-		ret = prom_counter_add(p, "process_cpu_seconds_total",
-				       "Total user and system CPU time spent in seconds", NULL,
-				       cpu - st->cpu);
-	st->cpu = cpu;
-	if (!ret && !exporter_proc(&rss, &vsz)) {
-		ret = prom_gauge_set(p, "process_resident_memory_bytes",
-				     "Resident memory size in bytes", NULL, rss);
-		if (!ret)
-			ret = prom_gauge_set(p, "process_virtual_memory_bytes",
-					     "Virtual memory size in bytes", NULL, vsz);
-	}
-	if (!ret)
-		ret = prom_gauge_set(p, "process_start_time_seconds",
-				     "Start time of the process since unix epoch in seconds", NULL,
-				     (double)st->started);
-	labels[0] = 0;
-	if (!ret && (prom_label(labels, sizeof(labels), "version", PACKAGE_VERSION) ||
-		     prom_label(labels, sizeof(labels), "libtraceevent", IOTAP_TRACEEVENT_VERSION) ||
-		     prom_label(labels, sizeof(labels), "libtracefs", IOTAP_TRACEFS_VERSION)))
-		return -ENOSPC;
-	if (!ret)
-		ret = prom_gauge_set(p, "iotap_build_info",
-				     "A metric with a constant '1' value labelled by the version of "
-				     "iotap and the libraries it was built with", labels, 1);
-	return ret;
+	iotap_stream_stats(ctx, &now.events, &now.lost, &now.undelivered);
+	return health_add(&st->health, st->m.prom, &now, st->httpd);
 }
 
 /* exporter_snapshot - fold the interval in, then publish the page and write the textfile */
@@ -598,27 +180,12 @@ static int exporter_snapshot(struct iotap_ctx *ctx)
 {
 	struct exporter_params *p = ctx->params;
 	struct exporter_state *st = ctx->state;
-	char labels[256], *text = NULL;
+	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
-	int ret = 0;
+	int ret;
 
-	for (size_t i = 0; i < st->nr && !ret; i++)
-		ret = exporter_series_flush(st, &st->s[i]);
-	for (size_t i = 0; i < st->nr_c && !ret; i++)
-		ret = exporter_cmd_flush(st, &st->c[i]);
-	for (size_t i = 0; i < st->nr_e && !ret; i++) {
-		struct exporter_err *e = &st->e[i];
-
-		if (!e->n)
-			continue;
-		if (exporter_labels(labels, sizeof(labels), e->disk, e->op, "status", e->status))
-			return -ENOSPC;
-		ret = prom_counter_add(st->prom, "iotap_block_request_errors_total",
-				       "Block I/O requests completed with an error, by block status",
-				       labels, (double)e->n);
-		e->n = 0;
-	}
+	ret = blkmetrics_fold(&st->m);
 	if (!ret) {
 		exporter_gone(ctx);
 		ret = exporter_health(ctx);
@@ -629,7 +196,7 @@ static int exporter_snapshot(struct iotap_ctx *ctx)
 		f = open_memstream(&text, &len);
 		if (!f)
 			return -errno;
-		ret = prom_print(st->prom, f);
+		ret = prom_print(st->m.prom, f);
 		if (fclose(f) && !ret)
 			ret = -ENOMEM;
 		if (!ret)
@@ -639,7 +206,7 @@ static int exporter_snapshot(struct iotap_ctx *ctx)
 			return ret;
 	}
 	if (p->textfile) {
-		ret = prom_write(st->prom);
+		ret = prom_write(st->m.prom);
 		if (ret)
 			iotap_err(ctx, "cannot write %s: %s", p->textfile, strerror(-ret));
 	}
@@ -721,10 +288,11 @@ static int exporter_init(struct iotap_ctx *ctx)
 	};
 	int ret;
 
-	st->started = time(NULL);
+	health_init(&st->health);
+	st->m.max_devs = EXPORTER_MAX_DISKS;
 	if (!(st->devs = calloc(EXPORTER_MAX_DISKS, sizeof(*st->devs))))
 		return -ENOMEM;
-	if (!(st->prom = prom_alloc(p->textfile))) {
+	if (!(st->m.prom = prom_alloc(p->textfile))) {
 		iotap_err(ctx, "cannot write %s: %s", p->textfile, strerror(errno));
 		return -EINVAL;
 	}
@@ -772,19 +340,10 @@ static void exporter_fini(struct iotap_ctx *ctx)
 	blktrack_free(st->bt);
 	nvme_pair_release(&st->nvme);
 	scsi_pair_release(&st->scsi);
-	for (size_t i = 0; i < st->nr_c; i++)
-		hist_release(&st->c[i].lat);
-	free(st->c);
 	blk_lastpos_release(&st->pos);
-	for (size_t i = 0; i < st->nr; i++) {
-		hist_release(&st->s[i].lat);
-		hist_release(&st->s[i].queue);
-		hist_release(&st->s[i].size);
-	}
-	free(st->s);
-	free(st->e);
+	blkmetrics_release(&st->m);
 	free(st->devs);
-	prom_free(st->prom);
+	prom_free(st->m.prom);
 }
 
 const struct tool tool_exporter = {

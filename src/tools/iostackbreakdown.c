@@ -1,24 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* iostackbreakdown.c - I/O latency by layer (syscall, fs, block) and block I/O per syscall */
 #include <errno.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "array.h"
 #include "blktrack.h"
-#include "field.h"
-#include "hist.h"
-#include "pairtab.h"
+#include "breakdown.h"
+#include "iolayers.h"
 #include "systrack.h"
 #include "shared.h"
 
-
-/* Layers, in -T's order. */
-enum iosb_layer { IOSB_SYSCALL, IOSB_VFS, IOSB_FS, IOSB_BLK, IOSB_NR_LAYERS };
+/* -T's names: the layers (enum iolayer), then the fs and blk layers' other names. */
 static const char *const iosb_layers[] = { "syscall", "vfs", "fs", "blk", "ext4", "xfs", "block",
 					   NULL };
 
@@ -36,45 +30,12 @@ struct iosb_params {
 	bool queued, msecs, percentiles, json;
 };
 
-/* Per syscall name: the attribution table's row. */
-struct iosb_sys {
-	const char *name;
-	uint64_t calls, lat_ns, disk_calls, reqs, queue_ns, dev_ns, wait_ns;
-	uint64_t bytes_cache, bytes_dev, pages;
-};
-
-/* An operation's total time this interval. */
-struct iosb_op {
-	char name[40];
-	uint64_t ns;
-};
-
-/* Block I/O queued outside any traced syscall, by submitter. */
-struct iosb_out {
-	char comm[16];
-	uint64_t reqs, bytes, ns;
-};
-
 struct iosb_state {
-	bool layer[IOSB_NR_LAYERS];
-	bool has_dev;
-	uint32_t dev;
+	bool layer[IOLAYER_NR];
 	struct systrack *sys;
 	struct blktrack *bt;
-	struct hist_set hs;
-	/* Rows of the interval, in order of first sight; they grow as needed. */
-	struct iosb_op *ops;
-	size_t nr_ops, cap_ops;
-	struct iosb_sys *sysrow;
-	size_t nr_sys, cap_sys;
-	struct iosb_out *out;
-	size_t nr_out, cap_out;
-	uint64_t late_reqs;		/* completed after their syscall returned */
-	struct pairtab *fsin;		/* threads inside the traced vfs and fs functions */
-	struct field f_dev, f_flags, f_sdev, f_sync_dev;
-	struct reqtab *bios;		/* before block_io_start (6.5): bio queued -> its syscall */
-	struct block_fmt f_bio;
-	char *lines[IOSB_NR_LAYERS];	/* each layer's source, for the banner */
+	struct iolayers *il;		/* each layer's sources, and the vfs and fs layers' timing */
+	struct breakdown tab;		/* the interval's tables */
 };
 
 #define P(f) offsetof(struct iosb_params, f)
@@ -99,52 +60,19 @@ static const struct tool_event iosb_events[] = {
 	SYSTRACK_EVENTS_SYNC,
 	SYSTRACK_EVENTS_OPEN,
 	SYSTRACK_EVENTS_URING,
-	{ "block", "block_rq_issue", 0 },
-	{ "block", "block_rq_complete", 0 },
-	{ "block", "block_io_start", TOOL_EV_OPTIONAL },
-	{ "block", "block_rq_insert", TOOL_EV_OPTIONAL },
-	{ "block", "block_bio_queue", TOOL_EV_OPTIONAL },
-	{ "ext4", "ext4_sync_file_enter", TOOL_EV_OPTIONAL },
-	{ "ext4", "ext4_sync_file_exit", TOOL_EV_OPTIONAL },
-	{ "iomap", "iomap_dio_rw_begin", TOOL_EV_OPTIONAL },
-	{ "iomap", "iomap_dio_complete", TOOL_EV_OPTIONAL },
-	{ "filemap", "mm_filemap_add_to_page_cache", TOOL_EV_OPTIONAL },
+	TOOL_EVENTS_BLOCK_REQ,
+	IOLAYERS_EVENTS,
 	{ NULL, NULL, 0 }
 };
 
 /* iosb_op_add - one timed operation into its histogram and total */
-static int iosb_op_add(struct iotap_ctx *ctx, const char *op, uint64_t ns)
+static int iosb_op_add(void *arg, const char *op, uint64_t ns)
 {
+	struct iotap_ctx *ctx = arg;
 	struct iosb_params *p = ctx->params;
 	struct iosb_state *st = ctx->state;
-	struct hist *h = hist_set_get(&st->hs, op);
-	size_t i;
 
-	if (!h || hist_add(h, ns / (p->msecs ? 1000000 : 1000)))
-		return -ENOMEM;
-	for (i = 0; i < st->nr_ops && strcmp(st->ops[i].name, op); i++)
-		;
-	if (i == st->nr_ops) {
-		if (array_reserve(&st->ops, &st->cap_ops, i + 1, sizeof(*st->ops), 16))
-			return -ENOMEM;
-		st->ops[i] = (struct iosb_op){ .ns = 0 };
-		snprintf(st->ops[st->nr_ops++].name, sizeof(st->ops[0].name), "%s", op);
-	}
-	st->ops[i].ns += ns;
-	return 0;
-}
-
-/* iosb_sysrow - the attribution row of a syscall name */
-static struct iosb_sys *iosb_sysrow(struct iosb_state *st, const char *name)
-{
-	for (size_t i = 0; i < st->nr_sys; i++)
-		if (st->sysrow[i].name == name)
-			return &st->sysrow[i];
-	if (array_reserve(&st->sysrow, &st->cap_sys, st->nr_sys + 1, sizeof(*st->sysrow), 16))
-		return NULL;
-	memset(&st->sysrow[st->nr_sys], 0, sizeof(st->sysrow[0]));
-	st->sysrow[st->nr_sys].name = name;
-	return &st->sysrow[st->nr_sys++];
+	return breakdown_op_add(&st->tab, op, ns / (p->msecs ? 1000000 : 1000), ns);
 }
 
 /* iosb_on_sys_exit - a syscall ended: its latency and what it waited for */
@@ -153,7 +81,7 @@ static int iosb_on_sys_exit(void *arg, struct sys_call *c)
 	struct iotap_ctx *ctx = arg;
 	struct iosb_state *st = ctx->state;
 	uint64_t ns = c->t_exit - c->t_enter;
-	struct iosb_sys *row = iosb_sysrow(st, c->name);
+	struct breakdown_sys *row = breakdown_sysrow(&st->tab, c->name);
 	char op[40];
 
 	if (!row)
@@ -177,7 +105,7 @@ static int iosb_on_sys_exit(void *arg, struct sys_call *c)
 	} else {
 		row->bytes_dev += c->user[U_DEV_BYTES];
 	}
-	if (!st->layer[IOSB_SYSCALL])
+	if (!st->layer[IOLAYER_SYSCALL])
 		return 0;
 	snprintf(op, sizeof(op), "sys_%s", c->name);
 	return iosb_op_add(ctx, op, ns);
@@ -188,60 +116,19 @@ static int iosb_on_start(void *arg, struct blkreq *r, const struct perf_sample *
 {
 	struct iotap_ctx *ctx = arg;
 	struct iosb_state *st = ctx->state;
-	/* block_rq_insert (before 6.5) may run in another context: bios tag instead. */
-	struct sys_call *c = st->bios ? NULL : systrack_current(st->sys, s->tid);
 
-	r->user = c ? (uint64_t)s->tid << 32 | (uint32_t)c->seq : 0;
+	r->user = iolayers_owner(st->il, s->tid);
 	return 0;
 }
-
-/* iosb_on_bio_queue - kernels before 6.5: a bio queued in the submitter tags its sector */
-static int iosb_on_bio_queue(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
-{
-	struct iosb_state *st = ctx->state;
-	struct sys_call *c = systrack_current(st->sys, s->tid);
-	struct block_rq rq;
-	struct blkreq *r;
-
-	if (!c || block_rq_decode(&st->f_bio, s->raw, s->raw_size, &rq) || !rq.nr_sector ||
-	    (st->has_dev && rq.dev != st->dev))
-		return 0;
-	r = reqtab_insert(st->bios, rq.dev, rq.sector, s->time);
-	if (!r)
-		return -ENOMEM;
-	r->user = (uint64_t)s->tid << 32 | (uint32_t)c->seq;
-	return 0;
-}
-
-/* iosb_out_add - block I/O queued outside the traced syscalls, by submitter; 0 or -ENOMEM */
-static int iosb_out_add(struct iosb_state *st, const struct blk_io *io, uint64_t ns)
-{
-	size_t i;
-
-	for (i = 0; i < st->nr_out && strncmp(st->out[i].comm, io->comm, 16); i++)
-		;
-	if (i == st->nr_out) {
-		if (array_reserve(&st->out, &st->cap_out, i + 1, sizeof(*st->out), 16))
-			return -ENOMEM;
-		memset(&st->out[i], 0, sizeof(st->out[i]));
-		snprintf(st->out[i].comm, sizeof(st->out[i].comm), "%.15s", io->comm);
-		st->nr_out++;
-	}
-	st->out[i].reqs++;
-	st->out[i].bytes += io->bytes;
-	st->out[i].ns += ns;
-	return 0;
-}
-
-static bool iosb_wanted(struct iotap_ctx *ctx, uint32_t pid);
 
 /* iosb_out_wanted - with -p or -c: the chosen processes' own, and the kernel's workers */
 static bool iosb_out_wanted(struct iotap_ctx *ctx, const struct blk_io *io)
 {
 	static const char *const workers[] = { "kworker", "jbd2", "xfs", "flush", NULL };
 	struct iosb_params *p = ctx->params;
+	struct iosb_state *st = ctx->state;
 
-	if ((!p->pid && !p->comm) || (io->t_start && iosb_wanted(ctx, io->pid)))
+	if ((!p->pid && !p->comm) || (io->t_start && iolayers_wanted(st->il, io->pid)))
 		return true;
 	/* Writeback and journal threads act for every process: never another program's. */
 	for (const char *const *w = workers; *w; w++)
@@ -264,31 +151,22 @@ static int iosb_on_done(void *arg, const struct blk_io *io)
 	if (p->queued)
 		from = start;
 	/* With -p or -c the block layer shows the requests the chosen processes submitted. */
-	if (st->layer[IOSB_BLK] && ((!p->pid && !p->comm) || (io->t_start && iosb_wanted(ctx, io->pid))))
+	if (st->layer[IOLAYER_BLK] && ((!p->pid && !p->comm) || (io->t_start && iolayers_wanted(st->il, io->pid))))
 		ret = iosb_op_add(ctx, io->op == BLOCK_OP_WRITE ? "blk_write" :
 				  io->op == BLOCK_OP_READ ? "blk_read" : "blk_other",
 				  io->t_done > from ? io->t_done - from : 0);
 	if (ret)
 		return ret;
-	if (!user && st->bios) {
-		/* A request starts at its first bio's sector (merges append, or prepend the caller's). */
-		struct blkreq *b = reqtab_find(st->bios, io->dev, io->sector);
-
-		if (b) {
-			user = b->user;
-			reqtab_remove(st->bios, b);
-		}
-	}
+	if (!user)
+		user = iolayers_bio_owner(st->il, io->dev, io->sector);
 	if (user) {
-		c = systrack_current(st->sys, (uint32_t)(user >> 32));
-		if (c && (uint32_t)c->seq != (uint32_t)user)
-			c = NULL;
+		c = iolayers_call(st->il, user);
 		if (!c)
-			st->late_reqs++;
+			st->tab.late_reqs++;
 	}
 	if (!c) {
 		if (!user && iosb_out_wanted(ctx, io))
-			return iosb_out_add(st, io, io->t_done - start);
+			return breakdown_out_add(&st->tab, io->comm, io->bytes, io->t_done - start);
 		return 0;
 	}
 	c->user[U_REQS]++;
@@ -305,304 +183,16 @@ static int iosb_on_done(void *arg, const struct blk_io *io)
 	return 0;
 }
 
-/* iosb_fsin_exit - tid left op, which it entered: one timed operation (none without its entry) */
-static int iosb_fsin_exit(struct iotap_ctx *ctx, uint32_t tid, const char *op, uint64_t t)
-{
-	struct iosb_state *st = ctx->state;
-	uint64_t t_enter;
-
-	if (pairtab_exit(st->fsin, tid, op, &t_enter))
-		return 0;
-	return iosb_op_add(ctx, op, t - t_enter);
-}
-
-/* iosb_fs_dev_ok - with -d, only this disk's filesystem */
-static bool iosb_fs_dev_ok(struct iosb_state *st, const struct field *f, const struct perf_sample *s)
-{
-	return !st->has_dev || (uint32_t)field_u64(f, s->raw, s->raw_size) == st->dev;
-}
-
-static const char IOSB_OP_SYNC[] = "ext4_sync_file";
-static const char IOSB_OP_DIO_R[] = "iomap_dio_read";
-static const char IOSB_OP_DIO_W[] = "iomap_dio_write";
-
-/* iosb_wanted - the -p/-c filter for fs events, which come in the caller's context */
-static bool iosb_wanted(struct iotap_ctx *ctx, uint32_t pid)
-{
-	struct iosb_params *p = ctx->params;
-
-	if (p->pid && (int)pid != p->pid)
-		return false;
-	return !p->comm || !strcmp(iotap_comm(ctx, pid), p->comm);
-}
-
-/* iosb_on_sync_enter - ext4_sync_file_enter */
-static int iosb_on_sync_enter(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
-{
-	struct iosb_state *st = ctx->state;
-
-	if (!iosb_fs_dev_ok(st, &st->f_sync_dev, s) || !iosb_wanted(ctx, s->pid) ||
-	    !iotap_cgroup_match(ctx, s))
-		return 0;
-	return pairtab_enter(st->fsin, s->tid, IOSB_OP_SYNC, s->time);
-}
-
-/* iosb_on_sync_exit - ext4_sync_file_exit */
-static int iosb_on_sync_exit(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
-{
-	return iosb_fsin_exit(ctx, s->tid, IOSB_OP_SYNC, s->time);
-}
-
-/* iosb_on_dio_begin - iomap_dio_rw_begin, in the caller */
-static int iosb_on_dio_begin(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
-{
-	struct iosb_state *st = ctx->state;
-	bool write = field_u64(&st->f_flags, s->raw, s->raw_size) & (1u << 18);
-
-	if (!iosb_fs_dev_ok(st, &st->f_dev, s) || !iosb_wanted(ctx, s->pid) ||
-	    !iotap_cgroup_match(ctx, s))
-		return 0;
-	return pairtab_enter(st->fsin, s->tid, write ? IOSB_OP_DIO_W : IOSB_OP_DIO_R, s->time);
-}
-
-/* iosb_on_dio_complete - synchronous direct I/O completes in the caller; aio is not paired */
-static int iosb_on_dio_complete(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
-{
-	struct iosb_state *st = ctx->state;
-	bool write = field_u64(&st->f_flags, s->raw, s->raw_size) & (1u << 18);
-
-	return iosb_fsin_exit(ctx, s->tid, write ? IOSB_OP_DIO_W : IOSB_OP_DIO_R, s->time);
-}
-
 /* iosb_on_pagecache - a page added to the page cache: a miss of the syscall in progress */
-static int iosb_on_pagecache(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+static int iosb_on_pagecache(void *arg, uint32_t tid)
 {
+	struct iotap_ctx *ctx = arg;
 	struct iosb_state *st = ctx->state;
-	struct sys_call *c = st->sys ? systrack_current(st->sys, s->tid) : NULL;
+	struct sys_call *c = systrack_current(st->sys, tid);
 
-	if (c && iosb_fs_dev_ok(st, &st->f_sdev, s))
+	if (c)
 		c->user[U_PAGES]++;
 	return 0;
-}
-
-/* iosb_use - subscribe to an optional event; false if the kernel (or recording) lacks it */
-static int iosb_use(struct iotap_ctx *ctx, const char *sys, const char *name, iotap_handler_fn fn,
-		    struct field *f, const char *field)
-{
-	struct iotap_event *ev;
-
-	if (!iotap_event_available(ctx, sys, name))
-		return -ENOENT;
-	ev = iotap_event_use(ctx, sys, name, 0, fn, NULL);
-	if (!ev)
-		return -errno;
-	if (f)
-		field_init(f, iotap_event_format(ev), field);
-	return 0;
-}
-
-/* Functions timed by kprobe/kretprobe pairs where the kernel has kprobes: layer, op name. */
-static const struct iosb_kfunc {
-	const char *fn, *op;
-	enum iosb_layer layer;
-} iosb_kfuncs[] = {
-	{ "vfs_read", "vfs_read", IOSB_VFS },
-	{ "vfs_write", "vfs_write", IOSB_VFS },
-	{ "vfs_open", "vfs_open", IOSB_VFS },
-	{ "vfs_fsync_range", "vfs_fsync", IOSB_VFS },
-	{ "ext4_file_read_iter", "ext4_file_read_iter", IOSB_FS },
-	{ "ext4_file_write_iter", "ext4_file_write_iter", IOSB_FS },
-	{ "ext4_file_open", "ext4_file_open", IOSB_FS },
-	{ "ext4_sync_file", "ext4_sync_file", IOSB_FS },
-	{ "xfs_file_read_iter", "xfs_file_read_iter", IOSB_FS },
-	{ "xfs_file_write_iter", "xfs_file_write_iter", IOSB_FS },
-	{ "xfs_file_open", "xfs_file_open", IOSB_FS },
-	{ "xfs_file_fsync", "xfs_file_fsync", IOSB_FS },
-};
-#define IOSB_NR_KFUNCS (sizeof(iosb_kfuncs) / sizeof(iosb_kfuncs[0]))
-
-/* The kprobe and kretprobe of each of iosb_kfuncs, in its order: `iotap record` makes them too. */
-#define IOSB_KPROBES(f) { .name = "kp_" f, .symbol = f }, { .name = "kr_" f, .symbol = f, .ret = true }
-static const struct probe_spec iosb_probes[] = {
-	IOSB_KPROBES("vfs_read"), IOSB_KPROBES("vfs_write"), IOSB_KPROBES("vfs_open"),
-	IOSB_KPROBES("vfs_fsync_range"), IOSB_KPROBES("ext4_file_read_iter"),
-	IOSB_KPROBES("ext4_file_write_iter"), IOSB_KPROBES("ext4_file_open"),
-	IOSB_KPROBES("ext4_sync_file"), IOSB_KPROBES("xfs_file_read_iter"),
-	IOSB_KPROBES("xfs_file_write_iter"), IOSB_KPROBES("xfs_file_open"),
-	IOSB_KPROBES("xfs_file_fsync"),
-	{ 0 }
-};
-
-/* iosb_on_kentry - a traced kernel function entered */
-static int iosb_on_kentry(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
-{
-	const struct iosb_kfunc *k = arg;
-
-	if (!iosb_wanted(ctx, s->pid) ||
-	    !iotap_cgroup_match(ctx, s))
-		return 0;
-	return pairtab_enter(((struct iosb_state *)ctx->state)->fsin, s->tid, k->op, s->time);
-}
-
-/* iosb_on_kreturn - it returned: one timed operation */
-static int iosb_on_kreturn(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
-{
-	const struct iosb_kfunc *k = arg;
-
-	return iosb_fsin_exit(ctx, s->tid, k->op, s->time);
-}
-
-/* iosb_cat - append text to the string *s (NULL: empty), which grows to hold it; 0 or -ENOMEM */
-static int iosb_cat(char **s, const char *text)
-{
-	size_t n = *s ? strlen(*s) : 0, m = strlen(text);
-	char *p = realloc(*s, n + m + 1);
-
-	if (!p)
-		return -ENOMEM;
-	memcpy(p + n, text, m + 1);
-	*s = p;
-	return 0;
-}
-
-/* iosb_line - the layer's line for the banner, made from fmt; 0 or -ENOMEM */
-static int iosb_line(struct iosb_state *st, enum iosb_layer layer, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int iosb_line(struct iosb_state *st, enum iosb_layer layer, const char *fmt, ...)
-{
-	va_list ap;
-	int ret;
-
-	free(st->lines[layer]);
-	va_start(ap, fmt);
-	ret = vasprintf(&st->lines[layer], fmt, ap);
-	va_end(ap);
-	if (ret < 0) {
-		st->lines[layer] = NULL;
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-/* iosb_kprobes_use - kprobe pairs on the layer's functions; their names appended to *fns */
-static int iosb_kprobes_use(struct iotap_ctx *ctx, enum iosb_layer layer, bool ext4, bool xfs,
-			    iotap_handler_fn on_entry, iotap_handler_fn on_return, char **fns)
-{
-	int nr = 0;
-
-	for (size_t i = 0; i < IOSB_NR_KFUNCS; i++) {
-		const struct iosb_kfunc *k = &iosb_kfuncs[i];
-		const struct probe_spec *pr = &iosb_probes[2 * i];
-		const char *sys;
-		int ret = 0;
-
-		if (k->layer != layer || (!ext4 && !strncmp(k->fn, "ext4", 4)) ||
-		    (!xfs && !strncmp(k->fn, "xfs", 3)))
-			continue;
-		/* Live, a function ftrace cannot hook (inlined, notrace) is refused: it would time nothing. */
-		if (!iotap_probe_available(ctx, &pr[0]) || !iotap_probe_available(ctx, &pr[1]))
-			continue;
-		for (int r = 0; r < 2 && !ret; r++) {
-			struct iotap_event *ev;
-
-			ret = iotap_probe_create(ctx, &pr[r], &sys);
-			if (ret)
-				break;
-			ev = iotap_event_use(ctx, sys, pr[r].name, 0, r ? on_return : on_entry, (void *)k);
-			/* iotap's own report writes are not the traced I/O. */
-			ret = !ev ? -errno : iotap_event_filter(ev, "common_pid != %d", (int)getpid());
-		}
-		if (!ret && nr++)
-			ret = iosb_cat(fns, ", ");
-		if (!ret)
-			ret = iosb_cat(fns, k->fn);
-		if (ret)
-			return ret;
-	}
-	return nr;
-}
-
-/* iosb_fs_tracepoints - the filesystem's tracepoints this kernel has, named in *tp; 0 or -errno */
-static int iosb_fs_tracepoints(struct iotap_ctx *ctx, bool ext4_sync, char **tp)
-{
-	struct iosb_state *st = ctx->state;
-	int ret = 0;
-
-	if (ext4_sync &&
-	    !(ret = iosb_use(ctx, "ext4", "ext4_sync_file_enter", iosb_on_sync_enter,
-			     &st->f_sync_dev, "dev")) &&
-	    !(ret = iosb_use(ctx, "ext4", "ext4_sync_file_exit", iosb_on_sync_exit, NULL, NULL)))
-		ret = iosb_cat(tp, "ext4:ext4_sync_file_enter/exit");
-	if (ret && ret != -ENOENT)
-		return ret;
-	/* iomap serves direct I/O for ext4 and xfs alike. */
-	if (!(ret = iosb_use(ctx, "iomap", "iomap_dio_rw_begin", iosb_on_dio_begin, &st->f_dev, "dev")) &&
-	    !(ret = iosb_use(ctx, "iomap", "iomap_dio_complete", iosb_on_dio_complete, &st->f_flags,
-			     "ki_flags")))
-		ret = iosb_cat(tp, *tp ? ", iomap:iomap_dio_rw_begin/iomap_dio_complete" :
-			       "iomap:iomap_dio_rw_begin/iomap_dio_complete");
-	if (ret && ret != -ENOENT)
-		return ret;
-	if (!(ret = iosb_use(ctx, "filemap", "mm_filemap_add_to_page_cache", iosb_on_pagecache,
-			     &st->f_sdev, "s_dev")))
-		ret = iosb_cat(tp, *tp ? ", filemap:mm_filemap_add_to_page_cache (page-cache misses)" :
-			       "filemap:mm_filemap_add_to_page_cache (page-cache misses)");
-	return ret == -ENOENT ? 0 : ret;
-}
-
-/* iosb_fs_init - the filesystem's kprobe pairs where the kernel has kprobes, and its tracepoints */
-static int iosb_fs_init(struct iotap_ctx *ctx, bool ext4, bool xfs, bool kprobes)
-{
-	struct iosb_state *st = ctx->state;
-	char *kp = NULL, *tp = NULL;
-	int ret = 0, nr_kp = 0;
-
-	if (kprobes)
-		nr_kp = iosb_kprobes_use(ctx, IOSB_FS, ext4, xfs, iosb_on_kentry, iosb_on_kreturn,
-					 &kp);
-	/* A kprobe on ext4_sync_file times what the tracepoint pair would: not both. */
-	if (nr_kp >= 0)
-		ret = iosb_fs_tracepoints(ctx, ext4 && !(kp && strstr(kp, "ext4_sync_file")), &tp);
-	if (nr_kp < 0)
-		ret = nr_kp;
-	else if (!ret && !nr_kp && !tp)
-		ret = iosb_line(st, IOSB_FS, "fs: not offered: no kprobes, and none of the ext4, iomap and filemap tracepoints");
-	else if (!ret)
-		ret = iosb_line(st, IOSB_FS, "fs: %s%s%s%s%s", nr_kp ? "kprobe/kretprobe pairs on " : "",
-				kp ? kp : "", nr_kp && tp ? "; " : "", tp ? tp : "",
-				tp ? " tracepoints" : "");
-	free(kp);
-	free(tp);
-	return ret;
-}
-
-/* iosb_vfs_init - kprobe pairs on vfs_*, or the reason there are none */
-static int iosb_vfs_init(struct iotap_ctx *ctx, bool kprobes)
-{
-	struct iosb_state *st = ctx->state;
-	char *fns = NULL;
-	int nr, ret;
-
-	if (!kprobes)
-		return iosb_line(st, IOSB_VFS, "vfs: not offered: no kprobes (none in this kernel, or none recorded), and no tracepoint marks vfs_read/vfs_write");
-	nr = iosb_kprobes_use(ctx, IOSB_VFS, true, true, iosb_on_kentry, iosb_on_kreturn, &fns);
-	if (nr < 0)
-		ret = nr;
-	else if (nr)
-		ret = iosb_line(st, IOSB_VFS, "vfs: kprobe/kretprobe pairs on %s", fns);
-	else
-		ret = iosb_line(st, IOSB_VFS, "vfs: not offered: no vfs_* function can be probed (not in available_filter_functions, or not recorded)");
-	free(fns);
-	return ret;
-}
-
-/* iosb_has_kprobes - whether any of the functions can be timed by kprobes here (or was recorded) */
-static bool iosb_has_kprobes(struct iotap_ctx *ctx)
-{
-	for (size_t i = 0; i < IOSB_NR_KFUNCS; i++)
-		if (iotap_probe_available(ctx, &iosb_probes[2 * i + 1]))
-			return true;
-	return false;
 }
 
 /* iosb_init - pick each layer's source from what this kernel offers */
@@ -610,13 +200,22 @@ static int iosb_init(struct iotap_ctx *ctx)
 {
 	struct iosb_params *p = ctx->params;
 	struct iosb_state *st = ctx->state;
-	bool ext4 = true, xfs = true, kprobes, has_io_start, any = !p->layers;
+	bool any = !p->layers;
 	struct systrack_cfg scfg = {
 		.kinds = SYS_KIND(SYS_READ) | SYS_KIND(SYS_WRITE) | SYS_KIND(SYS_SYNC) |
 			SYS_KIND(SYS_OPEN) | SYS_KIND(SYS_URING),
 		.pid = p->pid,
 		.comm = p->comm,
 		.on_exit = iosb_on_sys_exit,
+		.arg = ctx,
+	};
+	struct iolayers_cfg fcfg = {
+		.queued = p->queued,
+		.ext4 = true, .xfs = true,
+		.pid = p->pid,
+		.comm = p->comm,
+		.on_op = iosb_op_add,
+		.on_pagecache = iosb_on_pagecache,
 		.arg = ctx,
 	};
 	struct blktrack_cfg bcfg = {
@@ -627,17 +226,17 @@ static int iosb_init(struct iotap_ctx *ctx)
 	};
 	int ret;
 
-	for (int i = 0; i < IOSB_NR_LAYERS; i++)
+	for (int i = 0; i < IOLAYER_NR; i++)
 		st->layer[i] = any;
 	if (p->layers) {
-		st->layer[IOSB_SYSCALL] = p->layers & T_SYSCALL;
-		st->layer[IOSB_VFS] = p->layers & T_VFS;
-		st->layer[IOSB_FS] = p->layers & (T_FS | T_EXT4 | T_XFS);
-		st->layer[IOSB_BLK] = p->layers & (T_BLK | T_BLOCK);
+		st->layer[IOLAYER_SYSCALL] = p->layers & T_SYSCALL;
+		st->layer[IOLAYER_VFS] = p->layers & T_VFS;
+		st->layer[IOLAYER_FS] = p->layers & (T_FS | T_EXT4 | T_XFS);
+		st->layer[IOLAYER_BLK] = p->layers & (T_BLK | T_BLOCK);
 		/* -T xfs alone leaves out ext4's functions; iomap and filemap serve both. */
 		if (!(p->layers & T_FS) && (p->layers & (T_EXT4 | T_XFS))) {
-			ext4 = p->layers & T_EXT4;
-			xfs = p->layers & T_XFS;
+			fcfg.ext4 = p->layers & T_EXT4;
+			fcfg.xfs = p->layers & T_XFS;
 		}
 	}
 	if (p->pid && iotap_pid_check(ctx, p->pid)) {
@@ -645,35 +244,22 @@ static int iosb_init(struct iotap_ctx *ctx)
 		return -ESRCH;
 	}
 	if (p->disk) {
-		ret = iotap_disk_resolve(ctx, p->disk, &st->dev);
+		ret = iotap_disk_resolve(ctx, p->disk, &fcfg.dev);
 		if (ret) {
 			iotap_err(ctx, "unknown disk '%s'", p->disk);
 			return ret;
 		}
-		st->has_dev = true;
+		fcfg.has_dev = true;
 	}
-	st->fsin = pairtab_alloc();
-	if (!st->fsin)
-		return -ENOMEM;
 	/* Attribution needs the syscalls and the block layer whichever layers are shown. */
 	ret = systrack_create(&st->sys, ctx, &scfg);
 	if (ret)
 		return ret;
-	ret = iosb_line(st, IOSB_SYSCALL, "syscall: syscalls:sys_enter_*/sys_exit_* tracepoints%s",
-			st->layer[IOSB_SYSCALL] ? "" : " (attribution only)");
+	fcfg.sys = st->sys;
+	memcpy(fcfg.layer, st->layer, sizeof(fcfg.layer));
+	ret = iolayers_create(&st->il, ctx, &fcfg);
 	if (ret)
 		return ret;
-	kprobes = iosb_has_kprobes(ctx);
-	if (st->layer[IOSB_VFS]) {
-		ret = iosb_vfs_init(ctx, kprobes);
-		if (ret)
-			return ret;
-	}
-	if (st->layer[IOSB_FS]) {
-		ret = iosb_fs_init(ctx, ext4, xfs, kprobes);
-		if (ret)
-			return ret;
-	}
 	ret = blktrack_cfg_select(&bcfg, ctx, p->disk, 0);
 	if (ret)
 		return ret;
@@ -681,24 +267,7 @@ static int iosb_init(struct iotap_ctx *ctx)
 	ret = blktrack_create(&st->bt, ctx, &bcfg);
 	if (ret)
 		return ret;
-	has_io_start = iotap_event_available(ctx, "block", "block_io_start");
-	if (!has_io_start && iotap_event_available(ctx, "block", "block_bio_queue")) {
-		struct iotap_event *ev = iotap_event_use(ctx, "block", "block_bio_queue", 0,
-							 iosb_on_bio_queue, NULL);
-
-		if (!ev)
-			return -errno;
-		ret = block_fmt_init(&st->f_bio, iotap_event_format(ev));
-		if (ret)
-			return ret;
-		st->bios = reqtab_alloc(1u << 16, 60ull * 1000000000ull);
-		if (!st->bios)
-			return -ENOMEM;
-	}
-	return iosb_line(st, IOSB_BLK, "blk: block:%s/block_rq_issue/block_rq_complete tracepoints (%s)%s",
-			 has_io_start ? "block_io_start" : blktrack_has_start(st->bt) ? "block_rq_insert" : "",
-			 p->queued ? "from creation, -Q" : "device time",
-			 st->bios ? "; requests matched to syscalls by their first bio (block_bio_queue)" : "");
+	return iolayers_block(st->il, st->bt);
 }
 
 /* iosb_start - which source each layer has, once tracing runs (over a recording too: what
@@ -709,111 +278,10 @@ static int iosb_start(struct iotap_ctx *ctx)
 	struct iosb_state *st = ctx->state;
 
 	if (!p->json)
-		for (int i = 0; i < IOSB_NR_LAYERS; i++)
+		for (int i = 0; i < IOLAYER_NR; i++)
 			if (st->layer[i])
-				fprintf(ctx->out, "layer %s\n", st->lines[i]);
+				fprintf(ctx->out, "layer %s\n", iolayers_source(st->il, i));
 	return ferror(ctx->out) ? -EIO : 0;
-}
-
-/* iosb_us - ns as microseconds for the table */
-static unsigned long long iosb_us(uint64_t ns)
-{
-	return (unsigned long long)(ns / 1000);
-}
-
-/* iosb_print_attribution - per syscall: calls, latency, disk, waiting, bytes by source */
-static void iosb_print_attribution(struct iotap_ctx *ctx)
-{
-	struct iosb_state *st = ctx->state;
-
-	fprintf(ctx->out, "\nper syscall (block I/O queued by the thread between sys_enter and sys_exit):\n");
-	fprintf(ctx->out, "%-16s %8s %12s %10s %8s %8s %12s %12s %12s %12s %10s %10s %8s\n",
-		"SYSCALL", "CALLS", "TOTAL_us", "AVG_us", "DISK", "BLK_REQ", "BLK_WAIT_us",
-		"BLK_QUE_us", "BLK_DEV_us", "REST_us", "CACHE_KB", "DEV_KB", "PC_MISS");
-	for (size_t i = 0; i < st->nr_sys; i++) {
-		const struct iosb_sys *r = &st->sysrow[i];
-
-		fprintf(ctx->out, "%-16s %8llu %12llu %10llu %8llu %8llu %12llu %12llu %12llu %12llu %10llu %10llu %8llu\n",
-			r->name, (unsigned long long)r->calls, iosb_us(r->lat_ns),
-			iosb_us(r->calls ? r->lat_ns / r->calls : 0), (unsigned long long)r->disk_calls,
-			(unsigned long long)r->reqs, iosb_us(r->wait_ns), iosb_us(r->queue_ns),
-			iosb_us(r->dev_ns), iosb_us(r->lat_ns > r->wait_ns ? r->lat_ns - r->wait_ns : 0),
-			(unsigned long long)(r->bytes_cache / 1024), (unsigned long long)(r->bytes_dev / 1024),
-			(unsigned long long)r->pages);
-	}
-	if (st->nr_out) {
-		fprintf(ctx->out, "\nblock I/O outside traced syscalls (writeback, journal, workers):\n");
-		fprintf(ctx->out, "%-16s %8s %10s %12s %s\n", "SUBMITTER", "BLK_REQ", "KB", "BLK_us", "");
-		for (size_t i = 0; i < st->nr_out; i++)
-			fprintf(ctx->out, "%-16s %8llu %10llu %12llu %s\n", st->out[i].comm,
-				(unsigned long long)st->out[i].reqs,
-				(unsigned long long)(st->out[i].bytes / 1024), iosb_us(st->out[i].ns),
-				!strncmp(st->out[i].comm, "kworker", 7) ? "writeback (flusher)" : "");
-	}
-	if (st->late_reqs)
-		fprintf(ctx->out, "%llu requests completed after their syscall returned (not attributed)\n",
-			(unsigned long long)st->late_reqs);
-}
-
-/* iosb_print_json - -j: the totals and the attribution, one object per line */
-static void iosb_print_json(struct iotap_ctx *ctx, const char *ts)
-{
-	struct iosb_state *st = ctx->state;
-
-	for (size_t i = 0; i < st->nr_ops; i++) {
-		fprintf(ctx->out, "{\"ts\": \"%s\", \"operation\": ", ts);
-		json_str(ctx->out, st->ops[i].name);
-		fprintf(ctx->out, ", \"total_ns\": %llu}\n", (unsigned long long)st->ops[i].ns);
-	}
-	for (size_t i = 0; i < st->nr_sys; i++) {
-		const struct iosb_sys *r = &st->sysrow[i];
-
-		fprintf(ctx->out, "{\"ts\": \"%s\", \"syscall\": \"%s\", \"calls\": %llu, \"total_ns\": %llu, "
-			"\"disk_calls\": %llu, \"blk_requests\": %llu, \"blk_wait_ns\": %llu, "
-			"\"blk_queue_ns\": %llu, \"blk_device_ns\": %llu, \"rest_ns\": %llu, "
-			"\"cache_bytes\": %llu, \"device_bytes\": %llu, \"pagecache_misses\": %llu}\n",
-			ts, r->name, (unsigned long long)r->calls, (unsigned long long)r->lat_ns,
-			(unsigned long long)r->disk_calls, (unsigned long long)r->reqs,
-			(unsigned long long)r->wait_ns, (unsigned long long)r->queue_ns,
-			(unsigned long long)r->dev_ns,
-			(unsigned long long)(r->lat_ns > r->wait_ns ? r->lat_ns - r->wait_ns : 0),
-			(unsigned long long)r->bytes_cache, (unsigned long long)r->bytes_dev,
-			(unsigned long long)r->pages);
-	}
-	for (size_t i = 0; i < st->nr_out; i++) {
-		fprintf(ctx->out, "{\"ts\": \"%s\", \"outside_syscalls\": ", ts);
-		json_str(ctx->out, st->out[i].comm);
-		fprintf(ctx->out, ", \"blk_requests\": %llu, \"bytes\": %llu, \"blk_ns\": %llu}\n",
-			(unsigned long long)st->out[i].reqs, (unsigned long long)st->out[i].bytes,
-			(unsigned long long)st->out[i].ns);
-	}
-}
-
-/* iosb_op_cmp - totals in the histograms' order */
-static int iosb_op_cmp(const void *a, const void *b)
-{
-	return strcmp(a, b);
-}
-
-/*
- * iosb_warn_stats - at the end, what was left untimed or unattributed: a
- * bound that bit is a warning, the rest (functions entered before tracing
- * began, or begun again before they returned, as asynchronous direct I/O
- * does) is said with --verbose
- */
-static void iosb_warn_stats(struct iotap_ctx *ctx)
-{
-	struct iosb_state *st = ctx->state;
-	const struct pairtab_stats *ps = pairtab_stats(st->fsin);
-	const struct reqtab_stats *bs = st->bios ? reqtab_stats(st->bios) : NULL;
-
-	if (bs && (bs->evicted_age || bs->evicted_full))
-		iotap_warn(ctx, "%llu bios queued in syscalls waited over 60 s for their request or overflowed the table of bios: those requests were not attributed",
-			   (unsigned long long)(bs->evicted_age + bs->evicted_full));
-	if (iotap_verbose(ctx))
-		iotap_info(ctx, "vfs and fs functions: %llu timed; not timed: %llu returns whose entry was not seen (entered before tracing began), %llu entries begun again before they returned, %zu not returned yet",
-			   (unsigned long long)ps->paired, (unsigned long long)ps->unmatched_exits,
-			   (unsigned long long)ps->replaced, pairtab_pending(st->fsin));
 }
 
 /* iosb_report - histograms per operation, totals, then the attribution; then reset */
@@ -821,46 +289,17 @@ static int iosb_report(struct iotap_ctx *ctx)
 {
 	struct iosb_params *p = ctx->params;
 	struct iosb_state *st = ctx->state;
-	const char *label = p->msecs ? "msecs" : "usecs";
-	char ts[32] = "";
-	int ret = 0;
+	char ts[32];
+	int ret;
 
-	if (p->json)
-		iotap_strftime(ctx, iotap_now(ctx), "%Y-%m-%d %H:%M:%S", ts, sizeof(ts));
-	else
-		iotap_interval_header(ctx, false);
-	hist_set_sort(&st->hs);
-	for (size_t i = 0; i < st->hs.nr && !ret; i++) {
-		if (p->json) {
-			ret = hist_print_json(&st->hs.h[i], ctx->out, label, ts, "operation",
-					      st->hs.keys[i]);
-			continue;
-		}
-		fprintf(ctx->out, "\noperation = %s\n", st->hs.keys[i]);
-		ret = hist_print_log2(&st->hs.h[i], ctx->out, label);
-		if (!ret && p->percentiles)
-			ret = hist_print_percentiles(&st->hs.h[i], ctx->out, label);
-	}
-	if (p->json) {
-		iosb_print_json(ctx, ts);
-	} else {
-		fputc('\n', ctx->out);
-		/* name is the first member: the entries sort as strings. No ops: no array. */
-		if (st->nr_ops)
-			qsort(st->ops, st->nr_ops, sizeof(st->ops[0]), iosb_op_cmp);
-		for (size_t i = 0; i < st->nr_ops; i++)
-			fprintf(ctx->out, "%s, %llu\n", st->ops[i].name, (unsigned long long)st->ops[i].ns);
-		iosb_print_attribution(ctx);
-	}
+	tool_report_begin(ctx, p->json, false, ts, sizeof(ts));
+	ret = breakdown_print(&st->tab, ctx->out, p->msecs ? "msecs" : "usecs", p->percentiles,
+			      p->json, ts);
 	if (ctx->final) {
 		blktrack_warn_stats(st->bt, ctx);
-		iosb_warn_stats(ctx);
+		iolayers_warn_stats(st->il);
 	}
-	hist_set_reset(&st->hs);
-	st->nr_ops = 0;
-	st->nr_sys = 0;
-	st->nr_out = 0;
-	st->late_reqs = 0;
+	breakdown_reset(&st->tab);
 	return ret ? ret : ferror(ctx->out) ? -EIO : 0;
 }
 
@@ -871,14 +310,8 @@ static void iosb_fini(struct iotap_ctx *ctx)
 
 	systrack_free(st->sys);
 	blktrack_free(st->bt);
-	reqtab_free(st->bios);
-	hist_set_release(&st->hs);
-	pairtab_free(st->fsin);
-	for (int i = 0; i < IOSB_NR_LAYERS; i++)
-		free(st->lines[i]);
-	free(st->ops);
-	free(st->sysrow);
-	free(st->out);
+	iolayers_free(st->il);
+	breakdown_release(&st->tab);
 }
 
 const struct tool tool_iostackbreakdown = {
@@ -918,7 +351,7 @@ const struct tool tool_iostackbreakdown = {
 	.args = TOOL_ARGS_INTERVAL,
 	.opts = iosb_opts,
 	.events = iosb_events,
-	.probes = iosb_probes,
+	.probes = iolayers_probes,
 	.params_size = sizeof(struct iosb_params),
 	.state_size = sizeof(struct iosb_state),
 	.init = iosb_init,

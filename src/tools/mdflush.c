@@ -8,7 +8,6 @@
 #include "hist.h"
 #include "iotap.h"
 #include "block.h"
-#include "btf.h"
 #include "shared.h"
 
 struct mdflush_params {
@@ -42,19 +41,19 @@ static const struct tool_event mdflush_events[] = {
  * before 5.12 (Debian 11's 5.10), whose bio has no bi_bdev, its gendisk's major and first
  * minor and its partition number
  */
-static int mdflush_args(char *buf, size_t len)
+static int mdflush_args(struct iotap_ctx *ctx, char *buf, size_t len)
 {
 	uint32_t bdev_off, dev_off, disk_off, major_off, minor_off, part_off;
 
-	if (!btf_vmlinux_member_offset("bio", "bi_bdev", &bdev_off) &&
-	    !btf_vmlinux_member_offset("block_device", "bd_dev", &dev_off)) {
+	if (!iotap_member_offset(ctx, "bio", "bi_bdev", &bdev_off) &&
+	    !iotap_member_offset(ctx, "block_device", "bd_dev", &dev_off)) {
 		snprintf(buf, len, "dev=+%u(+%u($arg2)):u32", dev_off, bdev_off);
 		return 0;
 	}
-	if (btf_vmlinux_member_offset("bio", "bi_disk", &disk_off) ||
-	    btf_vmlinux_member_offset("bio", "bi_partno", &part_off) ||
-	    btf_vmlinux_member_offset("gendisk", "major", &major_off) ||
-	    btf_vmlinux_member_offset("gendisk", "first_minor", &minor_off))
+	if (iotap_member_offset(ctx, "bio", "bi_disk", &disk_off) ||
+	    iotap_member_offset(ctx, "bio", "bi_partno", &part_off) ||
+	    iotap_member_offset(ctx, "gendisk", "major", &major_off) ||
+	    iotap_member_offset(ctx, "gendisk", "first_minor", &minor_off))
 		return -ENOENT;
 	snprintf(buf, len, "major=+%u(+%u($arg2)):u32 minor=+%u(+%u($arg2)):u32 partno=+%u($arg2):u8",
 		 major_off, disk_off, minor_off, disk_off, part_off);
@@ -134,10 +133,11 @@ static int mdflush_kprobe(struct iotap_ctx *ctx)
 	char args[256];
 	int ret;
 
-	ret = spec.args_fn(args, sizeof(args));
-	if (ret)
+	/* -ENODATA: a recording, whose probe was made with the recording kernel's offsets. */
+	ret = spec.args_fn(ctx, args, sizeof(args));
+	if (ret && ret != -ENODATA)
 		return ret;
-	spec.args = args;
+	spec.args = ret ? NULL : args;
 	ret = iotap_probe_create(ctx, &spec, &sys);
 	if (ret)
 		return ret;

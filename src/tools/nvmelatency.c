@@ -98,25 +98,15 @@ static int nvmelatency_report(struct iotap_ctx *ctx)
 {
 	struct nvmelatency_params *p = ctx->params;
 	struct nvmelatency_state *st = ctx->state;
-	const char *label = p->msecs ? "msecs" : "usecs";
-	char ts[32] = "";
+	const struct cmdpair_part parts[] = {
+		{ &st->io, NULL },
+		{ &st->adm, p->admin ? NULL : "admin" },
+		{ &st->status, "status" },
+	};
 	int ret;
 
-	if (p->json)
-		iotap_strftime(ctx, iotap_now(ctx), "%Y-%m-%d %H:%M:%S", ts, sizeof(ts));
-	else
-		iotap_interval_header(ctx, p->timestamp);
-	ret = hist_set_print_bt(&st->io, ctx->out, label, p->json, p->percentiles, ts);
-	if (!ret && p->admin)
-		ret = hist_set_print_bt(&st->adm, ctx->out, label, p->json, p->percentiles, ts);
-	else if (!ret)
-		ret = hist_set_print_counts(&st->adm, ctx->out, "admin", p->json);
-	if (!ret)
-		ret = hist_set_print_counts(&st->status, ctx->out, "status", p->json);
+	ret = cmdpair_report(ctx, parts, 3, p->msecs, p->json, p->timestamp, p->percentiles);
 	nvme_pair_say(&st->pair, ctx);
-	hist_set_reset(&st->io);
-	hist_set_reset(&st->adm);
-	hist_set_reset(&st->status);
 	return ret;
 }
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "iotap.h"
+#include "probespec.h"
 
 struct probe_params {
 	int pid;
@@ -33,7 +33,7 @@ struct probe_state {
 	const char *filter;
 	uint64_t hits;
 	uint64_t t0;
-	char *spec;
+	struct probespec spec;
 };
 
 #define P(f) offsetof(struct probe_params, f)
@@ -114,95 +114,47 @@ static int probe_subscribe(struct iotap_ctx *ctx, const char *sys, const char *n
 	return 0;
 }
 
-/* probe_tracepoint - "[t:]SYS:EVENT [FILTER]": existing tracepoints, EVENT a glob */
-static int probe_tracepoint(struct iotap_ctx *ctx, char *sys, char *filter)
+/* probe_tracepoint - existing tracepoints, the spec's EVENT a glob, each with its filter */
+static int probe_tracepoint(struct iotap_ctx *ctx)
 {
 	struct probe_state *st = ctx->state;
-	char *name = strchr(sys, ':');
 	int n;
 
-	if (!name || !name[1] || name == sys || strchr(name + 1, ':')) {
-		iotap_err(ctx, "invalid probe '%s': expected [t:]system:event [filter]", ctx->spec);
-		return -EINVAL;
-	}
-	*name++ = 0;
-	st->filter = filter;
-	n = iotap_event_each(ctx, sys, name, probe_subscribe, NULL);
+	st->filter = st->spec.filter;
+	n = iotap_event_each(ctx, st->spec.sys, st->spec.name, probe_subscribe, NULL);
 	if (n == 0 || n == -ENOENT) {
-		iotap_err(ctx, "invalid probe '%s': no event %s:%s to trace", ctx->spec, sys, name);
+		iotap_err(ctx, "invalid probe '%s': no event %s:%s to trace", ctx->spec,
+			  st->spec.sys, st->spec.name);
 		return -EINVAL;
 	}
 	return n < 0 ? n : 0;
 }
 
-/* probe_name - a tracefs-safe event name from the symbol */
-static void probe_name(const char *symbol, bool ret, char *buf, size_t len)
-{
-	size_t n = snprintf(buf, len, "%s_%s", ret ? "r" : "p", symbol);
-
-	for (size_t i = 0; i < n && i < len; i++)
-		if (!(buf[i] == '_' || (buf[i] >= 'a' && buf[i] <= 'z') ||
-		      (buf[i] >= 'A' && buf[i] <= 'Z') || (buf[i] >= '0' && buf[i] <= '9')))
-			buf[i] = '_';
-}
-
-/* probe_init - parse "p|r:[PATH:]SYMBOL[+OFF] [ARGS]", create the probe, subscribe */
+/* probe_init - the tracepoints PROBE names, or the kprobe/uprobe it describes made and traced */
 static int probe_init(struct iotap_ctx *ctx)
 {
 	struct probe_params *p = ctx->params;
 	struct probe_state *st = ctx->state;
-	char *kind, *where, *args, *path = NULL, *symbol, *plus, name[128];
-	struct probe_spec spec;
-	const char *sys;
-	uint64_t offset = 0;
-	bool ret;
+	const char *sys, *why = NULL;
 	int err;
 
-	st->spec = strdup(ctx->spec);
-	if (!st->spec)
-		return -ENOMEM;
-	args = strchr(st->spec, ' ');
-	if (args)
-		*args++ = 0;
-	kind = st->spec;
-	where = strchr(kind, ':');
+	err = probespec_parse(ctx->spec, &st->spec, &why);
+	if (err == -ENOMEM)
+		return err;
 	if (p->pid && iotap_pid_check(ctx, p->pid)) {
 		iotap_err(ctx, "no process with PID %d", p->pid);
 		return -ESRCH;
 	}
-	if (where && where - kind == 1 && kind[0] == 't')
-		return probe_tracepoint(ctx, where + 1, args);
-	if (where && !(where - kind == 1 && (kind[0] == 'p' || kind[0] == 'r')) &&
-	    strchr(where + 1, ':') == NULL && where[1])
-		return probe_tracepoint(ctx, kind, args);
-	if (!where || where - kind != 1 || (kind[0] != 'p' && kind[0] != 'r') || !where[1]) {
-		iotap_err(ctx, "invalid probe '%s': expected p|r:[/path/binary:]symbol[+offset] [fetchargs]",
-			  ctx->spec);
-		return -EINVAL;
+	if (err) {
+		iotap_err(ctx, "invalid probe '%s': %s", ctx->spec, why);
+		return err;
 	}
-	ret = kind[0] == 'r';
-	where++;
-	symbol = strrchr(where, ':');
-	if (symbol) {
-		*symbol++ = 0;
-		path = where;
-	} else {
-		symbol = where;
-	}
-	plus = strchr(symbol, '+');
-	if (plus) {
-		*plus++ = 0;
-		offset = strtoull(plus, NULL, 0);
-	}
-	probe_name(symbol, ret, name, sizeof(name));
-	spec = (struct probe_spec){
-		.uprobe = path != NULL, .ret = ret, .name = name, .path = path,
-		.symbol = symbol, .offset = offset, .args = args,
-	};
-	err = iotap_probe_create(ctx, &spec, &sys);
+	if (st->spec.tracepoint)
+		return probe_tracepoint(ctx);
+	err = iotap_probe_create(ctx, &st->spec.probe, &sys);
 	if (err)
 		return err == -ENOENT || err == -EINVAL ? -EINVAL : err;
-	return probe_subscribe(ctx, sys, name, NULL);
+	return probe_subscribe(ctx, sys, st->spec.probe.name, NULL);
 }
 
 /* probe_report - with --count: hits per event, at the end */
@@ -229,7 +181,7 @@ static void probe_fini(struct iotap_ctx *ctx)
 		free(st->ev[i]->sys_name);
 		free(st->ev[i]);
 	}
-	free(st->spec);
+	probespec_release(&st->spec);
 }
 
 static const struct tool_event probe_events[] = {

@@ -86,23 +86,15 @@ static int scsilatency_report(struct iotap_ctx *ctx)
 {
 	struct scsilatency_params *p = ctx->params;
 	struct scsilatency_state *st = ctx->state;
-	const char *label = p->msecs ? "msecs" : "usecs";
-	char ts[32] = "";
-	int ret = 0;
+	const struct cmdpair_part parts[] = {
+		{ &st->lat, NULL },
+		{ &st->timeouts, "timeout" },
+		{ &st->errors, "dispatch_error" },
+	};
+	int ret;
 
-	if (p->json)
-		iotap_strftime(ctx, iotap_now(ctx), "%Y-%m-%d %H:%M:%S", ts, sizeof(ts));
-	else
-		iotap_interval_header(ctx, p->timestamp);
-	ret = hist_set_print_bt(&st->lat, ctx->out, label, p->json, p->percentiles, ts);
-	if (!ret)
-		ret = hist_set_print_counts(&st->timeouts, ctx->out, "timeout", p->json);
-	if (!ret)
-		ret = hist_set_print_counts(&st->errors, ctx->out, "dispatch_error", p->json);
+	ret = cmdpair_report(ctx, parts, 3, p->msecs, p->json, p->timestamp, p->percentiles);
 	scsi_pair_say(&st->pair, ctx);
-	hist_set_reset(&st->lat);
-	hist_set_reset(&st->timeouts);
-	hist_set_reset(&st->errors);
 	return ret;
 }
 

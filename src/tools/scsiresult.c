@@ -120,10 +120,7 @@ static int scsiresult_report(struct iotap_ctx *ctx)
 
 	if (!order)
 		return -ENOMEM;
-	if (p->json)
-		iotap_strftime(ctx, iotap_now(ctx), "%Y-%m-%d %H:%M:%S", ts, sizeof(ts));
-	else
-		iotap_interval_header(ctx, p->timestamp);
+	tool_report_begin(ctx, p->json, p->timestamp, ts, sizeof(ts));
 	for (size_t i = 0; i < st->res.nr; i++)
 		order[i] = i;
 	qsort_r(order, st->res.nr, sizeof(*order), scsiresult_cmp, &st->res);

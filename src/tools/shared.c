@@ -1,10 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* shared.c - the --prom file of the tools that have one (shared.h) */
+/* shared.c - what several tools share: a report's beginning, output files, the --prom file (shared.h) */
 #include <errno.h>
 #include <string.h>
 
+#include "outfile.h"
 #include "prom.h"
 #include "shared.h"
+
+/* tool_report_begin - JSON's timestamp, or the interval header */
+void tool_report_begin(struct iotap_ctx *ctx, bool json, bool timestamp, char *ts, size_t len)
+{
+	ts[0] = 0;
+	if (json)
+		iotap_strftime(ctx, iotap_now(ctx), "%Y-%m-%d %H:%M:%S", ts, len);
+	else
+		iotap_interval_header(ctx, timestamp);
+}
+
+/* tool_file_write - the file whole, or not at all */
+int tool_file_write(struct iotap_ctx *ctx, const char *path, int (*write)(FILE *f, void *arg),
+		    void *arg)
+{
+	struct outfile of;
+	int ret = outfile_open(&of, path, 0644);
+
+	if (!ret) {
+		ret = write(of.f, arg);
+		if (ret)
+			outfile_abort(&of);
+		else
+			ret = outfile_commit(&of);
+	}
+	if (ret)
+		iotap_err(ctx, "cannot write %s: %s", path, strerror(-ret));
+	return ret;
+}
 
 /* tool_prom_open - the writer of --prom PATH, checked before tracing starts */
 int tool_prom_open(struct iotap_ctx *ctx, const char *path, struct prom **prom)

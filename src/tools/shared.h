@@ -3,13 +3,33 @@
 #define IOTAP_SHARED_H
 
 /*
- * What several tools share: the option entries of -d DISK, -j and --prom FILE
+ * What several tools share: the block events table, the option entries of -d DISK, -j and --prom FILE
  * (each tool's help says only its own part), and the --prom file's set-up and
  * interval write with their error lines.
  */
+#include <stdio.h>
+
 #include "iotap.h"
 
 struct prom;
+
+/*
+ * The block events of the tools that pair requests (blktrack): issue and completion,
+ * and the submitter's (block_io_start, block_rq_insert on kernels before 6.5). One
+ * table, so a tool copied from bitesize.c declares what blktrack may ask for; a tool
+ * that never asks who submitted a request takes issue and completion alone.
+ */
+#define TOOL_EVENTS_BLOCK_RQ \
+	{ "block", "block_rq_issue", 0 }, \
+	{ "block", "block_rq_complete", 0 }
+#define TOOL_EVENTS_BLOCK_REQ \
+	TOOL_EVENTS_BLOCK_RQ, \
+	{ "block", "block_io_start", TOOL_EV_OPTIONAL }, \
+	{ "block", "block_rq_insert", TOOL_EV_OPTIONAL }
+/* And the bios (BT_BIO), for the disks that take bios and make no requests (md, dm). */
+#define TOOL_EVENTS_BLOCK_BIO \
+	{ "block", "block_bio_queue", TOOL_EV_OPTIONAL }, \
+	{ "block", "block_bio_complete", TOOL_EV_OPTIONAL }
 
 #define TOOL_OPT_DISK_HELP(off, help) { 'd', "disk", OPT_DISK, (off), "DISK", help }
 #define TOOL_OPT_DISK(off) TOOL_OPT_DISK_HELP(off, "trace this disk only")
@@ -19,6 +39,21 @@ struct prom;
 #define TOOL_OPT_PROM(off, what) \
 	{ 0, "prom", OPT_OUTFILE, (off), "FILE", \
 	  "each interval, also write " what " to a temporary and rename it over FILE" }
+
+/*
+ * tool_report_begin - an interval's report begins: with json its time, which each JSON object
+ * carries, in ts ("YYYY-MM-DD HH:MM:SS", else ""); without, the interval header (timestamp: -T)
+ */
+void tool_report_begin(struct iotap_ctx *ctx, bool json, bool timestamp, char *ts, size_t len);
+
+/*
+ * tool_file_write - write PATH whole through write(f, arg), or leave it as it was
+ *
+ * The file is written beside PATH and renamed over it (outfile.h) only when write returns 0.
+ * Returns 0 or -errno; a failure is logged with PATH.
+ */
+int tool_file_write(struct iotap_ctx *ctx, const char *path, int (*write)(FILE *f, void *arg),
+		    void *arg);
 
 /*
  * tool_prom_open - with --prom PATH (not NULL), its writer in *prom, else *prom NULL

@@ -375,6 +375,25 @@ static void test_undeclared(void **state)
 	log_set(NULL);
 }
 
+/* test_undeclared_spec - a tool's specification declares the tracepoints it names, and no other */
+static void test_undeclared_spec(void **state)
+{
+	static const struct tool_event none[] = { { NULL, NULL, 0 } };
+	static const struct tool t = { .name = "t", .args = TOOL_ARGS_SPEC, .events = none };
+	struct session *s = testlib_session_new(&t, NULL, 0);
+
+	log_set(on_log);
+	load(&s->fs, K618);
+	s->ctx.spec = "block:block_rq_i* nr_sector > 8";
+	assert_non_null(iotap_event_use(&s->ctx, "block", "block_rq_issue", 0, NULL, NULL));
+	assert_non_null(iotap_event_use(&s->ctx, "block", "block_rq_insert", 0, NULL, NULL));
+	assert_null(iotap_event_use(&s->ctx, "block", "block_rq_complete", 0, NULL, NULL));
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(last_err, "does not declare"));
+	testlib_session_free(s);
+	log_set(NULL);
+}
+
 /* main - run the event table tests */
 int main(void)
 {
@@ -382,6 +401,7 @@ int main(void)
 		cmocka_unit_test(test_tables),
 		cmocka_unit_test(test_spec),
 		cmocka_unit_test(test_undeclared),
+		cmocka_unit_test(test_undeclared_spec),
 	};
 
 	int ret;

@@ -380,6 +380,27 @@ static void test_reset_refused(void **state)
 	free((void *)other.input_buf);
 }
 
+/*
+ * test_host_unknown - a recording holds no kernel structure layout and says nothing of
+ * devices now: both are "not known", and a disk it never named is named by its number
+ */
+static void test_host_unknown(void **state)
+{
+	struct session_opts so = { .mmap_pages = 128 };
+	struct session s;
+	uint32_t off = 1;
+
+	so.input_buf = testlib_data_load("recordings", "linux-6.18-loop.iotap", &so.input_len);
+	assert_int_equal(session_init(&s, NULL, NULL, &so), 0);
+	assert_int_equal(iotap_member_offset(&s.ctx, "bio", "bi_bdev", &off), -ENODATA);
+	assert_int_equal(off, 1);
+	assert_int_equal(iotap_device_gone(&s.ctx, IOTAP_DEV_BLOCK, "7:0"), -ENODATA);
+	assert_int_equal(iotap_device_gone(&s.ctx, IOTAP_DEV_SCSI, "0:0:0:0"), -ENODATA);
+	assert_string_equal(iotap_disk_name(&s.ctx, 4095u << 20 | 1), "4095:1");
+	session_release(&s);
+	free((void *)so.input_buf);
+}
+
 /* main - run the session tests */
 int main(void)
 {
@@ -391,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_reset),
 		cmocka_unit_test(test_reset_no_input),
 		cmocka_unit_test(test_reset_refused),
+		cmocka_unit_test(test_host_unknown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
