@@ -122,13 +122,14 @@ void rec_writer_free(struct rec_writer *w);
 struct rec_reader;
 
 /*
- * Open a recording and check its header.  NULL on failure, with the negative
- * code in *err (if err is not NULL) and the positive one in errno.
+ * Open a recording and check its header.  NULL with errno set on failure:
+ * REC_ENOTREC, REC_EVERSION, REC_EBADHDR or REC_ETRUNC (a header cut short)
+ * for the file, EINVAL for no path, ENOMEM, or what open(2) or read(2) set.
  */
-struct rec_reader *rec_reader_open(const char *path, int *err);
+struct rec_reader *rec_reader_open(const char *path);
 
-/* The same over len bytes at buf, which must outlive the reader. */
-struct rec_reader *rec_reader_open_mem(const void *buf, size_t len, int *err);
+/* The same over len bytes at buf, which must outlive the reader (EINVAL: NULL buf, len > 0). */
+struct rec_reader *rec_reader_open_mem(const void *buf, size_t len);
 
 /*
  * Next chunk: 1 with its type and raw bytes (valid until the next call or
@@ -219,7 +220,7 @@ void rec_reader_free(struct rec_reader *r);
 struct rec_prefetch;
 
 struct rec_prefetch *rec_prefetch_start(struct rec_reader *r, uint32_t type, const void *data,
-					size_t len, const uint8_t **first, int *err);
+					size_t len, const uint8_t **first);
 int rec_prefetch_next(struct rec_prefetch *pf, uint32_t *type, const uint8_t **data, size_t *len,
 		      uint64_t *end_at);
 /* End the workers and free the chunks; pf may be NULL. */
