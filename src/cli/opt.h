@@ -38,6 +38,7 @@ void opt_help(const struct cmd_spec *cmd, FILE *out);
 void opt_usage(const struct cmd_spec *cmd, FILE *out);
 /* opt_man - cmd's man page; tool: the tool it belongs to, whose events and probes it lists (NULL: a command) */
 void opt_man(const struct cmd_spec *cmd, const struct tool *tool, FILE *out);
+/* opt_seconds - decimal seconds ("0.5") from OPT_SECONDS_MIN to 1e9 to ns: 0, or -EINVAL */
 int opt_seconds(const char *s, uint64_t *ns);
 
 #endif
