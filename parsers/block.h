@@ -57,13 +57,24 @@ struct block_remap {
 #define BLOCK_DEV_MINOR(d) ((unsigned int)((d) & ((1u << 20) - 1)))
 #define BLOCK_DEV(ma, mi) ((uint32_t)(((ma) << 20) | (mi)))
 
+/*
+ * block_fmt_init - find the fields of a block event: 0, or -ENOENT if dev/sector/rwbs are
+ * missing
+ */
 int block_fmt_init(struct block_fmt *fmt, struct tep_event *ev);
+/* block_rq_decode - decode one raw block event: 0, or -EINVAL when it is too short */
 int block_rq_decode(const struct block_fmt *fmt, const void *raw, uint32_t size,
 		    struct block_rq *rq);
 void block_rwbs_parse(const char *rwbs, uint8_t *op, uint8_t *flags);
+/*
+ * block_flags_name - BCC biolatency -F's name for an operation and its flags: 0, or -ENOSPC
+ * when it does not fit
+ */
 int block_flags_name(uint8_t op, uint8_t flags, char *buf, size_t len);
 const char *block_status_name(int32_t error);
+/* block_remap_fmt_init - the fields of block_bio_remap: 0, or -ENOENT if one is missing */
 int block_remap_fmt_init(struct block_remap_fmt *fmt, struct tep_event *ev);
+/* block_remap_decode - one block_bio_remap record: 0, or -EINVAL when it is too short */
 int block_remap_decode(const struct block_remap_fmt *fmt, const void *raw, uint32_t size,
 		       struct block_remap *r);
 

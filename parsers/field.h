@@ -22,7 +22,12 @@ struct field {
 	bool is_signed;
 };
 
+/* field_init - locate name in ev's format: 0, or -ENOENT (the field left absent) */
 int field_init(struct field *f, struct tep_event *ev, const char *name);
+/*
+ * field_init_any - the first of several names a field has had across kernels: 0, or -ENOENT
+ * for none
+ */
 int field_init_any(struct field *f, struct tep_event *ev, const char *const *names);
 uint64_t field_u64(const struct field *f, const void *raw, uint32_t size);
 int64_t field_s64(const struct field *f, const void *raw, uint32_t size);

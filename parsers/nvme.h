@@ -25,9 +25,12 @@ struct nvme_cmd {
 
 #define NVME_FABRICS_COMMAND 0x7f
 
+/* nvme_fmt_init - the fields, and the command names when ev has them: 0, -ENOENT or -ENOMEM */
 int nvme_fmt_init(struct nvme_fmt *f, struct tep_event *ev);
 void nvme_fmt_release(struct nvme_fmt *f);
+/* nvme_cmd_decode - one raw nvme event: 0, or -EINVAL when the record is too short */
 int nvme_cmd_decode(const struct nvme_fmt *f, const void *raw, uint32_t size, struct nvme_cmd *c);
+/* nvme_cmd_name - the command's name as the kernel prints it (nvme_cmd_0x%02x): 0, or -ENOSPC */
 int nvme_cmd_name(const struct nvme_fmt *f, const struct nvme_cmd *c, char *buf, size_t len);
 
 #endif

@@ -42,8 +42,10 @@ struct symtab_want {
 	bool cond_true;			/* with cond_field: a (true) or b (false) */
 };
 
+/* symtab_load - the wanted table from ev's print fmt, else the built-in one: 0 or -ENOMEM */
 int symtab_load(struct symtab *t, struct tep_event *ev, const struct symtab_want *w,
 		const struct sym_name *known, size_t nr_known);
+/* symtab_name - the name of value, or NULL when the table has none (no error) */
 const char *symtab_name(const struct symtab *t, uint64_t value);
 void symtab_release(struct symtab *t);
 

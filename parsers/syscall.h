@@ -30,6 +30,7 @@ struct syscall_args {
 	int64_t ret;
 };
 
+/* syscall_fmt_init - locate the fields ev has: 0, or -ENOENT if it has none of them */
 int syscall_fmt_init(struct syscall_fmt *f, struct tep_event *ev);
 void syscall_decode(const struct syscall_fmt *f, const void *raw, uint32_t size,
 		    struct syscall_args *a);

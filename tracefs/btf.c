@@ -33,7 +33,7 @@ struct btf_member {
 	uint32_t offset;		/* bits; with kind_flag, bitfield size in the top 8 */
 };
 
-/* btf_extra - bytes that follow a type record of kind with vlen entries; -1: unknown kind */
+/* btf_extra - bytes that follow a type record of kind with vlen entries; -EINVAL: unknown kind */
 static long btf_extra(unsigned int kind, unsigned int vlen)
 {
 	switch (kind) {
@@ -48,7 +48,7 @@ static long btf_extra(unsigned int kind, unsigned int vlen)
 	case 2: case 7: case 8: case 9: case 10: case 11: case 12: case 16: case 18:
 		return 0;
 	default:
-		return -1;
+		return -EINVAL;
 	}
 }
 

@@ -45,10 +45,16 @@ typedef int (*evlist_record_fn)(void *arg, const struct perf_event_header *rec);
 
 struct evlist;
 
+/* evlist_alloc - an empty event list, or NULL with errno (ENOMEM) */
 struct evlist *evlist_alloc(void);
 void evlist_free(struct evlist *el);
+/*
+ * evlist_add - declare a tracepoint to open (sample_type: extras beyond the base set); NULL
+ * with errno: EBUSY once the list is open, ENOMEM
+ */
 struct evsel *evlist_add(struct evlist *el, const char *sys, const char *name, int tp_id,
 			 uint64_t sample_type);
+/* evsel_filter_add - AND a tracepoint filter clause onto the event's filter: 0 or -ENOMEM */
 int evsel_filter_add(struct evsel *sel, const char *clause);
 /*
  * A sample on its way from its ring to the merge queue: the record to queue
@@ -61,10 +67,21 @@ typedef const struct perf_event_header *(*evlist_compact_fn)(void *arg,
 void evlist_set_compact(struct evlist *el, evlist_compact_fn fn, void *arg);
 /* 0 or -errno; what was refused goes to the log hook (log.h) as one LOG_ERR line. */
 int evlist_open(struct evlist *el, const struct evlist_opts *opts);
+/* evlist_enable - start sampling: 0, or -errno from the ioctl */
 int evlist_enable(struct evlist *el);
+/* evlist_disable - stop sampling (the rings can still be read): 0, or -errno from the ioctl */
 int evlist_disable(struct evlist *el);
+/*
+ * evlist_poll - wait until a ring passes its watermark or timeout_ms passes: rings ready (0:
+ * timeout), or -errno
+ */
 int evlist_poll(struct evlist *el, int timeout_ms);
+/*
+ * evlist_read_round - drain every ring once, then emit what ordering allows: 0, -errno
+ * (-ENOMEM), or fn's non-zero return
+ */
 int evlist_read_round(struct evlist *el, evlist_record_fn fn, void *arg);
+/* evlist_flush - emit every queued record not newer than limit: 0, or fn's non-zero return */
 int evlist_flush(struct evlist *el, uint64_t limit, evlist_record_fn fn, void *arg);
 /*
  * For a reader that merges several kinds of ring: every complete record goes
@@ -74,11 +91,23 @@ int evlist_flush(struct evlist *el, uint64_t limit, evlist_record_fn fn, void *a
 typedef int (*evlist_push_fn)(void *arg, uint64_t time, const struct perf_event_header *rec);
 struct merge;
 struct pollfd;
+/* evlist_read - every ring's complete records to push: 0, -errno, or push's non-zero return */
 int evlist_read(struct evlist *el, evlist_push_fn push, void *arg);
+/* evlist_pollfds - the rings' descriptors, up to max into pfd: how many (cannot fail) */
 int evlist_pollfds(const struct evlist *el, struct pollfd *pfd, int max);
+/*
+ * evlist_account - an IOTAP_RECORD_UNDELIVERED into m for each event whose kernel count outran
+ * its samples (evlist.c says when it is exact): 0, -errno reading a count, or -ENOMEM
+ */
 int evlist_account(struct evlist *el, struct merge *m, uint64_t time);
+/*
+ * evsel_count_read - the event's count in the kernel, summed over its CPUs' fds: 0, or -errno
+ * (-EIO for a short read)
+ */
 int evsel_count_read(const struct evsel *sel, int nr_cpus, uint64_t *count);
+/* evlist_find_id - the event a sample id belongs to, or NULL for an id of none (no error) */
 struct evsel *evlist_find_id(const struct evlist *el, uint64_t id);
+/* evlist_sel - the i-th declared event, or NULL past the last (no error) */
 struct evsel *evlist_sel(const struct evlist *el, size_t i);
 size_t evlist_nr(const struct evlist *el);
 int evlist_nr_cpus(const struct evlist *el);
@@ -86,6 +115,10 @@ const int *evlist_cpus(const struct evlist *el);
 const struct ring_stats *evlist_ring_stats(const struct evlist *el, int i);
 uint64_t evlist_late(const struct evlist *el);
 bool evlist_counted_elsewhere(const struct evlist *el);
+/*
+ * cpus_online - the online CPU numbers from sysfs into *cpus (freed by the caller): how many,
+ * or -errno (-ENOENT: none listed)
+ */
 int cpus_online(int **cpus);
 
 #endif

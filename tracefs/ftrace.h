@@ -44,14 +44,34 @@ typedef int (*ftrace_record_fn)(void *arg, uint64_t time, const struct perf_even
 
 struct ftrace_ring;
 
+/*
+ * ftrace_ring_alloc - an empty ring, no instance until ftrace_ring_open: NULL with errno
+ * (ENOMEM)
+ */
 struct ftrace_ring *ftrace_ring_alloc(void);
 void ftrace_ring_free(struct ftrace_ring *fr);
+/*
+ * ftrace_ring_add - declare a tracepoint to enable in the instance, with an optional filter:
+ * 0, -EBUSY once open, or -ENOMEM
+ */
 int ftrace_ring_add(struct ftrace_ring *fr, const char *sys, const char *name, int tp_id,
 		    const char *filter);
+/*
+ * ftrace_ring_set_header_page - the sub-buffer layout to decode with (events/header_page
+ * text): 0, -EBUSY once open, -EINVAL for a text kbuffer cannot use, or -ENOMEM
+ */
 int ftrace_ring_set_header_page(struct ftrace_ring *fr, const char *text, size_t len);
 /* 0 or -errno; what was refused goes to the log hook (log.h) as one LOG_ERR line. */
 int ftrace_ring_open(struct ftrace_ring *fr, const int *cpus, int nr_cpus, size_t buffer_kb);
+/*
+ * ftrace_ring_enable - start recording in the instance: 0, -EINVAL before ftrace_ring_open, or
+ * -errno writing tracing_on
+ */
 int ftrace_ring_enable(struct ftrace_ring *fr);
+/*
+ * ftrace_ring_disable - stop recording (the buffers can still be read): 0, or -errno writing
+ * tracing_on
+ */
 int ftrace_ring_disable(struct ftrace_ring *fr);
 /* 0 while the instance traces as set up; -ECANCELED and a LOG_ERR line once another process changed it. */
 int ftrace_ring_check(struct ftrace_ring *fr);
@@ -65,13 +85,30 @@ int ftrace_ring_read(struct ftrace_ring *fr, bool flush, ftrace_record_fn fn, vo
  * CPU read only in part holds newer ones back); UINT64_MAX when all was read.
  */
 uint64_t ftrace_ring_horizon(const struct ftrace_ring *fr);
+/* ftrace_ring_fd - CPU i's trace_pipe_raw, to poll; -1 when i is no CPU of the ring (no error) */
 int ftrace_ring_fd(const struct ftrace_ring *fr, int i);
+/*
+ * ftrace_ring_stats_update - read each CPU's overrun and dropped-event counters: 0, or -EIO
+ * when a CPU's could not be read (the others are read still)
+ */
 int ftrace_ring_stats_update(struct ftrace_ring *fr);
+/*
+ * ftrace_ring_stats - what CPU i's buffer delivered and lost, or NULL when i is no CPU of the
+ * ring
+ */
 const struct ftrace_stats *ftrace_ring_stats(const struct ftrace_ring *fr, int i);
 uint64_t ftrace_stats_lost(const struct ftrace_stats *st);
 const char *ftrace_ring_name(const struct ftrace_ring *fr);
+/*
+ * ftrace_subbuf_decode - every event of one sub-buffer to fn as a perf sample (ftrace.c says
+ * how): 0, -EINVAL for a sub-buffer kbuffer refuses, or fn's non-zero return
+ */
 int ftrace_subbuf_decode(struct ftrace_ring *fr, int cpu, void *subbuf, struct ftrace_stats *st,
 			 ftrace_record_fn fn, void *arg);
+/*
+ * ftrace_instance_remove_stale - remove iotap_<pid> instances whose run is dead: how many, or
+ * -errno (tfs_libtracefs_sync's)
+ */
 int ftrace_instance_remove_stale(void);
 
 #endif

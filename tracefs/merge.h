@@ -21,10 +21,23 @@ struct merge;
 
 typedef int (*merge_emit_fn)(void *arg, uint64_t time, const void *rec, size_t size);
 
+/* merge_alloc - an empty merge queue, or NULL with errno (ENOMEM) */
 struct merge *merge_alloc(void);
 void merge_free(struct merge *m);
+/*
+ * merge_push - queue a copy of one record stamped with time: 0, -EINVAL for a record too
+ * large, or -ENOMEM
+ */
 int merge_push(struct merge *m, uint64_t time, const void *rec, size_t size);
+/*
+ * merge_round_end - close a round: emit what the previous round made safe, up to horizon: 0,
+ * or emit's non-zero return
+ */
 int merge_round_end(struct merge *m, uint64_t horizon, merge_emit_fn emit, void *arg);
+/*
+ * merge_flush - emit, in time order, every queued record not newer than limit: 0, or emit's
+ * non-zero return
+ */
 int merge_flush(struct merge *m, uint64_t limit, merge_emit_fn emit, void *arg);
 size_t merge_pending(const struct merge *m);
 uint64_t merge_late(const struct merge *m);

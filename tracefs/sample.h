@@ -75,10 +75,23 @@ int lost_cpus_get(const struct lost_cpus *lc, int i, int *cpu, uint64_t *lost);
 /* lost_cpus_release - free the counts; lc may be zeroed or released already */
 void lost_cpus_release(struct lost_cpus *lc);
 
+/*
+ * perf_sample_parse - decode a sample laid out for sample_type (IOTAP_SAMPLE_BASE plus
+ * extras): 0, -EINVAL for a record too short for it, or -ENOTSUP for a sample_type it cannot
+ * decode
+ */
 int perf_sample_parse(const struct perf_event_header *hdr, uint64_t sample_type,
 		      uint64_t regs_mask, struct perf_sample *s);
+/*
+ * perf_sample_write - lay out a sample as the kernel would (sample.c): its size, -ENOSPC when
+ * it does not fit in room, or -EINVAL for a layout it cannot make
+ */
 int perf_sample_write(const struct perf_sample *s, uint64_t sample_type, uint16_t misc,
 		      void *buf, size_t room);
+/*
+ * perf_sample_id_parse - decode the TID/TIME/CPU/IDENTIFIER trailer of a non-sample record: 0,
+ * or -EINVAL when too short
+ */
 int perf_sample_id_parse(const struct perf_event_header *hdr, struct perf_sample_id *sid);
 /*
  * iotap_count_record_write - an IOTAP_RECORD_UNDELIVERED or _STACKLESS record
@@ -88,6 +101,10 @@ int perf_sample_id_parse(const struct perf_event_header *hdr, struct perf_sample
 void iotap_count_record_write(void *buf, uint32_t type, uint64_t count, uint64_t total,
 			      uint64_t time, uint32_t cpu, uint64_t id);
 uint64_t perf_record_id(const struct perf_event_header *hdr);
+/*
+ * perf_record_time - the timestamp of any record carrying one: 0, or -EINVAL for a record
+ * without one or too short
+ */
 int perf_record_time(const struct perf_event_header *hdr, uint64_t *time);
 
 #endif

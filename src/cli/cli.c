@@ -70,13 +70,13 @@ int cli_version(void)
 int cli_parse(const struct cmd_spec *spec, int argc, char **argv, void *params,
 	      struct session_opts *so, struct cli_args *ca)
 {
-	char err[512] = "";
+	char why[512] = "";
 	int ret;
 
 	cli_set_prefix(spec->name);
-	ret = opt_parse(spec, argc, argv, params, so, ca, err, sizeof(err));
+	ret = opt_parse(spec, argc, argv, params, so, ca, why, sizeof(why));
 	if (ret) {
-		cli_error("%s", err[0] ? err : strerror(-ret));
+		cli_error("%s", why[0] ? why : strerror(-ret));
 		return EXIT_USAGE;
 	}
 	if (ca->help) {

@@ -113,24 +113,24 @@ static void opt_choices(const struct opt *o, char *buf, size_t len)
 }
 
 /* opt_path_check - a file to write or a directory to read, checked now rather than after tracing */
-static int opt_path_check(const struct opt *o, const char *arg, const char *name, char *err,
-			  size_t errlen)
+static int opt_path_check(const struct opt *o, const char *arg, const char *name, char *why,
+			  size_t whylen)
 {
 	int ret;
 
 	if (!*arg) {
-		snprintf(err, errlen, "%s needs a non-empty value", name);
+		snprintf(why, whylen, "%s needs a non-empty value", name);
 		return -EINVAL;
 	}
 	ret = o->type == OPT_OUTFILE ? outfile_check(arg) : opt_dir_check(arg);
 	if (ret)
-		snprintf(err, errlen, "invalid %s '%s': %s%s", name, arg,
+		snprintf(why, whylen, "invalid %s '%s': %s%s", name, arg,
 			 o->type == OPT_OUTFILE ? "cannot write it: " : "", strerror(-ret));
 	return ret;
 }
 
 /* opt_store - convert arg and store it in base per the entry's type */
-static int opt_store(const struct opt *o, const char *arg, void *base, char *err, size_t errlen)
+static int opt_store(const struct opt *o, const char *arg, void *base, char *why, size_t whylen)
 {
 	char *p = (char *)base + o->offset, name[64], choices[256];
 	uint64_t v;
@@ -147,10 +147,10 @@ static int opt_store(const struct opt *o, const char *arg, void *base, char *err
 	case OPT_UINT:
 		if (opt_uint(arg, o->min, o->max, &v)) {
 			if (o->max)
-				snprintf(err, errlen, "invalid %s '%s': expected an integer from %" PRIu64 " to %" PRIu64,
+				snprintf(why, whylen, "invalid %s '%s': expected an integer from %" PRIu64 " to %" PRIu64,
 					 name, arg, o->min, o->max);
 			else
-				snprintf(err, errlen, "invalid %s '%s': expected an integer >= %" PRIu64,
+				snprintf(why, whylen, "invalid %s '%s': expected an integer >= %" PRIu64,
 					 name, arg, o->min);
 			return -EINVAL;
 		}
@@ -158,7 +158,7 @@ static int opt_store(const struct opt *o, const char *arg, void *base, char *err
 		return 0;
 	case OPT_PID:
 		if (opt_uint(arg, 1, INT32_MAX, &v)) {
-			snprintf(err, errlen, "invalid %s '%s': expected a process ID", name, arg);
+			snprintf(why, whylen, "invalid %s '%s': expected a process ID", name, arg);
 			return -EINVAL;
 		}
 		*(int *)p = (int)v;
@@ -166,14 +166,14 @@ static int opt_store(const struct opt *o, const char *arg, void *base, char *err
 	case OPT_STR:
 	case OPT_DISK:
 		if (!*arg) {
-			snprintf(err, errlen, "%s needs a non-empty value", name);
+			snprintf(why, whylen, "%s needs a non-empty value", name);
 			return -EINVAL;
 		}
 		*(const char **)p = arg;
 		return 0;
 	case OPT_OUTFILE:
 	case OPT_DIR:
-		if (opt_path_check(o, arg, name, err, errlen))
+		if (opt_path_check(o, arg, name, why, whylen))
 			return -EINVAL;
 		*(const char **)p = arg;
 		return 0;
@@ -185,7 +185,7 @@ static int opt_store(const struct opt *o, const char *arg, void *base, char *err
 			}
 		}
 		opt_choices(o, choices, sizeof(choices));
-		snprintf(err, errlen, "invalid %s '%s': expected one of %s", name, arg, choices);
+		snprintf(why, whylen, "invalid %s '%s': expected one of %s", name, arg, choices);
 		return -EINVAL;
 	case OPT_LIST: {
 		char *copy, *tok, *save = NULL;
@@ -193,7 +193,7 @@ static int opt_store(const struct opt *o, const char *arg, void *base, char *err
 		int ret = 0;
 
 		if (!arg[strspn(arg, ",")]) {
-			snprintf(err, errlen, "%s needs a non-empty value", name);
+			snprintf(why, whylen, "%s needs a non-empty value", name);
 			return -EINVAL;
 		}
 		copy = strdup(arg);
@@ -206,7 +206,7 @@ static int opt_store(const struct opt *o, const char *arg, void *base, char *err
 				;
 			if (!o->choices[i]) {
 				opt_choices(o, choices, sizeof(choices));
-				snprintf(err, errlen, "invalid %s item '%s': expected a list of %s",
+				snprintf(why, whylen, "invalid %s item '%s': expected a list of %s",
 					 name, tok, choices);
 				ret = -EINVAL;
 			}
@@ -240,10 +240,10 @@ static const struct opt_ref *opt_target(const struct opt_ref *refs, size_t n, co
 
 /*
  * opt_given - a peer's spelling: refused with why, or checked and resolved
- * to the option it spells (*o, *base); 0 or -EINVAL with err set
+ * to the option it spells (*o, *base); 0 or -EINVAL with why set
  */
 static int opt_given(const struct opt_ref *ref, const char *arg, const struct opt **o, void **base,
-		     char *err, size_t errlen)
+		     char *why, size_t whylen)
 {
 	char name[64], target[64];
 
@@ -253,12 +253,12 @@ static int opt_given(const struct opt_ref *ref, const char *arg, const struct op
 		return 0;
 	opt_name(ref->o, name, sizeof(name));
 	if (ref->o->type == OPT_REFUSE) {
-		snprintf(err, errlen, "%s is not offered: %s", name, ref->o->help);
+		snprintf(why, whylen, "%s is not offered: %s", name, ref->o->help);
 		return -EINVAL;
 	}
 	opt_name(ref->target->o, target, sizeof(target));
 	if (ref->o->clash && arg && !strchr(arg, '/')) {
-		snprintf(err, errlen, "%s takes a cgroup path, as %s does in libbpf-tools ('%s' is none); "
+		snprintf(why, whylen, "%s takes a cgroup path, as %s does in libbpf-tools ('%s' is none); "
 			 "for a command name, iotap spells it %s %s", name, name, arg, ref->o->clash, arg);
 		return -EINVAL;
 	}
@@ -314,9 +314,9 @@ static void opt_alias_restore(int argc, char **argv, struct opt_alias_swap *swap
 	free(swaps);
 }
 
-/* opt_parse - fill params and session options from argv; one message in err on failure */
+/* opt_parse - fill params and session options from argv; one message in why on failure */
 int opt_parse(const struct cmd_spec *cmd, int argc, char **argv, void *params,
-	      struct session_opts *so, struct cli_args *ca, char *err, size_t errlen)
+	      struct session_opts *so, struct cli_args *ca, char *why, size_t whylen)
 {
 	const struct opt *common = opt_common(cmd);
 	size_t nt = opt_count(cmd->opts), nc = opt_count(common), n = nt + nc, k = 0;
@@ -345,7 +345,7 @@ int opt_parse(const struct cmd_spec *cmd, int argc, char **argv, void *params,
 		if (o->type == OPT_ALIAS) {
 			refs[i].target = opt_target(refs, n, o->same_as);
 			if (!refs[i].target) {
-				snprintf(err, errlen, "internal error: no option --%s", o->same_as);
+				snprintf(why, whylen, "internal error: no option --%s", o->same_as);
 				ret = -EINVAL;
 				goto out_free;
 			}
@@ -401,23 +401,23 @@ int opt_parse(const struct cmd_spec *cmd, int argc, char **argv, void *params,
 			if (!what)
 				what = shortname;
 			if (c == '?' && is_long)
-				snprintf(err, errlen, "option '--%s' takes no value",
+				snprintf(why, whylen, "option '--%s' takes no value",
 					 refs[optopt - OPT_LONG_BASE].o->long_name);
 			else
-				snprintf(err, errlen, c == '?' ? "unknown option '%s'; see --help" :
+				snprintf(why, whylen, c == '?' ? "unknown option '%s'; see --help" :
 					 "option '%s' needs a value", what);
 			ret = -EINVAL;
 			goto out_free;
 		}
 		if (c >= OPT_LONG_BASE) {
-			ret = opt_given(&refs[c - OPT_LONG_BASE], optarg, &o, &base, err, errlen);
+			ret = opt_given(&refs[c - OPT_LONG_BASE], optarg, &o, &base, why, whylen);
 		} else {
 			for (size_t i = 0; i < n && !o; i++)
 				if (refs[i].o->short_name == c)
-					ret = opt_given(&refs[i], optarg, &o, &base, err, errlen);
+					ret = opt_given(&refs[i], optarg, &o, &base, why, whylen);
 		}
 		if (!ret)
-			ret = opt_store(o, optarg, base, err, errlen);
+			ret = opt_store(o, optarg, base, why, whylen);
 		if (ret)
 			goto out_free;
 	}
@@ -425,20 +425,20 @@ int opt_parse(const struct cmd_spec *cmd, int argc, char **argv, void *params,
 	switch (cmd->args) {
 	case TOOL_ARGS_NONE:
 		if (npos) {
-			snprintf(err, errlen, "unexpected argument '%s'", argv[optind]);
+			snprintf(why, whylen, "unexpected argument '%s'", argv[optind]);
 			ret = -EINVAL;
 		}
 		break;
 	case TOOL_ARGS_INTERVAL:
 		if (npos > 2) {
-			snprintf(err, errlen, "unexpected argument '%s': expected [interval [count]]",
+			snprintf(why, whylen, "unexpected argument '%s': expected [interval [count]]",
 				 argv[optind + 2]);
 			ret = -EINVAL;
 		} else if (npos >= 1 && opt_seconds(argv[optind], &ca->interval_ns)) {
-			snprintf(err, errlen, "invalid interval '%s': " OPT_SECONDS_WANT, argv[optind]);
+			snprintf(why, whylen, "invalid interval '%s': " OPT_SECONDS_WANT, argv[optind]);
 			ret = -EINVAL;
 		} else if (npos == 2 && opt_uint(argv[optind + 1], 1, 0, &ca->count)) {
-			snprintf(err, errlen, "invalid count '%s': expected an integer >= 1",
+			snprintf(why, whylen, "invalid count '%s': expected an integer >= 1",
 				 argv[optind + 1]);
 			ret = -EINVAL;
 		} else if (npos == 0) {
@@ -447,7 +447,7 @@ int opt_parse(const struct cmd_spec *cmd, int argc, char **argv, void *params,
 		break;
 	case TOOL_ARGS_SPEC:
 		if (npos != 1) {
-			snprintf(err, errlen, npos ? "unexpected argument '%s': expected one probe" :
+			snprintf(why, whylen, npos ? "unexpected argument '%s': expected one probe" :
 				 "missing the probe to trace%s", npos ? argv[optind + 1] : "");
 			ret = -EINVAL;
 		} else {
@@ -461,11 +461,11 @@ int opt_parse(const struct cmd_spec *cmd, int argc, char **argv, void *params,
 		break;
 	case TOOL_ARGS_DURATION:
 		if (npos > 1) {
-			snprintf(err, errlen, "unexpected argument '%s': expected [duration]",
+			snprintf(why, whylen, "unexpected argument '%s': expected [duration]",
 				 argv[optind + 1]);
 			ret = -EINVAL;
 		} else if (npos == 1 && opt_seconds(argv[optind], &ca->duration_ns)) {
-			snprintf(err, errlen, "invalid duration '%s': " OPT_SECONDS_WANT, argv[optind]);
+			snprintf(why, whylen, "invalid duration '%s': " OPT_SECONDS_WANT, argv[optind]);
 			ret = -EINVAL;
 		}
 		break;

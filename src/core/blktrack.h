@@ -81,16 +81,33 @@ struct blk_lastpos {
 	size_t nr;
 };
 
+/*
+ * blktrack_cfg_select - -d DISK and -p PID into cfg, checked, each failure with its one error
+ * line: 0, or -errno (-ENOENT: no such disk, -ENODATA: a partition a recording cannot place,
+ * -ESRCH: no such process)
+ */
 int blktrack_cfg_select(struct blktrack_cfg *cfg, struct iotap_ctx *ctx, const char *disk,
 			int pid);
+/*
+ * blktrack_create - subscribe to the events the configuration needs: 0, or -errno (an event
+ * that cannot be had, its format's missing fields: -ENOENT with an error line; -ENOMEM)
+ */
 int blktrack_create(struct blktrack **out, struct iotap_ctx *ctx, const struct blktrack_cfg *cfg);
 void blktrack_free(struct blktrack *bt);
 const struct blktrack_stats *blktrack_stats(const struct blktrack *bt);
 const struct reqtab_stats *blktrack_reqtab_stats(const struct blktrack *bt);
 bool blktrack_has_start(const struct blktrack *bt);
 bool blktrack_dev_bio_based(struct iotap_ctx *ctx, uint32_t dev);
+/*
+ * blktrack_warn_stats - say what was not paired (warnings, and with -v the counts), so nothing
+ * is dropped silently; always 0
+ */
 int blktrack_warn_stats(struct blktrack *bt, struct iotap_ctx *ctx);
 
+/*
+ * blk_lastpos_seek - distance from the disk's last request end into *dist: 1, or 0 on the
+ * disk's first request (no distance), or -ENOMEM
+ */
 int blk_lastpos_seek(struct blk_lastpos *lp, uint32_t dev, uint64_t sector, uint32_t nr_sector,
 		     uint64_t *dist);
 void blk_lastpos_release(struct blk_lastpos *lp);

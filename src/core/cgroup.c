@@ -37,31 +37,31 @@ struct cgtrack {
 	struct field att_root, att_pid, att_path;
 };
 
-/* cg_path_id - the index of a path, interned on first use; -1 when full */
+/* cg_path_id - the index of a path, interned on first use; -ENOSPC when full, -ENOMEM */
 static int cg_path_id(struct cgtrack *ct, const char *path)
 {
 	for (size_t i = 0; i < ct->nr_paths; i++)
 		if (!strcmp(ct->paths[i], path))
 			return (int)i;
 	if (ct->nr_paths == CGTRACK_PATHS_MAX)
-		return -1;
+		return -ENOSPC;
 	if (ct->nr_paths == ct->cap_paths) {
 		size_t cap = ct->cap_paths ? ct->cap_paths * 2 : 64;
 		char **p = realloc(ct->paths, cap * sizeof(*p));
 		int8_t *m;
 
 		if (!p)
-			return -1;
+			return -ENOMEM;
 		ct->paths = p;
 		m = realloc(ct->match, cap);
 		if (!m)
-			return -1;
+			return -ENOMEM;
 		ct->match = m;
 		ct->cap_paths = cap;
 	}
 	ct->paths[ct->nr_paths] = strdup(path);
 	if (!ct->paths[ct->nr_paths])
-		return -1;
+		return -ENOMEM;
 	ct->match[ct->nr_paths] = -1;
 	return (int)ct->nr_paths++;
 }
@@ -96,7 +96,8 @@ static int cg_grow(struct cgtrack *ct)
 	return 0;
 }
 
-/* cg_set - tid is in path from time t on, unless it was learned later already */
+/* cg_set - tid is in path from time t on, unless it was learned later already; a path < 0
+ * (cg_get's unknown, cg_path_id's error) teaches nothing */
 static void cg_set(struct cgtrack *ct, uint32_t tid, int path, uint64_t t)
 {
 	struct cg_task *e;
@@ -113,7 +114,7 @@ static void cg_set(struct cgtrack *ct, uint32_t tid, int path, uint64_t t)
 	e->t = t;
 }
 
-/* cg_get - the path index of tid, or -1 */
+/* cg_get - the path index of tid, or -1 when unknown (not an error) */
 static int cg_get(struct cgtrack *ct, uint32_t tid)
 {
 	struct cg_task *e;

@@ -59,11 +59,15 @@ bool cgtrack_filtering(const struct cgtrack *ct);
 void cgtrack_free(struct cgtrack *ct);
 
 /* For the sources. */
-/* cgroup_path_here - a cgroup v2 directory of this machine as a hierarchy path; -ENOENT logged */
+/* cgroup_path_here - a cgroup v2 directory of this machine as a hierarchy path: 0, or -ENOENT logged */
 int cgroup_path_here(const char *arg, char *path, size_t len);
-/* cgroup_path_named - that, or a path of the recording machine's hierarchy (its mount left out) */
+/*
+ * cgroup_path_named - that, or a path of the recording machine's hierarchy (its mount left out):
+ * 0, or -EINVAL logged for a relative path that is no cgroup here
+ */
 int cgroup_path_named(const char *arg, char *path, size_t len);
-/* cgroup_tasks_proc - every task's cgroup v2 path from /proc, stamped when read */
+/* cgroup_tasks_proc - every task's cgroup v2 path from /proc, stamped when read: 0, or -errno when
+ * /proc cannot be read */
 int cgroup_tasks_proc(cgroup_task_fn fn, void *arg);
 
 #endif

@@ -19,15 +19,26 @@ struct disk_table {
 	size_t nr;
 };
 
+/*
+ * disk_table_scan - every device under sysfs_block (/sys/class/block), partitions included: 0,
+ * or -errno (opening the folder; -ENOMEM)
+ */
 int disk_table_scan(struct disk_table *t, const char *sysfs_block);
+/* disk_table_add - remember one device: 0 or -ENOMEM */
 int disk_table_add(struct disk_table *t, uint32_t dev, const char *name, const char *sched);
 /*
  * Add dev by the name its sysfs_dev_block (/sys/dev/block) entry links to: a device
  * that appeared after the scan. 0, -ENOENT (no such device) or -ENOMEM.
  */
 int disk_table_add_sysfs(struct disk_table *t, uint32_t dev, const char *sysfs_dev_block);
+/* disk_table_by_name - look up "sda", "loop0" or "MAJ:MIN"; NULL when unknown (no error) */
 const struct disk *disk_table_by_name(const struct disk_table *t, const char *name);
+/* disk_table_by_dev - look up a kernel dev_t; NULL when unknown (no error) */
 const struct disk *disk_table_by_dev(const struct disk_table *t, uint32_t dev);
+/*
+ * disk_table_parent_guess - the disk whose name d's extends by a partition number (sda for
+ * sda1), for tables that do not say (recordings); NULL: none
+ */
 const struct disk *disk_table_parent_guess(const struct disk_table *t, const struct disk *d);
 void disk_table_release(struct disk_table *t);
 void disk_sched_parse(const char *text, char *out, size_t len);

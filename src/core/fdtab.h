@@ -16,6 +16,7 @@
  */
 struct fdtab;
 
+/* fdtab_alloc - an empty table, or NULL with errno (ENOMEM) */
 struct fdtab *fdtab_alloc(void);
 void fdtab_free(struct fdtab *t);
 
@@ -24,10 +25,10 @@ int fdtab_set(struct fdtab *t, uint32_t pid, int fd, const char *path, bool cloe
 /* The name of pid's fd; NULL if unknown. *known (may be NULL): the fd was seen opened. */
 const char *fdtab_get(const struct fdtab *t, uint32_t pid, int fd, bool *known);
 void fdtab_close(struct fdtab *t, uint32_t pid, int fd);
-/* newfd becomes a copy of oldfd (dup, dup2, dup3, F_DUPFD); unknown oldfd clears newfd. */
+/* newfd becomes a copy of oldfd (dup, dup2, dup3, F_DUPFD); unknown oldfd clears newfd. 0 or -ENOMEM. */
 int fdtab_dup(struct fdtab *t, uint32_t pid, int oldfd, int newfd, bool cloexec);
 void fdtab_set_cloexec(struct fdtab *t, uint32_t pid, int fd, bool cloexec);
-/* The child starts with a copy of the parent's table. */
+/* The child starts with a copy of the parent's table. 0 or -ENOMEM. */
 int fdtab_fork(struct fdtab *t, uint32_t ppid, uint32_t cpid);
 /* Close-on-exec descriptors go. */
 void fdtab_exec(struct fdtab *t, uint32_t pid);
@@ -37,9 +38,11 @@ const char *fdtab_intern(struct fdtab *t, const char *name);
 
 /*
  * The machine's descriptors now, from /proc (a live source, the recorder):
- * fdtab_proc_path - what /proc/PID/fd/FD names; -errno (-ENOENT: gone).
+ * fdtab_proc_path - what /proc/PID/fd/FD names: 0, or -errno (-ENOENT: gone, -EINVAL: a
+ * negative fd, or no room in buf).
  * fdtab_proc_foreach - fn for every descriptor of every process; fn's error
- * ends the walk; processes that go meanwhile are skipped.
+ * ends the walk; processes that go meanwhile are skipped. 0, -errno when /proc
+ * cannot be read, or fn's non-zero return.
  */
 typedef int (*fdtab_each_fn)(void *arg, uint32_t pid, int fd, const char *path);
 int fdtab_proc_path(uint32_t pid, int fd, char *buf, size_t len);

@@ -40,10 +40,20 @@ struct reqtab_stats {
 
 struct reqtab;
 
+/*
+ * reqtab_alloc - a table of at most max_entries requests, NULL with errno: EINVAL (max_entries
+ * 0 or too large), ENOMEM
+ */
 struct reqtab *reqtab_alloc(size_t max_entries, uint64_t max_age_ns);
 void reqtab_free(struct reqtab *t);
+/*
+ * reqtab_insert - add a request (after any that share its key), evicting the oldest to make
+ * room: never NULL
+ */
 struct blkreq *reqtab_insert(struct reqtab *t, uint32_t dev, uint64_t sector, uint64_t now);
+/* reqtab_find - the oldest in-flight request with this key, or NULL when none (no error) */
 struct blkreq *reqtab_find(struct reqtab *t, uint32_t dev, uint64_t sector);
+/* reqtab_find_next - the next younger request sharing r's key, or NULL when none (no error) */
 struct blkreq *reqtab_find_next(struct reqtab *t, const struct blkreq *r);
 void reqtab_remove(struct reqtab *t, struct blkreq *r);
 size_t reqtab_count(const struct reqtab *t);

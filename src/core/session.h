@@ -156,6 +156,10 @@ struct iotap_ctx *session_tool_add(struct session *s, const struct tool *tool, v
 /* tool_consumer_add - session_tool_add with ctx the caller's (s->ctx); 0 or -ENOMEM */
 int tool_consumer_add(struct session *s, struct iotap_ctx *ctx, const struct tool *tool,
 		      void *params, FILE *out);
+/*
+ * session_run - init the consumers, trace, report per interval or once at the end: 0, or
+ * -errno (a consumer's, the source's; -EINVAL with an error line when no event is traced)
+ */
 int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_t duration_ns);
 /*
  * session_reset - s, opened and maybe run, back to where session_open left it,
@@ -190,9 +194,18 @@ void session_signals_install(void);
 void session_stop(struct session *s);
 bool session_stopped(struct session *s);
 bool session_signalled(const struct session *s);
+/*
+ * session_dispatch - hand one record to the consumers: raw, then to the event's handlers: 0,
+ * or the first non-zero return of a consumer or handler
+ */
 int session_dispatch(struct session *s, const struct perf_event_header *rec);
 void session_comm_cache(struct session *s, uint32_t pid, const char *comm);
+/*
+ * session_comm_cached - a name COMM records (or an earlier lookup) gave pid, or NULL when none
+ * (no error)
+ */
 const char *session_comm_cached(const struct session *s, uint32_t pid);
+/* session_event_find - the event a sample id belongs to, NULL when none is in use (no error) */
 struct iotap_event *session_event_find(struct session *s, uint64_t id);
 /*
  * session_event_use - subscribe fn, called with ctx (NULL: s->ctx), to sys:name,

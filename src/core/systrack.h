@@ -85,6 +85,10 @@ struct systrack;
 	{ "sched", "sched_process_exec", TOOL_EV_OPTIONAL }, \
 	{ "sched", "sched_process_exit", TOOL_EV_OPTIONAL }
 
+/*
+ * systrack_create - subscribe to the syscalls cfg asks for, and what names need: 0, or -errno
+ * (an event that cannot be had, with its error line; -ENOMEM)
+ */
 int systrack_create(struct systrack **out, struct iotap_ctx *ctx, const struct systrack_cfg *cfg);
 void systrack_free(struct systrack *st);
 /* The call thread tid is in now, or NULL. Valid until its exit is handled. */

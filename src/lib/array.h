@@ -10,7 +10,7 @@
  * appending n elements costs O(n) copies in all.
  */
 
-/* Out of line part of array_reserve(); use that. */
+/* Out of line part of array_reserve(); use that. 0 or -ENOMEM. */
 int array_grow(void *arrayp, size_t *cap, size_t need, size_t size,
 	       size_t min);
 

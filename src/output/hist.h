@@ -50,39 +50,62 @@ struct hist_set {
 };
 
 unsigned int hist_log2_slot(uint64_t v);
+/* hist_add - count one value: 0 or -ENOMEM */
 int hist_add(struct hist *h, uint64_t v);
 void hist_reset(struct hist *h);
 void hist_release(struct hist *h);
 uint64_t hist_percentile(const struct hist *h, double p);
+/*
+ * hist_print_log2 - BCC's print_log2_hist layout, byte for byte: 0, or -EIO when out has an
+ * error
+ */
 int hist_print_log2(const struct hist *h, FILE *out, const char *val_type);
+/* hist_print_json - one JSON object per histogram, the keys of BCC's print_json_hist: 0 or -EIO */
 int hist_print_json(const struct hist *h, FILE *out, const char *val_type, const char *ts,
 		    const char *section, const char *section_val);
+/* hist_print_percentiles - the line iotap prints under a histogram: 0 or -EIO */
 int hist_print_percentiles(const struct hist *h, FILE *out, const char *unit);
 void hist_stars(char *buf, uint64_t val, uint64_t val_max, int width);
 void json_str(FILE *out, const char *s);
 
+/*
+ * lhist_init - nr buckets of width step, the last one collecting everything above: 0, -EINVAL
+ * (step or nr 0), or -ENOMEM
+ */
 int lhist_init(struct lhist *h, uint64_t step, uint64_t nr);
 void lhist_add(struct lhist *h, uint64_t v);
 void lhist_reset(struct lhist *h);
 void lhist_release(struct lhist *h);
+/* lhist_print - BCC's print_linear_hist layout, buckets labelled by their start: 0 or -EIO */
 int lhist_print(const struct lhist *h, FILE *out, const char *val_type);
 
+/*
+ * hist_set_get - the histogram of section key, created empty on first use; NULL with errno
+ * ENOMEM
+ */
 struct hist *hist_set_get(struct hist_set *hs, const char *key);
 void hist_set_sort(struct hist_set *hs);
+/*
+ * hist_set_print_log2 - every section, sorted, as BCC's "\n<section> = <key>" and histogram: 0
+ * or -EIO
+ */
 int hist_set_print_log2(struct hist_set *hs, FILE *out, const char *section,
 			const char *val_type);
-/* each histogram as bpftrace prints a map, "@label[key]:" (percentiles under it), or JSON lines */
+/* each histogram as bpftrace prints a map, "@label[key]:" (percentiles under it), or JSON
+ * lines: 0 or -EIO */
 int hist_set_print_bt(struct hist_set *hs, FILE *out, const char *label, bool json,
 		      bool percentiles, const char *ts);
-/* "@name[key]: count" lines, bpftrace's count() maps, or {"name": key, "count": n} JSON lines */
+/* "@name[key]: count" lines, bpftrace's count() maps, or {"name": key, "count": n} JSON
+ * lines: 0 or -EIO */
 int hist_set_print_counts(struct hist_set *hs, FILE *out, const char *name, bool json);
 void hist_set_reset(struct hist_set *hs);
 void hist_set_release(struct hist_set *hs);
 
 void hist_bt_add(struct hist_bt *h, uint64_t v);
 void hist_bt_merge(struct hist_bt *dst, const struct hist_bt *src);
+/* hist_bt_print - the rows of a histogram, bpftrace's hist() layout: 0 or -EIO */
 int hist_bt_print(const struct hist_bt *h, FILE *out);
-/* a struct hist in bpftrace's layout: its fine copy tells [0] from [1] */
+/* a struct hist in bpftrace's layout: its fine copy tells [0] from [1]; 0 or -EIO */
 int hist_print_bt(const struct hist *h, FILE *out);
 
 #endif

@@ -23,6 +23,7 @@ int command_release(struct command *c);
 /*
  * End it if it is still running (tracing stopped first: SIGTERM, status 0),
  * close the pipes; the wait status of one that ended by itself. Safe twice.
+ * Never an error: a command that cannot be waited for reads as status 0.
  */
 int command_reap(struct command *c);
 

@@ -53,27 +53,28 @@ static int evstream_put_stack(struct evstream *es, const uint64_t *chain, uint32
 }
 
 /*
- * evstream_rewrite - a sample as the file keeps it: its callchain (a copied
- * user stack walked into it first, symbolizer_walk_record(): DWARF copies come
- * here, frame-pointer ones were walked as they left the ring) named by the
- * id of a REC_RECORD_STACK; any other record as it is. NULL with *err 0: a
- * sample that does not parse, dropped.
+ * evstream_rewrite - a sample as the file keeps it into *out: its callchain (a
+ * copied user stack walked into it first, symbolizer_walk_record(): DWARF
+ * copies come here, frame-pointer ones were walked as they left the ring)
+ * named by the id of a REC_RECORD_STACK; any other record as it is. 0, with
+ * *out NULL for a sample that does not parse (dropped), or -errno.
  */
-static const struct perf_event_header *evstream_rewrite(struct evstream *es, struct session *s,
-							 const struct perf_event_header *rec,
-							 int *err)
+static int evstream_rewrite(struct evstream *es, struct session *s,
+			    const struct perf_event_header *rec,
+			    const struct perf_event_header **out)
 {
 	const struct iotap_event *ev;
 	struct perf_sample smp;
 	uint64_t type, regs_mask, id;
-	int n;
+	int n, ret;
 
-	*err = 0;
+	*out = rec;
 	if (rec->type != PERF_RECORD_SAMPLE || !es->stacks)
-		return rec;
+		return 0;
 	ev = session_event_find(s, perf_record_id(rec));
 	if (!ev || !(ev->sample_type & PERF_SAMPLE_CALLCHAIN))
-		return rec;
+		return 0;
+	*out = NULL;
 	type = ev->sample_type;
 	regs_mask = ev->regs_mask;
 	if (type & PERF_SAMPLE_STACK_USER) {
@@ -82,14 +83,16 @@ static const struct perf_event_header *evstream_rewrite(struct evstream *es, str
 		regs_mask = 0;
 	}
 	if (!rec || perf_sample_parse(rec, type, regs_mask, &smp))
-		return NULL;
-	*err = evstream_put_stack(es, smp.ips, (uint32_t)smp.nr_ips, &id);
-	if (*err)
-		return NULL;
+		return 0;
+	ret = evstream_put_stack(es, smp.ips, (uint32_t)smp.nr_ips, &id);
+	if (ret)
+		return ret;
 	smp.ips = &id;
 	smp.nr_ips = 1;
 	n = perf_sample_write(&smp, type, rec->misc, es->rewrite, PERF_RECORD_MAX);
-	return n < 0 ? NULL : (const void *)es->rewrite;
+	if (n >= 0)
+		*out = (const void *)es->rewrite;
+	return 0;
 }
 
 /* evstream_write - one record into the stream, its callchain by id */
@@ -98,11 +101,13 @@ int evstream_write(struct evstream *es, struct session *s, const struct perf_eve
 	int ret;
 
 	if (rec->type == PERF_RECORD_SAMPLE) {
-		rec = evstream_rewrite(es, s, rec, &ret);
-		if (!rec) {
-			s->dropped += !ret;
-			s->malformed += !ret;
+		ret = evstream_rewrite(es, s, rec, &rec);
+		if (ret)
 			return ret;
+		if (!rec) {
+			s->dropped++;
+			s->malformed++;
+			return 0;
 		}
 	}
 	/* The session has given the symbolizer the mappings DWARF unwinding needs. */

@@ -27,14 +27,16 @@ int flight_setup(struct flight **out, const struct record_params *p, struct evst
 /*
  * Tracing runs: -d resolved, the triggers' pairing, the writer thread. info
  * is what the dumps say besides the session; it must outlive the flight.
+ * 0, or -errno (-EINVAL: -d names no disk, said; the thread's or the triggers' error).
  */
 int flight_start(struct flight *f, struct session *s, const struct snap_info *info);
-/* One record into the ring, in time order; an incident over by then goes to the writer. */
+/* One record into the ring, in time order; an incident over by then goes to the writer. 0 or
+ * -errno (the ring's writer's). */
 int flight_record(struct flight *f, struct session *s, const struct perf_event_header *rec);
 /*
  * About once a second: the chunk being filled goes to the ring, an incident
  * over by the clock goes to the writer, the dumps written are said, and
- * --max-dumps stops the session.
+ * --max-dumps stops the session. 0 or -errno (the ring's writer's).
  */
 int flight_tick(struct flight *f, struct session *s);
 /*

@@ -21,7 +21,11 @@ struct record_progress {
 
 typedef void (*record_progress_fn)(void *arg, const struct record_progress *p);
 
-
+/*
+ * record_run - record until stopped (iotap record); progress gets the status about once a
+ * second. 0, or -errno with what failed said through the log hook (-EINVAL: no output
+ * file, or options that do not go together).
+ */
 int record_run(const struct record_params *p, const struct session_opts *so, char **command,
 	       record_progress_fn progress, void *arg);
 

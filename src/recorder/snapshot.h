@@ -29,7 +29,10 @@ struct snap_info {
 	uint64_t t_start;		/* the file's first event time (a part's or a dump's) */
 };
 
-/* FMTH, the header_page text the formats were parsed with, and DISK, the block devices. */
+/*
+ * Each writes its sections through w: 0, or -errno (the writer's, or -ENOMEM).
+ * FMTH, the header_page text the formats were parsed with, and DISK, the block devices.
+ */
 int snap_put_head(struct rec_writer *w, const struct session *s);
 /* KSYM: /proc/kallsyms as it is now, streamed (-errno said when it cannot be read). */
 int snap_put_kallsyms(struct rec_writer *w);

@@ -140,8 +140,8 @@ static int rec_reader_header(struct rec_reader *r)
 	return 0;
 }
 
-/* rec_reader_start - finish opening r (fd or mem already set); NULL on error */
-static struct rec_reader *rec_reader_start(struct rec_reader *r, int *err)
+/* rec_reader_start - finish opening r (fd or mem already set); NULL with errno */
+static struct rec_reader *rec_reader_start(struct rec_reader *r)
 {
 	int ret;
 
@@ -153,20 +153,16 @@ static struct rec_reader *rec_reader_start(struct rec_reader *r, int *err)
 	ret = rec_reader_header(r);
 	if (ret)
 		goto free_reader;
-	if (err)
-		*err = 0;
 	return r;
 
 free_reader:
 	rec_reader_free(r);
-	if (err)
-		*err = ret;
 	errno = -ret;
 	return NULL;
 }
 
 /* rec_reader_open - open a recording file and check its header */
-struct rec_reader *rec_reader_open(const char *path, int *err)
+struct rec_reader *rec_reader_open(const char *path)
 {
 	struct rec_reader *r;
 	int ret;
@@ -187,17 +183,15 @@ struct rec_reader *rec_reader_open(const char *path, int *err)
 		goto fail;
 	}
 	posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	return rec_reader_start(r, err);
+	return rec_reader_start(r);
 
 fail:
-	if (err)
-		*err = ret;
 	errno = -ret;
 	return NULL;
 }
 
 /* rec_reader_open_mem - open a recording held in memory */
-struct rec_reader *rec_reader_open_mem(const void *buf, size_t len, int *err)
+struct rec_reader *rec_reader_open_mem(const void *buf, size_t len)
 {
 	struct rec_reader *r;
 	int ret;
@@ -214,11 +208,9 @@ struct rec_reader *rec_reader_open_mem(const void *buf, size_t len, int *err)
 	r->fd = -1;
 	r->mem = buf;
 	r->mem_len = len;
-	return rec_reader_start(r, err);
+	return rec_reader_start(r);
 
 fail:
-	if (err)
-		*err = ret;
 	errno = -ret;
 	return NULL;
 }

@@ -77,7 +77,8 @@ struct rec_writer *rec_writer_create_sink(rec_chunk_fn sink, void *arg);
 
 /*
  * Write a whole chunk made by a sink writer, as it is (pending streamed
- * bytes go first); the END totals count it. -EINVAL if it is not one chunk.
+ * bytes go first); the END totals count it. -EINVAL if it is not one chunk,
+ * else 0 or -errno as rec_writer_put().
  */
 int rec_writer_put_chunk(struct rec_writer *w, const void *chunk, size_t len);
 
@@ -87,7 +88,9 @@ size_t rec_writer_pending(const struct rec_writer *w);
 /*
  * Write one whole section of len <= REC_CHUNK_MAX bytes as a single chunk
  * (-EMSGSIZE if larger).  Data pending from rec_writer_stream() is written
- * first, so chunks appear in the order of the calls.
+ * first, so chunks appear in the order of the calls.  0, or -errno: write(2)'s
+ * or the sink's, -ENOMEM, -EBADF after close; a writer's first error sticks
+ * and every later call returns it.
  */
 int rec_writer_put(struct rec_writer *w, uint32_t type, const void *data, size_t len);
 
@@ -96,11 +99,12 @@ int rec_writer_put(struct rec_writer *w, uint32_t type, const void *data, size_t
  * buffered and written in chunks of REC_STREAM_CHUNK, so memory stays bounded.
  * A call of at most REC_STREAM_CHUNK bytes is never split across two chunks,
  * so records streamed one per call can be decoded chunk by chunk.  Changing
- * type writes the pending chunk of the previous type first.
+ * type writes the pending chunk of the previous type first.  0 or -errno, as
+ * rec_writer_put().
  */
 int rec_writer_stream(struct rec_writer *w, uint32_t type, const void *data, size_t len);
 
-/* Write the pending streamed bytes, if any, as a (short) chunk. */
+/* Write the pending streamed bytes, if any, as a (short) chunk: 0 or -errno, as rec_writer_put(). */
 int rec_writer_flush(struct rec_writer *w);
 
 /* Bytes written to the file so far (not counting buffered stream data). */
@@ -122,13 +126,14 @@ void rec_writer_free(struct rec_writer *w);
 struct rec_reader;
 
 /*
- * Open a recording and check its header.  NULL on failure, with the negative
- * code in *err (if err is not NULL) and the positive one in errno.
+ * Open a recording and check its header.  NULL with errno set on failure:
+ * REC_ENOTREC, REC_EVERSION, REC_EBADHDR or REC_ETRUNC (a header cut short)
+ * for the file, EINVAL for no path, ENOMEM, or what open(2) or read(2) set.
  */
-struct rec_reader *rec_reader_open(const char *path, int *err);
+struct rec_reader *rec_reader_open(const char *path);
 
-/* The same over len bytes at buf, which must outlive the reader. */
-struct rec_reader *rec_reader_open_mem(const void *buf, size_t len, int *err);
+/* The same over len bytes at buf, which must outlive the reader (EINVAL: NULL buf, len > 0). */
+struct rec_reader *rec_reader_open_mem(const void *buf, size_t len);
 
 /*
  * Next chunk: 1 with its type and raw bytes (valid until the next call or
@@ -219,7 +224,7 @@ void rec_reader_free(struct rec_reader *r);
 struct rec_prefetch;
 
 struct rec_prefetch *rec_prefetch_start(struct rec_reader *r, uint32_t type, const void *data,
-					size_t len, const uint8_t **first, int *err);
+					size_t len, const uint8_t **first);
 int rec_prefetch_next(struct rec_prefetch *pf, uint32_t *type, const uint8_t **data, size_t *len,
 		      uint64_t *end_at);
 /* End the workers and free the chunks; pf may be NULL. */

@@ -143,16 +143,14 @@ static int prefetch_workers(void)
 
 /* rec_prefetch_start - see container.h */
 struct rec_prefetch *rec_prefetch_start(struct rec_reader *r, uint32_t type, const void *data,
-					size_t len, const uint8_t **first, int *err)
+					size_t len, const uint8_t **first)
 {
 	struct rec_prefetch *pf = calloc(1, sizeof(*pf));
 	struct chunk_slot *sl;
 	int ret;
 
-	if (!pf) {
-		*err = -ENOMEM;
+	if (!pf)
 		return NULL;
-	}
 	pf->r = r;
 	sl = &pf->slot[0];
 	ret = slot_reserve(sl, len);
@@ -177,7 +175,7 @@ struct rec_prefetch *rec_prefetch_start(struct rec_reader *r, uint32_t type, con
 out_free:
 	free(sl->data);
 	free(pf);
-	*err = ret;
+	errno = -ret;
 	return NULL;
 }
 

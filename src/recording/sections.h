@@ -187,7 +187,8 @@ struct rec_sec_evnt {
 };
 
 void rec_sec_evnt_encode(struct rec_buf *b, const struct rec_sec_evnt *e);
-/* the layout's own checks: version, flags, lengths, names; the caller checks the rest */
+/* the layout's own checks: version, flags, lengths, names; the caller checks the rest.
+ * -EINVAL with why */
 int rec_sec_evnt_decode(const void *p, size_t len, struct rec_sec_evnt *e, char *why,
 		       size_t whylen);
 /* the i-th perf id of a decoded EVNT */
@@ -195,6 +196,7 @@ uint64_t rec_sec_evnt_id(const struct rec_sec_evnt *e, size_t i);
 
 /* DISK: the block devices and their schedulers. */
 void rec_sec_disk_encode(struct rec_buf *b, const struct disk_table *t);
+/* the devices into t: 0, -ENOMEM, or -EINVAL with why */
 int rec_sec_disk_decode(const void *p, size_t len, struct disk_table *t, char *why, size_t whylen);
 
 /* COMM: process names (begin, add each, end patches the count). */
@@ -203,6 +205,7 @@ void rec_sec_comm_add(struct rec_buf *b, uint32_t pid, const char *comm);
 void rec_sec_comm_end(struct rec_buf *b, uint32_t n);
 /* comm: 16 bytes, NUL-padded, perhaps not NUL-terminated */
 typedef void (*rec_sec_comm_fn)(void *arg, uint32_t pid, const char *comm);
+/* each process name to fn: 0, or -EINVAL with why */
 int rec_sec_comm_decode(const void *p, size_t len, rec_sec_comm_fn fn, void *arg, char *why,
 		       size_t whylen);
 
@@ -211,6 +214,7 @@ void rec_sec_cgrp_begin(struct rec_buf *b);
 void rec_sec_cgrp_add(struct rec_buf *b, uint32_t tid, const char *path, uint64_t t);
 void rec_sec_cgrp_end(struct rec_buf *b, uint32_t n);
 typedef void (*rec_sec_cgrp_fn)(void *arg, uint32_t tid, const char *path, uint64_t t);
+/* each task's cgroup to fn: 0, or -EINVAL with why */
 int rec_sec_cgrp_decode(const void *p, size_t len, rec_sec_cgrp_fn fn, void *arg, char *why,
 		       size_t whylen);
 
@@ -248,11 +252,13 @@ int rec_sec_trig_decode(const void *p, size_t len, struct rec_sec_trig *t, char 
 
 /* STAT: after the records, when recording stopped and how much it wrote. */
 void rec_sec_stat_encode(struct rec_buf *b, uint64_t t_end, uint64_t records, uint64_t samples);
+/* the end time: 0, or -EINVAL with why */
 int rec_sec_stat_decode(const void *p, size_t len, uint64_t *t_end, char *why, size_t whylen);
 
 /* MAPS (-g): executable mappings when recording began (begin, add each, end). */
 void rec_sec_maps_begin(struct rec_buf *b);
-/* -E2BIG once the section would outgrow a chunk; a path over 4095 bytes is left out */
+/* 0, -E2BIG once the section would outgrow a chunk, or -ENOMEM (the buffer's, sticky); a path
+ * over 4095 bytes is left out */
 int rec_sec_maps_add(struct rec_buf *b, uint32_t pid, uint64_t start, uint64_t len,
 		    uint64_t pgoff, const char *path, const uint8_t *build_id, uint8_t build_id_len);
 void rec_sec_maps_end(struct rec_buf *b, uint32_t count);

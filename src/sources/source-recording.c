@@ -134,14 +134,12 @@ static int file_rec_error(const struct file_src *f, int code)
 /* file_reader_open - a reader of the input s->opts names (a file, or the caller's buffer); 0 or the error, said */
 static int file_reader_open(struct session *s, struct file_src *f)
 {
-	int ret;
-
 	f->path = s->opts.input ? s->opts.input : "(memory)";
 	if (s->opts.input)
-		f->r = rec_reader_open(s->opts.input, &ret);
+		f->r = rec_reader_open(s->opts.input);
 	else
-		f->r = rec_reader_open_mem(s->opts.input_buf, s->opts.input_len, &ret);
-	return f->r ? 0 : file_rec_error(f, ret);
+		f->r = rec_reader_open_mem(s->opts.input_buf, s->opts.input_len);
+	return f->r ? 0 : file_rec_error(f, -errno);
 }
 
 /* blob_keep - copy a section that can only be read once META is known */
@@ -488,9 +486,9 @@ static int file_open(struct session *s)
 			if (ret < 0)
 				return ret;
 			f->pos = ret;
-			f->pf = rec_prefetch_start(f->r, REC_SEC_EVTS, data, len, &f->chunk, &ret);
+			f->pf = rec_prefetch_start(f->r, REC_SEC_EVTS, data, len, &f->chunk);
 			if (!f->pf)
-				return ret;
+				return -errno;
 			f->len = len;
 			break;
 		}
@@ -959,9 +957,9 @@ static int file_rewind_first(struct file_src *f, const struct rec_packed *c)
 	if (ret < 0)
 		return ret;
 	f->pos = ret;
-	f->pf = rec_prefetch_start(f->r, REC_SEC_EVTS, f->first, c->raw_len, &f->chunk, &ret);
+	f->pf = rec_prefetch_start(f->r, REC_SEC_EVTS, f->first, c->raw_len, &f->chunk);
 	if (!f->pf)
-		return ret;
+		return -errno;
 	f->len = c->raw_len;
 	return 0;
 }

@@ -56,6 +56,10 @@ struct report_params {
 /* The source that reads iotap recordings. */
 extern const struct source_ops source_file;
 
+/*
+ * recording_info - read the whole input and describe it (report --info): 0, or -errno, said
+ * through the log hook (-EINVAL: a live session, which is no file).
+ */
 int recording_info(struct session *s, struct recording_info *info);
 
 #endif

@@ -34,10 +34,16 @@
 #define STACK_KERNEL	(1u << 0)
 #define STACK_USER	(1u << 1)
 
+/* stack_from_sample - a sample's callchain (the frames which asks for) as a folded stack: its length */
 int stack_from_sample(struct iotap_ctx *ctx, const struct perf_sample *s, unsigned int which,
 		      uint64_t *ips, uint32_t max);
+/*
+ * stack_text - write a stack's frames, innermost first, one indented line each; always 0
+ * (out's errors show at its flush)
+ */
 int stack_text(struct iotap_ctx *ctx, uint32_t pid, const uint64_t *ips, uint32_t nr,
 	       FILE *out);
+/* stack_fold_add - add a stack to fold under roots (outermost first) with weight: 0 or -ENOMEM */
 int stack_fold_add(struct iotap_ctx *ctx, struct fold *fold, const char *const *roots,
 		   size_t nr_roots, uint32_t pid, const uint64_t *ips, uint32_t nr,
 		   uint64_t weight);
@@ -47,7 +53,8 @@ int stack_fold_add(struct iotap_ctx *ctx, struct fold *fold, const char *const *
  * stackmap: fn adds each stack of map to fold (stack_fold_add(), under the
  * tool's roots, with its weight; it may leave a stack out), then the fold
  * goes to the tool's output as folded lines (folded) and/or to an SVG file
- * (svg, NULL: none), from the innermost frame with fo->reverse.
+ * (svg, NULL: none), from the innermost frame with fo->reverse. 0, -ENOMEM, fn's non-zero
+ * return, or the SVG file's -errno (said through the tool's error line).
  */
 typedef int (*stack_flame_fn)(struct iotap_ctx *ctx, struct fold *fold, uint32_t pid,
 			      uint64_t key, const uint64_t *ips, uint32_t nr, const uint64_t *v);
@@ -74,6 +81,10 @@ typedef int (*stack_label_fn)(void *arg, uint32_t pid, const char *comm, uint64_
  */
 const char *stack_comm(struct iotap_ctx *ctx, uint32_t pid, const uint64_t *ips, uint32_t nr);
 
+/*
+ * stack_lines - every stack of map symbolized and sorted by its text, equal texts marked: 0,
+ * or -ENOMEM or label's non-zero return (nothing kept)
+ */
 int stack_lines(struct iotap_ctx *ctx, const struct stackmap *map, stack_label_fn label,
 		void *arg, struct stack_line **lines, size_t *nr);
 void stack_lines_free(struct stack_line *lines, size_t nr);

@@ -4,6 +4,10 @@
 
 #include <stdint.h>
 
+/*
+ * elf_symbol_file_offset - the file offset of symbol's first instruction (what uprobes take):
+ * 0, or -errno (-ENOENT: no such symbol, -ENOEXEC: no ELF file, -EINVAL)
+ */
 int elf_symbol_file_offset(const char *path, const char *symbol, uint64_t *offset);
 
 #endif

@@ -126,7 +126,8 @@ uint64_t symbolizer_proc_key(struct symbolizer *sy, uint32_t pid, char **comm);
 /* symbolizer_key_comm - the name kept with key, NULL when none */
 const char *symbolizer_key_comm(const struct symbolizer *sy, uint64_t key);
 
-/* symbolizer_frames - name the frames of a folded stack, innermost first, each to fn */
+/* symbolizer_frames - name the frames of a folded stack, innermost first, each to fn: 0, or
+ * fn's non-zero return */
 int symbolizer_frames(struct symbolizer *sy, uint32_t pid, const uint64_t *ips, uint32_t nr,
 		      stack_frame_fn fn, void *arg);
 

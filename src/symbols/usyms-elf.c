@@ -486,14 +486,14 @@ struct ufile *usyms_file_get(struct usyms *us, const char *path,
 	if (us->nfiles >= UINT32_MAX ||
 	    array_reserve(&us->files, &us->files_cap, us->nfiles + 1,
 			  sizeof(*us->files), 64))
-		return NULL;
+		goto no_memory;
 	f = calloc(1, sizeof(*f));
 	if (!f)
-		return NULL;
+		goto no_memory;
 	f->path = strndup(path, len);
 	if (!f->path) {
 		free(f);
-		return NULL;
+		goto no_memory;
 	}
 	f->base = path_base(f->path);
 	if (build_id_len)
@@ -501,8 +501,12 @@ struct ufile *usyms_file_get(struct usyms *us, const char *path,
 	f->build_id_len = build_id_len;
 	if (hashtab_add(&us->file_index, &pos, (uint32_t)us->nfiles)) {
 		ufile_free(f);
-		return NULL;
+		goto no_memory;
 	}
 	us->files[us->nfiles++] = f;
 	return f;
+
+no_memory:
+	errno = ENOMEM;
+	return NULL;
 }

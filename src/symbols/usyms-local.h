@@ -140,19 +140,22 @@ struct usyms {
 /* usyms-elf.c */
 /* path_strip_deleted - length of a path without a " (deleted)" suffix */
 size_t path_strip_deleted(const char *path);
-/* ufile_find_elf - libdwfl find_elf callback: an Elf over the file's image */
+/* ufile_find_elf - libdwfl find_elf callback: an Elf over the file's image in *elfp, and -1
+ * (no descriptor), as libdwfl asks */
 int ufile_find_elf(Dwfl_Module *mod, void **userdata,
 		   const char *modname, Dwarf_Addr base,
 		   char **file_name, Elf **elfp);
-/* ufile_try - map a candidate file and keep it if its build-id matches */
+/* ufile_try - map a candidate file and keep it if its build-id matches: 0, or -errno (-ENOEXEC:
+ * no ELF file, -ESTALE: another build-id, -ENOMEM) */
 int ufile_try(struct ufile *f, const char *cand);
 /* ufile_resolve - find the file's image: hint, path, then build-id paths */
 void ufile_resolve(struct usyms *us, struct ufile *f, const char *hint);
-/* ufile_dwfl_open - make the file's offline Dwfl and its symbol table */
+/* ufile_dwfl_open - make the file's offline Dwfl and its symbol table: 0, or -errno (-ENOENT:
+ * an earlier try failed, -EINVAL: libdwfl refused it, -ENOMEM) */
 int ufile_dwfl_open(struct usyms *us, struct ufile *f);
 /* ufile_free - free a file and its image */
 void ufile_free(struct ufile *f);
-/* usyms_file_get - the file for a path and build-id, created if new */
+/* usyms_file_get - the file for a path and build-id, created if new; NULL with errno ENOMEM */
 struct ufile *usyms_file_get(struct usyms *us, const char *path,
 			     const uint8_t *build_id,
 			     uint8_t build_id_len);
@@ -164,7 +167,7 @@ void uproc_dwfl_drop(struct uproc *p);
 void uproc_maps_clear(struct usyms *us, struct uproc *p);
 /* usyms_proc_find - the process of a pid, or NULL */
 struct uproc *usyms_proc_find(const struct usyms *us, uint32_t pid);
-/* usyms_proc_get - the process of a pid, created if new */
+/* usyms_proc_get - the process of a pid, created if new; NULL with errno ENOMEM */
 struct uproc *usyms_proc_get(struct usyms *us, uint32_t pid);
 /* uproc_free - free a process */
 void uproc_free(struct uproc *p);
@@ -172,14 +175,14 @@ void uproc_free(struct uproc *p);
 struct umap *uproc_map_find(struct uproc *p, uint64_t addr);
 /* umap_bias_compute - find the bias of a mapping from its file's segments */
 bool umap_bias_compute(struct umap *m);
-/* usyms_map_add_hinted - usyms_map_add(), trying the hint path first */
+/* usyms_map_add_hinted - usyms_map_add(), trying the hint path first; its errors alike */
 int usyms_map_add_hinted(struct usyms *us, uint32_t pid,
 			 uint64_t start, uint64_t len, uint64_t pgoff,
 			 const char *path, const uint8_t *build_id,
 			 uint8_t build_id_len, const char *hint);
 
 /* usyms-unwind.c */
-/* unwind_find_debuginfo - no separate debug files for unwinding modules */
+/* unwind_find_debuginfo - no separate debug files for unwinding modules: -1 (no descriptor) */
 int unwind_find_debuginfo(Dwfl_Module *mod, void **userdata,
 			  const char *modname, Dwarf_Addr base,
 			  const char *file_name, const char *debuglink,

@@ -86,18 +86,22 @@ struct uproc *usyms_proc_get(struct usyms *us, uint32_t pid)
 	if (us->nprocs >= UINT32_MAX ||
 	    array_reserve(&us->procs, &us->procs_cap, us->nprocs + 1,
 			  sizeof(*us->procs), 256))
-		return NULL;
+		goto no_memory;
 	p = calloc(1, sizeof(*p));
 	if (!p)
-		return NULL;
+		goto no_memory;
 	p->pid = pid;
 	p->gen = 1;
 	if (hashtab_add(&us->proc_index, &pos, (uint32_t)us->nprocs)) {
 		free(p);
-		return NULL;
+		goto no_memory;
 	}
 	us->procs[us->nprocs++] = p;
 	return p;
+
+no_memory:
+	errno = ENOMEM;
+	return NULL;
 }
 
 /* uproc_free - free a process */

@@ -167,7 +167,7 @@ int usyms_lookup(struct usyms *us, uint32_t pid, uint64_t ip,
  */
 uint32_t usyms_proc_key(struct usyms *us, uint32_t pid);
 
-/* usyms_key_lookup - usyms_lookup() in the process image that key names */
+/* usyms_key_lookup - usyms_lookup() in the process image that key names; -EINVAL alike */
 int usyms_key_lookup(struct usyms *us, uint32_t key, uint64_t ip,
 		     struct usym_frame *frames, int max);
 

@@ -3,6 +3,7 @@
 #ifndef _GNU_SOURCE		/* run.sh defines it for the core's sources too */
 #define _GNU_SOURCE
 #endif
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,8 +52,9 @@ static void outcome_take(struct rec_reader *r, struct outcome *o)
 /* outcome_of_mem - what the memory reader makes of buf */
 static void outcome_of_mem(const uint8_t *buf, size_t len, struct outcome *o)
 {
-	struct rec_reader *r = rec_reader_open_mem(buf, len, &o->open_err);
+	struct rec_reader *r = rec_reader_open_mem(buf, len);
 
+	o->open_err = r ? 0 : -errno;
 	o->nr = 0;
 	o->end = 0;
 	if (!r)
@@ -78,7 +80,8 @@ static void outcome_of_file(const uint8_t *buf, size_t len, struct outcome *o)
 		abort();
 	o->nr = 0;
 	o->end = 0;
-	r = rec_reader_open(path, &o->open_err);
+	r = rec_reader_open(path);
+	o->open_err = r ? 0 : -errno;
 	if (!r)
 		return;
 	outcome_take(r, o);

@@ -109,7 +109,7 @@ static void test_window(void **state)
 	assert_true(d->bytes > 0);
 	dump_free(d);
 
-	r = rec_reader_open(path, &ret);
+	r = rec_reader_open(path);
 	assert_non_null(r);
 	while ((ret = rec_reader_next(r, &type, &data, &len)) == 1) {
 		if (type == T_HEAD)

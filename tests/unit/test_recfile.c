@@ -141,16 +141,13 @@ static void chunks_read(struct rec_reader *r, struct chunks *cs)
 static int chunks_of_mem(const void *buf, size_t len, struct chunks *cs)
 {
 	struct rec_reader *r;
-	int err = 1;
 
 	memset(cs, 0, sizeof(*cs));
-	r = rec_reader_open_mem(buf, len, &err);
+	r = rec_reader_open_mem(buf, len);
 	if (!r) {
-		assert_int_equal(errno, -err);
-		assert_true(err < 0);
-		return err;
+		assert_true(errno > 0);
+		return -errno;
 	}
-	assert_int_equal(err, 0);
 	chunks_read(r, cs);
 	rec_reader_free(r);
 	return 0;
@@ -160,13 +157,12 @@ static int chunks_of_mem(const void *buf, size_t len, struct chunks *cs)
 static int chunks_of_file(const char *path, struct chunks *cs)
 {
 	struct rec_reader *r;
-	int err = 1;
 
 	memset(cs, 0, sizeof(*cs));
-	r = rec_reader_open(path, &err);
+	r = rec_reader_open(path);
 	if (!r) {
-		assert_int_equal(errno, -err);
-		return err;
+		assert_true(errno > 0);
+		return -errno;
 	}
 	chunks_read(r, cs);
 	rec_reader_free(r);
@@ -396,14 +392,13 @@ static void test_end_sticks(void **state)
 	uint32_t type;
 	uint8_t *img;
 	size_t len;
-	int err;
 
 	(void)state;
 	write_small(path);
 	img = testlib_file_load(path, &len);
 	assert_int_equal(chunk_ends(img, len, ends, 8), 5);
 	free(img);
-	r = rec_reader_open(path, &err);
+	r = rec_reader_open(path);
 	assert_non_null(r);
 	rec_reader_version(r, &major, &minor);
 	assert_int_equal(major, REC_VERSION_MAJOR);
@@ -496,7 +491,6 @@ static void test_bad_args(void **state)
 	const char *path = path_in_tmp("args.iotap");
 	static uint8_t huge[REC_CHUNK_MAX + 1];
 	struct rec_writer *w;
-	int err = 0;
 
 	(void)state;
 	w = rec_writer_create(path, true);
@@ -517,11 +511,11 @@ static void test_bad_args(void **state)
 	assert_int_equal(rec_writer_close(NULL), -EINVAL);
 	assert_int_equal(rec_writer_bytes(NULL), 0);
 
-	assert_null(rec_reader_open(path_in_tmp("missing"), &err));
-	assert_int_equal(err, -ENOENT);
-	assert_null(rec_reader_open(NULL, &err));
-	assert_int_equal(err, -EINVAL);
-	assert_null(rec_reader_open_mem(NULL, 5, NULL));
+	assert_null(rec_reader_open(path_in_tmp("missing")));
+	assert_int_equal(errno, ENOENT);
+	assert_null(rec_reader_open(NULL));
+	assert_int_equal(errno, EINVAL);
+	assert_null(rec_reader_open_mem(NULL, 5));
 	assert_int_equal(errno, EINVAL);
 }
 
@@ -652,8 +646,8 @@ static void test_skim(void **state)
 	(void)state;
 	write_small(path);
 	img = testlib_file_load(path, &len);
-	r = rec_reader_open_mem(img, len, NULL);
-	s = rec_reader_open_mem(img, len, NULL);
+	r = rec_reader_open_mem(img, len);
+	s = rec_reader_open_mem(img, len);
 	assert_non_null(r);
 	assert_non_null(s);
 	while ((ret = rec_reader_next_packed(r, &c)) == 1) {
@@ -673,8 +667,8 @@ static void test_skim(void **state)
 
 	/* The first chunk's payload damaged: read, it is corrupt; skimmed, only when checked. */
 	img[20 + 24] ^= 0x10;
-	r = rec_reader_open_mem(img, len, NULL);
-	s = rec_reader_open_mem(img, len, NULL);
+	r = rec_reader_open_mem(img, len);
+	s = rec_reader_open_mem(img, len);
 	assert_int_equal(rec_reader_next_packed(r, &c), -REC_ECORRUPT);
 	assert_int_equal(rec_reader_skim_packed(s, &k), 1);
 	assert_int_equal(rec_reader_check_packed(s, &k), -REC_ECORRUPT);
@@ -739,14 +733,12 @@ static void test_versions(void **state)
 	struct chunks cs;
 	uint16_t major, minor;
 	size_t len;
-	int err;
 
 	(void)state;
 	len = craft_header(img, 2, 0, 0);
 	len += craft_end(img + len, 0, 0);
 	file_store(path, img, len);
-	assert_null(rec_reader_open(path, &err));
-	assert_int_equal(err, -REC_EVERSION);
+	assert_null(rec_reader_open(path));
 	assert_int_equal(errno, REC_EVERSION);
 	assert_int_equal(chunks_of_mem(img, len, &cs), -REC_EVERSION);
 
@@ -756,7 +748,7 @@ static void test_versions(void **state)
 	len += craft_chunk(img + len, 17, "future index", 12);
 	len += craft_chunk(img + len, REC_FOURCC('N', 'E', 'W', '!'), "x", 1);
 	len += craft_end(img + len, 3, 5 + 12 + 1);
-	r = rec_reader_open_mem(img, len, &err);
+	r = rec_reader_open_mem(img, len);
 	assert_non_null(r);
 	rec_reader_version(r, &major, &minor);
 	assert_int_equal(major, 1);
@@ -990,7 +982,7 @@ static void test_prefetch_threads(void **state)
 	struct rec_prefetch *pf;
 	struct rec_reader *r;
 	const void *d;
-	int err, before = tasks();
+	int before = tasks();
 	uint64_t at;
 	uint32_t t;
 	size_t n;
@@ -1010,12 +1002,12 @@ static void test_prefetch_threads(void **state)
 	assert_int_equal(rec_writer_close(w), 0);
 	rec_writer_free(w);
 
-	r = rec_reader_open(path, &err);
+	r = rec_reader_open(path);
 	assert_non_null(r);
 	assert_int_equal(rec_reader_next(r, &t, &d, &n), 1);
 	assert_int_equal(rec_reader_next(r, &t, &d, &n), 1);
 	assert_int_equal(t, T_EVTS);
-	pf = rec_prefetch_start(r, t, d, n, &first, &err);
+	pf = rec_prefetch_start(r, t, d, n, &first);
 	assert_non_null(pf);
 	assert_memory_equal(first, small, sizeof(small));
 	prefetch_expect(pf, T_SYMS, "sym", 3);

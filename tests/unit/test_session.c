@@ -218,7 +218,7 @@ static uint8_t *first_records(const uint8_t *buf, size_t len, size_t *out_len)
 {
 	struct image im = { NULL, 0 };
 	struct rec_writer *w;
-	struct rec_reader *r = rec_reader_open_mem(buf, len, NULL);
+	struct rec_reader *r = rec_reader_open_mem(buf, len);
 	const uint8_t *evts;
 	size_t off = 20, n, keep = REC_STREAM_PREFIX;
 	uint32_t type;
