@@ -160,6 +160,15 @@ typedef int (*iotap_handler_fn)(struct iotap_ctx *ctx, const struct perf_sample 
 #define IOTAP_EV_KSTACK	(1u << 0)
 #define IOTAP_EV_USTACK	(1u << 1)
 
+/*
+ * Events a tool subscribes to. iotap_event_use: fn is called for each sample of sys:name;
+ * the event (the session owns it), or NULL with errno set (ENOENT: no such event, said
+ * through the log hook; ENOMEM). iotap_event_each: fn for each event of sys whose name
+ * matches pattern; how many matched (0: none), -ENOENT (no such system) or fn's non-zero
+ * return. iotap_probe_create: a kprobe or uprobe made for this run (removed at its end);
+ * 0 with *sys its group, -ENOTSUP when the source makes no probes (a recording without
+ * it), or the source's -errno (logged).
+ */
 struct iotap_event *iotap_event_use(struct iotap_ctx *ctx, const char *sys, const char *name,
 				    unsigned int flags, iotap_handler_fn fn, void *arg);
 bool iotap_event_available(struct iotap_ctx *ctx, const char *sys, const char *name);
@@ -187,16 +196,32 @@ const char *iotap_fd_names(struct iotap_ctx *ctx);
 /*
  * Cgroups (cgroup.h): --cgroup PATH keeps the I/O submitted by tasks in that
  * cgroup or below it. A tool decides at the submitter's event, never later.
- * The strings live as long as the session.
+ * The strings live as long as the session. iotap_cgroup_track: follow every
+ * task's cgroup for a tool that shows them; 0 or -errno (-ENOMEM, or the
+ * source's, logged). iotap_cgroup_of: the cgroup of a sample's task at its
+ * time, NULL (no error) when not known.
  */
 int iotap_cgroup_track(struct iotap_ctx *ctx);
 const char *iotap_cgroup_of(struct iotap_ctx *ctx, const struct perf_sample *s);
 bool iotap_cgroup_match(struct iotap_ctx *ctx, const struct perf_sample *s);
 bool iotap_cgroup_filtering(struct iotap_ctx *ctx);
+/*
+ * iotap_event_format: the event's parsed kernel format (never NULL). iotap_event_filter:
+ * AND a tracepoint filter, applied in the kernel where the source has one (tools check
+ * every filtered field in user space too); 0 or the source's -errno (-EINVAL: the kernel
+ * refused it, logged).
+ */
 struct tep_event *iotap_event_format(struct iotap_event *ev);
 int iotap_event_filter(struct iotap_event *ev, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * Disks of the host events come from. iotap_disk_resolve: "sda", "/dev/sda" or "8:0" to
+ * its dev_t; 0 or -ENODEV (no such disk). iotap_disk_partition: where partition dev lies
+ * on its disk; 0, -ENOENT (dev is a whole disk) or -ENODATA (a partition whose place is
+ * not known: a recording does not keep it). iotap_disk_name: dev's name, "MAJ:MIN" when
+ * not known (never NULL). iotap_disk_sched: its I/O scheduler, "" when not known.
+ */
 int iotap_disk_resolve(struct iotap_ctx *ctx, const char *name, uint32_t *dev);
 int iotap_disk_partition(struct iotap_ctx *ctx, uint32_t dev, uint32_t *disk, uint64_t *start,
 			 uint64_t *nr_sectors);
@@ -215,6 +240,11 @@ enum iotap_device {
  * devices stay as recorded).
  */
 int iotap_device_gone(struct iotap_ctx *ctx, enum iotap_device kind, const char *name);
+/*
+ * iotap_pid_check: whether a -p PID names a process the source can see; 0, -EINVAL
+ * (not a PID, or a thread's id: refused, logged with its process), -ESRCH (no such
+ * process) or -ENOMEM. iotap_comm: a process's name, "?" when not known (never NULL).
+ */
 int iotap_pid_check(struct iotap_ctx *ctx, int pid);
 const char *iotap_comm(struct iotap_ctx *ctx, uint32_t pid);
 
@@ -222,6 +252,12 @@ const char *iotap_comm(struct iotap_ctx *ctx, uint32_t pid);
 void iotap_stream_stats(struct iotap_ctx *ctx, uint64_t *events, uint64_t *lost,
 			uint64_t *undelivered);
 
+/*
+ * Time. iotap_now: the stream time (CLOCK_MONOTONIC ns) of the report being printed.
+ * iotap_strftime: a stream time as local wall-clock text; 0, -ERANGE (a time out of
+ * range) or -EINVAL (not representable, or buf too small). iotap_loadavg: the load averages where events come from; 0 or -ENODATA
+ * (not known).
+ */
 uint64_t iotap_now(struct iotap_ctx *ctx);
 int iotap_strftime(struct iotap_ctx *ctx, uint64_t mono_ns, const char *fmt, char *buf,
 		   size_t len) __attribute__((format(strftime, 3, 0)));
@@ -252,7 +288,7 @@ bool iotap_verbose(struct iotap_ctx *ctx);
 void iotap_unpaired_say(struct iotap_ctx *ctx, bool *said, uint64_t paired, uint64_t unmatched,
 			const char *what, const char *start, uint64_t n_start);
 
-/* The registry of tools, and the argv[0] aliases they allow (src/tools/registry.c). */
+/* The registry of tools (src/tools/registry.c); tool_find: by name or alias, NULL (no error) if none. */
 extern const struct tool *const iotap_tools[];
 const struct tool *tool_find(const char *name);
 
