@@ -7,22 +7,7 @@ SRC=$(cd "${IOTAP_SRCDIR:-$(dirname "$0")/../..}" && pwd)
 CHECK=(bash "$SRC/tests/lint/guards.sh")
 T=$(mktemp -d /tmp/iotap-guards.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-fails=0
-
-# expect RC PATTERN NAME CMD... - CMD exits RC and its output has PATTERN
-expect() {
-	local rc=$1 pat=$2 name=$3 out got
-	shift 3
-	out=$("$@" 2>&1)
-	got=$?
-	if [ "$got" -ne "$rc" ] || ! grep -q -- "$pat" <<<"$out"; then
-		echo "FAIL: $name: exit $got (want $rc), output lacks '$pat':"
-		sed 's/^/  | /' <<<"$out"
-		fails=$((fails + 1))
-	else
-		echo "ok: $name"
-	fi
-}
+. "$SRC/tests/lint/selftest-lib.sh"
 
 # guard FILE NAME [DEFINE] - a header guarded by NAME (#define DEFINE, default NAME)
 guard() {

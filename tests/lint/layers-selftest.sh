@@ -9,22 +9,7 @@ BUILD=$(dirname "${IOTAP:-./iotap}")
 CHECK="python3 $SRC/tests/lint/layers.py"
 T=$(mktemp -d /tmp/iotap-layers.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-fails=0
-
-# expect RC PATTERN NAME CMD... - CMD exits RC and its output has PATTERN
-expect() {
-	local rc=$1 pat=$2 name=$3 out got
-	shift 3
-	out=$("$@" 2>&1)
-	got=$?
-	if [ "$got" -ne "$rc" ] || ! grep -q -- "$pat" <<<"$out"; then
-		echo "FAIL: $name: exit $got (want $rc), output lacks '$pat':"
-		sed 's/^/  | /' <<<"$out"
-		fails=$((fails + 1))
-	else
-		echo "ok: $name"
-	fi
-}
+. "$SRC/tests/lint/selftest-lib.sh"
 
 printf 'low\nmid\nhigh\n' >"$T/order"
 : >"$T/none"
