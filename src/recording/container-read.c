@@ -165,54 +165,42 @@ free_reader:
 struct rec_reader *rec_reader_open(const char *path)
 {
 	struct rec_reader *r;
-	int ret;
+	int err;
 
 	if (!path) {
-		ret = -EINVAL;
-		goto fail;
+		errno = EINVAL;
+		return NULL;
 	}
 	r = calloc(1, sizeof(*r));
-	if (!r) {
-		ret = -ENOMEM;
-		goto fail;
-	}
+	if (!r)
+		return NULL;
 	r->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (r->fd < 0) {
-		ret = -errno;
+		err = errno;
 		free(r);
-		goto fail;
+		errno = err;
+		return NULL;
 	}
 	posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	return rec_reader_start(r);
-
-fail:
-	errno = -ret;
-	return NULL;
 }
 
 /* rec_reader_open_mem - open a recording held in memory */
 struct rec_reader *rec_reader_open_mem(const void *buf, size_t len)
 {
 	struct rec_reader *r;
-	int ret;
 
 	if (!buf && len) {
-		ret = -EINVAL;
-		goto fail;
+		errno = EINVAL;
+		return NULL;
 	}
 	r = calloc(1, sizeof(*r));
-	if (!r) {
-		ret = -ENOMEM;
-		goto fail;
-	}
+	if (!r)
+		return NULL;
 	r->fd = -1;
 	r->mem = buf;
 	r->mem_len = len;
 	return rec_reader_start(r);
-
-fail:
-	errno = -ret;
-	return NULL;
 }
 
 /* rec_reader_inflate - decompress exactly raw bytes of payload into rbuf */
