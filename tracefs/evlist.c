@@ -446,6 +446,16 @@ static int evlist_ioctl_all(struct evlist *el, unsigned long req)
 	return 0;
 }
 
+/* evlist_track_enable - start the side-band alone; see evlist.h */
+int evlist_track_enable(struct evlist *el)
+{
+	for (int c = 0; c < el->nr_cpus; c++)
+		if (el->rings[c].track_fd >= 0 &&
+		    ioctl(el->rings[c].track_fd, PERF_EVENT_IOC_ENABLE, 0))
+			return -errno;
+	return 0;
+}
+
 /* evlist_enable - start sampling */
 int evlist_enable(struct evlist *el)
 {

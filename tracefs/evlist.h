@@ -67,6 +67,11 @@ typedef const struct perf_event_header *(*evlist_compact_fn)(void *arg,
 void evlist_set_compact(struct evlist *el, evlist_compact_fn fn, void *arg);
 /* 0 or -errno; what was refused goes to the log hook (log.h) as one LOG_ERR line. */
 int evlist_open(struct evlist *el, const struct evlist_opts *opts);
+/*
+ * evlist_track_enable - start the COMM/FORK/EXIT side-band alone, before the
+ * events (evlist_enable starts both): 0, or -errno from the ioctl
+ */
+int evlist_track_enable(struct evlist *el);
 /* evlist_enable - start sampling: 0, or -errno from the ioctl */
 int evlist_enable(struct evlist *el);
 /* evlist_disable - stop sampling (the rings can still be read): 0, or -errno from the ioctl */

@@ -127,6 +127,12 @@ static int perf_open(void *priv)
 	return evlist_open(p->el, &eo);
 }
 
+/* perf_track - start the side-band (COMM/FORK/EXIT) before any event */
+static int perf_track(void *priv)
+{
+	return evlist_track_enable(((struct live_perf *)priv)->el);
+}
+
 /* perf_enable - start sampling */
 static int perf_enable(void *priv)
 {
@@ -235,6 +241,7 @@ const struct live_backend_ops live_perf = {
 	.attach = perf_attach,
 	.filter = perf_filter,
 	.open = perf_open,
+	.track = perf_track,
 	.enable = perf_enable,
 	.disable = perf_disable,
 	.pollfds = perf_pollfds,

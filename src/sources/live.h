@@ -47,6 +47,12 @@ struct live_backend_ops {
 	int (*filter)(void *priv, struct iotap_event *ev, const char *clause);
 	/* Open the kernel side of every attached event; log why not. */
 	int (*open)(void *priv);
+	/*
+	 * Optional: start the side-band that tells of new threads (FORK), before
+	 * any backend's events; 0 or -errno. The source takes its snapshot of
+	 * /proc between the two, so no thread falls between them.
+	 */
+	int (*track)(void *priv);
 	int (*enable)(void *priv);
 	int (*disable)(void *priv);
 	/* The descriptors that wake the reader; up to max into pfd, returns how many. */

@@ -432,6 +432,28 @@ static int live_start(struct session *s)
 	ret = live_join_open(s);
 	if (ret)
 		return ret;
+	/*
+	 * Each thread's process, complete from the first event on: the FORK
+	 * side-band first, then the threads /proc lists, then the events. A
+	 * thread made after the side-band started has its FORK record; one made
+	 * before it is listed, since it lives on until its first event, which
+	 * comes after the snapshot. Either other order leaves a window: a thread
+	 * whose events are traced, that neither record names, and that /proc no
+	 * longer knows once it has exited.
+	 */
+	for (int i = 0; i < lv->nr_be; i++) {
+		ret = lv->be[i].ops->track ? lv->be[i].ops->track(lv->be[i].priv) : 0;
+		if (ret) {
+			log_msg(LOG_ERR, "cannot enable the side-band records: %s", strerror(-ret));
+			return ret;
+		}
+	}
+	lv->tgids = tgidmap_alloc();
+	if (!lv->tgids)
+		return -ENOMEM;
+	ret = tgidmap_snapshot(lv->tgids);
+	if (ret)
+		return ret;
 	s->t_start = mono_now();
 	s->now = s->t_start;
 	lv->enabled = true;
@@ -442,11 +464,7 @@ static int live_start(struct session *s)
 			return ret;
 		}
 	}
-	/* Threads that exist now; FORK records in the stream tell of those made from here on. */
-	lv->tgids = tgidmap_alloc();
-	if (!lv->tgids)
-		return -ENOMEM;
-	return tgidmap_snapshot(lv->tgids);
+	return 0;
 }
 
 /*

@@ -7,9 +7,10 @@
  * An ftrace ring buffer entry carries the thread id only (common_pid); perf
  * samples and perf's FORK side-band records carry both. The live source
  * keeps this map in stream order: a snapshot of /proc/PID/task/TID taken
- * once the events flow, then every PERF_RECORD_FORK (threads too) as the
- * merge delivers it, so a thread gone before its events are read is still
- * credited to its process. Only a thread the side-band missed (its ring
+ * after the FORK side-band starts and before the events do, then every
+ * PERF_RECORD_FORK (threads too) as the merge delivers it, so that every
+ * thread with a traced event is in one or the other, and one gone before
+ * its events are read is still credited to its process. Only a thread the side-band missed (its ring
  * overflowed, and counted so) is looked up in /proc when first seen.
  *
  * The map owns its table; it grows with the threads seen and is freed whole.
