@@ -36,7 +36,7 @@ struct blktrack {
 	struct iotap_ctx *ctx;
 	bool filter;			/* -p or --cgroup: only requests whose submitter passes */
 	struct reqtab *tab;
-	struct block_fmt f_start, f_insert, f_issue, f_done;
+	struct block_fmt f_start, f_insert, f_issue, f_done, f_front;
 	bool start_is_insert;		/* no block_io_start: insert stands in */
 	bool have_start, have_insert;
 	bool said_unpaired;		/* that none paired, said once */
@@ -268,6 +268,29 @@ static int blktrack_on_start(struct iotap_ctx *ctx, const struct perf_sample *s,
 	if (bt->start_is_insert)
 		r->t_insert = s->time;
 	return bt->cfg.on_start ? bt->cfg.on_start(bt->cfg.arg, r, s) : 0;
+}
+
+/*
+ * blktrack_on_frontmerge - a bio joined a started request in front of it: the
+ * request starts at the bio's sector from now on, which is where its insert,
+ * issue and completion name it. Not followed, it would be a request whose
+ * start was never seen: dropped under -p, its start left to age out.
+ */
+static int blktrack_on_frontmerge(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct blktrack *bt = arg;
+	struct block_rq rq;
+	struct blkreq *r;
+
+	if (blktrack_decode(bt, &bt->f_front, s, &rq) || rq.nr_sector == 0)
+		return 0;
+	for (r = reqtab_find(bt->tab, rq.dev, rq.sector + rq.nr_sector); r;
+	     r = reqtab_find_next(bt->tab, r))
+		if (!r->t_issue)
+			break;
+	if (r)
+		reqtab_rekey(bt->tab, r, rq.sector);
+	return 0;
 }
 
 /* blktrack_on_bio_queue - bio mode: a bio enters the block layer, keyed by its end */
@@ -534,6 +557,12 @@ int blktrack_create(struct blktrack **out, struct iotap_ctx *ctx, const struct b
 			bt->start_is_insert = true;
 			bt->have_start = true;
 		}
+		if (ret)
+			goto out_free;
+	}
+	if (bt->have_start && iotap_event_available(ctx, "block", "block_bio_frontmerge")) {
+		ret = blktrack_use(bt, ctx, "block_bio_frontmerge", 0, blktrack_on_frontmerge,
+				   &bt->f_front);
 		if (ret)
 			goto out_free;
 	}

@@ -235,6 +235,23 @@ void reqtab_remove(struct reqtab *t, struct blkreq *r)
 	reqtab_unlink(t, r->self);
 }
 
+/* reqtab_rekey - r now starts at sector: moved to that key's chain, its age kept */
+void reqtab_rekey(struct reqtab *t, struct blkreq *r, uint64_t sector)
+{
+	uint32_t *pp = &t->buckets[r->bucket];
+
+	while (*pp != r->self)
+		pp = &reqtab_ent(t, *pp)->hnext;
+	*pp = r->hnext;
+	r->sector = sector;
+	r->bucket = reqtab_hash(t, r->dev, sector);
+	r->hnext = NIL;
+	pp = &t->buckets[r->bucket];
+	while (*pp != NIL)
+		pp = &reqtab_ent(t, *pp)->hnext;
+	*pp = r->self;
+}
+
 /* reqtab_count - requests in flight */
 size_t reqtab_count(const struct reqtab *t)
 {

@@ -56,6 +56,11 @@ struct blkreq *reqtab_find(struct reqtab *t, uint32_t dev, uint64_t sector);
 /* reqtab_find_next - the next younger request sharing r's key, or NULL when none (no error) */
 struct blkreq *reqtab_find_next(struct reqtab *t, const struct blkreq *r);
 void reqtab_remove(struct reqtab *t, struct blkreq *r);
+/*
+ * reqtab_rekey - r starts at sector from now on (a bio merged in front of it): found under
+ * that key, after the requests already there, its age kept (cannot fail)
+ */
+void reqtab_rekey(struct reqtab *t, struct blkreq *r, uint64_t sector);
 size_t reqtab_count(const struct reqtab *t);
 const struct reqtab_stats *reqtab_stats(const struct reqtab *t);
 

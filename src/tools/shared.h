@@ -15,7 +15,8 @@ struct prom;
 
 /*
  * The block events of the tools that pair requests (blktrack): issue and completion,
- * and the submitter's (block_io_start, block_rq_insert on kernels before 6.5). One
+ * the submitter's (block_io_start, block_rq_insert on kernels before 6.5) and the
+ * bio front merges that move a started request's first sector. One
  * table, so a tool copied from bitesize.c declares what blktrack may ask for; a tool
  * that never asks who submitted a request takes issue and completion alone.
  */
@@ -25,7 +26,8 @@ struct prom;
 #define TOOL_EVENTS_BLOCK_REQ \
 	TOOL_EVENTS_BLOCK_RQ, \
 	{ "block", "block_io_start", TOOL_EV_OPTIONAL }, \
-	{ "block", "block_rq_insert", TOOL_EV_OPTIONAL }
+	{ "block", "block_rq_insert", TOOL_EV_OPTIONAL }, \
+	{ "block", "block_bio_frontmerge", TOOL_EV_OPTIONAL }
 /* And the bios (BT_BIO), for the disks that take bios and make no requests (md, dm). */
 #define TOOL_EVENTS_BLOCK_BIO \
 	{ "block", "block_bio_queue", TOOL_EV_OPTIONAL }, \

@@ -41,6 +41,27 @@ static void test_shared_key(void **state)
 	reqtab_free(t);
 }
 
+/* test_rekey - a request moved to another sector is found there alone, keeps its age, and goes */
+static void test_rekey(void **state)
+{
+	struct reqtab *t = reqtab_alloc(16, 1000);
+	struct blkreq *a = reqtab_insert(t, 7, 108, 1), *b = reqtab_insert(t, 7, 100, 2);
+
+	a->user = 1;
+	b->user = 2;
+	reqtab_rekey(t, a, 100);
+	assert_null(reqtab_find(t, 7, 108));
+	assert_int_equal(reqtab_find(t, 7, 100)->user, 2);
+	assert_int_equal(reqtab_find_next(t, b)->user, 1);
+	assert_int_equal(a->sector, 100);
+	/* Still the oldest: it ages out first. */
+	reqtab_insert(t, 7, 200, 1001 + 1);
+	assert_int_equal(reqtab_count(t), 2);
+	assert_null(reqtab_find_next(t, reqtab_find(t, 7, 100)));
+	assert_int_equal(reqtab_stats(t)->evicted_age, 1);
+	reqtab_free(t);
+}
+
 /* test_evict_full - a full table drops its oldest entry and counts it */
 static void test_evict_full(void **state)
 {
@@ -140,6 +161,7 @@ int main(void)
 		cmocka_unit_test(test_basic),
 		cmocka_unit_test(test_grow),
 		cmocka_unit_test(test_shared_key),
+		cmocka_unit_test(test_rekey),
 		cmocka_unit_test(test_evict_full),
 		cmocka_unit_test(test_evict_age),
 		cmocka_unit_test(test_many),
