@@ -37,6 +37,13 @@ struct blktrack {
 	bool filter;			/* -p or --cgroup: only requests whose submitter passes */
 	struct reqtab *tab;
 	struct block_fmt f_start, f_insert, f_issue, f_done, f_front;
+	/* BT_STAGES */
+	bool stages;
+	struct blktrack_stage_events sev;
+	struct block_fmt f_queue, f_getrq, f_back, f_rqmerge, f_requeue;
+	struct field split_dev, split_sector, split_new, split_rwbs;
+	struct reqtab *qtab;		/* bios queued, in no request yet, by first sector */
+	struct reqtab *etab;		/* requests bios may join, by end sector; user: their start */
 	bool start_is_insert;		/* no block_io_start: insert stands in */
 	bool have_start, have_insert;
 	bool said_unpaired;		/* that none paired, said once */
@@ -66,6 +73,81 @@ static int blktrack_decode(const struct blktrack *bt, const struct block_fmt *fm
 	return ret;
 }
 
+/* blktrack_q_take - the queue time of the bio waiting at sector, which is taken: 0 when none */
+static uint64_t blktrack_q_take(struct blktrack *bt, uint32_t dev, uint64_t sector)
+{
+	struct blkreq *q = reqtab_find(bt->qtab, dev, sector);
+	uint64_t t;
+
+	if (!q)
+		return 0;
+	t = q->t_start;
+	reqtab_remove(bt->qtab, q);
+	return t;
+}
+
+/* blktrack_q_min - a bio queued at t joined r: r's first bio is the earliest queued */
+static void blktrack_q_min(struct blkreq *r, uint64_t t)
+{
+	if (t && (!r->t_queue || t < r->t_queue))
+		r->t_queue = t;
+}
+
+/* blktrack_unissued - the request starting at sector not yet issued (bios can join it), or NULL */
+static struct blkreq *blktrack_unissued(struct blktrack *bt, uint32_t dev, uint64_t sector)
+{
+	struct blkreq *r;
+
+	for (r = reqtab_find(bt->tab, dev, sector); r; r = reqtab_find_next(bt->tab, r))
+		if (!r->t_issue)
+			return r;
+	return NULL;
+}
+
+/* blktrack_end_entry - r's entry in the end index (NULL: none, its getrq not seen) */
+static struct blkreq *blktrack_end_entry(struct blktrack *bt, const struct blkreq *r)
+{
+	struct blkreq *e;
+
+	if (!r->bios)
+		return NULL;
+	for (e = reqtab_find(bt->etab, r->dev, r->end); e; e = reqtab_find_next(bt->etab, e))
+		if (e->user == r->sector)
+			return e;
+	return NULL;
+}
+
+/* blktrack_ending - the unissued request that ends at end (bios join its back), or NULL */
+static struct blkreq *blktrack_ending(struct blktrack *bt, uint32_t dev, uint64_t end,
+				      struct blkreq **entry)
+{
+	struct blkreq *e, *r;
+
+	for (e = reqtab_find(bt->etab, dev, end); e; e = reqtab_find_next(bt->etab, e)) {
+		r = blktrack_unissued(bt, dev, e->user);
+		if (r && r->bios && r->end == end) {
+			*entry = e;
+			return r;
+		}
+	}
+	return NULL;
+}
+
+/* blktrack_end_drop - r takes no more bios (issued, or merged into another) */
+static void blktrack_end_drop(struct blktrack *bt, const struct blkreq *r)
+{
+	struct blkreq *e = bt->stages ? blktrack_end_entry(bt, r) : NULL;
+
+	if (e)
+		reqtab_remove(bt->etab, e);
+}
+
+/* blktrack_bio - tell the tool a bio's or request's fate */
+static int blktrack_bio(struct blktrack *bt, enum blk_bio_fate fate, const struct block_rq *rq)
+{
+	return bt->cfg.on_bio ? bt->cfg.on_bio(bt->cfg.arg, fate, rq) : 0;
+}
+
 /* blktrack_new - a fresh entry for a request first seen now */
 static struct blkreq *blktrack_new(struct blktrack *bt, const struct block_rq *rq,
 				   const struct perf_sample *s)
@@ -79,6 +161,9 @@ static struct blkreq *blktrack_new(struct blktrack *bt, const struct block_rq *r
 	r->nr_sector = rq->nr_sector;
 	r->op = rq->op;
 	r->flags = rq->flags;
+	/* Without block_getrq a request is first seen later: its first bio is the one at its start. */
+	if (bt->stages && !bt->sev.getrq)
+		r->t_queue = blktrack_q_take(bt, rq->dev, rq->sector);
 	return r;
 }
 
@@ -263,7 +348,17 @@ static int blktrack_on_start(struct iotap_ctx *ctx, const struct perf_sample *s,
 	/* Traced for flushes alone: a data request is timed from its issue, as without the event. */
 	if (bt->start_flush_only)
 		return 0;
-	r = blktrack_new(bt, &rq, s);
+	/* With BT_STAGES, block_getrq made the request just before. */
+	r = bt->stages && bt->sev.getrq ? blktrack_unissued(bt, rq.dev, rq.sector) : NULL;
+	if (r && (r->t_start || !r->t_getrq))
+		r = NULL;
+	if (r) {
+		r->pid = s->pid;
+		r->cgroup = iotap_cgroup_of(bt->ctx, s);
+		memcpy(r->comm, rq.comm, sizeof(r->comm));
+	} else {
+		r = blktrack_new(bt, &rq, s);
+	}
 	r->t_start = s->time;
 	if (bt->start_is_insert)
 		r->t_insert = s->time;
@@ -282,15 +377,176 @@ static int blktrack_on_frontmerge(struct iotap_ctx *ctx, const struct perf_sampl
 	struct block_rq rq;
 	struct blkreq *r;
 
+	struct blkreq *e;
+	uint64_t t = 0;
+
 	if (blktrack_decode(bt, &bt->f_front, s, &rq) || rq.nr_sector == 0)
 		return 0;
-	for (r = reqtab_find(bt->tab, rq.dev, rq.sector + rq.nr_sector); r;
-	     r = reqtab_find_next(bt->tab, r))
-		if (!r->t_issue)
-			break;
-	if (r)
-		reqtab_rekey(bt->tab, r, rq.sector);
+	if (bt->stages)
+		t = blktrack_q_take(bt, rq.dev, rq.sector);
+	r = blktrack_unissued(bt, rq.dev, rq.sector + rq.nr_sector);
+	if (!r) {
+		bt->st.merge_unmatched += bt->stages;
+		return bt->stages ? blktrack_bio(bt, BLK_BIO_FRONTMERGE, &rq) : 0;
+	}
+	e = bt->stages ? blktrack_end_entry(bt, r) : NULL;
+	reqtab_rekey(bt->tab, r, rq.sector);
+	if (!bt->stages)
+		return 0;
+	if (e)
+		e->user = rq.sector;
+	if (r->bios)
+		r->bios++;
+	blktrack_q_min(r, t);
+	return blktrack_bio(bt, BLK_BIO_FRONTMERGE, &rq);
+}
+
+/* blktrack_on_queue - BT_STAGES: a bio enters the block layer, waiting for its request */
+static int blktrack_on_queue(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct blktrack *bt = arg;
+	struct block_rq rq;
+	struct blkreq *q;
+
+	if (blktrack_decode(bt, &bt->f_queue, s, &rq) || rq.nr_sector == 0)
+		return 0;
+	/* md and dm take bios and make no requests: theirs would only age out. */
+	if (blktrack_dev_bio_based(ctx, rq.dev))
+		return 0;
+	q = reqtab_insert(bt->qtab, rq.dev, rq.sector, s->time);
+	q->t_start = s->time;
+	return blktrack_bio(bt, BLK_BIO_QUEUED, &rq);
+}
+
+/* blktrack_on_getrq - BT_STAGES: a request is allocated for the bio at its start */
+static int blktrack_on_getrq(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct blktrack *bt = arg;
+	struct block_rq rq;
+	struct blkreq *r, *e;
+
+	if (blktrack_decode(bt, &bt->f_getrq, s, &rq) || rq.nr_sector == 0)
+		return 0;
+	if (bt->filter && !blktrack_submitter_ok(bt, s))
+		return 0;
+	/* A kernel that starts the request before allocating it (none known): the same request. */
+	r = blktrack_unissued(bt, rq.dev, rq.sector);
+	if (!r || r->t_getrq || !r->t_start)
+		r = blktrack_new(bt, &rq, s);
+	r->t_getrq = s->time;
+	blktrack_q_min(r, blktrack_q_take(bt, rq.dev, rq.sector));
+	r->bios = 1;
+	r->end = rq.sector + rq.nr_sector;
+	e = reqtab_insert(bt->etab, rq.dev, r->end, s->time);
+	e->user = rq.sector;
 	return 0;
+}
+
+/* blktrack_on_backmerge - BT_STAGES: a bio joins the end of a request */
+static int blktrack_on_backmerge(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct blktrack *bt = arg;
+	struct block_rq rq;
+	struct blkreq *r, *e;
+	uint64_t t;
+
+	if (blktrack_decode(bt, &bt->f_back, s, &rq) || rq.nr_sector == 0)
+		return 0;
+	t = blktrack_q_take(bt, rq.dev, rq.sector);
+	r = blktrack_ending(bt, rq.dev, rq.sector, &e);
+	if (r) {
+		r->bios++;
+		blktrack_q_min(r, t);
+		r->end = rq.sector + rq.nr_sector;
+		reqtab_rekey(bt->etab, e, r->end);
+	} else {
+		bt->st.merge_unmatched++;
+	}
+	return blktrack_bio(bt, BLK_BIO_BACKMERGE, &rq);
+}
+
+/*
+ * blktrack_on_rq_merge - BT_STAGES: the request at rq (the kernel's "next") joins the
+ * request that ends where it starts, with its bios, and is never issued itself
+ */
+static int blktrack_on_rq_merge(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct blktrack *bt = arg;
+	struct block_rq rq;
+	struct blkreq *nx, *r, *e, *ne;
+
+	if (blktrack_decode(bt, &bt->f_rqmerge, s, &rq) || rq.nr_sector == 0)
+		return 0;
+	nx = blktrack_unissued(bt, rq.dev, rq.sector);
+	r = nx ? blktrack_ending(bt, rq.dev, rq.sector, &e) : NULL;
+	if (r && nx->bios) {
+		ne = blktrack_end_entry(bt, nx);
+		r->bios += nx->bios;
+		blktrack_q_min(r, nx->t_queue);
+		reqtab_remove(bt->etab, e);
+		r->end = nx->end;
+		if (ne)
+			ne->user = r->sector;
+		else
+			bt->st.merge_unmatched++;
+	} else {
+		bt->st.merge_unmatched++;
+		if (nx)
+			blktrack_end_drop(bt, nx);
+	}
+	if (nx)
+		reqtab_remove(bt->tab, nx);
+	return blktrack_bio(bt, BLK_RQ_MERGE, &rq);
+}
+
+/* blktrack_on_requeue - BT_STAGES: the driver gives an issued request back; it is issued again */
+static int blktrack_on_requeue(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct blktrack *bt = arg;
+	struct block_rq rq;
+	struct blkreq *r;
+
+	if (blktrack_decode(bt, &bt->f_requeue, s, &rq) || rq.nr_sector == 0)
+		return 0;
+	for (r = reqtab_find(bt->tab, rq.dev, rq.sector); r; r = reqtab_find_next(bt->tab, r))
+		if (r->t_issue)
+			break;
+	if (!r)
+		return 0;
+	r->t_issue = 0;
+	r->requeues++;
+	r->requeued = true;
+	return blktrack_bio(bt, BLK_RQ_REQUEUE, &rq);
+}
+
+/*
+ * blktrack_on_split - BT_STAGES: a bio too big for one request is cut at new_sector; the
+ * remainder is sent on without a queue event of its own, so it takes the bio's
+ */
+static int blktrack_on_split(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct blktrack *bt = arg;
+	struct block_rq rq = { 0 };
+	uint64_t new_sector;
+	struct blkreq *q;
+	uint64_t t;
+
+	if ((uint32_t)bt->split_rwbs.offset + bt->split_rwbs.size > s->raw_size)
+		return 0;
+	rq.dev = field_u64(&bt->split_dev, s->raw, s->raw_size);
+	rq.sector = field_u64(&bt->split_sector, s->raw, s->raw_size);
+	new_sector = field_u64(&bt->split_new, s->raw, s->raw_size);
+	field_str(&bt->split_rwbs, s->raw, s->raw_size, rq.rwbs, sizeof(rq.rwbs));
+	block_rwbs_parse(rq.rwbs, &rq.op, &rq.flags);
+	if (bt->cfg.has_dev && rq.dev != bt->cfg.dev)
+		return 0;
+	q = reqtab_find(bt->qtab, rq.dev, rq.sector);
+	if (!q)
+		return 0;
+	t = q->t_start;
+	q = reqtab_insert(bt->qtab, rq.dev, new_sector, s->time);
+	q->t_start = t;
+	return blktrack_bio(bt, BLK_BIO_SPLIT, &rq);
 }
 
 /* blktrack_on_bio_queue - bio mode: a bio enters the block layer, keyed by its end */
@@ -332,6 +588,10 @@ static int blktrack_complete(struct blktrack *bt, struct blkreq *r, const struct
 		.pid = r->pid,
 		.cgroup = r->cgroup,
 		.user = r->user,
+		.t_queue = r->t_queue,
+		.t_getrq = r->t_getrq,
+		.bios = r->bios,
+		.requeues = r->requeues,
 	};
 
 	memcpy(io.rwbs, rq->rwbs, sizeof(io.rwbs));
@@ -372,14 +632,17 @@ static int blktrack_on_insert(struct iotap_ctx *ctx, const struct perf_sample *s
 	if (blktrack_decode(bt, &bt->f_insert, s, &rq) || rq.nr_sector == 0)
 		return 0;
 	for (r = reqtab_find(bt->tab, rq.dev, rq.sector); r; r = reqtab_find_next(bt->tab, r))
-		if (!r->t_insert && !r->t_issue)
+		if ((!r->t_insert || r->requeued) && !r->t_issue)
 			break;
 	if (!r) {
 		if (bt->filter && (bt->have_start || !blktrack_submitter_ok(bt, s)))
 			return 0;
 		r = blktrack_new(bt, &rq, s);
 	}
-	r->t_insert = s->time;
+	/* A requeued request inserted again keeps its first insert: I2D spans the requeue. */
+	if (!r->t_insert)
+		r->t_insert = s->time;
+	r->requeued = false;
 	return bt->cfg.on_insert ? bt->cfg.on_insert(bt->cfg.arg, r, s) : 0;
 }
 
@@ -405,6 +668,7 @@ static int blktrack_on_issue(struct iotap_ctx *ctx, const struct perf_sample *s,
 		r = blktrack_new(bt, &rq, s);
 	}
 	r->t_issue = s->time;
+	blktrack_end_drop(bt, r);
 	/* Merges after start may have grown the request: the issued size is the real one. */
 	r->bytes = rq.bytes;
 	r->nr_sector = rq.nr_sector;
@@ -474,6 +738,64 @@ static int blktrack_use(struct blktrack *bt, struct iotap_ctx *ctx, const char *
 	 * -p is matched in user space: common_pid is the submitting thread, and a
 	 * process's threads come and go while tracing.
 	 */
+	return 0;
+}
+
+/* blktrack_stage_use - one BT_STAGES event when the session has it, noted in *have */
+static int blktrack_stage_use(struct blktrack *bt, struct iotap_ctx *ctx, const char *name,
+			      iotap_handler_fn fn, struct block_fmt *fmt, bool *have)
+{
+	int ret;
+
+	if (!iotap_event_available(ctx, "block", name))
+		return 0;
+	ret = blktrack_use(bt, ctx, name, 0, fn, fmt);
+	*have = !ret;
+	return ret;
+}
+
+/* blktrack_stages_use - the tables and events of BT_STAGES, each event only where the kernel has it */
+static int blktrack_stages_use(struct blktrack *bt, struct iotap_ctx *ctx)
+{
+	struct iotap_event *ev;
+	int ret;
+
+	bt->stages = true;
+	bt->qtab = reqtab_alloc(BLKTRACK_MAX_INFLIGHT, BLKTRACK_MAX_AGE_NS);
+	if (!bt->qtab)
+		return -errno;
+	bt->etab = reqtab_alloc(BLKTRACK_MAX_INFLIGHT, BLKTRACK_MAX_AGE_NS);
+	if (!bt->etab)
+		return -errno;
+	ret = blktrack_stage_use(bt, ctx, "block_bio_queue", blktrack_on_queue, &bt->f_queue,
+				 &bt->sev.queue);
+	if (!ret)
+		ret = blktrack_stage_use(bt, ctx, "block_getrq", blktrack_on_getrq, &bt->f_getrq,
+					 &bt->sev.getrq);
+	if (!ret)
+		ret = blktrack_stage_use(bt, ctx, "block_bio_backmerge", blktrack_on_backmerge,
+					 &bt->f_back, &bt->sev.backmerge);
+	if (!ret)
+		ret = blktrack_stage_use(bt, ctx, "block_rq_merge", blktrack_on_rq_merge,
+					 &bt->f_rqmerge, &bt->sev.rq_merge);
+	if (!ret)
+		ret = blktrack_stage_use(bt, ctx, "block_rq_requeue", blktrack_on_requeue,
+					 &bt->f_requeue, &bt->sev.requeue);
+	if (ret || !iotap_event_available(ctx, "block", "block_split"))
+		return ret;
+	ev = iotap_event_use(ctx, "block", "block_split", 0, blktrack_on_split, bt);
+	if (!ev)
+		return -errno;
+	if (field_init(&bt->split_dev, iotap_event_format(ev), "dev") ||
+	    field_init(&bt->split_sector, iotap_event_format(ev), "sector") ||
+	    field_init(&bt->split_new, iotap_event_format(ev), "new_sector") ||
+	    field_init(&bt->split_rwbs, iotap_event_format(ev), "rwbs")) {
+		iotap_err(ctx, "block:block_split has no dev/sector/new_sector/rwbs fields");
+		return -ENOENT;
+	}
+	bt->sev.split = true;
+	if (bt->cfg.has_dev)
+		return iotap_event_filter(ev, "dev == %u", bt->cfg.dev);
 	return 0;
 }
 
@@ -560,11 +882,18 @@ int blktrack_create(struct blktrack **out, struct iotap_ctx *ctx, const struct b
 		if (ret)
 			goto out_free;
 	}
-	if (bt->have_start && iotap_event_available(ctx, "block", "block_bio_frontmerge")) {
+	if (cfg->flags & BT_STAGES) {
+		ret = blktrack_stages_use(bt, ctx);
+		if (ret)
+			goto out_free;
+	}
+	if ((bt->have_start || bt->stages) &&
+	    iotap_event_available(ctx, "block", "block_bio_frontmerge")) {
 		ret = blktrack_use(bt, ctx, "block_bio_frontmerge", 0, blktrack_on_frontmerge,
 				   &bt->f_front);
 		if (ret)
 			goto out_free;
+		bt->sev.frontmerge = true;
 	}
 	if ((cfg->flags & BT_INSERT) && !bt->start_is_insert) {
 		ret = blktrack_use(bt, ctx, "block_rq_insert", 0, blktrack_on_insert, &bt->f_insert);
@@ -572,6 +901,7 @@ int blktrack_create(struct blktrack **out, struct iotap_ctx *ctx, const struct b
 			goto out_free;
 		bt->have_insert = true;
 	}
+	bt->sev.insert = bt->have_insert || bt->start_is_insert;
 	ret = blktrack_use(bt, ctx, "block_rq_issue", 0, blktrack_on_issue, &bt->f_issue);
 	if (ret)
 		goto out_free;
@@ -591,6 +921,8 @@ void blktrack_free(struct blktrack *bt)
 	if (!bt)
 		return;
 	reqtab_free(bt->tab);
+	reqtab_free(bt->qtab);
+	reqtab_free(bt->etab);
 	free(bt);
 }
 
@@ -610,6 +942,12 @@ const struct reqtab_stats *blktrack_reqtab_stats(const struct blktrack *bt)
 bool blktrack_has_start(const struct blktrack *bt)
 {
 	return bt->have_start;
+}
+
+/* blktrack_stage_events - which stage events are traced */
+const struct blktrack_stage_events *blktrack_stage_events(const struct blktrack *bt)
+{
+	return &bt->sev;
 }
 
 /* blktrack_dev_bio_based - md and dm devices: their bios never become requests */
@@ -644,6 +982,13 @@ int blktrack_warn_stats(struct blktrack *bt, struct iotap_ctx *ctx)
 		iotap_info(ctx, "%llu requests completed; not timed: %llu completions whose issue was not seen (in flight at start), %llu without a sector (flushes); %zu still in flight",
 			   (unsigned long long)bt->st.completed, (unsigned long long)bt->st.unmatched,
 			   (unsigned long long)bt->st.nodata, reqtab_count(bt->tab));
+	/* Bios that no request took (merged where no event says so: discards) age out here. */
+	if (bt->stages && iotap_verbose(ctx))
+		iotap_info(ctx, "stages: %llu merges whose request was not seen made; %llu queued bios no request took within 60 s, %zu waiting",
+			   (unsigned long long)bt->st.merge_unmatched,
+			   (unsigned long long)(reqtab_stats(bt->qtab)->evicted_age +
+						reqtab_stats(bt->qtab)->evicted_full),
+			   reqtab_count(bt->qtab));
 	return 0;
 }
 

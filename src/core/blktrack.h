@@ -36,6 +36,20 @@ struct blk_io {
 	const char *cgroup;				/* its cgroup then ("?": unknown), or NULL */
 	char comm[16];
 	uint64_t user;
+	/* BT_STAGES */
+	uint64_t t_queue, t_getrq;			/* 0: not seen */
+	uint32_t bios;					/* 0: not known */
+	uint16_t requeues;
+};
+
+/* BT_STAGES: what became of the bios (nr_sector > 0) a disk was sent. */
+enum blk_bio_fate {
+	BLK_BIO_QUEUED,		/* block_bio_queue */
+	BLK_BIO_BACKMERGE,	/* joined the end of a request */
+	BLK_BIO_FRONTMERGE,	/* joined the start of a request */
+	BLK_RQ_MERGE,		/* a request joined the one before it (block_rq_merge) */
+	BLK_RQ_REQUEUE,		/* the driver gave a request back */
+	BLK_BIO_SPLIT,		/* a bio was split: its remainder makes a request of its own */
 };
 
 #define BT_START	(1u << 0)	/* submitter: block_io_start, else block_rq_insert */
@@ -45,6 +59,14 @@ struct blk_io {
 #define BT_ISSUE_ALL	(1u << 4)	/* with pid: report every request, the PID's with t_start */
 #define BT_BIO		(1u << 5)	/* bios, block_bio_queue -> block_bio_complete (md, dm) */
 #define BT_BIO_DISKS	(1u << 6)	/* with BT_BIO: only the bios of md and dm disks */
+/*
+ * btt's stages: each request's first bio's queue (block_bio_queue), its
+ * allocation (block_getrq), the bios that joined it (back and front merges,
+ * block_rq_merge) and its requeues, into blk_io's t_queue, t_getrq, bios and
+ * requeues; on_bio sees each bio's fate. Events a kernel lacks leave their
+ * times 0. Not with BT_BIO.
+ */
+#define BT_STAGES	(1u << 7)
 
 struct blktrack_cfg {
 	unsigned int flags;
@@ -58,6 +80,8 @@ struct blktrack_cfg {
 	int (*on_issue)(void *arg, const struct blkreq *r, const struct perf_sample *s);
 	int (*on_done)(void *arg, const struct blk_io *io);
 	int (*on_nodata)(void *arg, const struct blk_io *io);	/* issued, then completed */
+	/* BT_STAGES: a bio's or request's fate, rq as its event decoded */
+	int (*on_bio)(void *arg, enum blk_bio_fate fate, const struct block_rq *rq);
 	void *arg;
 };
 
@@ -66,6 +90,13 @@ struct blktrack_stats {
 	uint64_t nodata;		/* flushes and other sectorless requests */
 	uint64_t unmatched;		/* completions whose issue was not seen */
 	uint64_t flushes;		/* sectorless requests timed and handed to on_nodata */
+	/* BT_STAGES */
+	uint64_t merge_unmatched;	/* merges whose request was not in flight (or not seen made) */
+};
+
+/* BT_STAGES: the stage events this session has, so a tool can say why a stage is missing. */
+struct blktrack_stage_events {
+	bool queue, getrq, insert, backmerge, frontmerge, rq_merge, requeue, split;
 };
 
 struct blktrack;
@@ -97,6 +128,8 @@ void blktrack_free(struct blktrack *bt);
 const struct blktrack_stats *blktrack_stats(const struct blktrack *bt);
 const struct reqtab_stats *blktrack_reqtab_stats(const struct blktrack *bt);
 bool blktrack_has_start(const struct blktrack *bt);
+/* blktrack_stage_events - which stage events are traced (BT_STAGES) */
+const struct blktrack_stage_events *blktrack_stage_events(const struct blktrack *bt);
 bool blktrack_dev_bio_based(struct iotap_ctx *ctx, uint32_t dev);
 /*
  * blktrack_warn_stats - say what was not paired (warnings, and with -v the counts), so nothing

@@ -2,6 +2,7 @@
 #ifndef IOTAP_REQTAB_H
 #define IOTAP_REQTAB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +26,13 @@ struct blkreq {
 	uint8_t op, flags;
 	char comm[16];
 	uint64_t user;			/* the tool's own tag (e.g. a stack id) */
+	/* BT_STAGES: btt's view of the request */
+	uint64_t t_queue;		/* its earliest bio's block_bio_queue, 0 if not seen */
+	uint64_t t_getrq;		/* block_getrq: the request was allocated, 0 if not seen */
+	uint64_t end;			/* sector after its last bio, while bios may join it */
+	uint32_t bios;			/* bios it carries (0: not known, its getrq not seen) */
+	uint16_t requeues;
+	bool requeued;			/* back from the driver: may be inserted again */
 	/* private */
 	uint32_t hnext, prev, next;
 	uint32_t bucket;

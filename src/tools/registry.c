@@ -9,6 +9,7 @@ extern const struct tool tool_bitesize;
 extern const struct tool tool_seeksize;
 extern const struct tool tool_biopattern;
 extern const struct tool tool_iosched;
+extern const struct tool tool_biostages;
 extern const struct tool tool_probe;
 extern const struct tool tool_biosnoop;
 extern const struct tool tool_biotop;
@@ -29,6 +30,7 @@ const struct tool *const iotap_tools[] = {
 	&tool_seeksize,
 	&tool_biopattern,
 	&tool_iosched,
+	&tool_biostages,
 	&tool_probe,
 	&tool_biosnoop,
 	&tool_biotop,

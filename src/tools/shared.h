@@ -33,6 +33,15 @@ struct prom;
 	{ "block", "block_bio_queue", TOOL_EV_OPTIONAL }, \
 	{ "block", "block_bio_complete", TOOL_EV_OPTIONAL }
 
+/* And btt's stages (BT_STAGES): bios queued, requests allocated, merges, requeues, splits. */
+#define TOOL_EVENTS_BLOCK_STAGES \
+	{ "block", "block_bio_queue", TOOL_EV_OPTIONAL }, \
+	{ "block", "block_getrq", TOOL_EV_OPTIONAL }, \
+	{ "block", "block_bio_backmerge", TOOL_EV_OPTIONAL }, \
+	{ "block", "block_rq_merge", TOOL_EV_OPTIONAL }, \
+	{ "block", "block_rq_requeue", TOOL_EV_OPTIONAL }, \
+	{ "block", "block_split", TOOL_EV_OPTIONAL }
+
 #define TOOL_OPT_DISK_HELP(off, help) { 'd', "disk", OPT_DISK, (off), "DISK", help }
 #define TOOL_OPT_DISK(off) TOOL_OPT_DISK_HELP(off, "trace this disk only")
 /* what: "one object per flush and line" */
