@@ -65,6 +65,8 @@ static int biostages_init(struct iotap_ctx *ctx)
 	};
 	int ret = blktrack_cfg_select(&cfg, ctx, p->disk, 0);
 
+	/* JSON lines are for a program: the banner goes to the log. */
+	ctx->data_out = p->json;
 	if (ret)
 		return ret;
 	return blktrack_create(&st->bt, ctx, &cfg);

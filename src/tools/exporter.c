@@ -11,6 +11,7 @@
 #include "health.h"
 #include "httpd.h"
 #include "shared.h"
+#include "stagehist.h"
 
 /*
  * The default port: 9100-9999, the range of Prometheus' default port
@@ -32,6 +33,7 @@ struct exporter_state {
 	struct scsi_pair scsi;
 	struct blk_lastpos pos;
 	struct blkmetrics m;		/* the series; m.prom: every one, cumulative */
+	struct stagehist stages;	/* btt's stages, into m.prom each snapshot */
 	uint32_t *devs;			/* the disks with series of their own */
 	size_t nr_devs;
 	struct httpd *httpd;
@@ -53,6 +55,7 @@ static const struct opt exporter_opts[] = {
 
 static const struct tool_event exporter_events[] = {
 	TOOL_EVENTS_BLOCK_REQ,
+	TOOL_EVENTS_BLOCK_STAGES,
 	{ "nvme", "nvme_setup_cmd", TOOL_EV_OPTIONAL },
 	{ "nvme", "nvme_complete_rq", TOOL_EV_OPTIONAL },
 	{ "scsi", "scsi_dispatch_cmd_start", TOOL_EV_OPTIONAL },
@@ -89,6 +92,8 @@ static int exporter_on_done(void *arg, const struct blk_io *io)
 	int ret;
 
 	ret = blk_lastpos_seek(&st->pos, io->dev, io->sector, io->nr_sector, &dist);
+	if (ret >= 0 && stagehist_request(&st->stages, disk, io))
+		ret = -ENOMEM;
 	if (ret < 0)
 		return ret;
 	return blkmetrics_request(&st->m, disk, io, ret && !dist ? BLKM_SEQUENTIAL : BLKM_RANDOM);
@@ -99,8 +104,10 @@ static int exporter_on_nodata(void *arg, const struct blk_io *io)
 {
 	struct iotap_ctx *ctx = arg;
 	struct exporter_state *st = ctx->state;
+	const char *disk = exporter_disk(ctx, io->dev);
+	int ret = stagehist_request(&st->stages, disk, io);
 
-	return blkmetrics_request(&st->m, exporter_disk(ctx, io->dev), io, BLKM_NODATA);
+	return ret ? ret : blkmetrics_request(&st->m, disk, io, BLKM_NODATA);
 }
 
 /* exporter_on_nvme - a paired NVMe command: by namespace, admin ones by controller */
@@ -154,6 +161,7 @@ static void exporter_gone(struct iotap_ctx *ctx)
 			continue;
 		}
 		blkmetrics_forget_disk(&st->m, iotap_disk_name(ctx, dev));
+		stagehist_forget_disk(&st->stages, iotap_disk_name(ctx, dev));
 		st->devs[i] = st->devs[--st->nr_devs];
 	}
 	blkmetrics_forget_cmds(&st->m, exporter_cmd_gone, ctx);
@@ -186,6 +194,8 @@ static int exporter_snapshot(struct iotap_ctx *ctx)
 	int ret;
 
 	ret = blkmetrics_fold(&st->m);
+	if (!ret)
+		ret = stagehist_prom(&st->stages, st->m.prom);
 	if (!ret) {
 		exporter_gone(ctx);
 		ret = exporter_health(ctx);
@@ -281,7 +291,7 @@ static int exporter_init(struct iotap_ctx *ctx)
 	struct exporter_params *p = ctx->params;
 	struct exporter_state *st = ctx->state;
 	struct blktrack_cfg cfg = {
-		.flags = BT_START,
+		.flags = BT_START | BT_INSERT | BT_STAGES,
 		.on_done = exporter_on_done,
 		.on_nodata = exporter_on_nodata,
 		.arg = ctx,
@@ -342,6 +352,7 @@ static void exporter_fini(struct iotap_ctx *ctx)
 	scsi_pair_release(&st->scsi);
 	blk_lastpos_release(&st->pos);
 	blkmetrics_release(&st->m);
+	stagehist_release(&st->stages);
 	free(st->devs);
 	prom_free(st->m.prom);
 }
