@@ -109,26 +109,70 @@ static double biostages_us(uint64_t ns)
 	return (double)ns / 1000.0;
 }
 
+/* The bio and request counts, each with the event that shows it. */
+static const struct {
+	enum blk_bio_fate fate;
+	const char *text, *json, *event;
+	size_t have;				/* offset of its flag in blktrack_stage_events */
+} biostages_fate_tab[] = {
+	{ BLK_BIO_QUEUED, "bios queued", "bios_queued", "block_bio_queue",
+	  offsetof(struct blktrack_stage_events, queue) },
+	{ BLK_BIO_BACKMERGE, "back merges", "back_merges", "block_bio_backmerge",
+	  offsetof(struct blktrack_stage_events, backmerge) },
+	{ BLK_BIO_FRONTMERGE, "front merges", "front_merges", "block_bio_frontmerge",
+	  offsetof(struct blktrack_stage_events, frontmerge) },
+	{ BLK_RQ_MERGE, "request merges", "request_merges", "block_rq_merge",
+	  offsetof(struct blktrack_stage_events, rq_merge) },
+	{ BLK_BIO_SPLIT, "splits", "splits", "block_split",
+	  offsetof(struct blktrack_stage_events, split) },
+	{ BLK_RQ_REQUEUE, "requeues", "requeues", "block_rq_requeue",
+	  offsetof(struct blktrack_stage_events, requeue) },
+};
+
+/* biostages_have - whether the session has the event of fate table row i */
+static bool biostages_have(const struct blktrack_stage_events *ev, size_t i)
+{
+	return *(const bool *)((const char *)ev + biostages_fate_tab[i].have);
+}
+
+/* biostages_fates - the text line of bio and request counts; a dash where the event is missing */
+static void biostages_fates(struct iotap_ctx *ctx, const struct stage_series *s,
+			    const struct blktrack_stage_events *ev)
+{
+	const size_t n = sizeof(biostages_fate_tab) / sizeof(biostages_fate_tab[0]);
+
+	fputs("  ", ctx->out);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(ctx->out, "%s%s ", i ? ", " : "", biostages_fate_tab[i].text);
+		if (biostages_have(ev, i))
+			fprintf(ctx->out, "%llu", (unsigned long long)s->fate[biostages_fate_tab[i].fate]);
+		else
+			fprintf(ctx->out, "\u2014 (no %s event)", biostages_fate_tab[i].event);
+	}
+	fputc('\n', ctx->out);
+}
+
 /* biostages_print_text - one disk and operation: its bios, then a row per stage */
 static void biostages_print_text(struct iotap_ctx *ctx, const struct stage_series *s)
 {
+	const struct blktrack_stage_events *ev =
+		blktrack_stage_events(((struct biostages_state *)ctx->state)->bt);
+	bool flush = !strcmp(stagehist_op_name(s->op), "flush");
 	FILE *out = ctx->out;
 
 	fprintf(out, "\n%s %s: %llu requests", s->disk, stagehist_op_name(s->op),
 		(unsigned long long)s->requests);
-	if (s->requests > s->unknown_bios)
+	if (s->requests > s->unknown_bios && !flush)
 		fprintf(out, " of %llu bios (at most %llu in one)", (unsigned long long)s->bios,
 			(unsigned long long)s->max_bios);
-	if (s->unknown_bios)
-		fprintf(out, ", %llu made before their bios were seen",
-			(unsigned long long)s->unknown_bios);
-	fprintf(out, "\n  bios queued %llu, back merges %llu, front merges %llu, request merges %llu, splits %llu, requeues %llu\n",
-		(unsigned long long)s->fate[BLK_BIO_QUEUED],
-		(unsigned long long)s->fate[BLK_BIO_BACKMERGE],
-		(unsigned long long)s->fate[BLK_BIO_FRONTMERGE],
-		(unsigned long long)s->fate[BLK_RQ_MERGE],
-		(unsigned long long)s->fate[BLK_BIO_SPLIT],
-		(unsigned long long)s->fate[BLK_RQ_REQUEUE]);
+	/* Without block_getrq no request is seen made, so none knows its bios. */
+	if (s->unknown_bios && !flush && !ev->getrq)
+		fputs(", bios per request not known: no block_getrq event", out);
+	else if (s->unknown_bios && !flush)
+		fprintf(out, ", %llu allocated before tracing began", (unsigned long long)s->unknown_bios);
+	fputs(flush ? " (flush requests carry no bios)\n" : "\n", out);
+	if (!flush)
+		biostages_fates(ctx, s, ev);
 	fprintf(out, "  %-5s %10s %12s %12s %12s\n", "STAGE", "COUNT", "P50(us)", "P99(us)",
 		"MAX(us)");
 	for (int i = 0; i < STAGE_NR; i++) {
@@ -150,6 +194,8 @@ static void biostages_print_text(struct iotap_ctx *ctx, const struct stage_serie
 static void biostages_print_json(struct iotap_ctx *ctx, const struct stage_series *s,
 				 const char *ts)
 {
+	const struct blktrack_stage_events *ev =
+		blktrack_stage_events(((struct biostages_state *)ctx->state)->bt);
 	FILE *out = ctx->out;
 
 	fputc('{', out);
@@ -161,18 +207,19 @@ static void biostages_print_json(struct iotap_ctx *ctx, const struct stage_serie
 	fputs("\"disk\": ", out);
 	json_str(out, s->disk);
 	fprintf(out, ", \"op\": \"%s\", \"requests\": %llu, \"bios\": %llu, \"max_bios\": %llu, "
-		"\"requests_bios_unknown\": %llu, \"bios_queued\": %llu, \"back_merges\": %llu, "
-		"\"front_merges\": %llu, \"request_merges\": %llu, \"splits\": %llu, "
-		"\"requeues\": %llu, \"stages\": {",
+		"\"requests_bios_unknown\": %llu",
 		stagehist_op_name(s->op), (unsigned long long)s->requests,
 		(unsigned long long)s->bios, (unsigned long long)s->max_bios,
-		(unsigned long long)s->unknown_bios,
-		(unsigned long long)s->fate[BLK_BIO_QUEUED],
-		(unsigned long long)s->fate[BLK_BIO_BACKMERGE],
-		(unsigned long long)s->fate[BLK_BIO_FRONTMERGE],
-		(unsigned long long)s->fate[BLK_RQ_MERGE],
-		(unsigned long long)s->fate[BLK_BIO_SPLIT],
-		(unsigned long long)s->fate[BLK_RQ_REQUEUE]);
+		(unsigned long long)s->unknown_bios);
+	/* null: the session has no event that shows it */
+	for (size_t i = 0; i < sizeof(biostages_fate_tab) / sizeof(biostages_fate_tab[0]); i++) {
+		fprintf(out, ", \"%s\": ", biostages_fate_tab[i].json);
+		if (biostages_have(ev, i))
+			fprintf(out, "%llu", (unsigned long long)s->fate[biostages_fate_tab[i].fate]);
+		else
+			fputs("null", out);
+	}
+	fputs(", \"stages\": {", out);
 	for (int i = 0; i < STAGE_NR; i++) {
 		const struct hist *h = &s->ns[i];
 
@@ -201,6 +248,14 @@ static int biostages_report(struct iotap_ctx *ctx)
 	tool_report_begin(ctx, p->json, p->timestamp, ts, sizeof(ts));
 	stagehist_sort(&st->sh);
 	for (size_t i = 0; i < st->sh.nr; i++) {
+		const struct stage_series *s = &st->sh.s[i];
+		uint64_t fates = 0;
+
+		for (size_t f = 0; f < sizeof(s->fate) / sizeof(s->fate[0]); f++)
+			fates += s->fate[f];
+		/* A disk and operation idle this interval: nothing to say. */
+		if (!s->requests && !fates)
+			continue;
 		if (p->json)
 			biostages_print_json(ctx, &st->sh.s[i], ts);
 		else
