@@ -2,16 +2,17 @@
 # VM tier: the block tools side by side on real NVMe (scheduler none: requests are issued
 # without an insert) and SCSI (mq-deadline) disks, one boot per kernel (Debian's 5.10, 6.1
 # and 6.12; none of them has block_io_start). biolatency -Q -D, biosnoop, bitesize, biotop,
-# biopattern, seeksize and iosched trace one workload at once, and each count must equal
-# what the kernel's own /sys/block/DEV/stat counted; biosnoop's PID column must be the
-# process that read, on both disks.
+# biopattern, seeksize, iosched and biostages -j trace one workload at once, and each count
+# must equal what the kernel's own /sys/block/DEV/stat counted; biosnoop's PID column must
+# be the process that read, on both disks; biostages has every stage of sda's requests, and
+# on nvme0n1 all but G2I and I2D, which it says a scheduler none does not show.
 . "$(dirname "$0")/../live/lib.sh"
 [ "$(id -u)" = 0 ] || skip "VM tests need root for apt-get download of the kernel"
 [ -x "${IOTAP_SRCDIR:-.}/tests/vm/vm-run" ] || skip "no vm-run"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86 not installed"
 
 N=200 NS=100
-TOOLS="biolatency biosnoop bitesize biotop biopattern seeksize iosched"
+TOOLS="biolatency biosnoop bitesize biotop biopattern seeksize iosched biostages"
 cat >"$LIVE_TMP/guest.sh" <<GUEST
 N=$N NS=$NS TOOLS="$TOOLS"
 GUEST
@@ -22,6 +23,7 @@ for n in $TOOLS; do
 		biolatency) args="-Q -D" ;;
 		biotop) args="-C 60 1" ;;
 		biopattern) args="60 1" ;;
+		biostages) args="-j" ;;
 		*) args="" ;;
 	esac
 	# shellcheck disable=SC2086 # the tool's arguments, split on purpose
@@ -109,6 +111,37 @@ for k in $VM_KERNELS; do
 	f=$LIVE_TMP/iosched-$k
 	[ "$(hist_total "$f" mq-deadline)" = "$rs" ] && [ "$(hist_sections "$f")" = mq-deadline ] ||
 		fail "$k: iosched: $(cat "$f")"
+	# Each disk's reads, every stage where the kernel shows it (block_getrq, merges: all three).
+	f=$LIVE_TMP/biostages-$k
+	python3 - "$f" "$rn" "$rs" <<'PY' || fail "$k: biostages: $(cat "$f")"
+import json, sys
+rows = {}
+for line in open(sys.argv[1]):
+    if line.startswith("{"):
+        o = json.loads(line)
+        rows[(o["disk"], o["op"])] = o
+want = {"nvme0n1": int(sys.argv[2]), "sda": int(sys.argv[3])}
+for disk, n in want.items():
+    o = rows.get((disk, "read"))
+    if o is None:
+        sys.exit("no %s read row" % disk)
+    full = disk == "sda"
+    for key in ("requests", "bios", "bios_queued"):
+        if o[key] != n:
+            sys.exit("%s %s %s, diskstats %d" % (disk, key, o[key], n))
+    for key in ("back_merges", "front_merges", "request_merges", "splits", "requeues"):
+        if o[key] != 0:
+            sys.exit("%s %s %s, expected 0" % (disk, key, o[key]))
+    for st, c in o["stages"].items():
+        if full or st not in ("G2I", "I2D"):
+            if c["count"] != n:
+                sys.exit("%s %s count %d, diskstats %d" % (disk, st, c["count"], n))
+        elif c["count"] or c["unavailable"] != "no insert: scheduler none":
+            sys.exit("%s %s: %s" % (disk, st, c))
+others = [k for k in rows if k[1] == "read" and k[0] not in want]
+if others:
+    sys.exit("other disks read: %s" % others)
+PY
 	[ -z "$(section "$out" instances)" ] || fail "$k: instances left: $(section "$out" instances)"
-	echo "ok: $k: nvme0n1 (none) $rn and sda (mq-deadline) $rs reads as diskstats counted them, in biolatency -Q -D, biosnoop (pids $pn and $ps), bitesize, biotop, biopattern, seeksize ($((rn + rs - 2)) seeks) and iosched ($rs through mq-deadline)"
+	echo "ok: $k: nvme0n1 (none) $rn and sda (mq-deadline) $rs reads as diskstats counted them, in biolatency -Q -D, biosnoop (pids $pn and $ps), bitesize, biotop, biopattern, seeksize ($((rn + rs - 2)) seeks), iosched ($rs through mq-deadline) and biostages (every stage; nvme0n1 without an insert)"
 done
