@@ -413,6 +413,14 @@ static int blktrack_on_queue(struct iotap_ctx *ctx, const struct perf_sample *s,
 	/* md and dm take bios and make no requests: theirs would only age out. */
 	if (blktrack_dev_bio_based(ctx, rq.dev))
 		return 0;
+	/*
+	 * A bio takes its request (or joins one) in the submitter's call, so one still waiting
+	 * here was taken where no event says so (a discard merge): it is forgotten, never
+	 * lent to this one.
+	 */
+	q = reqtab_find(bt->qtab, rq.dev, rq.sector);
+	if (q)
+		reqtab_remove(bt->qtab, q);
 	q = reqtab_insert(bt->qtab, rq.dev, rq.sector, s->time);
 	q->t_start = s->time;
 	return blktrack_bio(bt, BLK_BIO_QUEUED, &rq);
