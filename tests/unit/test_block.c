@@ -439,6 +439,162 @@ static void test_pair_issue_all(void **state)
 	pairing_teardown(&p);
 }
 
+/* What BT_STAGES told of bios, by enum blk_bio_fate. */
+static int fates[BLK_BIO_SPLIT + 1];
+
+/* on_bio - count each bio's or request's fate */
+static int on_bio(void *arg, enum blk_bio_fate fate, const struct block_rq *rq)
+{
+	fates[fate]++;
+	return 0;
+}
+
+/*
+ * feed_stage - one block event as 6.18 lays it out: the bio events (rwbs at 28), the
+ * request events (bytes at 28, rwbs at 34), requeue (rwbs at 30) and split (n is the
+ * new sector, rwbs at 32)
+ */
+static void feed_stage(struct pairing *p, const char *event, uint64_t time, uint64_t sector,
+		       uint64_t n, const char *rwbs)
+{
+	uint8_t rec[256] = { 0 }, *raw = rec + 44;
+	struct perf_event_header *h = (void *)rec;
+	uint64_t id = UINT64_MAX, v = 42ull << 32 | 42;
+	uint32_t raw_size = 72;
+	int rwbs_at = 34;
+
+	for (size_t i = 0; i < p->s->nr_ev; i++)
+		if (!strcmp(p->s->ev[i]->name, event))
+			id = i;
+	assert_true(id != UINT64_MAX);
+	h->type = PERF_RECORD_SAMPLE;
+	memcpy(rec + 8, &id, 8);
+	memcpy(rec + 16, &v, 8);
+	memcpy(rec + 24, &time, 8);
+	memcpy(rec + 40, &raw_size, 4);
+	put_u(raw, 8, BLOCK_DEV(7, 0), 4);
+	put_u(raw, 16, sector, 8);
+	if (!strcmp(event, "block_split")) {
+		put_u(raw, 24, n, 8);
+		rwbs_at = 32;
+	} else {
+		put_u(raw, 24, n, 4);
+		if (!strncmp(event, "block_bio_", 10) || !strcmp(event, "block_getrq"))
+			rwbs_at = 28;
+		else if (!strcmp(event, "block_rq_requeue"))
+			rwbs_at = 30;
+		else if (strcmp(event, "block_rq_complete"))
+			put_u(raw, 28, n * 512, 4);
+	}
+	memcpy(raw + rwbs_at, rwbs, strlen(rwbs));
+	h->size = 44 + raw_size;
+	assert_int_equal(session_dispatch(p->s, h), 0);
+}
+
+/*
+ * test_stages - btt's stages: a request's bios (back, front, and a request merged into it)
+ * give it their count and its earliest queue time; a requeued request is timed from its
+ * last issue; a split bio's remainder takes the bio's queue time
+ */
+static void test_stages(void **state)
+{
+	static const char *const evs[] = {
+		"block_rq_issue", "block_rq_complete", "block_rq_insert", "block_bio_queue",
+		"block_getrq", "block_bio_backmerge", "block_bio_frontmerge", "block_rq_merge",
+		"block_rq_requeue", "block_split", NULL
+	};
+	struct blktrack_cfg cfg = { .flags = BT_INSERT | BT_STAGES, .on_bio = on_bio };
+	const struct blktrack_stage_events *ev;
+	struct pairing p;
+
+	memset(&p, 0, sizeof(p));
+	memset(fates, 0, sizeof(fates));
+	p.l = &layouts[2];
+	p.s = testlib_session_new(NULL, NULL, 0);
+	testlib_fmt_load(&p.s->fs, K618, "block", evs);
+	cfg.on_done = on_done;
+	cfg.arg = &p;
+	assert_int_equal(blktrack_create(&p.bt, &p.s->ctx, &cfg), 0);
+	for (size_t i = 0; i < p.s->nr_ev; i++)
+		p.s->ev[i]->sample_type = IOTAP_SAMPLE_BASE;
+	ev = blktrack_stage_events(p.bt);
+	assert_true(ev->queue && ev->getrq && ev->insert && ev->backmerge && ev->frontmerge &&
+		    ev->rq_merge && ev->requeue && ev->split);
+
+	/* One request of three bios: one at its back, one in front, which moves its start. */
+	feed_stage(&p, "block_bio_queue", 10, 100, 8, "W");
+	feed_stage(&p, "block_getrq", 12, 100, 8, "W");
+	feed_stage(&p, "block_bio_queue", 14, 108, 8, "W");
+	feed_stage(&p, "block_bio_backmerge", 15, 108, 8, "W");
+	feed_stage(&p, "block_bio_queue", 16, 92, 8, "W");
+	feed_stage(&p, "block_bio_frontmerge", 17, 92, 8, "W");
+	feed_stage(&p, "block_rq_insert", 20, 92, 24, "W");
+	feed_stage(&p, "block_rq_issue", 30, 92, 24, "W");
+	feed_stage(&p, "block_rq_complete", 50, 92, 24, "W");
+	assert_int_equal(p.nr_done, 1);
+	assert_int_equal(p.done[0].sector, 92);
+	assert_int_equal(p.done[0].t_queue, 10);
+	assert_int_equal(p.done[0].t_getrq, 12);
+	assert_int_equal(p.done[0].t_insert, 20);
+	assert_int_equal(p.done[0].t_issue, 30);
+	assert_int_equal(p.done[0].t_done, 50);
+	assert_int_equal(p.done[0].bios, 3);
+	assert_int_equal(p.done[0].requeues, 0);
+
+	/*
+	 * Two requests; the second joins the first (block_rq_merge names it); a bio then joins
+	 * the back of the merged one. Issued, requeued, issued again.
+	 */
+	feed_stage(&p, "block_bio_queue", 100, 1000, 8, "R");
+	feed_stage(&p, "block_getrq", 101, 1000, 8, "R");
+	feed_stage(&p, "block_bio_queue", 102, 1008, 8, "R");
+	feed_stage(&p, "block_getrq", 103, 1008, 8, "R");
+	feed_stage(&p, "block_rq_merge", 110, 1008, 8, "R");
+	feed_stage(&p, "block_bio_queue", 111, 1016, 8, "R");
+	feed_stage(&p, "block_bio_backmerge", 112, 1016, 8, "R");
+	feed_stage(&p, "block_rq_insert", 115, 1000, 24, "R");
+	feed_stage(&p, "block_rq_issue", 120, 1000, 24, "R");
+	feed_stage(&p, "block_rq_requeue", 125, 1000, 24, "R");
+	feed_stage(&p, "block_rq_insert", 127, 1000, 24, "R");
+	feed_stage(&p, "block_rq_issue", 130, 1000, 24, "R");
+	feed_stage(&p, "block_rq_complete", 140, 1000, 24, "R");
+	assert_int_equal(p.nr_done, 2);
+	assert_int_equal(p.done[1].sector, 1000);
+	assert_int_equal(p.done[1].bios, 3);
+	assert_int_equal(p.done[1].t_queue, 100);
+	assert_int_equal(p.done[1].t_getrq, 101);
+	assert_int_equal(p.done[1].t_insert, 115);
+	assert_int_equal(p.done[1].t_issue, 130);
+	assert_int_equal(p.done[1].requeues, 1);
+
+	/* A bio split in two: the remainder's request has no queue event but the bio's. */
+	feed_stage(&p, "block_bio_queue", 200, 2000, 16, "R");
+	feed_stage(&p, "block_split", 201, 2000, 2008, "R");
+	feed_stage(&p, "block_getrq", 202, 2000, 8, "R");
+	feed_stage(&p, "block_getrq", 203, 2008, 8, "R");
+	feed_stage(&p, "block_rq_issue", 204, 2000, 8, "R");
+	feed_stage(&p, "block_rq_issue", 205, 2008, 8, "R");
+	feed_stage(&p, "block_rq_complete", 206, 2000, 8, "R");
+	feed_stage(&p, "block_rq_complete", 207, 2008, 8, "R");
+	assert_int_equal(p.nr_done, 4);
+	assert_int_equal(p.done[2].t_queue, 200);
+	assert_int_equal(p.done[3].t_queue, 200);
+	assert_int_equal(p.done[3].t_getrq, 203);
+	assert_int_equal(p.done[3].bios, 1);
+
+	/* Every bio queued (and split) is a request or a merge into one. */
+	assert_int_equal(fates[BLK_BIO_QUEUED], 7);
+	assert_int_equal(fates[BLK_BIO_BACKMERGE], 2);
+	assert_int_equal(fates[BLK_BIO_FRONTMERGE], 1);
+	assert_int_equal(fates[BLK_RQ_MERGE], 1);
+	assert_int_equal(fates[BLK_RQ_REQUEUE], 1);
+	assert_int_equal(fates[BLK_BIO_SPLIT], 1);
+	assert_int_equal(p.done[0].bios + p.done[1].bios + p.done[2].bios + p.done[3].bios,
+			 fates[BLK_BIO_QUEUED] + fates[BLK_BIO_SPLIT]);
+	assert_int_equal(blktrack_stats(p.bt)->merge_unmatched, 0);
+	pairing_teardown(&p);
+}
+
 /* test_lastpos - seek distance from each disk's last request end; a disk's first has none */
 static void test_lastpos(void **state)
 {
@@ -473,6 +629,7 @@ int main(void)
 		cmocka_unit_test(test_pair_stream),
 		cmocka_unit_test(test_pair_pid),
 		cmocka_unit_test(test_pair_issue_all),
+		cmocka_unit_test(test_stages),
 		cmocka_unit_test(test_lastpos),
 	};
 
