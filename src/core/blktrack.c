@@ -762,7 +762,7 @@ static int blktrack_stage_use(struct blktrack *bt, struct iotap_ctx *ctx, const 
 	return ret;
 }
 
-/* blktrack_stages_use - the tables and events of BT_STAGES, each event only where the kernel has it */
+/* blktrack_stages_use - BT_STAGES' tables and events, each event only where the kernel has it */
 static int blktrack_stages_use(struct blktrack *bt, struct iotap_ctx *ctx)
 {
 	struct iotap_event *ev;

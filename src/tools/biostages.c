@@ -79,7 +79,8 @@ static int biostages_init(struct iotap_ctx *ctx)
 static const char *biostages_why(struct iotap_ctx *ctx, const struct stage_series *s,
 				 enum stage stage)
 {
-	const struct blktrack_stage_events *ev = blktrack_stage_events(((struct biostages_state *)ctx->state)->bt);
+	const struct blktrack_stage_events *ev =
+		blktrack_stage_events(((struct biostages_state *)ctx->state)->bt);
 	bool need_q = stage == STAGE_Q2G || stage == STAGE_Q2C;
 	bool need_g = stage == STAGE_Q2G || stage == STAGE_G2I;
 	bool need_i = stage == STAGE_G2I || stage == STAGE_I2D;
@@ -292,8 +293,8 @@ const struct tool tool_biostages = {
 		"requests the driver requeued; a request carries the bios merged into it, and its "
 		"Q2C is timed from the earliest. A stage the kernel cannot show is printed as "
 		"\u2014 with the reason, never as 0: requests dispatched without an insert (most on "
-		"a disk whose scheduler is none), events a kernel lacks (block_rq_merge before 5.8), "
-		"flushes (paired by order: D2C only).",
+		"a disk whose scheduler is none), events a kernel or recording lacks "
+		"(block_rq_merge on 5.4), flushes (paired by order: D2C only).",
 	.examples =
 		"iotap biostages\n  Trace until Ctrl-C, then print the stages of every disk.\n"
 		"iotap biostages -d nvme0n1 -T 5 3\n  Three 5-second intervals on one disk.\n"
