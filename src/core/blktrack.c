@@ -413,6 +413,9 @@ static int blktrack_on_queue(struct iotap_ctx *ctx, const struct perf_sample *s,
 	/* md and dm take bios and make no requests: theirs would only age out. */
 	if (blktrack_dev_bio_based(ctx, rq.dev))
 		return 0;
+	/* --cgroup: the others' bios make requests that are not followed either. */
+	if (bt->filter && !blktrack_submitter_ok(bt, s))
+		return 0;
 	/*
 	 * A bio takes its request (or joins one) in the submitter's call, so one still waiting
 	 * here was taken where no event says so (a discard merge): it is forgotten, never
