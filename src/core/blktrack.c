@@ -375,9 +375,7 @@ static int blktrack_on_frontmerge(struct iotap_ctx *ctx, const struct perf_sampl
 {
 	struct blktrack *bt = arg;
 	struct block_rq rq;
-	struct blkreq *r;
-
-	struct blkreq *e;
+	struct blkreq *r, *e;
 	uint64_t t = 0;
 
 	if (blktrack_decode(bt, &bt->f_front, s, &rq) || rq.nr_sector == 0)
