@@ -130,7 +130,7 @@ J_PID=$TRACER_PID
 tracer_start "$LIVE_TMP/e.out" exporter -d "$D" --textfile "$EP" 0.2
 E_PID=$TRACER_PID
 dd if=/dev/zero of="$DEV" bs=4k count=4096 status=none
-sync
+sync "$DEV"
 w1=$(stat 5)
 TRACER_PID=$E_PID; tracer_stop
 TRACER_PID=$J_PID; tracer_stop

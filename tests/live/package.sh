@@ -77,7 +77,7 @@ complete_words() {
 }
 [ "$(complete_words biolatency biolatency --perc)" = --percentiles ] || fail "no completion of biolatency --perc"
 [ "$(complete_words iotap iotap biotop -s a)" = all ] || fail "no completion of biotop -s a"
-[ "$(complete_words iotap iotap report -i x.rec bios)" = "biosnoop biostacks" ] || fail "no completion of report ... bios"
+[ "$(complete_words iotap iotap report -i x.rec bios)" = "biostages biosnoop biostacks" ] || fail "no completion of report ... bios"
 
 # Installed for real beside the three (then removed): dpkg takes it, the tools run.
 dpkg-query -W -f='${Status}' iotap 2>/dev/null | grep -q 'install ok installed' &&
