@@ -121,8 +121,10 @@ for st in Q2G G2I I2D D2C Q2C; do
 done
 echo "ok: mq-deadline: $want direct reads, every stage counts each request"
 
-# 3. Sequential buffered writes, then sync: bios merge into few requests; each bio queued
-# is a request or joined one. The exporter serves the same stages.
+# 3. Sequential buffered writes, written back by BLKFLSBUF: bios merge into few requests;
+# each bio queued is a request or joined one. The exporter serves the same stages. (Not
+# fsync: its data-less PREFLUSH write counts as a write in diskstats, while the flush it
+# becomes is a flush here; not sync: it writes back every other disk too.)
 EP=$LIVE_TMP/stages.prom
 w0=$(stat 5)
 tracer_start "$LIVE_TMP/j3.out" biostages -d "$D" -j
@@ -130,7 +132,7 @@ J_PID=$TRACER_PID
 tracer_start "$LIVE_TMP/e.out" exporter -d "$D" --textfile "$EP" 0.2
 E_PID=$TRACER_PID
 dd if=/dev/zero of="$DEV" bs=4k count=4096 status=none
-sync "$DEV"
+blockdev --flushbufs "$DEV"
 w1=$(stat 5)
 TRACER_PID=$E_PID; tracer_stop
 TRACER_PID=$J_PID; tracer_stop
