@@ -600,9 +600,10 @@ int wbtrack_create(struct wbtrack **out, struct iotap_ctx *ctx, const uint32_t *
 	if (!ret)
 		ret = wb_use(wb, "writeback", "writeback_single_inode", wb_on_wbs_end,
 			     &wb->f_wbe_name, "name", &wb->f_wbe_ino, "ino");
+	/* Without them ext4's own events still tie its writeback to inodes. */
 	if (ret == -ENOENT)
-		iotap_err(ctx, "--originator needs writeback:writeback_single_inode_start and writeback_single_inode");
-	if (ret)
+		iotap_warn(ctx, "no writeback:writeback_single_inode_start/writeback_single_inode: only ext4's writeback (ext4_writepages) is tied to inodes");
+	if (ret && ret != -ENOENT)
 		goto free_wb;
 	/* ext4's own: fsync and jbd2's ordered data pass no writeback_single_inode. */
 	ret = wb_use(wb, "ext4", "ext4_writepages", wb_on_e4_start, &wb->f_e4_dev, "dev",

@@ -29,7 +29,11 @@
 #include "blktrack.h"
 #include "iotap.h"
 
-/* The events it uses, for a tool's events table: recorded only when the tool is named. */
+/*
+ * The events it uses, for a tool's events table: recorded only when the tool is named.
+ * And block:block_bio_queue, which a tool declares once: WBTRACK_EVENT_BIO where it has none.
+ */
+#define WBTRACK_EVENT_BIO { "block", "block_bio_queue", TOOL_EV_OPTIONAL | TOOL_EV_OPTIN }
 #define WBTRACK_EVENTS \
 	{ "writeback", "writeback_dirty_folio", TOOL_EV_OPTIONAL | TOOL_EV_OPTIN }, \
 	{ "writeback", "writeback_dirty_page", TOOL_EV_OPTIONAL | TOOL_EV_OPTIN }, \
@@ -37,7 +41,6 @@
 	{ "writeback", "writeback_single_inode", TOOL_EV_OPTIONAL | TOOL_EV_OPTIN }, \
 	{ "ext4", "ext4_writepages", TOOL_EV_OPTIONAL | TOOL_EV_OPTIN }, \
 	{ "ext4", "ext4_writepages_result", TOOL_EV_OPTIONAL | TOOL_EV_OPTIN }, \
-	{ "block", "block_bio_queue", TOOL_EV_OPTIONAL | TOOL_EV_OPTIN }, \
 	{ "sched", "sched_process_exec", TOOL_EV_OPTIONAL | TOOL_EV_OPTIN }, \
 	{ "sched", "sched_process_fork", TOOL_EV_OPTIONAL | TOOL_EV_OPTIN }
 

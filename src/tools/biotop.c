@@ -67,6 +67,7 @@ static const struct opt biotop_opts[] = {
 
 static const struct tool_event biotop_events[] = {
 	TOOL_EVENTS_BLOCK_REQ,
+	WBTRACK_EVENT_BIO,
 	WBTRACK_EVENTS,
 	{ NULL, NULL, 0 }
 };
