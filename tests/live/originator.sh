@@ -1,8 +1,8 @@
 #!/bin/bash
 # --originator live: writeback charged to the processes that dirtied the pages, exactly.
 # Two programs of distinct names write 3 MiB and 5 MiB to files of a fresh ext4 on a loop
-# device, then one sync writes them back from the flusher: each program must get exactly
-# its file's bytes, the journal its own row, all rows together what the disk's counters
+# device, and 1 and 2 MiB to a third file they share, then one sync writes them back from the
+# flusher: each program must get exactly its bytes of each file, the journal its own row, all rows together what the disk's counters
 # say was written; without --originator the flusher keeps them; recorded equals live.
 . "$(dirname "$0")/lib.sh"
 require_root
@@ -30,6 +30,9 @@ cat >"$LIVE_TMP/work.sh" <<EOF
 echo \$! >"$LIVE_TMP/pid_a"
 "$LIVE_TMP/bin/wbwrite_b" if=/dev/zero of="$MNT/b" bs=1M count=5 2>/dev/null &
 echo \$! >"$LIVE_TMP/pid_b"
+# One file both write: the first MiB by one, the next two by the other.
+"$LIVE_TMP/bin/wbwrite_a" if=/dev/zero of="$MNT/s" bs=1M count=1 conv=notrunc 2>/dev/null &
+"$LIVE_TMP/bin/wbwrite_b" if=/dev/zero of="$MNT/s" bs=1M seek=1 count=2 conv=notrunc 2>/dev/null &
 wait
 sync
 EOF
@@ -58,9 +61,9 @@ for TRACER_PID in $t_o $t_s; do tracer_stop; done
 pa=$(cat "$LIVE_TMP/pid_a")
 pb=$(cat "$LIVE_TMP/pid_b")
 ino_a=$(stat -c %i "$MNT/a")
-ino_b=$(stat -c %i "$MNT/b")
 maj=$(( $(stat -c '0x%t' "$DEV") ))
 min=$(( $(stat -c '0x%T' "$DEV") ))
+ino_b=$(stat -c %i "$MNT/b")
 
 # rows FILE - the originator rows: comm pid inode requests bytes, one a line
 rows() {
@@ -78,14 +81,20 @@ rows "$LIVE_TMP/o.json" >"$LIVE_TMP/o.rows"
 echo "--- live rows:"; cat "$LIVE_TMP/o.rows"
 got_a=$(awk -F'\t' -v p="$pa" '$1 == "wbwrite_a" && $2 == p { b += $5 } END { print b + 0 }' "$LIVE_TMP/o.rows")
 got_b=$(awk -F'\t' -v p="$pb" '$1 == "wbwrite_b" && $2 == p { b += $5 } END { print b + 0 }' "$LIVE_TMP/o.rows")
+ino_s=$(stat -c %i "$MNT/s")
+# Split pro rata by dirty pages: every page dirtied once, so each gets exactly its own.
+got_sa=$(awk -F'\t' -v i="$maj:$min ino $ino_s" '$1 == "wbwrite_a" && $3 == i { b += $5 } END { print b + 0 }' "$LIVE_TMP/o.rows")
+got_sb=$(awk -F'\t' -v i="$maj:$min ino $ino_s" '$1 == "wbwrite_b" && $3 == i { b += $5 } END { print b + 0 }' "$LIVE_TMP/o.rows")
+[ "$got_sa" = $((1 << 20)) ] && [ "$got_sb" = $((2 << 20)) ] ||
+	fail "the shared file: wbwrite_a $got_sa, wbwrite_b $got_sb bytes; expected $((1 << 20)) and $((2 << 20))"
 [ "$got_a" = $((3 << 20)) ] || fail "wbwrite_a (pid $pa) charged $got_a bytes, expected $((3 << 20))"
 [ "$got_b" = $((5 << 20)) ] || fail "wbwrite_b (pid $pb) charged $got_b bytes, expected $((5 << 20))"
 grep -qP "^wbwrite_a\t$pa\t$maj:$min ino $ino_a\t" "$LIVE_TMP/o.rows" || fail "wbwrite_a's row names no inode $maj:$min ino $ino_a"
 grep -qP "^wbwrite_b\t$pb\t$maj:$min ino $ino_b\t" "$LIVE_TMP/o.rows" || fail "wbwrite_b's row names no inode $maj:$min ino $ino_b"
-[ "$(grep -c '^wbwrite' "$LIVE_TMP/o.rows")" = 2 ] || fail "the writers have more than one row each"
+[ "$(grep -c '^wbwrite' "$LIVE_TMP/o.rows")" = 4 ] || fail "not one row per writer and file"
 awk -F'\t' '$1 == "[jbd2 journal]" && $2 == 0 && $5 > 0' "$LIVE_TMP/o.rows" | grep -q . ||
 	fail "no [jbd2 journal] row"
-echo "ok: wbwrite_a $got_a, wbwrite_b $got_b bytes; journal apart"
+echo "ok: wbwrite_a $got_a, wbwrite_b $got_b bytes; of the shared file $got_sa and $got_sb; journal apart"
 
 # Without --originator: by submitter, as before: the flusher has the files' bytes.
 python3 -c '
@@ -100,6 +109,8 @@ echo "ok: without --originator the flusher (kworker) keeps its writes"
 # biotop --originator: the same bytes, in Kbytes, with the inode.
 line_a=$(awk -v p="$pa" '$1 == p && $2 == "wbwrite_a"' "$LIVE_TMP/top.out")
 line_b=$(awk -v p="$pb" '$1 == p && $2 == "wbwrite_b"' "$LIVE_TMP/top.out")
+sk=$(awk -v i="$maj:$min/$ino_s" '$2 ~ /^wbwrite_/ && $NF == i { print $2, $8 }' "$LIVE_TMP/top.out" | sort | tr '\n' ' ')
+[ "$sk" = "wbwrite_a 1024 wbwrite_b 2048 " ] || fail "biotop, the shared file: $sk"
 echo "$line_a" | awk -v d="$D" -v i="$maj:$min/$ino_a" '{ exit !($3 == "W" && $6 == d && $8 == 3072 && $10 == i) }' ||
 	fail "biotop wbwrite_a: '$line_a'"
 echo "$line_b" | awk -v d="$D" -v i="$maj:$min/$ino_b" '{ exit !($3 == "W" && $6 == d && $8 == 5120 && $10 == i) }' ||
