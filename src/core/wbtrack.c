@@ -445,7 +445,11 @@ static int wb_on_bio(struct iotap_ctx *ctx, const struct perf_sample *s, void *a
 	struct wb_range r;
 
 	if (block_rq_decode(&wb->f_bio, s->raw, s->raw_size, &rq) || rq.op != BLOCK_OP_WRITE ||
-	    !rq.nr_sector || (wb->has_dev && rq.dev != wb->dev))
+	    !rq.nr_sector)
+		return 0;
+	/* A partition's bio has its disk's sectors already; requests name the disk. */
+	rq.dev = wb_fs_dev(wb, rq.dev);
+	if (wb->has_dev && rq.dev != wb->dev)
 		return 0;
 	r = (struct wb_range){ .dev = rq.dev, .start = rq.sector, .end = rq.sector + rq.nr_sector,
 			       .t = s->time };

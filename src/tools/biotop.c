@@ -48,7 +48,7 @@ static const struct opt biotop_opts[] = {
 	{ 'C', "noclear", OPT_FLAG, P(noclear), NULL, "don't clear the screen" },
 	{ 'r', "maxrows", OPT_UINT, P(maxrows), "MAXROWS", "maximum rows to print, default 20",
 	  NULL, 1, 1u << 20 },
-	{ 'p', "pid", OPT_PID, P(pid), "PID", "trace I/O submitted by this process only" },
+	{ 'p', "pid", OPT_PID, P(pid), "PID", "trace I/O submitted by this process only (with --originator: the writes it dirtied, and its reads)" },
 	{ 's', "sort", OPT_CHOICE, P(sort), "SORT",
 	  "sort by bytes (the default, BCC's order), by I/O + bytes + microseconds (all, libbpf-tools' default), by I/O or by total latency",
 	  biotop_sorts },
@@ -125,10 +125,13 @@ static int biotop_add(struct iotap_ctx *ctx, const struct blk_io *io, struct bio
 static int biotop_on_share(void *arg, const struct blk_io *io, const struct wb_share *sh)
 {
 	struct iotap_ctx *ctx = arg;
+	int pid = ((struct biotop_params *)ctx->params)->pid;
 	const char *label = wb_kind_label(sh->kind);
 	struct biotop_row key = { .pid = sh->kind == WB_SUBMITTER || sh->kind == WB_DIRTIER ?
 				  sh->pid : 0, .dev = io->dev, .write = true };
 
+	if (pid && (int)key.pid != pid)
+		return 0;
 	snprintf(key.comm, sizeof(key.comm), "%.15s", label ? label : sh->comm);
 	if (sh->kind != WB_SUBMITTER && sh->kind != WB_JOURNAL) {
 		key.idev = sh->dev;
@@ -141,11 +144,14 @@ static int biotop_on_share(void *arg, const struct blk_io *io, const struct wb_s
 static int biotop_on_done(void *arg, const struct blk_io *io)
 {
 	struct iotap_ctx *ctx = arg;
+	struct biotop_params *p = ctx->params;
 	struct biotop_state *st = ctx->state;
 	struct biotop_row key = { .pid = io->pid, .dev = io->dev, .write = io->op == BLOCK_OP_WRITE };
 
 	if (st->wb && key.write)
 		return wbtrack_split(st->wb, io, biotop_on_share, ctx);
+	if (st->wb && p->pid && (int)io->pid != p->pid)
+		return 0;
 	memcpy(key.comm, io->comm, sizeof(key.comm));
 	return biotop_add(ctx, io, &key, io->bytes);
 }
@@ -166,6 +172,9 @@ static int biotop_init(struct iotap_ctx *ctx)
 	ret = tool_prom_open(ctx, p->prom, &st->prom);
 	if (!ret)
 		ret = blktrack_cfg_select(&cfg, ctx, NULL, p->pid);
+	/* -p with --originator: the process's writes are the flusher's requests too. */
+	if (p->originator)
+		cfg.pid = 0;
 	if (!ret && p->show_cgroup)
 		ret = iotap_cgroup_track(ctx);
 	/* Before the block layer's: a bio's charge is made before its request can complete. */
