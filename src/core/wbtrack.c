@@ -356,22 +356,22 @@ static int wb_range_add(struct wbtrack *wb, const struct wb_range *r)
 	return 0;
 }
 
-/*
- * wb_split_units - units in proportion to the weights w[0..nr) (sum > 0) into share[]: the
- * floor of each, then one more to each of the largest remainders, ties to the earliest,
- * so that the shares sum to units exactly; given[] is scratch of nr
- */
-static void wb_split_units(const uint64_t *w, size_t nr, uint64_t units, uint64_t *share,
-			   bool *given)
+/* wbtrack_shares - see wbtrack.h */
+void wbtrack_shares(const uint64_t *w, size_t nr, uint64_t units, uint64_t *share, bool *given)
 {
 	uint64_t sum = 0, total = 0;
 
 	for (size_t i = 0; i < nr; i++)
 		sum += w[i];
 	for (size_t i = 0; i < nr; i++) {
-		share[i] = (uint64_t)((unsigned __int128)units * w[i] / sum);
+		share[i] = sum ? (uint64_t)((unsigned __int128)units * w[i] / sum) : 0;
 		total += share[i];
 		given[i] = false;
+	}
+	if (!sum) {
+		if (nr)
+			share[0] = units;
+		return;
 	}
 	/* Fewer than nr are left over, so no one gets two. */
 	for (; total < units; total++) {
@@ -416,7 +416,7 @@ static int wb_charge_inode(struct wbtrack *wb, struct wb_range *r, struct wb_ino
 	by_dirty = sum;
 	for (size_t i = 0; i < n->nr; i++)
 		w[i] = by_dirty ? n->d[i].dirty : n->d[i].ever;
-	wb_split_units(w, n->nr, units, share, scratch);
+	wbtrack_shares(w, n->nr, units, share, scratch);
 	for (size_t i = 0; i < n->nr && !ret; i++) {
 		if (!share[i])
 			continue;

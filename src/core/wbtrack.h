@@ -99,6 +99,14 @@ const struct wbtrack_stats *wbtrack_stats(const struct wbtrack *wb);
 /* wbtrack_warn_stats - at the end: what could not be tied to a dirtier, with -v the counts */
 void wbtrack_warn_stats(struct wbtrack *wb, struct iotap_ctx *ctx);
 
+/*
+ * wbtrack_shares - units split in proportion to the weights w[0..nr) into share[]: the floor
+ * of each, then one more to each of the largest remainders (ties to the earliest), so that
+ * the shares sum to units exactly; all of it to the first when the weights sum to 0.
+ * given[] is scratch of nr.
+ */
+void wbtrack_shares(const uint64_t *w, size_t nr, uint64_t units, uint64_t *share, bool *given);
+
 /* wbtrack_free - free it; accepts NULL */
 void wbtrack_free(struct wbtrack *wb);
 
