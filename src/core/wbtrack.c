@@ -24,6 +24,7 @@ struct wb_dirtier {
 struct wb_inode {
 	uint32_t dev;			/* its disk, as its bdi names it */
 	uint64_t ino;
+	char *file;			/* its name, from the write that dirtied it first; NULL: none */
 	struct wb_dirtier *d;
 	size_t nr, cap;
 };
@@ -73,6 +74,8 @@ struct wbtrack {
 	struct wbtrack_stats stats;
 	bool has_dev;
 	uint32_t dev;			/* with has_dev: only this disk's bios */
+	wbtrack_name_fn name_fn;
+	void *name_arg;
 };
 
 /* wb_kind_label - see wbtrack.h */
@@ -212,6 +215,12 @@ static int wb_on_dirty(struct iotap_ctx *ctx, const struct perf_sample *s, void 
 	}
 	n->d[i].dirty++;
 	n->d[i].ever++;
+	if (!n->file && wb->name_fn) {
+		const char *name = wb->name_fn(wb->name_arg, s->tid);
+
+		if (name && !(n->file = strdup(name)))
+			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -492,6 +501,11 @@ int wbtrack_split(struct wbtrack *wb, const struct blk_io *io,
 		sh = (struct wb_share){ .kind = r.kind, .pid = r.pid, .dev = r.idev, .ino = r.ino,
 					.bytes = (to - from) * WB_SECTOR };
 		sh.comm = r.kind == WB_DIRTIER || r.kind == WB_METADATA ? wb_comm(wb, r.pid) : "";
+		if (r.kind != WB_JOURNAL) {
+			const struct wb_inode *n = wb_inode_get(wb, r.idev, r.ino, false);
+
+			sh.file = n ? n->file : NULL;
+		}
 		if (r.kind == WB_UNKNOWN)
 			wb->stats.unknown_bytes += sh.bytes;
 		if (!ret)
@@ -575,7 +589,8 @@ static int wb_use(struct wbtrack *wb, const char *sys, const char *name, iotap_h
 }
 
 /* wbtrack_create - see wbtrack.h */
-int wbtrack_create(struct wbtrack **out, struct iotap_ctx *ctx, const uint32_t *dev)
+int wbtrack_create(struct wbtrack **out, struct iotap_ctx *ctx, const uint32_t *dev,
+		   wbtrack_name_fn name_fn, void *name_arg)
 {
 	struct wbtrack *wb = calloc(1, sizeof(*wb));
 	struct iotap_event *ev;
@@ -587,6 +602,8 @@ int wbtrack_create(struct wbtrack **out, struct iotap_ctx *ctx, const uint32_t *
 	wb->ctx = ctx;
 	wb->has_dev = dev;
 	wb->dev = dev ? *dev : 0;
+	wb->name_fn = name_fn;
+	wb->name_arg = name_arg;
 	ret = hashtab_init(&wb->inode_ix, 256);
 	if (ret)
 		goto free_wb;
@@ -649,8 +666,10 @@ void wbtrack_free(struct wbtrack *wb)
 {
 	if (!wb)
 		return;
-	for (size_t i = 0; i < wb->nr_inodes; i++)
+	for (size_t i = 0; i < wb->nr_inodes; i++) {
 		free(wb->inodes[i].d);
+		free(wb->inodes[i].file);
+	}
 	free(wb->inodes);
 	hashtab_release(&wb->inode_ix);
 	free(wb->threads);

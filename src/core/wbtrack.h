@@ -21,7 +21,9 @@
  *    sectors' owners, whatever merged or split the bios; what no tracked bio
  *    covers stays its submitter's.
  * Process names come from sched_process_exec and sched_process_fork, else the
- * source (/proc live, the recording's names at its start).
+ * source (/proc live, the recording's names at its start); file names, where the
+ * caller knows the file a thread's write syscall writes (name_fn), from the write
+ * that first dirtied a page of the inode.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -40,7 +42,9 @@
 	{ "writeback", "writeback_single_inode_start", TOOL_EV_OPTIONAL | TOOL_EV_OPTIN }, \
 	{ "writeback", "writeback_single_inode", TOOL_EV_OPTIONAL | TOOL_EV_OPTIN }, \
 	{ "ext4", "ext4_writepages", TOOL_EV_OPTIONAL | TOOL_EV_OPTIN }, \
-	{ "ext4", "ext4_writepages_result", TOOL_EV_OPTIONAL | TOOL_EV_OPTIN }, \
+	{ "ext4", "ext4_writepages_result", TOOL_EV_OPTIONAL | TOOL_EV_OPTIN }
+/* And the process events that name the dirtiers, where the tool declares them not already. */
+#define WBTRACK_EVENTS_SCHED \
 	{ "sched", "sched_process_exec", TOOL_EV_OPTIONAL | TOOL_EV_OPTIN }, \
 	{ "sched", "sched_process_fork", TOOL_EV_OPTIONAL | TOOL_EV_OPTIN }
 
@@ -60,8 +64,12 @@ struct wb_share {
 	const char *comm;		/* WB_DIRTIER, WB_SUBMITTER; never NULL */
 	uint32_t dev;			/* the inode's disk (kernel dev_t), WB_DIRTIER/METADATA/UNKNOWN */
 	uint64_t ino;
+	const char *file;		/* the inode's file name, NULL: not known; valid until wbtrack_free */
 	uint64_t bytes;
 };
+
+/* The file thread tid's syscall in progress writes, or NULL. */
+typedef const char *(*wbtrack_name_fn)(void *arg, uint32_t tid);
 
 struct wbtrack_stats {
 	uint64_t dirtied;		/* dirty events */
@@ -77,11 +85,12 @@ const char *wb_kind_label(enum wb_kind kind);
 
 /*
  * wbtrack_create - subscribe to what the source offers, the bios of disk *dev only (NULL:
- * every disk's); 0, or -ENOENT with an error
+ * every disk's), files named by name_fn(name_arg, tid) where not NULL; 0, or -ENOENT with an error
  * line when it has none of the dirty events (a recording made without naming the tool),
  * or -errno (-ENOMEM)
  */
-int wbtrack_create(struct wbtrack **out, struct iotap_ctx *ctx, const uint32_t *dev);
+int wbtrack_create(struct wbtrack **out, struct iotap_ctx *ctx, const uint32_t *dev,
+		   wbtrack_name_fn name_fn, void *name_arg);
 
 /*
  * wbtrack_split - a completed request's bytes, share by share, into fn (which may stop

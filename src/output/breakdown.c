@@ -68,7 +68,7 @@ static unsigned long long breakdown_us(uint64_t ns)
 
 /* breakdown_orig_add - see breakdown.h */
 int breakdown_orig_add(struct breakdown *b, const char *comm, uint32_t pid, const char *inode,
-		       uint64_t bytes, uint64_t ns)
+		       const char *file, uint64_t bytes, uint64_t ns)
 {
 	size_t i;
 
@@ -85,6 +85,8 @@ int breakdown_orig_add(struct breakdown *b, const char *comm, uint32_t pid, cons
 		b->out[i].pid = pid;
 		b->nr_out++;
 	}
+	if (!b->out[i].file)
+		b->out[i].file = file;
 	b->out[i].reqs++;
 	b->out[i].bytes += bytes;
 	b->out[i].ns += ns;
@@ -95,17 +97,18 @@ int breakdown_orig_add(struct breakdown *b, const char *comm, uint32_t pid, cons
 static void breakdown_print_orig(const struct breakdown *b, FILE *out)
 {
 	fprintf(out, "\nblock I/O outside traced syscalls, by originator (who dirtied what writeback wrote):\n");
-	fprintf(out, "%-16s %8s %-24s %8s %10s %12s\n", "ORIGINATOR", "PID", "INODE", "BLK_REQ",
-		"KB", "BLK_us");
+	fprintf(out, "%-16s %8s %-24s %8s %10s %12s %s\n", "ORIGINATOR", "PID", "INODE", "BLK_REQ",
+		"KB", "BLK_us", "FILE");
 	for (size_t i = 0; i < b->nr_out; i++) {
 		const struct breakdown_out *o = &b->out[i];
 		char pid[16] = "-";
 
 		if (o->pid)
 			snprintf(pid, sizeof(pid), "%u", o->pid);
-		fprintf(out, "%-16s %8s %-24s %8llu %10llu %12llu\n", o->comm, pid,
+		fprintf(out, "%-16s %8s %-24s %8llu %10llu %12llu %s\n", o->comm, pid,
 			o->inode[0] ? o->inode : "-", (unsigned long long)o->reqs,
-			(unsigned long long)(o->bytes / 1024), breakdown_us(o->ns));
+			(unsigned long long)(o->bytes / 1024), breakdown_us(o->ns),
+			o->file ? o->file : "-");
 	}
 }
 
@@ -174,6 +177,11 @@ static void breakdown_print_json(const struct breakdown *b, FILE *out, const cha
 		if (b->originator) {
 			fprintf(out, ", \"pid\": %u, \"inode\": ", b->out[i].pid);
 			json_str(out, b->out[i].inode);
+			fprintf(out, ", \"file\": ");
+			if (b->out[i].file)
+				json_str(out, b->out[i].file);
+			else
+				fprintf(out, "null");
 		}
 		fprintf(out, ", \"blk_requests\": %llu, \"bytes\": %llu, \"blk_ns\": %llu}\n",
 			(unsigned long long)b->out[i].reqs, (unsigned long long)b->out[i].bytes,

@@ -69,6 +69,7 @@ static const struct tool_event biotop_events[] = {
 	TOOL_EVENTS_BLOCK_REQ,
 	WBTRACK_EVENT_BIO,
 	WBTRACK_EVENTS,
+	WBTRACK_EVENTS_SCHED,
 	{ NULL, NULL, 0 }
 };
 
@@ -179,7 +180,7 @@ static int biotop_init(struct iotap_ctx *ctx)
 		ret = iotap_cgroup_track(ctx);
 	/* Before the block layer's: a bio's charge is made before its request can complete. */
 	if (!ret && p->originator)
-		ret = wbtrack_create(&st->wb, ctx, NULL);
+		ret = wbtrack_create(&st->wb, ctx, NULL, NULL, NULL);
 	return ret ? ret : blktrack_create(&st->bt, ctx, &cfg);
 }
 

@@ -64,6 +64,7 @@ static const struct tool_event iosb_events[] = {
 	SYSTRACK_EVENTS_SYNC,
 	SYSTRACK_EVENTS_OPEN,
 	SYSTRACK_EVENTS_URING,
+	SYSTRACK_EVENTS_NAMES,
 	TOOL_EVENTS_BLOCK_REQ,
 	IOLAYERS_EVENTS,
 	WBTRACK_EVENTS,
@@ -159,14 +160,23 @@ static int iosb_on_share(void *arg, const struct blk_io *io, const struct wb_sha
 
 	if (sh->kind == WB_SUBMITTER)
 		return iosb_out_wanted(a->ctx, io) ?
-			breakdown_orig_add(&st->tab, sh->comm, 0, "", sh->bytes, a->ns) : 0;
+			breakdown_orig_add(&st->tab, sh->comm, 0, "", NULL, sh->bytes, a->ns) : 0;
 	if (sh->kind == WB_DIRTIER && (p->pid || p->comm) && !iolayers_wanted(st->il, sh->pid))
 		return 0;
 	if (sh->kind != WB_JOURNAL)
 		snprintf(inode, sizeof(inode), "%u:%u ino %llu", BLOCK_DEV_MAJOR(sh->dev),
 			 BLOCK_DEV_MINOR(sh->dev), (unsigned long long)sh->ino);
 	return breakdown_orig_add(&st->tab, label ? label : sh->comm,
-				  sh->kind == WB_DIRTIER ? sh->pid : 0, inode, sh->bytes, a->ns);
+				  sh->kind == WB_DIRTIER ? sh->pid : 0, inode, sh->file, sh->bytes, a->ns);
+}
+
+/* iosb_write_name - --originator: the file the write syscall thread tid is in writes */
+static const char *iosb_write_name(void *arg, uint32_t tid)
+{
+	struct iosb_state *st = arg;
+	const struct sys_call *c = systrack_current(st->sys, tid);
+
+	return c && c->kind == SYS_WRITE ? c->path : NULL;
 }
 
 /* iosb_on_done - a request completed: device time, and its syscall's waiting */
@@ -245,6 +255,8 @@ static int iosb_init(struct iotap_ctx *ctx)
 		.comm = p->comm,
 		.on_exit = iosb_on_sys_exit,
 		.arg = ctx,
+		/* --originator names the files written back by the writes that dirtied them. */
+		.names = p->originator,
 	};
 	struct iolayers_cfg fcfg = {
 		.queued = p->queued,
@@ -304,7 +316,8 @@ static int iosb_init(struct iotap_ctx *ctx)
 	st->tab.originator = p->originator;
 	/* Before the block layer's: a bio's charge is made before its request can complete. */
 	if (p->originator) {
-		ret = wbtrack_create(&st->wb, ctx, bcfg.has_dev ? &bcfg.dev : NULL);
+		ret = wbtrack_create(&st->wb, ctx, bcfg.has_dev ? &bcfg.dev : NULL,
+				     iosb_write_name, st);
 		if (ret)
 			return ret;
 	}

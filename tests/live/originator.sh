@@ -51,7 +51,7 @@ tracer_start "$LIVE_TMP/o.json" iostackbreakdown -T blk --originator -d "$D" --j
 t_o=$TRACER_PID
 tracer_start "$LIVE_TMP/s.json" iostackbreakdown -T blk -d "$D" --json
 t_s=$TRACER_PID
-"$IOTAP" record --tools iostackbreakdown,biotop -o "$LIVE_TMP/rec.iotap" -- "$LIVE_TMP/work.sh" \
+"$IOTAP" record --tools iostackbreakdown,biotop,fileio -o "$LIVE_TMP/rec.iotap" -- "$LIVE_TMP/work.sh" \
 	2>"$LIVE_TMP/rec.err" || fail "record failed: $(cat "$LIVE_TMP/rec.err")"
 sync
 TRACER_PID=$t_top
@@ -74,7 +74,7 @@ for l in open(sys.argv[1]):
         continue
     o = json.loads(l)
     if "originator" in o:
-        print("%s\t%d\t%s\t%d\t%d" % (o["originator"], o["pid"], o["inode"], o["blk_requests"], o["bytes"]))
+        print("%s\t%d\t%s\t%d\t%d\t%s" % (o["originator"], o["pid"], o["inode"], o["blk_requests"], o["bytes"], o["file"] or "-"))
 ' "$1"
 }
 rows "$LIVE_TMP/o.json" >"$LIVE_TMP/o.rows"
@@ -92,6 +92,11 @@ got_sb=$(awk -F'\t' -v i="$maj:$min ino $ino_s" '$1 == "wbwrite_b" && $3 == i { 
 grep -qP "^wbwrite_a\t$pa\t$maj:$min ino $ino_a\t" "$LIVE_TMP/o.rows" || fail "wbwrite_a's row names no inode $maj:$min ino $ino_a"
 grep -qP "^wbwrite_b\t$pb\t$maj:$min ino $ino_b\t" "$LIVE_TMP/o.rows" || fail "wbwrite_b's row names no inode $maj:$min ino $ino_b"
 [ "$(grep -c '^wbwrite' "$LIVE_TMP/o.rows")" = 4 ] || fail "not one row per writer and file"
+# Files named by the write that dirtied them first (the path as dd opened it).
+for f in a b s; do
+	awk -F'\t' -v f="$MNT/$f" -v i="$maj:$min ino $(stat -c %i "$MNT/$f")" '$3 == i && $6 != f { exit 1 }' \
+		"$LIVE_TMP/o.rows" || fail "inode of $MNT/$f not named so: $(cat "$LIVE_TMP/o.rows")"
+done
 awk -F'\t' '$1 == "[jbd2 journal]" && $2 == 0 && $5 > 0' "$LIVE_TMP/o.rows" | grep -q . ||
 	fail "no [jbd2 journal] row"
 echo "ok: wbwrite_a $got_a, wbwrite_b $got_b bytes; of the shared file $got_sa and $got_sb; journal apart"
