@@ -137,8 +137,9 @@ rows "$LIVE_TMP/r.json" >"$LIVE_TMP/r.rows"
 echo "--- recorded rows:"; cat "$LIVE_TMP/r.rows"
 diff <(grep '^wbwrite' "$LIVE_TMP/o.rows") <(grep '^wbwrite' "$LIVE_TMP/r.rows") ||
 	fail "recorded writers' rows differ from live"
-"$IOTAP" report -i "$LIVE_TMP/rec.iotap" biotop --originator -r 1000 -C 3600 1 >"$LIVE_TMP/rtop.out" 2>&1 ||
-	fail "report biotop failed: $(cat "$LIVE_TMP/rtop.out")"
+# Its warnings apart: the whole machine's writeback, other disks' too, may have some to say.
+"$IOTAP" report -i "$LIVE_TMP/rec.iotap" biotop --originator -r 1000 -C 3600 1 >"$LIVE_TMP/rtop.out" \
+	2>"$LIVE_TMP/rtop.err" || fail "report biotop failed: $(cat "$LIVE_TMP/rtop.err")"
 diff <(grep -E ' wbwrite_[ab] ' "$LIVE_TMP/top.out" | awk '{ print $1, $2, $3, $7, $8, $10 }') \
 	<(grep -E ' wbwrite_[ab] ' "$LIVE_TMP/rtop.out" | awk '{ print $1, $2, $3, $7, $8, $10 }') ||
 	fail "recorded biotop writers' rows differ from live"
