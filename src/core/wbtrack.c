@@ -29,7 +29,7 @@ struct wb_inode {
 	size_t nr, cap;
 };
 
-/* What an inode-less or inode-bound thread has open: the inodes it writes back, innermost last. */
+/* A thread writing back: the inodes it is inside of, innermost last. */
 struct wb_thread {
 	uint32_t tid;
 	unsigned int depth;
