@@ -20,6 +20,7 @@ ln -sf "$G/stacks.iotap" "$OUT/S"
 ln -sf "$G/devices.iotap" "$OUT/D"
 ln -sf "$G/files.iotap" "$OUT/F"
 ln -sf "$G/stages.iotap" "$OUT/G"
+ln -sf "$G/writeback.iotap" "$OUT/W"
 ln -sf "$G/sysroot" "$OUT/sysroot"
 fails=0 n=0
 [ -r "$G/cases" ] || { echo "FAIL: no $G/cases"; exit 1; }

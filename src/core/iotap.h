@@ -57,6 +57,11 @@ struct opt {
 /* Events a tool may use: recorded by `iotap record`, listed in its man page. */
 #define TOOL_EV_OPTIONAL	(1u << 0)	/* not every kernel has it */
 #define TOOL_EV_STACK		(1u << 1)	/* samples need a callchain */
+/*
+ * Only an option's (biotop --originator): recorded when the tool is named (record --tools)
+ * or with --all, never in the default recording, whose size it would multiply.
+ */
+#define TOOL_EV_OPTIN		(1u << 2)
 
 struct tool_event {
 	const char *sys;

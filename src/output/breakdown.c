@@ -66,6 +66,52 @@ static unsigned long long breakdown_us(uint64_t ns)
 	return (unsigned long long)(ns / 1000);
 }
 
+/* breakdown_orig_add - see breakdown.h */
+int breakdown_orig_add(struct breakdown *b, const char *comm, uint32_t pid, const char *inode,
+		       const char *file, uint64_t bytes, uint64_t ns)
+{
+	size_t i;
+
+	for (i = 0; i < b->nr_out; i++)
+		if (b->out[i].pid == pid && !strncmp(b->out[i].comm, comm, 15) &&
+		    !strncmp(b->out[i].inode, inode, sizeof(b->out[i].inode) - 1))
+			break;
+	if (i == b->nr_out) {
+		if (array_reserve(&b->out, &b->cap_out, i + 1, sizeof(*b->out), 16))
+			return -ENOMEM;
+		memset(&b->out[i], 0, sizeof(b->out[i]));
+		snprintf(b->out[i].comm, sizeof(b->out[i].comm), "%.15s", comm);
+		snprintf(b->out[i].inode, sizeof(b->out[i].inode), "%s", inode);
+		b->out[i].pid = pid;
+		b->nr_out++;
+	}
+	if (!b->out[i].file)
+		b->out[i].file = file;
+	b->out[i].reqs++;
+	b->out[i].bytes += bytes;
+	b->out[i].ns += ns;
+	return 0;
+}
+
+/* breakdown_print_orig - the block I/O outside the syscalls by originator */
+static void breakdown_print_orig(const struct breakdown *b, FILE *out)
+{
+	fprintf(out, "\nblock I/O outside traced syscalls, by originator (who dirtied what writeback wrote):\n");
+	fprintf(out, "%-16s %8s %-24s %8s %10s %12s %s\n", "ORIGINATOR", "PID", "INODE", "BLK_REQ",
+		"KB", "BLK_us", "FILE");
+	for (size_t i = 0; i < b->nr_out; i++) {
+		const struct breakdown_out *o = &b->out[i];
+		char pid[16] = "-";
+
+		if (o->pid)
+			snprintf(pid, sizeof(pid), "%u", o->pid);
+		fprintf(out, "%-16s %8s %-24s %8llu %10llu %12llu %s\n", o->comm, pid,
+			o->inode[0] ? o->inode : "-", (unsigned long long)o->reqs,
+			(unsigned long long)(o->bytes / 1024), breakdown_us(o->ns),
+			o->file ? o->file : "-");
+	}
+}
+
 /* breakdown_print_attribution - per syscall: calls, latency, disk, waiting, bytes by source */
 static void breakdown_print_attribution(const struct breakdown *b, FILE *out)
 {
@@ -85,7 +131,9 @@ static void breakdown_print_attribution(const struct breakdown *b, FILE *out)
 			(unsigned long long)(r->bytes_cache / 1024), (unsigned long long)(r->bytes_dev / 1024),
 			(unsigned long long)r->pages);
 	}
-	if (b->nr_out) {
+	if (b->nr_out && b->originator) {
+		breakdown_print_orig(b, out);
+	} else if (b->nr_out) {
 		fprintf(out, "\nblock I/O outside traced syscalls (writeback, journal, workers):\n");
 		fprintf(out, "%-16s %8s %10s %12s %s\n", "SUBMITTER", "BLK_REQ", "KB", "BLK_us", "");
 		for (size_t i = 0; i < b->nr_out; i++)
@@ -123,8 +171,18 @@ static void breakdown_print_json(const struct breakdown *b, FILE *out, const cha
 			(unsigned long long)r->pages);
 	}
 	for (size_t i = 0; i < b->nr_out; i++) {
-		fprintf(out, "{\"ts\": \"%s\", \"outside_syscalls\": ", ts);
+		fprintf(out, "{\"ts\": \"%s\", \"%s\": ", ts,
+			b->originator ? "originator" : "outside_syscalls");
 		json_str(out, b->out[i].comm);
+		if (b->originator) {
+			fprintf(out, ", \"pid\": %u, \"inode\": ", b->out[i].pid);
+			json_str(out, b->out[i].inode);
+			fprintf(out, ", \"file\": ");
+			if (b->out[i].file)
+				json_str(out, b->out[i].file);
+			else
+				fprintf(out, "null");
+		}
 		fprintf(out, ", \"blk_requests\": %llu, \"bytes\": %llu, \"blk_ns\": %llu}\n",
 			(unsigned long long)b->out[i].reqs, (unsigned long long)b->out[i].bytes,
 			(unsigned long long)b->out[i].ns);

@@ -33,9 +33,13 @@ struct breakdown {
 	size_t nr_sys, cap_sys;
 	struct breakdown_out {
 		char comm[16];
+		uint32_t pid;		/* by originator: the process; 0: a named row, or none */
+		char inode[40];		/* by originator: "MAJ:MIN ino N" the bytes came from, or "" */
+		const char *file;	/* by originator: the inode's name, NULL: not known (not copied) */
 		uint64_t reqs, bytes, ns;
 	} *out;
 	size_t nr_out, cap_out;
+	bool originator;		/* the outside rows are by originator, not by submitter */
 	uint64_t late_reqs;		/* completed after their syscall returned */
 };
 
@@ -47,6 +51,15 @@ struct breakdown_sys *breakdown_sysrow(struct breakdown *b, const char *name);
 
 /* breakdown_out_add - a request queued outside the traced syscalls, by submitter; 0 or -ENOMEM */
 int breakdown_out_add(struct breakdown *b, const char *comm, uint64_t bytes, uint64_t ns);
+
+/*
+ * breakdown_orig_add - bytes of a request charged to an originator: comm (a process's name,
+ * or a row's label such as "[jbd2 journal]"), pid (0 for a label), inode ("" when none),
+ * file (the inode's name, or NULL; not copied: it must outlive the table's use);
+ * the request counts once on each row it gives bytes to. 0 or -ENOMEM.
+ */
+int breakdown_orig_add(struct breakdown *b, const char *comm, uint32_t pid, const char *inode,
+		       const char *file, uint64_t bytes, uint64_t ns);
 
 /*
  * breakdown_print - the interval's tables: histograms per operation (label their unit,

@@ -51,7 +51,7 @@ static bool sel_is_block_tool(const struct tool *t)
 	if (!t->events || !t->events[0].sys)
 		return false;
 	for (const struct tool_event *e = t->events; e->sys; e++)
-		if (strcmp(e->sys, "block"))
+		if (strcmp(e->sys, "block") && !(e->flags & TOOL_EV_OPTIN))
 			return false;
 	return true;
 }
@@ -65,9 +65,12 @@ static const struct tool_event *sel_tool_missing(struct session *s, const struct
 	return NULL;
 }
 
-/* sel_want - add a tool's events that this kernel has; stacks if any tool takes them */
-static int sel_want(struct session *s, const struct tool *t, bool stacks,
-		       struct tool_event **want, size_t *nr)
+/*
+ * sel_want - add a tool's events that this kernel has; stacks if any tool takes them; an
+ * option's own (TOOL_EV_OPTIN) only when optin (the tool named, or --all)
+ */
+static int sel_want(struct session *s, const struct tool *t, bool stacks, bool optin,
+		    struct tool_event **want, size_t *nr)
 {
 	for (const struct tool_event *e = t->events; e->sys; e++) {
 		unsigned int flags = stacks && (e->flags & TOOL_EV_STACK) ?
@@ -75,7 +78,8 @@ static int sel_want(struct session *s, const struct tool *t, bool stacks,
 		struct tool_event *w;
 		size_t i;
 
-		if (!iotap_event_available(&s->ctx, e->sys, e->name))
+		if (!iotap_event_available(&s->ctx, e->sys, e->name) ||
+		    ((e->flags & TOOL_EV_OPTIN) && !optin))
 			continue;
 		for (i = 0; i < *nr; i++)
 			if (!strcmp((*want)[i].sys, e->sys) && !strcmp((*want)[i].name, e->name))
@@ -178,7 +182,7 @@ int selection_subscribe(struct session *s, const struct record_params *p, struct
 			log_msg(LOG_WARN, "not recording for %s: this kernel has no %s:%s",
 				t->name, miss->sys, miss->name);
 		} else {
-			ret = sel_want(s, t, p->callchains, &want, &nr);
+			ret = sel_want(s, t, p->callchains, p->tools || p->all, &want, &nr);
 			if (!ret)
 				ret = sel_probes(s, t);
 			*fds |= t->fds_initial;

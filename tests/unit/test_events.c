@@ -56,7 +56,7 @@ static struct missing {
 /* What one tool's inits subscribed to over all runs. */
 struct seen {
 	const struct tool *tool;
-	bool used[64], stacked[64];	/* by index into tool->events */
+	bool used[128], stacked[128];	/* by index into tool->events */
 };
 
 /* Values string options get where a file path would be refused. */
@@ -275,7 +275,7 @@ static void test_tables(void **state)
 		assert_non_null(t->events);
 		while (t->events[nr].sys)
 			nr++;
-		assert_true(nr > 0 && nr <= 64);
+		assert_true(nr > 0 && nr <= 128);
 		for (size_t k = 0; k < NR_KERNELS; k++) {
 			run_init(&sn, kernels[k], NULL, 0);
 			for (const struct opt *o = t->opts; o && o->long_name; o++) {

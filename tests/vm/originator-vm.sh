@@ -1,0 +1,84 @@
+#!/bin/bash
+# VM tier: --originator on Debian's kernels (5.10 has writeback_dirty_page, later ones
+# writeback_dirty_folio): two programs write 3 and 5 MiB to ext4 over NVMe, one sync writes
+# them back; each must be charged exactly its bytes, by iostackbreakdown and biotop
+# (qemu; exit 77 when it cannot run).
+. "$(dirname "$0")/../live/lib.sh"
+[ "$(id -u)" = 0 ] || skip "VM tests need root for apt-get download of the kernel"
+[ -x "${IOTAP_SRCDIR:-.}/tests/vm/vm-run" ] || skip "no vm-run"
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86 not installed"
+MKE2FS=$(command -v mke2fs || true)
+[ -n "$MKE2FS" ] || skip "no mke2fs (e2fsprogs)"
+
+# coreutils' dd under two names (the guest's dd is a busybox applet): the names the rows show
+cp "$(command -v dd)" "$LIVE_TMP/wbwrite_a"
+cp "$(command -v dd)" "$LIVE_TMP/wbwrite_b"
+cat >"$LIVE_TMP/guest.sh" <<'GUEST'
+# started FILE - wait (bounded) until a background iotap printed its banner
+started() {
+	for i in $(seq 1 200); do grep -q 'Hit Ctrl-C' "$1" 2>/dev/null && return 0; sleep 0.1; done
+	echo "iotap did not start: $(cat "$1")"
+	exit 1
+}
+mke2fs -q -t ext4 -F -E lazy_itable_init=0,lazy_journal_init=0 /dev/nvme0n1 || exit 1
+mkdir -p /mnt
+mount -t ext4 -o noinit_itable /dev/nvme0n1 /mnt || exit 1
+sync
+iotap iostackbreakdown -T blk --originator -d nvme0n1 --json >/tmp/o.out 2>&1 &
+t1=$!
+started /tmp/o.out
+iotap biotop --originator -r 1000 -C 3600 1 >/tmp/top.out 2>&1 &
+t2=$!
+started /tmp/top.out
+/usr/local/bin/wbwrite_a if=/dev/zero of=/mnt/a bs=1M count=3 2>/dev/null &
+pa=$!
+/usr/local/bin/wbwrite_b if=/dev/zero of=/mnt/b bs=1M count=5 2>/dev/null &
+pb=$!
+wait $pa $pb
+sync
+sleep 0.5
+kill -INT $t1 $t2
+wait $t1 $t2
+echo "== pids $pa $pb $(ls -i /mnt/a | awk "{ print \$1 }") $(ls -i /mnt/b | awk "{ print \$1 }")"
+echo "== iostackbreakdown"
+cat /tmp/o.out
+echo "== biotop"
+cat /tmp/top.out
+echo "== end"
+GUEST
+
+for k in $VM_KERNELS; do
+	rc=0
+	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel $k --disk nvme --mod ext4 --bin "$IOTAP" \
+		--bin "$MKE2FS" --bin "$LIVE_TMP/wbwrite_a" --bin "$LIVE_TMP/wbwrite_b" --timeout 240 -- "$LIVE_TMP/guest.sh" \
+		>"$LIVE_TMP/vm-$k.out" 2>"$LIVE_TMP/vm-$k.err" || rc=$?
+	[ $rc = 125 ] && { cat "$LIVE_TMP/vm-$k.err" >&2; skip "VM for $k could not run: $(tail -1 "$LIVE_TMP/vm-$k.err")"; }
+	[ $rc = 0 ] || { cat "$LIVE_TMP/vm-$k.out" "$LIVE_TMP/vm-$k.err"; fail "guest script failed on $k ($rc)"; }
+	out=$LIVE_TMP/vm-$k.out
+	section() { awk -v m="$1" '$0 == m { on = 1; next } /^== / { on = 0 } on' "$out"; }
+	grep -q '^== pids ' "$out" || { cat "$out" "$LIVE_TMP/vm-$k.err"; fail "$k: the guest did not finish"; }
+	set -- $(grep '^== pids ' "$out")
+	[ $# = 6 ] || { cat "$out" "$LIVE_TMP/vm-$k.err"; fail "$k: pids line: $*"; }
+	pa=$3 pb=$4 ia=$5 ib=$6
+	section "== iostackbreakdown" >"$LIVE_TMP/o-$k"
+	section "== biotop" >"$LIVE_TMP/t-$k"
+	for w in "wbwrite_a $pa $ia $((3 << 20))" "wbwrite_b $pb $ib $((5 << 20))"; do
+		set -- $w
+		got=$(python3 -c '
+import json, sys
+n, p, i = sys.argv[2], int(sys.argv[3]), sys.argv[4]
+b = 0
+for l in open(sys.argv[1]):
+    if l.startswith("{"):
+        o = json.loads(l)
+        if o.get("originator") == n and o["pid"] == p and o["inode"].endswith(" ino " + i):
+            b += o["bytes"]
+print(b)
+' "$LIVE_TMP/o-$k" "$1" "$2" "$3")
+		[ "$got" = "$4" ] || { cat "$LIVE_TMP/o-$k"; fail "$k: $1 charged $got bytes, want $4"; }
+		kb=$(awk -v p="$2" -v n="$1" '$1 == p && $2 == n && $3 == "W" { k += $8 } END { print k + 0 }' "$LIVE_TMP/t-$k")
+		[ "$kb" = $(($4 / 1024)) ] || { cat "$LIVE_TMP/t-$k"; fail "$k: biotop $1: $kb Kbytes, want $(($4 / 1024))"; }
+	done
+	grep -q '"originator": "\[jbd2 journal\]"' "$LIVE_TMP/o-$k" || { cat "$LIVE_TMP/o-$k"; fail "$k: no journal row"; }
+	echo "ok: $k: wbwrite_a 3 MiB, wbwrite_b 5 MiB exactly (iostackbreakdown, biotop); the journal apart"
+done
