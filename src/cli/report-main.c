@@ -3,12 +3,16 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "cmds.h"
+#include "html.h"
+#include "outfile.h"
 #include "select.h"
 #include "source-recording.h"
+#include "tools/htmlreport.h"
 
 /* cli_info_print - what, where and when was recorded, and whether anything is missing */
 static void cli_info_print(struct session *s, const struct recording_info *in)
@@ -95,7 +99,160 @@ static int cli_report_info(const struct session_opts *so)
 	return cli_stdout_check(ret ? EXIT_TRACE : 0);
 }
 
-/* cli_report - iotap report -i FILE (--info | TOOL [tool options]) */
+/* cli_html_fact - one row of the page's header table; value escaped */
+static void cli_html_fact(FILE *f, const char *key, const char *value)
+{
+	fprintf(f, "<tr><th>%s</th><td>", key);
+	html_text(f, value);
+	fputs("</td></tr>\n", f);
+}
+
+/* cli_html_head - the page's header: what --info says, and what fired a dump */
+static void cli_html_head(FILE *f, struct session *s, const struct recording_info *in)
+{
+	uint64_t events = 0, undelivered = 0, stackless = 0, lost = session_lost_total(s);
+	uint64_t dur = in->t_end > in->t_start ? in->t_end - in->t_start : 0;
+	char buf[512], when[64] = "?";
+
+	for (size_t i = 0; i < in->nr_ev; i++) {
+		events += in->ev[i].count;
+		undelivered += in->ev[i].undelivered;
+		stackless += in->ev[i].stackless;
+	}
+	if (!iotap_strftime(&s->ctx, in->t_start, "%Y-%m-%d %H:%M:%S", when, sizeof(when)))
+		snprintf(when + strlen(when), sizeof(when) - strlen(when), ".%03u",
+			 (unsigned int)((in->t_start + s->wall_offset) / 1000000 % 1000));
+	fprintf(f, "<header id=\"head\" data-events=\"%" PRIu64 "\" data-lost=\"%" PRIu64
+		"\" data-undelivered=\"%" PRIu64 "\" data-stackless=\"%" PRIu64
+		"\" data-span=\"%.9g\">\n<h1>iotap report: ", events, lost, undelivered, stackless,
+		dur / 1e9);
+	html_text(f, in->host ? in->host : "?");
+	fputs("</h1>\n<table class=\"facts\">\n", f);
+	cli_html_fact(f, "recording", in->path);
+	if (in->writer)
+		cli_html_fact(f, "written by", in->writer);
+	cli_html_fact(f, "host", in->host ? in->host : "?");
+	snprintf(buf, sizeof(buf), "%s %s %s %s", in->sysname ? in->sysname : "?",
+		 in->release ? in->release : "?", in->kversion ? in->kversion : "",
+		 in->machine ? in->machine : "");
+	cli_html_fact(f, "kernel", buf);
+	snprintf(buf, sizeof(buf), "%s (the recording's local time), %.3f s, %d CPUs", when,
+		 dur / 1e9, in->nr_cpus);
+	cli_html_fact(f, "time span", buf);
+	if (in->command)
+		cli_html_fact(f, "command", in->command);
+	snprintf(buf, sizeof(buf), "%" PRIu64 " events; lost (rings overflowed): %" PRIu64
+		 "; counted by the kernel but not delivered: %" PRIu64 "; without a stack: %" PRIu64,
+		 events, lost, undelivered, stackless);
+	cli_html_fact(f, "events", buf);
+	if (in->cut_short) {
+		snprintf(buf, sizeof(buf), "no: cut short at byte %" PRIu64 " (the recording was "
+			 "interrupted); shown up to there", in->cut_at);
+		cli_html_fact(f, "complete", buf);
+	}
+	fputs("</table>\n", f);
+	if (in->trig) {
+		fputs("<div id=\"trigger\" class=\"trigger\"><b>Flight recorder dump: ", f);
+		html_text(f, in->trig->reason ? in->trig->reason : "trigger");
+		fputs("</b> ", f);
+		html_text(f, in->trig->what);
+		fprintf(f, " <span class=\"facts\">(at %.3f s, marked on every time chart; the dump "
+			"holds %.3f s before it to %.3f s after it)</span></div>\n",
+			in->trig->t_trigger > in->t_start ? (in->trig->t_trigger - in->t_start) / 1e9 : 0.0,
+			in->trig->t_trigger > in->trig->t_from ?
+			(in->trig->t_trigger - in->trig->t_from) / 1e9 : 0.0,
+			in->trig->t_to > in->trig->t_trigger ?
+			(in->trig->t_to - in->trig->t_trigger) / 1e9 : 0.0);
+	}
+	fputs("</header>\n", f);
+}
+
+/* cli_html_header - what --info says, as the page's header (a pass of its own); 0 or -errno */
+static int cli_html_header(const struct session_opts *so, char **head, char *attrs, size_t len)
+{
+	struct recording_info info;
+	struct session s;
+	size_t hlen = 0;
+	FILE *m;
+	int ret = session_init(&s, NULL, NULL, so);
+
+	if (!ret)
+		ret = recording_info(&s, &info);
+	if (!ret) {
+		m = open_memstream(head, &hlen);
+		if (!m)
+			ret = -ENOMEM;
+	}
+	if (!ret) {
+		cli_html_head(m, &s, &info);
+		if (fclose(m))
+			ret = -ENOMEM;
+		if (info.trig)
+			snprintf(attrs, len, "data-trigger=\"%.6f\"",
+				 info.trig->t_trigger > info.t_start ?
+				 (info.trig->t_trigger - info.t_start) / 1e9 : 0.0);
+	}
+	session_release(&s);
+	return ret;
+}
+
+/* cli_html_write - the page into path, whole or not at all; 0 or -errno */
+static int cli_html_write(const char *path, const char *attrs, const char *head, const char *body)
+{
+	struct outfile of;
+	int ret = outfile_open(&of, path, 0644);
+
+	if (!ret) {
+		ret = html_page_write(of.f, "iotap report", attrs, head, body);
+		if (ret)
+			outfile_abort(&of);
+		else
+			ret = outfile_commit(&of);
+	}
+	return ret;
+}
+
+/*
+ * cli_report_html - iotap report -i FILE --html OUT: the header from a counting pass as
+ * --info makes, the sections from one pass of the analysis, then the page
+ */
+static int cli_report_html(const struct session_opts *so, const char *path)
+{
+	struct htmlreport_params hp = { 0 };
+	char *body = NULL, *head = NULL, attrs[64] = "";
+	size_t len = 0;
+	struct session s;
+	int ret;
+
+	session_signals_install();
+	ret = cli_html_header(so, &head, attrs, sizeof(attrs));
+	if (ret) {
+		free(head);
+		return cli_stdout_check(EXIT_TRACE);
+	}
+	hp.body = open_memstream(&body, &len);
+	if (!hp.body) {
+		cli_error("out of memory");
+		free(head);
+		return EXIT_TRACE;
+	}
+	ret = session_init(&s, &tool_htmlreport, &hp, so);
+	if (!ret)
+		ret = session_run(&s, 0, 0, 0);
+	if (fclose(hp.body) && !ret)
+		ret = -ENOMEM;
+	session_release(&s);
+	if (!ret) {
+		ret = cli_html_write(path, attrs, head, body);
+		if (ret)
+			cli_error("cannot write %s: %s", path, strerror(-ret));
+	}
+	free(head);
+	free(body);
+	return cli_stdout_check(ret ? EXIT_TRACE : 0);
+}
+
+/* cli_report - iotap report -i FILE (--info | --html OUT | TOOL [tool options]) */
 int cli_report(int argc, char **argv)
 {
 	struct session_opts so = SESSION_OPTS_DEFAULT;
@@ -107,6 +264,25 @@ int cli_report(int argc, char **argv)
 	ret = cli_parse(&cmd_report, argc, argv, &p, &so, &ca);
 	if (ret >= 0)
 		return ret;
+	if (p.info && p.html) {
+		cli_error("--info and --html are two reports: give one");
+		return EXIT_USAGE;
+	}
+	if (p.html) {
+		if (ca.nr_rest) {
+			cli_error("--html takes no tool, but '%s' follows it", ca.rest[0]);
+			return EXIT_USAGE;
+		}
+		if (!so.input) {
+			cli_error("which recording? use -i FILE");
+			return EXIT_USAGE;
+		}
+		return cli_report_html(&so, p.html);
+	}
+	if (so.symfs && !p.html) {
+		cli_error("--symfs before the tool serves --html only: give it after the tool's name");
+		return EXIT_USAGE;
+	}
 	if (p.info) {
 		if (ca.nr_rest) {
 			cli_error("--info takes no tool, but '%s' follows it", ca.rest[0]);

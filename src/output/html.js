@@ -1,0 +1,155 @@
+(function () {
+	'use strict';
+	/*
+	 * The page's behaviour, no framework: a disk chooser, time charts zoomed
+	 * together by dragging across one, a trigger marked on each, values on hover.
+	 * It names no resource outside the page.
+	 */
+	var charts = Array.prototype.slice.call(document.querySelectorAll('svg.tchart'));
+	var W = 1000, X0 = 70, view = null, tip = document.getElementById('tip');
+	var trig = document.body.getAttribute('data-trigger');
+	/* the SVG namespace, taken from the page so that it names no address */
+	var NS = charts.length ? charts[0].namespaceURI : null;
+
+	function el(name, attrs, parent) {
+		var e = document.createElementNS(NS, name);
+
+		Object.keys(attrs).forEach(function (k) { e.setAttribute(k, attrs[k]); });
+		if (parent)
+			parent.appendChild(e);
+		return e;
+	}
+
+	function span(c) {
+		return parseFloat(c.getAttribute('data-span')) || 1;
+	}
+
+	/* ticks every 1, 2 or 5 times a power of ten, about 10 across */
+	function step(range) {
+		var raw = range / 10, p = Math.pow(10, Math.floor(Math.log10(raw)));
+
+		return raw / p < 2 ? 2 * p : raw / p < 5 ? 5 * p : 10 * p;
+	}
+
+	function axis(c) {
+		var s = span(c), a = view ? view[0] : 0, b = view ? view[1] : s;
+		var plot = c.querySelector('svg.plot'), h = parseFloat(plot.getAttribute('height'));
+		var g = c.querySelector('g.xaxis'), d = step(b - a), t;
+
+		plot.setAttribute('viewBox', (a / s * W) + ' 0 ' + ((b - a) / s * W) + ' ' + h);
+		while (g.firstChild)
+			g.removeChild(g.firstChild);
+		for (t = Math.ceil(a / d) * d; t <= b + 1e-9; t += d) {
+			var x = (t - a) / (b - a) * W;
+
+			el('line', { x1: x, y1: 0, x2: x, y2: 4, stroke: '#999' }, g);
+			el('text', { x: x, y: 16, 'text-anchor': 'middle' }, g).textContent =
+				parseFloat(t.toPrecision(6)) + (t + d > b + 1e-9 ? ' s' : '');
+		}
+		var m = c.querySelector('line.trig');
+
+		if (m) {
+			var tx = parseFloat(trig);
+			var on = tx >= a && tx <= b;
+
+			m.style.display = on ? '' : 'none';
+			m.setAttribute('x1', X0 + (tx - a) / (b - a) * W);
+			m.setAttribute('x2', X0 + (tx - a) / (b - a) * W);
+		}
+	}
+
+	function redraw() {
+		charts.forEach(axis);
+		document.getElementById('zoom').textContent = view ?
+			'showing ' + view[0].toFixed(3) + ' to ' + view[1].toFixed(3) +
+			' s; double-click a chart to reset' :
+			'drag across a time chart to zoom them all; double-click to reset';
+	}
+
+	/* the time under a mouse event on chart c */
+	function timeAt(c, e) {
+		var r = c.getBoundingClientRect(), s = span(c);
+		var a = view ? view[0] : 0, b = view ? view[1] : s;
+		var f = Math.min(Math.max((e.clientX - r.left - X0) / W, 0), 1);
+
+		return a + f * (b - a);
+	}
+
+	charts.forEach(function (c) {
+		var from = null, sel = null;
+
+		if (trig !== null) {
+			var h = c.querySelector('svg.plot').getAttribute('height');
+
+			el('line', { 'class': 'trig', y1: 0, y2: h }, c);
+		}
+		c.addEventListener('mousedown', function (e) {
+			from = timeAt(c, e);
+			sel = el('rect', { 'class': 'sel', x: e.clientX - c.getBoundingClientRect().left,
+				y: 0, width: 0, height: c.getAttribute('height') }, c);
+			e.preventDefault();
+		});
+		c.addEventListener('mousemove', function (e) {
+			if (!sel)
+				return;
+			var x0 = sel.getAttribute('x') * 1, x = e.clientX - c.getBoundingClientRect().left;
+
+			sel.setAttribute('width', Math.abs(x - x0));
+			if (x < x0) {
+				sel.setAttribute('x', x);
+				sel.setAttribute('data-x0', x0);
+			}
+		});
+		window.addEventListener('mouseup', function (e) {
+			if (!sel)
+				return;
+			var to = timeAt(c, e), a = Math.min(from, to), b = Math.max(from, to);
+
+			c.removeChild(sel);
+			sel = null;
+			if (b - a > span(c) / 100000) {
+				view = [a, b];
+				redraw();
+			}
+		});
+		c.addEventListener('dblclick', function () {
+			view = null;
+			redraw();
+		});
+	});
+
+	/* values on hover: the element's own title, in a box that follows the mouse */
+	document.addEventListener('mouseover', function (e) {
+		var t = e.target, text = null;
+
+		if (t instanceof SVGElement && t.querySelector('title'))
+			text = t.querySelector('title').textContent;
+		else if (t.closest && t.closest('tr[title]'))
+			text = t.closest('tr[title]').getAttribute('title');
+		tip.style.display = text ? 'block' : 'none';
+		tip.textContent = text || '';
+	});
+	document.addEventListener('mousemove', function (e) {
+		tip.style.left = (e.clientX + 14) + 'px';
+		tip.style.top = (e.clientY + 14) + 'px';
+	});
+
+	/* one disk, or all */
+	var pick = document.getElementById('disk');
+
+	if (pick) {
+		pick.addEventListener('change', function () {
+			Array.prototype.forEach.call(document.querySelectorAll('section.disk'), function (s) {
+				s.style.display = !pick.value || s.getAttribute('data-disk') === pick.value ?
+					'' : 'none';
+			});
+			Array.prototype.forEach.call(document.querySelectorAll('tr.proc, tr.slow'), function (r) {
+				var d = r.getAttribute('data-disk');
+
+				r.style.display = !pick.value || d === pick.value ? '' : 'none';
+			});
+		});
+	}
+	document.body.setAttribute('data-ready', '1');
+	redraw();
+})();
