@@ -1,7 +1,7 @@
 #!/bin/bash
 # golden.sh - every tool over the checked-in recordings, compared byte for byte with
 # tests/golden/expected (stdout, stderr and exit status). Proves a restructuring changed
-# no output. --update rewrites the expected files instead (review the diff before committing).
+# no output; the files a case writes (SVG, HTML pages) are compared too. --update rewrites the expected files instead (review the diff before committing).
 # Needs no root: reports only read files. Printed paths are the recordings' short names, and
 # the checkout a recorded command ran from is masked ('.../tests/progs/dio').
 set -uo pipefail
@@ -25,7 +25,7 @@ fails=0 n=0
 while read -r name args; do
 	case $name in ''|'#'*) continue ;; esac
 	n=$((n + 1))
-	rm -f "$OUT"/*.svg
+	rm -f "$OUT"/*.svg "$OUT"/*.html
 	# Run where the recordings have their short names, so printed paths do not depend on
 	# the checkout.
 	(cd "$OUT" && eval "set -- $args" && "$IOTAP" "$@" >stdout 2>stderr; echo $? >"$OUT/rc")
@@ -34,7 +34,7 @@ while read -r name args; do
 		echo "--- stderr"
 		cat "$OUT/stderr"
 		echo "--- exit $(cat "$OUT/rc")"
-		for f in "$OUT"/*.svg; do
+		for f in "$OUT"/*.svg "$OUT"/*.html; do
 			[ -e "$f" ] || continue
 			echo "--- ${f##*/}"
 			cat "$f"
