@@ -20,6 +20,8 @@ ln -sf "$G/stacks.iotap" "$OUT/S"
 ln -sf "$G/devices.iotap" "$OUT/D"
 ln -sf "$G/files.iotap" "$OUT/F"
 ln -sf "$G/sysroot" "$OUT/sysroot"
+ln -sf "$SRC/tests/data/perf/block-10-reads.data" "$OUT/P"
+ln -sf "$SRC/tests/data/perf/stacky-4-reads-g.data" "$OUT/Pg"
 fails=0 n=0
 [ -r "$G/cases" ] || { echo "FAIL: no $G/cases"; exit 1; }
 while read -r name args; do

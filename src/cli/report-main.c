@@ -152,9 +152,9 @@ static void cli_html_head(FILE *f, struct session *s, const struct recording_inf
 	}
 	fputs("</table>\n", f);
 	if (in->trig) {
-		fputs("<div id=\"trigger\" class=\"trigger\"><b>Flight recorder dump: ", f);
-		html_text(f, in->trig->reason ? in->trig->reason : "trigger");
-		fputs("</b> ", f);
+		fputs("<div id=\"trigger\" class=\"trigger\" data-reason=\"", f);
+		html_text(f, in->trig->reason ? in->trig->reason : "");
+		fputs("\"><b>Flight recorder dump, fired by:</b> ", f);
 		html_text(f, in->trig->what);
 		fprintf(f, " <span class=\"facts\">(at %.3f s, marked on every time chart; the dump "
 			"holds %.3f s before it to %.3f s after it)</span></div>\n",

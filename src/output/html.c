@@ -8,9 +8,8 @@
 #include "heatmap.h"
 #include "hist.h"
 #include "html.h"
-
-/* The page's script and style (html.js, html.css), made into strings at build time. */
-extern const char html_js[], html_css[];
+/* The page's script and style, html_js and html_css: html.js and html.css made into strings. */
+#include "html-assets.h"
 
 /* Geometry of the time charts, in px: the plot is HTML_PLOT_W wide at HTML_PLOT_X. */
 #define HTML_PLOT_X 70

@@ -150,6 +150,13 @@
 			});
 		});
 	}
+	/* a link to the page can choose the disk: page.html#disk=sda */
+	var m = /^#disk=(.+)$/.exec(location.hash);
+
+	if (pick && m) {
+		pick.value = decodeURIComponent(m[1]);
+		pick.dispatchEvent(new Event('change'));
+	}
 	document.body.setAttribute('data-ready', '1');
 	redraw();
 })();

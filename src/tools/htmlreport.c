@@ -23,7 +23,7 @@
 #define HR_COL_NS 1000000ull
 #define HR_COLS_MAX 4096
 #define HR_SLOWEST 50
-#define HR_TOP 20
+#define HR_TOP 50
 
 /* One disk: biolatency -D's histograms, the heat map, rates, sizes and the pattern. */
 struct hr_disk {
@@ -300,10 +300,15 @@ static int hr_init(struct iotap_ctx *ctx)
 	};
 
 	st->procs = (struct toptable)TOPTABLE_INIT(hr_proc_cmp, free);
+	/* Without a start event (perf record of issue and completion alone) no submitter. */
+	if (!iotap_event_available(ctx, "block", "block_io_start") &&
+	    !iotap_event_available(ctx, "block", "block_rq_insert"))
+		cfg.flags = 0;
 	/* blktrack starts requests at block_io_start where there is one, else at the insert. */
 	st->stacks = iotap_event_available(ctx, "block", "block_io_start") ?
 		     iotap_event_stacks(ctx, "block", "block_io_start") :
 		     iotap_event_stacks(ctx, "block", "block_rq_insert");
+	st->stacks = st->stacks && cfg.flags;
 	if (st->stacks) {
 		st->map = stackmap_alloc();
 		if (!st->map)

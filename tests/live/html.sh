@@ -1,0 +1,144 @@
+#!/bin/bash
+# report --html in a real browser: a -g recording of two processes on two loop devices
+# (a known number of reads on one, of writes on the other, one of them named with
+# <script> and quotes) rendered by headless chromium without a console error; the page's
+# DOM, once its script ran, carries the exact counts per disk and process (equal to the
+# kernel's /sys/block/DEV/stat), the 50 slowest requests and a flame graph, and no script
+# but its own. Then a flight recorder's dump, whose page names what fired it.
+# IOTAP_HTML_SHOT=FILE keeps the dump page's screenshot (the README's doc/report.png).
+. "$(dirname "$0")/lib.sh"
+require_root
+command -v chromium >/dev/null || skip "no chromium: scripts/deps.sh test installs it"
+SRCDIR=${IOTAP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+
+A=$(loop_create a 64)
+B=$(loop_create b 64)
+a=$(basename "$A")
+b=$(basename "$B")
+command -v udevadm >/dev/null && udevadm settle 2>/dev/null || true
+# A comm a page must show as text: the program's name, cut to 15 bytes by the kernel.
+mkdir "$LIVE_TMP/w"
+EVIL="$LIVE_TMP/w/<script>\"x'"
+cp "$IOTAP_PROGS/dio" "$EVIL"
+
+# chrome URL OUT ARGS... - headless chromium on a page; its log (console lines) in OUT.log
+chrome() {
+	local url=$1 out=$2
+	shift 2
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--hide-scrollbars --enable-logging=stderr --v=0 \
+		--user-data-dir="$(mktemp -d "$LIVE_TMP/chrome.XXXXXX")" "$@" "$url" \
+		>"$out" 2>"$out.log" || fail "chromium failed: $(tail -3 "$out.log")"
+	if grep -E 'Uncaught|CONSOLE' "$out.log"; then
+		fail "the page logged to the console (above)"
+	fi
+}
+
+# stat_io DEV - reads and writes the kernel completed on DEV so far
+stat_io() {
+	awk '{ print $1, $5 }' "/sys/block/$1/stat"
+}
+
+# dom PAGE NAME - the DOM after the page's script ran, read into lines (htmldom.py)
+dom() {
+	chrome "file://$1" "$LIVE_TMP/$2.dom" --dump-dom
+	python3 "$SRCDIR/tests/live/htmldom.py" "$LIVE_TMP/$2.dom" >"$LIVE_TMP/$2.lines" ||
+		fail "cannot read the DOM of $1"
+}
+
+# want NAME LINE - the page's lines hold LINE exactly
+want() {
+	grep -qxF -- "$2" "$LIVE_TMP/$1.lines" || {
+		sed 's/^/  | /' "$LIVE_TMP/$1.lines" >&2
+		fail "the page lacks '$2'"
+	}
+}
+
+read -r ar0 aw0 < <(stat_io "$a")
+read -r br0 bw0 < <(stat_io "$b")
+F=$LIVE_TMP/io.iotap
+DIO=$IOTAP_PROGS/dio EVIL=$EVIL A=$A B=$B "$IOTAP" record -g -o "$F" -- \
+	sh -c '"$DIO" read "$A" 300 4096 rand >/dev/null & "$EVIL" write "$B" 200 8192 rand >/dev/null; wait' \
+	2>"$LIVE_TMP/rec.err" || fail "record failed: $(cat "$LIVE_TMP/rec.err")"
+read -r ar1 aw1 < <(stat_io "$a")
+read -r br1 bw1 < <(stat_io "$b")
+[ $((ar1 - ar0)) = 300 ] && [ $((aw1 - aw0)) = 0 ] && [ $((br1 - br0)) = 0 ] &&
+	[ $((bw1 - bw0)) = 200 ] ||
+	fail "the kernel counted $a $((ar1 - ar0))/$((aw1 - aw0)), $b $((br1 - br0))/$((bw1 - bw0)) reads/writes: not the workload's alone"
+
+start=$(date +%s%N)
+"$IOTAP" report -i "$F" --html "$LIVE_TMP/io.html" 2>"$LIVE_TMP/html.err" ||
+	fail "report --html failed: $(cat "$LIVE_TMP/html.err")"
+made=$((($(date +%s%N) - start) / 1000000))
+python3 "$SRCDIR/tests/lint/htmlurls.py" "$LIVE_TMP/io.html" || fail "the page names something outside itself"
+dom "$LIVE_TMP/io.html" io
+want io "disk $a ios=300 reads=300 writes=0"
+want io "disk $b ios=200 reads=0 writes=200"
+want io "proc dio $a pid=$(sed -n 's/^proc dio [^ ]* pid=\([0-9]*\) .*/\1/p' "$LIVE_TMP/io.lines" | head -1) reads=300 writes=0 bytes=1228800"
+grep -q "^proc <script>\"x' $b pid=[0-9]* reads=0 writes=200 bytes=1638400$" "$LIVE_TMP/io.lines" ||
+	fail "no row of <script>\"x' on $b with its 200 writes: $(grep '^proc' "$LIVE_TMP/io.lines")"
+want io "slow 50"
+want io "scripts 1"
+want io "ready 1"
+want io "head events=$(sed -n 's/^head events=\([0-9]*\) .*/\1/p' "$LIVE_TMP/io.lines") lost=0 undelivered=0"
+frames=$(sed -n 's/^flame //p' "$LIVE_TMP/io.lines")
+[ "$frames" -ge 5 ] || fail "the flame graph has $frames frames"
+grep -q '__x64_sys_pwrite64\|__x64_sys_pread64\|blkdev' "$LIVE_TMP/io.html" ||
+	fail "the stacks name no kernel frame of the reads and writes"
+chrome "file://$LIVE_TMP/io.html" "$LIVE_TMP/io.shot" --screenshot="$LIVE_TMP/io.png" --window-size=1400,3000
+[ -s "$LIVE_TMP/io.png" ] || fail "no screenshot"
+echo "ok: page of $(wc -c <"$LIVE_TMP/io.html") bytes made in $made ms: $a 300 reads, $b 200 writes by <script>\"x' (as text: one script in the page), 50 slowest, $frames flame frames, no console error"
+
+# A flight recorder's dump: 4 MiB writes on b take milliseconds; the first over 2 ms fires.
+FR=$LIVE_TMP/fr
+"$IOTAP" record -g -o "$FR" --ring 10 --after 1 --trigger 'latency>2' -d "$b" --max-dumps 1 \
+	2>"$LIVE_TMP/fr.err" &
+FR_PID=$!
+LIVE_PIDS="$LIVE_PIDS $FR_PID"
+sleep 1.5
+kill -0 $FR_PID 2>/dev/null || fail "the flight recorder exited: $(cat "$LIVE_TMP/fr.err")"
+"$IOTAP_PROGS/dio" read "$A" 2000 4096 rand >/dev/null
+"$IOTAP_PROGS/dio" write "$B" 40 4194304 rand >/dev/null
+"$IOTAP_PROGS/dio" read "$A" 1000 4096 rand >/dev/null
+for i in $(seq 1 100); do
+	grep -q '^iotap record: dump 1: ' "$LIVE_TMP/fr.err" && break
+	sleep 0.1
+done
+DUMP=$(sed -n 's/^iotap record: dump 1: \([^:]*\): .*/\1/p' "$LIVE_TMP/fr.err")
+[ -n "$DUMP" ] || fail "no dump: $(cat "$LIVE_TMP/fr.err")"
+kill -INT $FR_PID
+wait $FR_PID || true
+"$IOTAP" report -i "$DUMP" --html "$LIVE_TMP/dump.html" 2>"$LIVE_TMP/dump.err" ||
+	fail "report --html of the dump failed: $(cat "$LIVE_TMP/dump.err")"
+dom "$LIVE_TMP/dump.html" dump
+grep -q "^trigger Flight recorder dump, fired by: latency [0-9.]* ms > 2.000 ms: $b W.* pid [0-9]* (dio)" \
+	"$LIVE_TMP/dump.lines" || fail "the dump's page does not say what fired: $(grep '^trigger' "$LIVE_TMP/dump.lines")"
+grep -q 'data-trigger="[0-9.]*"' "$LIVE_TMP/dump.html" || fail "no trigger time for the time charts"
+grep -q 'class="trig"' "$LIVE_TMP/dump.dom" || fail "the script marked no time chart with the trigger"
+want dump "ready 1"
+# The disk that fired, chosen by the page's link (#disk=NAME): the others are hidden.
+chrome "file://$LIVE_TMP/dump.html#disk=$b" "$LIVE_TMP/dump.shot" --screenshot="$LIVE_TMP/dump.png" \
+	--window-size=1400,2200
+chrome "file://$LIVE_TMP/dump.html#disk=$b" "$LIVE_TMP/dump.pick" --dump-dom
+grep -q "<section class=\"disk\" data-disk=\"$b\"[^>]*>" "$LIVE_TMP/dump.pick" &&
+	! grep -q "<section class=\"disk\" data-disk=\"$b\"[^>]*style=\"display: none" "$LIVE_TMP/dump.pick" &&
+	grep -q '<section class="disk" [^>]*style="display: none;"' "$LIVE_TMP/dump.pick" ||
+	fail "#disk=$b did not leave $b alone on the page"
+[ -z "${IOTAP_HTML_SHOT:-}" ] || cp "$LIVE_TMP/dump.png" "$IOTAP_HTML_SHOT"
+echo "ok: the dump's page: $(sed -n 's/^trigger //p' "$LIVE_TMP/dump.lines" | cut -c1-120)..."
+
+# The same page from a perf.data of the reads, where perf is installed.
+if command -v perf >/dev/null; then
+	perf record -q -o "$LIVE_TMP/perf.data" -e block:block_io_start -e block:block_rq_issue \
+		-e block:block_rq_complete -a -- "$IOTAP_PROGS/dio" read "$A" 100 4096 rand \
+		>/dev/null 2>"$LIVE_TMP/perf.err" || fail "perf record failed: $(cat "$LIVE_TMP/perf.err")"
+	"$IOTAP" report -i "$LIVE_TMP/perf.data" --html "$LIVE_TMP/perf.html" 2>"$LIVE_TMP/perf.err2" ||
+		fail "report --html of perf.data failed: $(cat "$LIVE_TMP/perf.err2")"
+	dom "$LIVE_TMP/perf.html" perf
+	grep -q "^disk [^ ]* ios=100 reads=100 writes=0$" "$LIVE_TMP/perf.lines" ||
+		fail "perf.data page: no disk with the 100 reads: $(grep '^disk' "$LIVE_TMP/perf.lines")"
+	echo "ok: a perf.data's page counts its 100 reads"
+else
+	echo "skip: no perf: the perf.data page is left out"
+fi
