@@ -213,11 +213,126 @@ static int cli_html_write(const char *path, const char *attrs, const char *head,
 }
 
 /*
+ * The tools below and above the block layer whose reports the page shows as they print
+ * them, when the recording holds their events: run in the same pass, as the tools.
+ */
+static const struct cli_html_layer {
+	const char *tool, *title;
+	const char *arg;		/* an option it takes here, or NULL */
+} cli_html_layers[] = {
+	{ "nvmelatency", "Below the block layer: NVMe commands (nvmelatency)", NULL },
+	{ "scsilatency", "Below the block layer: SCSI commands (scsilatency)", NULL },
+	{ "scsiresult", "Below the block layer: SCSI results (scsiresult)", NULL },
+	{ "fileio", "Above the block layer: reads and writes per file (fileio)", "-C" },
+	{ "iostackbreakdown", "Above the block layer: syscall time by layer (iostackbreakdown)", NULL },
+};
+#define CLI_HTML_LAYERS (sizeof(cli_html_layers) / sizeof(cli_html_layers[0]))
+
+/* One of them over the session: its parameters and where its report goes. */
+struct cli_html_run {
+	const struct tool *tool;
+	void *params;
+	const char *missing;		/* the first event it needs that the recording lacks */
+	char *text;
+	size_t len;
+	FILE *out;
+};
+
+/* cli_html_missing - the first event tool needs that s does not hold, "sys:name"; NULL: none */
+static const char *cli_html_missing(struct session *s, const struct tool *tool, char *buf,
+				    size_t len)
+{
+	for (const struct tool_event *e = tool->events; e && e->sys; e++) {
+		if (!(e->flags & TOOL_EV_OPTIONAL) && !iotap_event_available(&s->ctx, e->sys, e->name)) {
+			snprintf(buf, len, "%s:%s", e->sys, e->name);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+/* cli_html_layers_add - each layer tool the recording can feed, over s; 0 or -errno (said) */
+static int cli_html_layers_add(struct session *s, struct cli_html_run *run, char (*missing)[160])
+{
+	for (size_t i = 0; i < CLI_HTML_LAYERS; i++) {
+		const struct cli_html_layer *l = &cli_html_layers[i];
+		char *argv[] = { (char *)l->tool, (char *)l->arg, NULL };
+		struct session_opts so = SESSION_OPTS_DEFAULT;
+		struct cli_args ca;
+		char why[256] = "";
+		int ret;
+
+		run[i].tool = tool_find(l->tool);
+		if (!run[i].tool)
+			return -ENOENT;
+		run[i].missing = cli_html_missing(s, run[i].tool, missing[i], sizeof(missing[i]));
+		if (run[i].missing)
+			continue;
+		run[i].params = calloc(1, run[i].tool->params_size ? run[i].tool->params_size : 1);
+		run[i].out = open_memstream(&run[i].text, &run[i].len);
+		if (!run[i].params || !run[i].out)
+			return -ENOMEM;
+		ret = opt_parse(&run[i].tool->cmd, l->arg ? 2 : 1, argv, run[i].params, &so, &ca,
+				why, sizeof(why));
+		if (ret) {
+			cli_error("%s: %s", l->tool, why[0] ? why : strerror(-ret));
+			return ret;
+		}
+		if (!session_tool_add(s, run[i].tool, run[i].params, run[i].out))
+			return -errno;
+	}
+	return 0;
+}
+
+/* cli_html_layers_write - their sections, after the page's own: the report, or why there is none */
+static int cli_html_layers_write(FILE *f, struct cli_html_run *run)
+{
+	fputs("<section id=\"layers\"><h2>Below and above the block layer</h2>\n", f);
+	for (size_t i = 0; i < CLI_HTML_LAYERS; i++) {
+		const struct cli_html_layer *l = &cli_html_layers[i];
+
+		fprintf(f, "<div class=\"layer\" data-tool=\"%s\" data-recorded=\"%d\"><h3>%s</h3>\n",
+			l->tool, !run[i].missing, l->title);
+		if (run[i].missing) {
+			fputs("<p class=\"none\">Not in the recording: it holds no ", f);
+			html_text(f, run[i].missing);
+			fprintf(f, " events (iotap record --tools %s, or --all).</p></div>\n", l->tool);
+			continue;
+		}
+		if (run[i].out && fclose(run[i].out))
+			return -ENOMEM;
+		run[i].out = NULL;
+		if (!run[i].len) {
+			fputs("<p class=\"none\">It printed nothing for this recording.</p></div>\n", f);
+			continue;
+		}
+		fputs("<pre>", f);
+		html_textn(f, run[i].text, run[i].len);
+		fputs("</pre></div>\n", f);
+	}
+	fputs("</section>\n", f);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* cli_html_runs_free - what cli_html_layers_add made (after the session released the tools) */
+static void cli_html_runs_free(struct cli_html_run *run)
+{
+	for (size_t i = 0; i < CLI_HTML_LAYERS; i++) {
+		if (run[i].out)
+			fclose(run[i].out);
+		free(run[i].text);
+		free(run[i].params);
+	}
+}
+
+/*
  * cli_report_html - iotap report -i FILE --html OUT: the header from a counting pass as
- * --info makes, the sections from one pass of the analysis, then the page
+ * --info makes, the sections from one pass of the analysis and the layer tools, then the page
  */
 static int cli_report_html(const struct session_opts *so, const char *path)
 {
+	struct cli_html_run run[CLI_HTML_LAYERS] = { 0 };
+	char missing[CLI_HTML_LAYERS][160];
 	struct htmlreport_params hp = { 0 };
 	char *body = NULL, *head = NULL, attrs[64] = "";
 	size_t len = 0;
@@ -238,10 +353,15 @@ static int cli_report_html(const struct session_opts *so, const char *path)
 	}
 	ret = session_init(&s, &tool_htmlreport, &hp, so);
 	if (!ret)
+		ret = cli_html_layers_add(&s, run, missing);
+	if (!ret)
 		ret = session_run(&s, 0, 0, 0);
+	if (!ret)
+		ret = cli_html_layers_write(hp.body, run);
 	if (fclose(hp.body) && !ret)
 		ret = -ENOMEM;
 	session_release(&s);
+	cli_html_runs_free(run);
 	if (!ret) {
 		ret = cli_html_write(path, attrs, head, body);
 		if (ret)

@@ -534,35 +534,6 @@ static int hr_flame_write(struct iotap_ctx *ctx, FILE *f, struct hr_state *st)
 	return ret;
 }
 
-/* hr_layers_write - what the recording holds below and above the block layer */
-static void hr_layers_write(struct iotap_ctx *ctx, FILE *f)
-{
-	static const struct {
-		const char *sys, *name, *what, *tool;
-	} layer[] = {
-		{ "nvme", "nvme_setup_cmd", "NVMe commands", "nvmelatency" },
-		{ "scsi", "scsi_dispatch_cmd_start", "SCSI commands", "scsilatency" },
-		{ "syscalls", "sys_enter_pread64", "file reads and writes", "fileio" },
-		{ "syscalls", "sys_enter_read", "syscalls by layer", "iostackbreakdown" },
-	};
-
-	fputs("<section id=\"layers\"><h2>Below and above the block layer</h2>\n<ul>\n", f);
-	for (size_t i = 0; i < sizeof(layer) / sizeof(layer[0]); i++) {
-		bool has = iotap_event_available(ctx, layer[i].sys, layer[i].name);
-
-		fprintf(f, "<li data-layer=\"%s\" data-recorded=\"%d\">%s: ", layer[i].tool, has,
-			layer[i].what);
-		if (has)
-			fprintf(f, "recorded (%s:%s); this page does not draw them yet: "
-				"<code>iotap report -i FILE %s</code></li>\n", layer[i].sys,
-				layer[i].name, layer[i].tool);
-		else
-			fprintf(f, "not in the recording (no %s:%s events)</li>\n", layer[i].sys,
-				layer[i].name);
-	}
-	fputs("</ul></section>\n", f);
-}
-
 /* hr_report - every section, once, at the end */
 static int hr_report(struct iotap_ctx *ctx)
 {
@@ -606,7 +577,6 @@ static int hr_report(struct iotap_ctx *ctx)
 		fputs("<section id=\"slowest\"><h2>Slowest requests</h2><p class=\"none\">No "
 		      "requests.</p></section>\n", f);
 	ret = hr_flame_write(ctx, f, st);
-	hr_layers_write(ctx, f);
 	blktrack_warn_stats(st->bt, ctx);
 	return ret ? ret : ferror(f) ? -EIO : 0;
 }
