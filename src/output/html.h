@@ -43,7 +43,9 @@ void html_hist(FILE *f, const struct hist *h, const char *id, const char *unit);
 /*
  * html_series - a time chart of nr values, each col_s seconds wide from 0, as
  * bars (at most HTML_SERIES_MAX: neighbours are summed, then divided by per
- * to give a rate); span_s: the axis' end. title and unit label it.
+ * to give a rate); span_s: the axis' end. title and unit label it. Each bar
+ * carries its start (data-t) and value (data-v), the chart its unit and bar
+ * width (data-unit, data-col): the script words the hover text from them.
  */
 void html_series(FILE *f, const char *id, const char *title, const char *unit,
 		 const uint64_t *v, size_t nr, double col_s, double span_s, double per);
@@ -51,7 +53,8 @@ void html_series(FILE *f, const char *id, const char *title, const char *unit,
 /*
  * html_heatmap - hm as a heat map on the shared time axis (at most
  * HTML_HEAT_COLS_MAX columns: neighbours are summed), rows its used log2
- * slots, each cell's count in its hover title
+ * slots (a group each, its range in data-lo and data-hi), each cell's start
+ * and count in data-t and data-n, which the script shows on hover
  */
 void html_heatmap(FILE *f, const struct heatmap *hm, const char *id, const char *unit,
 		  double span_s);

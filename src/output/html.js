@@ -118,12 +118,24 @@
 		});
 	});
 
-	/* values on hover: the element's own title, in a box that follows the mouse */
+	/* a time chart's bar or cell, worded from its data- attributes and its chart's */
+	function cellText(t) {
+		var c = t.closest('svg.tchart'), g = t.parentNode, unit = c.getAttribute('data-unit');
+		var t0 = parseFloat(t.getAttribute('data-t')), w = parseFloat(c.getAttribute('data-col'));
+		var when = parseFloat(t0.toPrecision(6)) + '-' + parseFloat((t0 + w).toPrecision(6)) + ' s';
+
+		if (t.hasAttribute('data-v'))
+			return when + ': ' + t.getAttribute('data-v') + ' ' + unit;
+		return when + ', ' + g.getAttribute('data-lo') + ' -> ' + g.getAttribute('data-hi') +
+			' ' + unit + ': count ' + t.getAttribute('data-n');
+	}
+
+	/* values on hover, in a box that follows the mouse */
 	document.addEventListener('mouseover', function (e) {
 		var t = e.target, text = null;
 
-		if (t instanceof SVGElement && t.querySelector('title'))
-			text = t.querySelector('title').textContent;
+		if (t instanceof SVGElement && t.hasAttribute('data-t'))
+			text = cellText(t);
 		else if (t.closest && t.closest('tr[title]'))
 			text = t.closest('tr[title]').getAttribute('title');
 		tip.style.display = text ? 'block' : 'none';
@@ -150,13 +162,18 @@
 			});
 		});
 	}
-	/* a link to the page can choose the disk: page.html#disk=sda */
-	var m = /^#disk=(.+)$/.exec(location.hash);
+	/* a link to the page can choose the disk and the time: page.html#disk=sda&t=9.5-10.5 */
+	location.hash.replace(/^#/, '').split('&').forEach(function (kv) {
+		var k = kv.split('=')[0], v = decodeURIComponent(kv.substring(k.length + 1));
+		var t = /^([0-9.]+)-([0-9.]+)$/.exec(v);
 
-	if (pick && m) {
-		pick.value = decodeURIComponent(m[1]);
-		pick.dispatchEvent(new Event('change'));
-	}
+		if (k === 'disk' && pick) {
+			pick.value = v;
+			pick.dispatchEvent(new Event('change'));
+		} else if (k === 't' && t && parseFloat(t[2]) > parseFloat(t[1])) {
+			view = [parseFloat(t[1]), parseFloat(t[2])];
+		}
+	});
 	document.body.setAttribute('data-ready', '1');
 	redraw();
 })();

@@ -24,6 +24,8 @@
 #define HR_COLS_MAX 4096
 #define HR_SLOWEST 50
 #define HR_TOP 50
+/* Disks drawn in full, the busiest: the others are one row each, so the page stays a few MB. */
+#define HR_DISKS_DRAWN 8
 
 /* One disk: biolatency -D's histograms, the heat map, rates, sizes and the pattern. */
 struct hr_disk {
@@ -328,6 +330,42 @@ static int hr_disk_cmp(const void *a, const void *b, void *arg)
 	return strcmp(iotap_disk_name(arg, x->dev), iotap_disk_name(arg, y->dev));
 }
 
+/* hr_disk_busy_cmp - the busiest disks first, equal ones by name */
+static int hr_disk_busy_cmp(const void *a, const void *b, void *arg)
+{
+	const struct hr_disk *x = a, *y = b;
+
+	if (x->reads + x->writes != y->reads + y->writes)
+		return x->reads + x->writes > y->reads + y->writes ? -1 : 1;
+	return hr_disk_cmp(a, b, arg);
+}
+
+/* hr_disks_rest_write - the disks past the ones drawn, a row each with their counts */
+static void hr_disks_rest_write(struct iotap_ctx *ctx, FILE *f, const struct hr_disk *d, size_t nr)
+{
+	fprintf(f, "<section id=\"more-disks\"><h2>%zu more disks</h2>\n<p class=\"facts\">Only the "
+		"%d busiest disks are drawn; iotap report -i FILE biolatency -d DISK shows any.</p>\n"
+		"<table class=\"procs\"><tr><th>DISK</th><th>READS</th><th>WRITES</th><th>KiB</th>"
+		"<th>p50 us</th><th>p99 us</th><th>max us</th></tr>\n", nr, HR_DISKS_DRAWN);
+	for (size_t i = 0; i < nr; i++, d++) {
+		const char *name = iotap_disk_name(ctx, d->dev);
+
+		fputs("<tr class=\"disk\" data-disk=\"", f);
+		html_text(f, name);
+		fprintf(f, "\" data-ios=\"%llu\" data-reads=\"%llu\" data-writes=\"%llu\"><td>",
+			(unsigned long long)(d->reads + d->writes), (unsigned long long)d->reads,
+			(unsigned long long)d->writes);
+		html_text(f, name);
+		fprintf(f, "</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td>"
+			"<td>%llu</td></tr>\n", (unsigned long long)d->reads,
+			(unsigned long long)d->writes,
+			(unsigned long long)((d->rbytes + d->wbytes) / 1024),
+			(unsigned long long)hist_percentile(&d->lat, 50),
+			(unsigned long long)hist_percentile(&d->lat, 99), (unsigned long long)d->lat.max);
+	}
+	fputs("</table></section>\n", f);
+}
+
 /* hr_disk_write - one disk's section */
 static void hr_disk_write(struct iotap_ctx *ctx, FILE *f, const struct hr_disk *d, double span)
 {
@@ -542,6 +580,7 @@ static int hr_report(struct iotap_ctx *ctx)
 	uint64_t now = iotap_now(ctx), t0 = iotap_start_time(ctx);
 	double span = now > t0 ? (now - t0) / 1e9 : 0;
 	FILE *f = p->body;
+	size_t drawn;
 	int ret;
 
 	if (!ctx->final)
@@ -549,9 +588,13 @@ static int hr_report(struct iotap_ctx *ctx)
 	for (size_t i = 0; i < st->nr_disks; i++)
 		if (st->disks[i].nr * st->disks[i].col_ns / 1e9 > span)
 			span = st->disks[i].nr * st->disks[i].col_ns / 1e9;
-	qsort_r(st->disks, st->nr_disks, sizeof(*st->disks), hr_disk_cmp, ctx);
+	drawn = st->nr_disks < HR_DISKS_DRAWN ? st->nr_disks : HR_DISKS_DRAWN;
+	qsort_r(st->disks, st->nr_disks, sizeof(*st->disks), hr_disk_busy_cmp, ctx);
+	qsort_r(st->disks, drawn, sizeof(*st->disks), hr_disk_cmp, ctx);
+	if (st->nr_disks > drawn)
+		qsort_r(st->disks + drawn, st->nr_disks - drawn, sizeof(*st->disks), hr_disk_cmp, ctx);
 	fputs("<nav id=\"disks\"><label>Disk: <select id=\"disk\"><option value=\"\">all</option>", f);
-	for (size_t i = 0; i < st->nr_disks; i++) {
+	for (size_t i = 0; i < drawn; i++) {
 		fputs("<option>", f);
 		html_text(f, iotap_disk_name(ctx, st->disks[i].dev));
 		fputs("</option>", f);
@@ -561,8 +604,10 @@ static int hr_report(struct iotap_ctx *ctx)
 	if (!st->nr_disks)
 		fputs("<section><h2>Disks</h2><p class=\"none\">No block request completed in the "
 		      "recording: no latency, rates or sizes to show.</p></section>\n", f);
-	for (size_t i = 0; i < st->nr_disks; i++)
+	for (size_t i = 0; i < drawn; i++)
 		hr_disk_write(ctx, f, &st->disks[i], span);
+	if (st->nr_disks > drawn)
+		hr_disks_rest_write(ctx, f, st->disks + drawn, st->nr_disks - drawn);
 	fputs("<section id=\"top\"><h2>Top processes (biotop, whole recording)</h2>\n", f);
 	if (st->procs.nr) {
 		hr_procs_write(ctx, f, st, 0);

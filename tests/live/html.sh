@@ -117,9 +117,15 @@ grep -q "^trigger Flight recorder dump, fired by: latency [0-9.]* ms > 2.000 ms:
 grep -q 'data-trigger="[0-9.]*"' "$LIVE_TMP/dump.html" || fail "no trigger time for the time charts"
 grep -q 'class="trig"' "$LIVE_TMP/dump.dom" || fail "the script marked no time chart with the trigger"
 want dump "ready 1"
-# The disk that fired, chosen by the page's link (#disk=NAME): the others are hidden.
-chrome "file://$LIVE_TMP/dump.html#disk=$b" "$LIVE_TMP/dump.shot" --screenshot="$LIVE_TMP/dump.png" \
-	--window-size=1400,2200
+# The disk that fired and half a second around the trigger, chosen by the page's link
+# (#disk=NAME&t=FROM-TO): the other disks are hidden, the time charts zoomed.
+trig=$(sed -n 's/.*<body data-trigger="\([0-9.]*\)".*/\1/p' "$LIVE_TMP/dump.html")
+zoom=$(awk -v t="$trig" 'BEGIN { printf "%.3f-%.3f", t - 0.3, t + 0.2 }')
+chrome "file://$LIVE_TMP/dump.html#disk=$b&t=$zoom" "$LIVE_TMP/dump.shot" \
+	--screenshot="$LIVE_TMP/dump.png" --window-size=1400,1250
+chrome "file://$LIVE_TMP/dump.html#disk=$b&t=$zoom" "$LIVE_TMP/dump.zoom" --dump-dom
+grep -q "showing $(echo "$zoom" | sed 's/-/ to /') s" "$LIVE_TMP/dump.zoom" ||
+	fail "#t=$zoom did not zoom the time charts: $(grep -o 'id="zoom">[^<]*' "$LIVE_TMP/dump.zoom")"
 chrome "file://$LIVE_TMP/dump.html#disk=$b" "$LIVE_TMP/dump.pick" --dump-dom
 grep -q "<section class=\"disk\" data-disk=\"$b\"[^>]*>" "$LIVE_TMP/dump.pick" &&
 	! grep -q "<section class=\"disk\" data-disk=\"$b\"[^>]*style=\"display: none" "$LIVE_TMP/dump.pick" &&
