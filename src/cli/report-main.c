@@ -126,7 +126,7 @@ static void cli_html_head(FILE *f, struct session *s, const struct recording_inf
 		"\" data-undelivered=\"%" PRIu64 "\" data-stackless=\"%" PRIu64
 		"\" data-span=\"%.9g\">\n<h1>iotap report: ", events, lost, undelivered, stackless,
 		dur / 1e9);
-	html_text(f, in->host ? in->host : "?");
+	html_text(f, in->host ? in->host : in->path);
 	fputs("</h1>\n<table class=\"facts\">\n", f);
 	cli_html_fact(f, "recording", in->path);
 	if (in->writer)

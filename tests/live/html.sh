@@ -4,7 +4,8 @@
 # <script> and quotes) rendered by headless chromium without a console error; the page's
 # DOM, once its script ran, carries the exact counts per disk and process (equal to the
 # kernel's /sys/block/DEV/stat), the 50 slowest requests and a flame graph, and no script
-# but its own. Then a flight recorder's dump, whose page names what fired it.
+# but its own. Then a flight recorder's dump, whose page names what fired it, and the pages
+# of a perf.data and of a trace.dat (where perf and trace-cmd are installed).
 # IOTAP_HTML_SHOT=FILE keeps the dump page's screenshot (the README's doc/report.png).
 . "$(dirname "$0")/lib.sh"
 require_root
@@ -147,4 +148,35 @@ if command -v perf >/dev/null; then
 	echo "ok: a perf.data's page counts its 100 reads"
 else
 	echo "skip: no perf: the perf.data page is left out"
+fi
+
+# And from trace-cmd's trace.dat, recorded in an instance of its own (-B), which this kernel
+# makes trace-cmd leave behind (it cannot reset the function tracer's files there): removed.
+if command -v trace-cmd >/dev/null; then
+	TCI=htmltest_$$
+	EV="-e block:block_rq_insert -e block:block_rq_issue -e block:block_rq_complete"
+	[ -d $TRACEFS/events/block/block_io_start ] && EV="$EV -e block:block_io_start"
+	# shellcheck disable=SC2086
+	stdbuf -oL trace-cmd record -B "$TCI" -d --no-filter -C mono -b 8192 $EV \
+		-o "$LIVE_TMP/trace.dat" >"$LIVE_TMP/tc.out" 2>&1 &
+	TC=$!
+	LIVE_PIDS="$LIVE_PIDS $TC"
+	for i in $(seq 1 100); do
+		grep -q 'Hit Ctrl^C to stop recording' "$LIVE_TMP/tc.out" 2>/dev/null && break
+		kill -0 $TC 2>/dev/null || fail "trace-cmd record exited early: $(cat "$LIVE_TMP/tc.out")"
+		sleep 0.05
+	done
+	"$IOTAP_PROGS/dio" read "$A" 100 4096 rand >/dev/null
+	sleep 0.3
+	kill -INT $TC
+	wait $TC || true
+	rmdir "$TRACEFS/instances/$TCI" 2>/dev/null || true
+	[ ! -d "$TRACEFS/instances/$TCI" ] || fail "trace-cmd's instance $TCI is left"
+	"$IOTAP" report -i "$LIVE_TMP/trace.dat" --html "$LIVE_TMP/td.html" 2>"$LIVE_TMP/td.err" ||
+		fail "report --html of trace.dat failed: $(cat "$LIVE_TMP/td.err")"
+	dom "$LIVE_TMP/td.html" td
+	want td "disk $(cat "/sys/block/$a/dev") ios=100 reads=100 writes=0"
+	echo "ok: a trace.dat's page counts its 100 reads on $(cat "/sys/block/$a/dev")"
+else
+	echo "skip: no trace-cmd: the trace.dat page is left out"
 fi
