@@ -87,6 +87,29 @@ frames=$(sed -n 's/^flame //p' "$LIVE_TMP/io.lines")
 [ "$frames" -ge 5 ] || fail "the flame graph has $frames frames"
 grep -q '__x64_sys_pwrite64\|__x64_sys_pread64\|blkdev' "$LIVE_TMP/io.html" ||
 	fail "the stacks name no kernel frame of the reads and writes"
+# The page's numbers are the tools' over the same recording: biolatency -D's rows per disk,
+# biotop's totals, the latencies of biosnoop's 50 slowest requests.
+"$IOTAP" report -i "$F" biolatency -D >"$LIVE_TMP/lat.out" 2>/dev/null || fail "biolatency -D failed"
+for d in "$a" "$b"; do
+	awk -v d="$d" '/^disk = / { cur = $3; next }
+		cur == d && / -> .*: [0-9]+ +\|/ { split($0, x, ":"); split(x[2], n, " ");
+			if (n[1] > 0) print $1, $3, n[1] }' "$LIVE_TMP/lat.out" >"$LIVE_TMP/lat.$d"
+	# BCC's first row is 0 -> 1: the page's slot 1 starts at 0 too.
+	sed -n "s/^hist lat-$d \([0-9]*\) \([0-9]*\) \([0-9]*\)$/\1 \2 \3/p" "$LIVE_TMP/io.lines" |
+		awk '$3 > 0' >"$LIVE_TMP/page.$d"
+	[ -s "$LIVE_TMP/lat.$d" ] && cmp -s "$LIVE_TMP/lat.$d" "$LIVE_TMP/page.$d" ||
+		fail "$d: the page's latency rows differ from biolatency -D's: $(diff "$LIVE_TMP/lat.$d" "$LIVE_TMP/page.$d")"
+done
+"$IOTAP" report -i "$F" biotop -C 3600 >"$LIVE_TMP/top.out" 2>/dev/null || fail "biotop failed"
+grep -q "^[0-9]* *dio  *R [0-9 ]* $a  *300 *1200 " "$LIVE_TMP/top.out" ||
+	fail "biotop has no row of dio's 300 reads on $a: $(cat "$LIVE_TMP/top.out")"
+"$IOTAP" report -i "$F" biosnoop >"$LIVE_TMP/snoop.out" 2>/dev/null || fail "biosnoop failed"
+awk 'NR > 1 { print $NF }' "$LIVE_TMP/snoop.out" | sort -rn | head -50 >"$LIVE_TMP/snoop.lat"
+sed -n 's/^lat //p' "$LIVE_TMP/io.lines" | sort -rn >"$LIVE_TMP/page.lat"
+[ "$(wc -l <"$LIVE_TMP/snoop.lat")" = 50 ] || fail "biosnoop printed fewer than 50 requests"
+cmp -s "$LIVE_TMP/snoop.lat" "$LIVE_TMP/page.lat" ||
+	fail "the 50 slowest differ from biosnoop's: $(diff "$LIVE_TMP/snoop.lat" "$LIVE_TMP/page.lat" | head)"
+echo "ok: the page's histograms, totals and slowest requests are biolatency -D's, biotop's and biosnoop's"
 chrome "file://$LIVE_TMP/io.html" "$LIVE_TMP/io.shot" --screenshot="$LIVE_TMP/io.png" --window-size=1400,3000
 [ -s "$LIVE_TMP/io.png" ] || fail "no screenshot"
 echo "ok: page of $(wc -c <"$LIVE_TMP/io.html") bytes made in $made ms: $a 300 reads, $b 200 writes by <script>\"x' (as text: one script in the page), 50 slowest, $frames flame frames, no console error"

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 # htmldom.py DOM - what the page shows once its script ran (chromium --dump-dom), as lines
 # for a shell test: "disk NAME ios=N reads=N writes=N", "proc COMM DISK reads=N writes=N",
-# "head events=N lost=N undelivered=N", "trigger TEXT", "slow N", "flame N" (frames in the
+# "head events=N lost=N undelivered=N", "hist ID LO HI N" (a histogram's rows), "lat MS" (the
+# slowest requests' latencies, %.2f as biosnoop prints them), "trigger TEXT", "slow N",
+# "flame N" (frames in the
 # flame graph's frame), "scripts N" (script elements: the page's own one only), "ready 0|1".
 import re
 import sys
@@ -13,6 +15,7 @@ class Page(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.out, self.scripts, self.slow, self.flame = [], 0, 0, 0
         self.ready, self.in_trig, self.trig, self.procs = '0', 0, '', set()
+        self.hist = None
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -32,8 +35,13 @@ class Page(HTMLParser):
             if row not in self.procs:
                 self.procs.add(row)
                 self.out.append(row)
+        if tag == 'div' and 'hist' in cls:
+            self.hist = a['data-hist']
+        if tag == 'tr' and self.hist and 'data-lo' in a:
+            self.out.append('hist %s %s %s %s' % (self.hist, a['data-lo'], a['data-hi'], a['data-n']))
         if tag == 'tr' and 'slow' in cls:
             self.slow += 1
+            self.out.append('lat %.2f' % (int(a['data-lat-ns']) / 1e6))
         if tag == 'header':
             self.out.append('head events=%s lost=%s undelivered=%s' % (
                 a['data-events'], a['data-lost'], a['data-undelivered']))
@@ -45,6 +53,8 @@ class Page(HTMLParser):
             self.flame = len(re.findall(r'<g><title>', a['srcdoc']))
 
     def handle_endtag(self, tag):
+        if tag == 'div' and self.hist and not self.in_trig:
+            self.hist = None
         if self.in_trig:
             self.in_trig -= 1
 
