@@ -178,6 +178,10 @@ static int cli_html_header(const struct session_opts *so, char **head, char *att
 
 	if (!ret)
 		ret = recording_info(&s, &info);
+	if (!ret && session_signalled(&s)) {
+		cli_error("interrupted: no page written");
+		ret = -EINTR;
+	}
 	if (!ret) {
 		m = open_memstream(head, &hlen);
 		if (!m)
@@ -356,6 +360,11 @@ static int cli_report_html(const struct session_opts *so, const char *path)
 		ret = cli_html_layers_add(&s, run, missing);
 	if (!ret)
 		ret = session_run(&s, 0, 0, 0);
+	/* A page of part of the recording would pass for all of it. */
+	if (!ret && session_signalled(&s)) {
+		cli_error("interrupted: %s not written", path);
+		ret = -EINTR;
+	}
 	if (!ret)
 		ret = cli_html_layers_write(hp.body, run);
 	if (fclose(hp.body) && !ret)
