@@ -535,6 +535,7 @@ static int hr_flame_write(struct iotap_ctx *ctx, FILE *f, struct hr_state *st)
 		.in_html = true,
 	};
 	struct fold *fold = fold_alloc();
+	uint64_t counted = 0;
 	char *svg = NULL;
 	size_t len = 0;
 	FILE *m;
@@ -544,6 +545,14 @@ static int hr_flame_write(struct iotap_ctx *ctx, FILE *f, struct hr_state *st)
 	if (!st->stacks) {
 		fputs("<p class=\"none\">The recording holds no stacks (iotap record -g, perf record -g): "
 		      "no flame graph.</p></section>\n", f);
+		fold_free(fold);
+		return 0;
+	}
+	for (size_t i = 0; i < st->nr_st; i++)
+		counted += st->st[i].count;
+	if (!counted) {
+		fputs("<p class=\"none\">No request the recording completed came with its submitter's "
+		      "stack: no flame graph.</p></section>\n", f);
 		fold_free(fold);
 		return 0;
 	}
