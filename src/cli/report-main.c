@@ -123,7 +123,7 @@ int cli_report(int argc, char **argv)
 		return cli_report_html(&so, p.html);
 	}
 	if (so.symfs && !p.html) {
-		cli_error("--symfs before the tool serves --html only: give it after the tool's name");
+		cli_error("--symfs here serves --html only; a tool takes its own after its name");
 		return EXIT_USAGE;
 	}
 	if (p.info) {

@@ -59,9 +59,11 @@ want() {
 read -r ar0 aw0 < <(stat_io "$a")
 read -r br0 bw0 < <(stat_io "$b")
 F=$LIVE_TMP/io.iotap
-DIO=$IOTAP_PROGS/dio EVIL=$EVIL A=$A B=$B "$IOTAP" record -g -o "$F" -- \
-	sh -c '"$DIO" read "$A" 300 4096 rand >/dev/null & "$EVIL" write "$B" 200 8192 rand >/dev/null; wait' \
+DIO=$IOTAP_PROGS/dio EVIL=$EVIL A=$A B=$B PIDS=$LIVE_TMP/pids "$IOTAP" record -g -o "$F" -- \
+	sh -c '"$DIO" read "$A" 300 4096 rand >/dev/null & echo $! >"$PIDS"
+		"$EVIL" write "$B" 200 8192 rand >/dev/null & echo $! >>"$PIDS"; wait' \
 	2>"$LIVE_TMP/rec.err" || fail "record failed: $(cat "$LIVE_TMP/rec.err")"
+{ read -r pa; read -r pb; } <"$LIVE_TMP/pids"
 read -r ar1 aw1 < <(stat_io "$a")
 read -r br1 bw1 < <(stat_io "$b")
 [ $((ar1 - ar0)) = 300 ] && [ $((aw1 - aw0)) = 0 ] && [ $((br1 - br0)) = 0 ] &&
@@ -76,8 +78,8 @@ python3 "$SRCDIR/tests/lint/htmlurls.py" "$LIVE_TMP/io.html" || fail "the page n
 dom "$LIVE_TMP/io.html" io
 want io "disk $a ios=300 reads=300 writes=0"
 want io "disk $b ios=200 reads=0 writes=200"
-want io "proc dio $a pid=$(sed -n 's/^proc dio [^ ]* pid=\([0-9]*\) .*/\1/p' "$LIVE_TMP/io.lines" | head -1) reads=300 writes=0 bytes=1228800"
-grep -q "^proc <script>\"x' $b pid=[0-9]* reads=0 writes=200 bytes=1638400$" "$LIVE_TMP/io.lines" ||
+want io "proc dio $a pid=$pa reads=300 writes=0 bytes=1228800"
+grep -qxF "proc <script>\"x' $b pid=$pb reads=0 writes=200 bytes=1638400" "$LIVE_TMP/io.lines" ||
 	fail "no row of <script>\"x' on $b with its 200 writes: $(grep '^proc' "$LIVE_TMP/io.lines")"
 want io "slow 50"
 want io "scripts 1"
