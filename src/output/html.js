@@ -76,35 +76,37 @@
 	}
 
 	charts.forEach(function (c) {
-		var from = null, sel = null;
+		var from = null, x0 = 0, sel = null;
 
 		if (trig !== null) {
 			var h = c.querySelector('svg.plot').getAttribute('height');
 
 			el('line', { 'class': 'trig', y1: 0, y2: h }, c);
 		}
+		/* drag across the chart: a band from where the button went down */
 		c.addEventListener('mousedown', function (e) {
 			from = timeAt(c, e);
-			sel = el('rect', { 'class': 'sel', x: e.clientX - c.getBoundingClientRect().left,
-				y: 0, width: 0, height: c.getAttribute('height') }, c);
+			x0 = e.clientX - c.getBoundingClientRect().left;
+			sel = el('rect', { 'class': 'sel', x: x0, y: 0, width: 0,
+				height: c.getAttribute('height') }, c);
 			e.preventDefault();
 		});
 		c.addEventListener('mousemove', function (e) {
+			var x = e.clientX - c.getBoundingClientRect().left;
+
 			if (!sel)
 				return;
-			var x0 = sel.getAttribute('x') * 1, x = e.clientX - c.getBoundingClientRect().left;
-
+			sel.setAttribute('x', Math.min(x, x0));
 			sel.setAttribute('width', Math.abs(x - x0));
-			if (x < x0) {
-				sel.setAttribute('x', x);
-				sel.setAttribute('data-x0', x0);
-			}
 		});
 		window.addEventListener('mouseup', function (e) {
+			var to, a, b;
+
 			if (!sel)
 				return;
-			var to = timeAt(c, e), a = Math.min(from, to), b = Math.max(from, to);
-
+			to = timeAt(c, e);
+			a = Math.min(from, to);
+			b = Math.max(from, to);
 			c.removeChild(sel);
 			sel = null;
 			if (b - a > span(c) / 100000) {

@@ -112,6 +112,50 @@ sed -n 's/^lat //p' "$LIVE_TMP/io.lines" | sort -rn >"$LIVE_TMP/page.lat"
 cmp -s "$LIVE_TMP/snoop.lat" "$LIVE_TMP/page.lat" ||
 	fail "the 50 slowest differ from biosnoop's: $(diff "$LIVE_TMP/snoop.lat" "$LIVE_TMP/page.lat" | head)"
 echo "ok: the page's histograms, totals and slowest requests are biolatency -D's, biotop's and biosnoop's"
+# The interactions, driven by a script added to a copy of the page after its own: a drag
+# across a heat map zooms every time chart to one view, hovering a cell words its count,
+# choosing a disk hides the others'.
+cat >"$LIVE_TMP/drive.js" <<'JS'
+(function () {
+	var c = document.querySelector('svg.tchart.heat'), r = c.getBoundingClientRect(), b = document.body;
+	function ev(type, x) {
+		c.dispatchEvent(new MouseEvent(type, { clientX: r.left + x, clientY: r.top + 5, bubbles: true }));
+	}
+	ev('mousedown', 170); ev('mousemove', 470); ev('mouseup', 470);
+	b.setAttribute('data-zoomed', document.getElementById('zoom').textContent);
+	b.setAttribute('data-views', Array.prototype.map.call(document.querySelectorAll('svg.plot'),
+		function (p) { var v = p.getAttribute('viewBox').split(' '); return v[0] + ' ' + v[2]; }).join('|'));
+	var cell = c.querySelector('rect[data-n]');
+	cell.dispatchEvent(new MouseEvent('mouseover', { bubbles: true }));
+	b.setAttribute('data-tip', document.getElementById('tip').textContent + ' / ' + cell.getAttribute('data-n'));
+	var pick = document.getElementById('disk');
+	pick.value = pick.options[pick.options.length - 1].value;
+	pick.dispatchEvent(new Event('change'));
+	b.setAttribute('data-shown', Array.prototype.filter.call(document.querySelectorAll('section.disk'),
+		function (s) { return s.style.display !== 'none'; }).map(function (s) {
+			return s.getAttribute('data-disk'); }).join(' ') + ' of ' + document.querySelectorAll('section.disk').length);
+})();
+JS
+python3 - "$LIVE_TMP/io.html" "$LIVE_TMP/drive.js" >"$LIVE_TMP/drive.html" <<'PY'
+import sys
+page, js = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+at = page.rindex('</body>')
+sys.stdout.write(page[:at] + '<script>\n' + js + '</script>\n' + page[at:])
+PY
+chrome "file://$LIVE_TMP/drive.html" "$LIVE_TMP/drive.dom" --dump-dom
+zoomed=$(sed -n 's/.* data-zoomed="\([^"]*\)".*/\1/p' "$LIVE_TMP/drive.dom")
+views=$(sed -n 's/.* data-views="\([^"]*\)".*/\1/p' "$LIVE_TMP/drive.dom")
+tip=$(sed -n 's/.* data-tip="\([^"]*\)".*/\1/p' "$LIVE_TMP/drive.dom")
+tip=${tip//&gt;/>}
+shown=$(sed -n 's/.* data-shown="\([^"]*\)".*/\1/p' "$LIVE_TMP/drive.dom")
+case $zoomed in "showing "*" to "*" s; double-click a chart to reset") ;;
+*) fail "a drag did not zoom: '$zoomed'" ;; esac
+[ "$(tr '|' '\n' <<<"$views" | sort -u | wc -l)" = 1 ] && [ "${views%%|*}" != "0 1000" ] ||
+	fail "the time charts do not share one zoomed view: $views"
+[[ $tip =~ ^[0-9.e-]+-[0-9.e-]+\ s,\ [0-9]+\ -\>\ [0-9]+\ usecs:\ count\ ([0-9]+)\ /\ ([0-9]+)$ ]] &&
+	[ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ] || fail "hovering a cell shows '$tip'"
+[[ $shown =~ ^[^\ ]+\ of\ [0-9]+$ ]] || fail "choosing a disk left '$shown' shown"
+echo "ok: a drag zooms all $(tr '|' '\n' <<<"$views" | wc -l) time charts to ${views%%|*}; hover: $tip; one disk: $shown"
 chrome "file://$LIVE_TMP/io.html" "$LIVE_TMP/io.shot" --screenshot="$LIVE_TMP/io.png" --window-size=1400,3000
 [ -s "$LIVE_TMP/io.png" ] || fail "no screenshot"
 echo "ok: page of $(wc -c <"$LIVE_TMP/io.html") bytes made in $made ms: $a 300 reads, $b 200 writes by <script>\"x' (as text: one script in the page), 50 slowest, $frames flame frames, no console error"
