@@ -60,7 +60,7 @@ struct hr_slow {
 
 struct hr_state {
 	struct blktrack *bt;
-	bool queued, stacks;
+	bool block, stacks;		/* it holds block requests; their starts' stacks */
 	struct hr_disk *disks;
 	size_t nr_disks, cap_disks;
 	struct toptable procs;
@@ -302,6 +302,11 @@ static int hr_init(struct iotap_ctx *ctx)
 	};
 
 	st->procs = (struct toptable)TOPTABLE_INIT(hr_proc_cmp, free);
+	/* A recording of other events only (record --tools fileio): the page says so. */
+	st->block = iotap_event_available(ctx, "block", "block_rq_issue") &&
+		    iotap_event_available(ctx, "block", "block_rq_complete");
+	if (!st->block)
+		return 0;
 	/* Without a start event (perf record of issue and completion alone) no submitter. */
 	if (!iotap_event_available(ctx, "block", "block_io_start") &&
 	    !iotap_event_available(ctx, "block", "block_rq_insert"))
@@ -610,7 +615,11 @@ static int hr_report(struct iotap_ctx *ctx)
 	}
 	fputs("</select></label> <span id=\"zoom\">drag across a time chart to zoom them all; "
 	      "double-click to reset</span></nav>\n", f);
-	if (!st->nr_disks)
+	if (!st->block)
+		fputs("<section><h2>Disks</h2><p class=\"none\">The recording holds no block requests "
+		      "(block:block_rq_issue and block_rq_complete; iotap record records them unless "
+		      "--tools leaves them out): no latency, rates or sizes to show.</p></section>\n", f);
+	else if (!st->nr_disks)
 		fputs("<section><h2>Disks</h2><p class=\"none\">No block request completed in the "
 		      "recording: no latency, rates or sizes to show.</p></section>\n", f);
 	for (size_t i = 0; i < drawn; i++)
@@ -631,7 +640,8 @@ static int hr_report(struct iotap_ctx *ctx)
 		fputs("<section id=\"slowest\"><h2>Slowest requests</h2><p class=\"none\">No "
 		      "requests.</p></section>\n", f);
 	ret = hr_flame_write(ctx, f, st);
-	blktrack_warn_stats(st->bt, ctx);
+	if (st->bt)
+		blktrack_warn_stats(st->bt, ctx);
 	return ret ? ret : ferror(f) ? -EIO : 0;
 }
 

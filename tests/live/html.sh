@@ -204,6 +204,20 @@ grep -q "<section class=\"disk\" data-disk=\"$b\"[^>]*>" "$LIVE_TMP/dump.pick" &
 [ -z "${IOTAP_HTML_SHOT:-}" ] || cp "$LIVE_TMP/dump.png" "$IOTAP_HTML_SHOT"
 echo "ok: the dump's page: $(sed -n 's/^trigger //p' "$LIVE_TMP/dump.lines" | cut -c1-120)..."
 
+# A recording of file I/O alone: no block section to draw, and says so; fileio's report.
+"$IOTAP" record --tools fileio -o "$LIVE_TMP/files.iotap" -- \
+	dd if=/dev/zero of="$LIVE_TMP/w/out" bs=4k count=10 2>"$LIVE_TMP/files.err" ||
+	fail "record --tools fileio failed: $(cat "$LIVE_TMP/files.err")"
+"$IOTAP" report -i "$LIVE_TMP/files.iotap" --html "$LIVE_TMP/files.html" 2>"$LIVE_TMP/files.err" ||
+	fail "report --html of a recording without block events failed: $(cat "$LIVE_TMP/files.err")"
+dom "$LIVE_TMP/files.html" files
+want files "layer fileio 1"
+want files "layer nvmelatency 0"
+! grep -q '^disk ' "$LIVE_TMP/files.lines" || fail "a disk drawn from a recording of no block event"
+grep -q 'The recording holds no block requests' "$LIVE_TMP/files.html" || fail "the page does not say it has no block requests"
+grep -q "^[0-9]* *dd .*$LIVE_TMP/w/out" "$LIVE_TMP/files.html" || fail "fileio's report does not name dd's file"
+echo "ok: a recording of file I/O alone: no disk drawn, said so, fileio's report shown"
+
 # The same page from a perf.data of the reads, where perf is installed.
 if command -v perf >/dev/null; then
 	perf record -q -o "$LIVE_TMP/perf.data" -e block:block_io_start -e block:block_rq_issue \

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # htmldom.py DOM - what the page shows once its script ran (chromium --dump-dom), as lines
 # for a shell test: "disk NAME ios=N reads=N writes=N", "proc COMM DISK reads=N writes=N",
-# "head events=N lost=N undelivered=N", "hist ID LO HI N" (a histogram's rows), "lat MS" (the
+# "head events=N lost=N undelivered=N", "layer TOOL 0|1" (its report shown), "hist ID LO HI N" (a histogram's rows), "lat MS" (the
 # slowest requests' latencies, %.2f as biosnoop prints them), "trigger TEXT", "slow N",
 # "flame N" (frames in the
 # flame graph's frame), "scripts N" (script elements: the page's own one only), "ready 0|1".
@@ -35,6 +35,8 @@ class Page(HTMLParser):
             if row not in self.procs:
                 self.procs.add(row)
                 self.out.append(row)
+        if tag == 'div' and 'layer' in cls:
+            self.out.append('layer %s %s' % (a['data-tool'], a['data-recorded']))
         if tag == 'div' and 'hist' in cls:
             self.hist = a['data-hist']
         if tag == 'tr' and self.hist and 'data-lo' in a:
