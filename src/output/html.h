@@ -59,7 +59,10 @@ void html_series(FILE *f, const char *id, const char *title, const char *unit,
 void html_heatmap(FILE *f, const struct heatmap *hm, const char *id, const char *unit,
 		  double span_s);
 
-/* html_svg_inline - an SVG document (svg, len bytes) shown in an isolated frame of height px */
+/*
+ * html_svg_frame - an SVG document (svg, len bytes) shown in a frame of its own, height px:
+ * its ids, style and script (a flame graph's) stay out of the page's
+ */
 void html_svg_frame(FILE *f, const char *svg, size_t len, unsigned int height);
 
 /*

@@ -419,7 +419,7 @@ static void hr_disk_write(struct iotap_ctx *ctx, FILE *f, const struct hr_disk *
 	fputs("</section>\n", f);
 }
 
-/* hr_sort_dev - biotop -s time: device time waited */
+/* hr_sort_key - a row's bytes (how 0, biotop's order) or its time waited, queued + device (how 1) */
 static uint64_t hr_sort_key(const void *row, int how)
 {
 	const struct hr_proc *r = row;
