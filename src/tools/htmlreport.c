@@ -176,8 +176,10 @@ static void hr_coarsen(struct hr_disk *d)
 		d->ios[c] = d->ios[2 * c] + (2 * c + 1 < d->nr ? d->ios[2 * c + 1] : 0);
 		d->bytes[c] = d->bytes[2 * c] + (2 * c + 1 < d->nr ? d->bytes[2 * c + 1] : 0);
 	}
-	memset(d->ios + nr, 0, (d->cap - nr) * sizeof(*d->ios));
-	memset(d->bytes + nr, 0, (d->cap - nr) * sizeof(*d->bytes));
+	if (d->cap > nr) {
+		memset(d->ios + nr, 0, (d->cap - nr) * sizeof(*d->ios));
+		memset(d->bytes + nr, 0, (d->cap - nr) * sizeof(*d->bytes));
+	}
 	d->nr = nr;
 	d->col_ns *= 2;
 	heatmap_coarsen(d->hm);
