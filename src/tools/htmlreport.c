@@ -293,6 +293,15 @@ static int hr_on_done(void *arg, const struct blk_io *io)
 	return 0;
 }
 
+/* hr_on_nodata - a flush: among the slowest requests, as biosnoop lists flushes, and nowhere else */
+static int hr_on_nodata(void *arg, const struct blk_io *io)
+{
+	struct iotap_ctx *ctx = arg;
+
+	hr_slow_add(ctx->state, io, io->t_done > io->t_issue ? io->t_done - io->t_issue : 0);
+	return 0;
+}
+
 /* hr_init - the request events, with the submitter's stacks when the recording has them */
 static int hr_init(struct iotap_ctx *ctx)
 {
@@ -300,6 +309,7 @@ static int hr_init(struct iotap_ctx *ctx)
 	struct blktrack_cfg cfg = {
 		.flags = BT_START,
 		.on_done = hr_on_done,
+		.on_nodata = hr_on_nodata,
 		.arg = ctx,
 	};
 
@@ -471,6 +481,22 @@ static int hr_slow_cmp(const void *a, const void *b)
 	return x->io.t_done < y->io.t_done ? -1 : x->io.t_done > y->io.t_done;
 }
 
+/* hr_type - biosnoop's T column: W, R, F for flushes, D for discards */
+static const char *hr_type(const struct blk_io *io)
+{
+	switch (io->op) {
+	case BLOCK_OP_WRITE:
+		return "W";
+	case BLOCK_OP_FLUSH:
+		return "F";
+	case BLOCK_OP_DISCARD:
+	case BLOCK_OP_SECURE_ERASE:
+		return "D";
+	default:
+		return "R";
+	}
+}
+
 /* hr_slow_write - biosnoop's rows of the slowest requests, each with its stack */
 static void hr_slow_write(struct iotap_ctx *ctx, FILE *f, struct hr_state *st)
 {
@@ -497,7 +523,7 @@ static void hr_slow_write(struct iotap_ctx *ctx, FILE *f, struct hr_state *st)
 		fprintf(f, "</td><td>%u</td><td>", r->io.pid);
 		html_text(f, disk);
 		fprintf(f, "</td><td>%s</td><td>%llu</td><td>%u</td><td>%.3f</td><td>%.3f</td>",
-			r->io.op == BLOCK_OP_WRITE ? "W" : "R", (unsigned long long)r->io.sector,
+			hr_type(&r->io), (unsigned long long)r->io.sector,
 			r->io.bytes, from && from <= r->io.t_issue ? (r->io.t_issue - from) / 1e6 : 0.0,
 			r->lat / 1e6);
 		if (st->stacks) {
