@@ -30,5 +30,7 @@ int cli_run_tool(const struct tool *tool, int argc, char **argv, const char *inp
 /* The commands' front ends (record-main.c, report-main.c), which main dispatches to; an exit status. */
 int cli_record(int argc, char **argv);
 int cli_report(int argc, char **argv);
+/* report --html (report-html.c): the page of the recording so names into path; an exit status */
+int cli_report_html(const struct session_opts *so, const char *path);
 
 #endif

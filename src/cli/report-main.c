@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* report-main.c - iotap report: a tool over a recording, or --info about it */
+/* report-main.c - iotap report: a tool over a recording, --info about it, or --html (report-html.c) */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -95,7 +95,7 @@ static int cli_report_info(const struct session_opts *so)
 	return cli_stdout_check(ret ? EXIT_TRACE : 0);
 }
 
-/* cli_report - iotap report -i FILE (--info | TOOL [tool options]) */
+/* cli_report - iotap report -i FILE (--info | --html OUT | TOOL [tool options]) */
 int cli_report(int argc, char **argv)
 {
 	struct session_opts so = SESSION_OPTS_DEFAULT;
@@ -107,6 +107,25 @@ int cli_report(int argc, char **argv)
 	ret = cli_parse(&cmd_report, argc, argv, &p, &so, &ca);
 	if (ret >= 0)
 		return ret;
+	if (p.info && p.html) {
+		cli_error("--info and --html are two reports: give one");
+		return EXIT_USAGE;
+	}
+	if (p.html) {
+		if (ca.nr_rest) {
+			cli_error("--html takes no tool, but '%s' follows it", ca.rest[0]);
+			return EXIT_USAGE;
+		}
+		if (!so.input) {
+			cli_error("which recording? use -i FILE");
+			return EXIT_USAGE;
+		}
+		return cli_report_html(&so, p.html);
+	}
+	if (so.symfs && !p.html) {
+		cli_error("--symfs here serves --html only; a tool takes its own after its name");
+		return EXIT_USAGE;
+	}
 	if (p.info) {
 		if (ca.nr_rest) {
 			cli_error("--info takes no tool, but '%s' follows it", ca.rest[0]);

@@ -10,6 +10,12 @@
 static const struct opt report_opts[] = {
 	{ 0, "info", OPT_FLAG, RP(info), NULL,
 	  "describe the recording instead: host, kernel, CPUs, start, duration, events per type, events lost per CPU, and whether it is complete" },
+	{ 0, "html", OPT_OUTFILE, RP(html), "FILE",
+	  "write one self-contained HTML page about the recording to FILE instead: its header (host, "
+	  "kernel, time span, events, losses, what fired a flight recorder's dump), per disk the "
+	  "latency histograms, percentiles, heat map, rates, sizes and pattern, the top processes, "
+	  "the 50 slowest requests with their stacks and a flame graph of the submitting stacks; "
+	  "it names nothing outside itself, so it opens from a file with no network" },
 	OPT_END
 };
 
@@ -37,7 +43,8 @@ const struct cmd_spec cmd_report = {
 		"iotap report -i io.iotap biolatency -D\n  One latency histogram per disk from the recording.\n"
 		"iotap report -i perf.data biosnoop\n  biosnoop over what perf record -e block:... -a recorded.\n"
 		"iotap report -i io.iotap biolatency 1\n  One histogram per recorded second.\n"
-		"iotap report -i io.iotap --info\n  Where, when and what was recorded, and whether anything was lost.\n",
+		"iotap report -i io.iotap --info\n  Where, when and what was recorded, and whether anything was lost.\n"
+		"iotap report -i io.iotap --html io.html\n  One page about the recording, for any browser, offline.\n",
 	.args = TOOL_ARGS_TOOL,
 	.opts = report_opts,
 	.common = report_common_opts,

@@ -177,6 +177,8 @@ typedef int (*iotap_handler_fn)(struct iotap_ctx *ctx, const struct perf_sample 
 struct iotap_event *iotap_event_use(struct iotap_ctx *ctx, const char *sys, const char *name,
 				    unsigned int flags, iotap_handler_fn fn, void *arg);
 bool iotap_event_available(struct iotap_ctx *ctx, const char *sys, const char *name);
+/* iotap_event_stacks: whether sys:name can come with its callchain (a recording: was recorded so) */
+bool iotap_event_stacks(struct iotap_ctx *ctx, const char *sys, const char *name);
 typedef int (*iotap_event_each_fn)(struct iotap_ctx *ctx, const char *sys, const char *name,
 				   void *arg);
 int iotap_event_each(struct iotap_ctx *ctx, const char *sys, const char *pattern,

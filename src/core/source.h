@@ -45,6 +45,11 @@ struct source_ops {
 	/* Whether sys:name can be delivered (the kernel has it, or it was recorded). */
 	bool (*event_available)(struct session *s, const char *sys, const char *name);
 	/*
+	 * Optional: whether samples of sys:name can carry callchains (a file: were recorded
+	 * with them). NULL: whenever a consumer asks (live).
+	 */
+	bool (*event_stacks)(struct session *s, const char *sys, const char *name);
+	/*
 	 * Set ev up for delivery: its format (ev->tep), its sample layout
 	 * (ev->sample_type, regs_mask, chain_ids) and whatever reads it; ev->flags
 	 * says which stacks it wants. Logs why not; returns 0 or -errno

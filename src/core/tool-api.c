@@ -210,6 +210,16 @@ bool iotap_event_available(struct iotap_ctx *ctx, const char *sys, const char *n
 	return s->src->event_available(s, sys, name);
 }
 
+/* iotap_event_stacks - whether sys:name is there and can come with its callchain */
+bool iotap_event_stacks(struct iotap_ctx *ctx, const char *sys, const char *name)
+{
+	struct session *s = ctx->sess;
+
+	if (!s->src->event_available(s, sys, name))
+		return false;
+	return !s->src->event_stacks || s->src->event_stacks(s, sys, name);
+}
+
 /*
  * iotap_event_each - fn for every event sys:NAME whose NAME matches the glob
  * pattern, among those the source can deliver. Return: how many matched (0:

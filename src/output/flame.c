@@ -966,11 +966,15 @@ static const char flame_style[] =
 /* flame_head_write - document start up to the frames */
 static void flame_head_write(FILE *f, unsigned int width, double height,
 			     const char *title, const char *subtitle,
-			     bool inverted)
+			     bool inverted, bool in_html)
 {
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\" "
-		"standalone=\"no\"?>\n<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" "
-		"width=\"%u\" height=\"", width);
+	/* An HTML page's parser knows <svg> by name, and the page names no URL at all. */
+	if (in_html)
+		fputs("<svg version=\"1.1\" ", f);
+	else
+		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+		      "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" ", f);
+	fprintf(f, "width=\"%u\" height=\"", width);
 	flame_num_write(f, height);
 	fprintf(f, "\" viewBox=\"0 0 %u ", width);
 	flame_num_write(f, height);
@@ -1051,7 +1055,7 @@ int flame_write_svg(const struct fold *fold, FILE *f,
 	top = FLAME_TOP + (o->subtitle ? FLAME_SUBTITLE : 0);
 	height = top + (double)(lay.max_depth + 1) * FLAME_FRAME_H +
 		 FLAME_BOTTOM;
-	flame_head_write(f, width, height, title, o->subtitle, o->inverted);
+	flame_head_write(f, width, height, title, o->subtitle, o->inverted, o->in_html);
 	if (o->inverted)
 		ret = flame_frames_write(f, &lay, top, FLAME_FRAME_H, units);
 	else

@@ -45,6 +45,7 @@ struct flame_opts {
 	bool reverse;		/* merge stacks from the leaf */
 	bool inverted;		/* icicle graph: root at the top */
 	double min_width;	/* omit narrower frames (px); <= 0: 0.1 */
+	bool in_html;		/* no XML declaration or namespace: an SVG inside an HTML page */
 };
 
 /*

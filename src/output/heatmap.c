@@ -73,6 +73,44 @@ uint64_t heatmap_total(const struct heatmap *hm)
 	return hm->total;
 }
 
+/* heatmap_coarsen - see heatmap.h */
+void heatmap_coarsen(struct heatmap *hm)
+{
+	size_t nr = (hm->nr + 1) / 2;
+
+	for (size_t c = 0; c < nr; c++) {
+		for (unsigned int s = 0; s < HM_SLOTS; s++) {
+			uint64_t n = hm->col[2 * c][s];
+
+			if (2 * c + 1 < hm->nr)
+				n += hm->col[2 * c + 1][s];
+			hm->col[c][s] = n;
+		}
+	}
+	if (hm->cap > nr)
+		memset(hm->col + nr, 0, (hm->cap - nr) * sizeof(*hm->col));
+	hm->nr = nr;
+	hm->col_ns *= 2;
+}
+
+/* heatmap_cols - see heatmap.h */
+size_t heatmap_cols(const struct heatmap *hm)
+{
+	return hm->nr;
+}
+
+/* heatmap_col_ns - see heatmap.h */
+uint64_t heatmap_col_ns(const struct heatmap *hm)
+{
+	return hm->col_ns;
+}
+
+/* heatmap_cell - see heatmap.h */
+uint64_t heatmap_cell(const struct heatmap *hm, size_t col, unsigned int slot)
+{
+	return col < hm->nr && slot < HM_SLOTS ? hm->col[col][slot] : 0;
+}
+
 /* heatmap_xml - text with XML's special characters escaped */
 static void heatmap_xml(FILE *f, const char *s)
 {

@@ -2,6 +2,7 @@
 #ifndef IOTAP_HEATMAP_H
 #define IOTAP_HEATMAP_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -27,6 +28,15 @@ int heatmap_add(struct heatmap *hm, uint64_t t_ns, unsigned int slot);
 
 /* Requests counted so far. */
 uint64_t heatmap_total(const struct heatmap *hm);
+/*
+ * Halve the columns: each pair summed into one twice as wide, so a map of an
+ * unknown span stays bounded (counted so far, and from now on at that width).
+ */
+void heatmap_coarsen(struct heatmap *hm);
+/* The map's cells, for another drawing of it: columns so far, their width, one cell (0 outside). */
+size_t heatmap_cols(const struct heatmap *hm);
+uint64_t heatmap_col_ns(const struct heatmap *hm);
+uint64_t heatmap_cell(const struct heatmap *hm, size_t col, unsigned int slot);
 
 struct heatmap_opts {
 	const char *title;	/* NULL: "Latency Heat Map" */

@@ -1037,6 +1037,23 @@ static bool pd_event_available(struct session *s, const char *sys, const char *n
 	return fmt_set_find(&s->fs, sys, name) != NULL;
 }
 
+/* pd_event_stacks - whether every sample of sys:name perf recorded carries its callchain */
+static bool pd_event_stacks(struct session *s, const char *sys, const char *name)
+{
+	const struct perf_src *f = s->src_priv;
+	bool chains = true, any = false;
+
+	for (size_t i = 0; i < f->nr_attrs; i++) {
+		const struct pd_attr *a = &f->attrs[i];
+
+		if (!a->sys || strcmp(a->sys, sys) || strcmp(a->name, name))
+			continue;
+		chains &= !!(a->sample_type & PERF_SAMPLE_CALLCHAIN);
+		any = true;
+	}
+	return any && chains;
+}
+
 /* pd_event_attach - the format of ev, from the tracing data; its layout comes with start */
 static int pd_event_attach(struct session *s, struct iotap_event *ev)
 {
@@ -1260,6 +1277,7 @@ const struct source_ops source_perf = {
 	.claims = perfdata_magic,
 	.open = pd_open,
 	.event_available = pd_event_available,
+	.event_stacks = pd_event_stacks,
 	.event_attach = pd_event_attach,
 	.start = pd_start,
 	.run = pd_run,

@@ -763,6 +763,14 @@ static bool file_event_available(struct session *s, const char *sys, const char 
 	return file_event_by_name(s->src_priv, sys, name) != NULL;
 }
 
+/* file_event_stacks - whether sys:name was recorded with callchains */
+static bool file_event_stacks(struct session *s, const char *sys, const char *name)
+{
+	const struct file_ev *re = file_event_by_name(s->src_priv, sys, name);
+
+	return re && (re->sample_type & PERF_SAMPLE_CALLCHAIN);
+}
+
 /* file_event_attach - the recorded format of ev, and which it is; its layout comes with start (file_bind) */
 static int file_event_attach(struct session *s, struct iotap_event *ev)
 {
@@ -1110,6 +1118,7 @@ const struct source_ops source_file = {
 	.open = file_open,
 	.event_names = file_event_names,
 	.event_available = file_event_available,
+	.event_stacks = file_event_stacks,
 	.event_attach = file_event_attach,
 	.probe_available = file_probe_available,
 	.probe_create = file_probe_create,

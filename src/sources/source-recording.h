@@ -51,6 +51,7 @@ struct recording_info {
 /* The parameters of 'iotap report' itself; the tool after it has its own. */
 struct report_params {
 	bool info;
+	const char *html;		/* --html FILE: the page */
 };
 
 /* The source that reads iotap recordings. */

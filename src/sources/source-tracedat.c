@@ -352,6 +352,12 @@ static bool td_event_available(struct session *s, const char *sys, const char *n
 	return fmt_set_find(&s->fs, sys, name) != NULL;
 }
 
+/* td_event_stacks - a trace.dat holds no callchains iotap reads */
+static bool td_event_stacks(struct session *s, const char *sys, const char *name)
+{
+	return false;
+}
+
 /* td_event_attach - the format of ev, from the file; samples of iotap's base layout */
 static int td_event_attach(struct session *s, struct iotap_event *ev)
 {
@@ -562,6 +568,7 @@ const struct source_ops source_tracedat = {
 	.claims = tracedat_claims,
 	.open = td_open,
 	.event_available = td_event_available,
+	.event_stacks = td_event_stacks,
 	.event_attach = td_event_attach,
 	.start = td_start,
 	.run = td_run,

@@ -51,5 +51,5 @@ const struct opt record_common_opts[] = { OPT_SOURCE, OPT_MMAP_PAGES, OPT_MAX_ST
 const struct opt stack_common_opts[] = { OPT_INPUT, OPT_CGROUP, OPT_SOURCE, OPT_MMAP_PAGES, OPT_MAX_STACK,
 	OPT_CALL_GRAPH,
 	OPT_SYMFS, OPT_VERBOSE, OPT_END };
-/* The one that 'iotap report' takes before the tool name. */
-const struct opt report_common_opts[] = { OPT_INPUT, OPT_END };
+/* The ones that 'iotap report' takes before the tool name (--symfs: for --html's stacks). */
+const struct opt report_common_opts[] = { OPT_INPUT, OPT_SYMFS, OPT_END };
