@@ -191,13 +191,46 @@ assert abs(fio_iops - rate) <= 0.05 * rate, "fio did %.1f reads/s, asked %g" % (
 PY
 	fail "the IOPS panel's rate"
 
-# The errors panel shows the failed writes by their status.
-python3 - "$DASH" "$LIVE_TMP/results.json" "$E" <<'PY' || fail "the errors panel"
+# The other panels agree with the workload: fio's byte rates and sizes, random reads, quantiles
+# in order, the heat map's total equal to the IOPS; the failed writes by their status.
+python3 - "$DASH" "$LIVE_TMP/results.json" "$D" "$E" "$RATE" <<'PY' || fail "a panel disagrees with the workload"
 import json, sys
-panels = [p for p in json.load(open(sys.argv[1]))["panels"] if p["title"] == "Errors by status"]
-res = json.load(open(sys.argv[2]))["%d/A" % panels[0]["id"]]
-got = [s for s in res if s["metric"] == {"disk": sys.argv[3], "op": "write", "status": "BLK_STS_NOSPC"}]
-assert got and got[0]["value"] > 0, "no BLK_STS_NOSPC writes of %s: %s" % (sys.argv[3], res)
+dash, res, disk, edisk, rate = (json.load(open(sys.argv[1])), json.load(open(sys.argv[2])),
+                                sys.argv[3], sys.argv[4], float(sys.argv[5]))
+
+def series(title, ref="A", **labels):
+    p = [p for p in dash["panels"] if p["title"] == title]
+    assert len(p) == 1, "no panel %r" % title
+    return [s for s in res["%d/%s" % (p[0]["id"], ref)]
+            if all(s["metric"].get(k) == v for k, v in labels.items())]
+
+def value(title, ref="A", **labels):
+    s = series(title, ref, **labels)
+    assert len(s) == 1, "%s %s: %s" % (title, labels, s)
+    return s[0]["value"]
+
+def near(what, got, want, tol=0.05):
+    assert abs(got - want) <= tol * want, "%s: %g, expected %g within %g%%" % (what, got, want, tol * 100)
+
+near("read bytes/s", value("Throughput by op", disk=disk, op="read"), rate * 4096)
+near("write bytes/s", value("Throughput by op", disk=disk, op="write"), 20 * 65536)
+near("mean read size", value("Mean request size by op", disk=disk, op="read"), 4096, 1e-9)
+near("mean write size", value("Mean request size by op", disk=disk, op="write"), 65536, 1e-9)
+near("random reads/s", value("Sequential vs random", disk=disk, op="read", pattern="random"), rate)
+title = "Latency p50 / p99 / p99.9 by disk and op"
+for s in series(title, "A"):
+    d, o = s["metric"]["disk"], s["metric"]["op"]
+    q = [s["value"], value(title, "B", disk=d, op=o), value(title, "C", disk=d, op=o)]
+    assert 0 < q[0] <= q[1] <= q[2], "%s %s: p50, p99, p99.9 %s" % (d, o, q)
+total = sum(s["value"] for s in series("IOPS by op"))
+near("the heat map's +Inf row against the IOPS", value("Latency heat map", le="+Inf"), total, 1e-9)
+e = value("Errors by status", disk=edisk, op="write", status="BLK_STS_NOSPC")
+assert e > 0, "no BLK_STS_NOSPC writes of %s" % edisk
+ratio = value("Error ratio by disk", disk=edisk)
+assert 0 < ratio <= 1, "error ratio of %s: %g" % (edisk, ratio)
+print("panels: %s reads %.0f B/s of 4096 B, writes %.0f B/s of 65536 B; %s: %.2f NOSPC writes/s, "
+      "%.0f%% of its requests" % (disk, value("Throughput by op", disk=disk, op="read"),
+      value("Throughput by op", disk=disk, op="write"), edisk, e, ratio * 100), file=sys.stderr)
 PY
 n=$(python3 "$CHECK" exprs "$DASH" | wc -l)
 echo "ok: $n queries of the dashboard evaluated by Prometheus over a live exporter; the IOPS panel within 5% of the kernel and fio"
