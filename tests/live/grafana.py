@@ -14,6 +14,12 @@
       PromQL always, and data (a finite sample) whenever the exporter serves every metric
       it reads; a metric it does not serve must be in NOT_YET_EXPORTED or in HOST-JSON
       ({metric: why this host cannot have it})
+  grafana.py queries DASHBOARD VARS-JSON
+      one line per target, "PANEL-ID/REFID QUERY-STRING", its expr substituted and
+      URL-encoded, for a Prometheus the test cannot reach (one in a VM)
+  grafana.py judge DASHBOARD RESULTS-DIR VARS-JSON METRICS-FILE HOST-JSON
+      eval over the answers to those queries, one file per target in RESULTS-DIR
+      (PANEL-ID-REFID.json)
   grafana.py vars DASHBOARD PROM-URL VARS-JSON WANT-JSON
       every variable's label_values() query, through Prometheus' series API, offers the
       values WANT-JSON ({variable: [values]}) names
@@ -241,7 +247,7 @@ def sources(dash, srcdir):
     return errs, read
 
 
-def evaluate(dash, url, at, values, metrics_file, host):
+def evaluate(dash, fetch, values, metrics_file, host):
     exposed = exposed_names(metrics_file)
     absent = dict(NOT_YET_EXPORTED, **host)
     errs, lines, results = [], [], {}
@@ -255,7 +261,7 @@ def evaluate(dash, url, at, values, metrics_file, host):
             if n not in absent:
                 errs.append("panel %r reads %s, which the exporter does not serve (and no list "
                             "says why)" % (p["title"], n))
-        r = query(url, substitute(e, values), at)
+        r = fetch(p, t, substitute(e, values))
         tag = "panel %d %r %s" % (p["id"], p["title"], t["refId"])
         if r.get("status") != "success":
             errs.append("%s: Prometheus rejects %s: %s" % (tag, e, r.get("error")))
@@ -297,10 +303,32 @@ def main():
         for p, t in targets(dash):
             print("%d\t%s\t%s\t%s" % (p["id"], t["refId"], p["title"], t["expr"]))
         return
+    if cmd == "queries":
+        values = json.loads(sys.argv[3])
+        for p, t in targets(dash):
+            print("%d-%s %s" % (p["id"], t["refId"],
+                                urllib.parse.urlencode({"query": substitute(t["expr"], values)})))
+        return
+    if cmd == "judge":
+        rdir, values, host = sys.argv[3], json.loads(sys.argv[4]), json.loads(sys.argv[6])
+
+        def answer(p, t, e):
+            try:
+                return json.load(open("%s/%d-%s.json" % (rdir, p["id"], t["refId"])))
+            except (OSError, ValueError) as x:
+                return {"status": "error", "error": "no answer: %s" % x}
+        errs, lines, results = evaluate(dash, answer, values, sys.argv[5], host)
+        for l in lines:
+            print(l, file=sys.stderr)
+        for e in errs:
+            print("dashboard: " + e, file=sys.stderr)
+        json.dump(results, sys.stdout)
+        sys.exit(1 if errs else 0)
     if cmd == "eval":
         url, at, values = sys.argv[3], sys.argv[4], json.loads(sys.argv[5])
         host = json.loads(sys.argv[7])
-        errs, lines, results = evaluate(dash, url, at, values, sys.argv[6], host)
+        errs, lines, results = evaluate(dash, lambda p, t, e: query(url, e, at), values,
+                                        sys.argv[6], host)
         for l in lines:
             print(l, file=sys.stderr)
         for e in errs:
