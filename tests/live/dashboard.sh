@@ -120,7 +120,6 @@ curl -sf -m 5 "http://$INSTANCE/metrics" -o "$LIVE_TMP/metrics" || fail "no /met
 
 # Metrics this host cannot have: the exporter said its kernel lacks the events, or there is
 # no such device. Anywhere else, their panels must return data like the rest.
-host='{}'
 nvme="the kernel has no nvme events"
 scsi="the kernel has no scsi events"
 if ! grep -q "no nvme:nvme_setup_cmd" "$LIVE_TMP/e.out.err"; then
