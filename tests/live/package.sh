@@ -56,6 +56,8 @@ done
 root=$LIVE_TMP/root
 dpkg -x "$deb" "$root"
 dpkg -x "$names" "$root"
+cmp -s "$root/usr/share/iotap/grafana/iotap.json" "$src/contrib/grafana/iotap.json" ||
+	fail "the package does not ship contrib/grafana/iotap.json as /usr/share/iotap/grafana/iotap.json"
 for t in biolatency biosnoop biotop bitesize biopattern biostacks; do
 	[ "$(readlink "$root/usr/sbin/$t")" = ../bin/iotap ] || fail "/usr/sbin/$t is not a link to ../bin/iotap"
 done

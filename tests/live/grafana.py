@@ -1,0 +1,358 @@
+#!/usr/bin/env python3
+"""grafana.py - checks of contrib/grafana/iotap.json for tests/live/dashboard.sh.
+
+  grafana.py lint DASHBOARD
+      the dashboard's structure: what an import into Grafana 10 or 11 needs, and what
+      makes every panel follow the variables
+  grafana.py exprs DASHBOARD
+      one line per panel target: "PANEL-ID<TAB>REFID<TAB>TITLE<TAB>EXPR"
+  grafana.py sources DASHBOARD SRCDIR
+      every metric a panel reads is named in the exporter's sources, but for those of
+      NOT_YET_EXPORTED, which must not be
+  grafana.py eval DASHBOARD PROM-URL TIME VARS-JSON METRICS-FILE HOST-JSON
+      every target's expr, variables substituted, evaluated by Prometheus at TIME: valid
+      PromQL always, and data (a finite sample) whenever the exporter serves every metric
+      it reads; a metric it does not serve must be in NOT_YET_EXPORTED or in HOST-JSON
+      ({metric: why this host cannot have it})
+  grafana.py queries DASHBOARD VARS-JSON
+      one line per target, "PANEL-ID/REFID QUERY-STRING", its expr substituted and
+      URL-encoded, for a Prometheus the test cannot reach (one in a VM)
+  grafana.py judge DASHBOARD RESULTS-DIR VARS-JSON METRICS-FILE HOST-JSON
+      eval over the answers to those queries, one file per target in RESULTS-DIR
+      (PANEL-ID-REFID.json)
+  grafana.py vars DASHBOARD PROM-URL VARS-JSON WANT-JSON
+      every variable's label_values() query, through Prometheus' series API, offers the
+      values WANT-JSON ({variable: [values]}) names
+"""
+import json
+import math
+import re
+import sys
+import urllib.parse
+import urllib.request
+
+# What Grafana itself substitutes: not dashboard variables.
+BUILTINS = {"__rate_interval", "__interval", "__interval_ms", "__range", "__range_s",
+            "__range_ms", "__from", "__to", "__dashboard", "__name", "__org", "__user"}
+VAR_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::[^}]*)?\}|\$([A-Za-z_][A-Za-z0-9_]*)|\[\[([A-Za-z_]\w*)\]\]")
+# A metric name in PromQL: an identifier before a selector's brace, a range or nothing
+# that continues it, which is not a function, keyword nor a label inside braces.
+PROMQL_WORDS = {"sum", "rate", "increase", "histogram_quantile", "by", "without", "on", "ignoring",
+                "group_left", "group_right", "and", "or", "unless", "avg", "max", "min", "count",
+                "topk", "bottomk", "irate", "delta", "label_values", "offset", "bool", "le"}
+
+# Metrics panels read that this tree's exporter does not serve yet. Their panels are checked
+# as valid PromQL only, and listed as waiting. Take each off as the exporter gains it: one
+# still listed once served fails both tests (dashboard.sh and tests/lint/grafana.sh).
+NOT_YET_EXPORTED = {
+    # The flight recorder run inside the exporter: its dumps and its ring.
+    "iotap_flight_dumps_total": "the exporter's flight recorder",
+    "iotap_flight_dump_failures_total": "the exporter's flight recorder",
+    "iotap_flight_ring_bytes": "the exporter's flight recorder",
+    "iotap_flight_ring_seconds": "the exporter's flight recorder",
+    # Per-stage request time (the stage label) histograms.
+    "iotap_block_request_stage_seconds_bucket": "request stage histograms",
+    "iotap_block_request_stage_seconds_sum": "request stage histograms",
+    "iotap_block_request_stage_seconds_count": "request stage histograms",
+}
+
+
+def fail(msg):
+    sys.exit("FAIL: " + msg)
+
+
+def all_panels(dash):
+    """Every panel, rows' nested ones too."""
+    out = []
+    for p in dash.get("panels", []):
+        out.append(p)
+        out.extend(p.get("panels", []))
+    return out
+
+
+def var_refs(text):
+    return {a or b or c for a, b, c in VAR_RE.findall(text)}
+
+
+def metrics_of(expr):
+    """The metric names an expression reads."""
+    bare = re.sub(r"\{[^}]*\}", "{}", expr)     # drop label matchers
+    bare = re.sub(r"\[[^]]*\]", "[]", bare)       # and range durations
+    bare = re.sub(r"\b(by|without|on|ignoring)\s*\([^)]*\)", "", bare)
+    names = set()
+    for m in re.finditer(r"([a-zA-Z_:][a-zA-Z0-9_:]*)\s*(\(?)", bare):
+        name, call = m.group(1), m.group(2)
+        if call or name in PROMQL_WORDS:
+            continue
+        names.add(name)
+    return names
+
+
+def targets(dash):
+    for p in all_panels(dash):
+        for t in p.get("targets", []):
+            yield p, t
+
+
+def lint(dash):
+    errs = []
+    inputs = {i["name"]: i for i in dash.get("__inputs", [])}
+    ds_inputs = [n for n, i in inputs.items()
+                 if i.get("type") == "datasource" and i.get("pluginId") == "prometheus"]
+    if len(ds_inputs) != 1:
+        errs.append("__inputs: want one Prometheus datasource input, have %s" % list(inputs))
+    want_ds = {"type": "prometheus", "uid": "${%s}" % (ds_inputs[0] if ds_inputs else "?")}
+    if not isinstance(dash.get("schemaVersion"), int) or not 36 <= dash["schemaVersion"] <= 39:
+        errs.append("schemaVersion %r: Grafana 10 and 11 write 36 to 39" % dash.get("schemaVersion"))
+    if dash.get("id") is not None:
+        errs.append("id must be null in a dashboard for import")
+    if not dash.get("uid") or not dash.get("title"):
+        errs.append("no uid or title")
+    # Every ${...} of the whole file is an input or a variable.
+    names = [v["name"] for v in dash.get("templating", {}).get("list", [])]
+    if len(set(names)) != len(names):
+        errs.append("variables named twice: %s" % names)
+    defined = set(names) | BUILTINS
+    text = json.dumps(dash)
+    for ref in sorted(var_refs(text)):
+        if ref not in defined and ref not in inputs:
+            errs.append("${%s} is neither a variable, an input nor Grafana's" % ref)
+    for v in dash.get("templating", {}).get("list", []):
+        if v.get("datasource") != want_ds:
+            errs.append("variable %s: datasource %r, want %r" % (v["name"], v.get("datasource"), want_ds))
+        q = v.get("query")
+        q = q.get("query") if isinstance(q, dict) else q
+        if not q or not re.match(r"^label_values\(.*,\s*\w+\)$", q):
+            errs.append("variable %s: query %r is not label_values(SELECTOR, LABEL)" % (v["name"], q))
+        elif v.get("definition") != q:
+            errs.append("variable %s: definition differs from its query" % v["name"])
+    used = set()
+    for p, t in targets(dash):
+        used |= var_refs(t.get("expr", ""))
+    for v in dash.get("templating", {}).get("list", []):
+        q = v.get("query")
+        used |= var_refs(q.get("query") if isinstance(q, dict) else q or "")
+    for n in names:
+        if n not in used:
+            errs.append("variable %s is used by no query" % n)
+    ids = [p.get("id") for p in all_panels(dash)]
+    if len(set(ids)) != len(ids) or None in ids:
+        errs.append("panel ids not unique: %s" % ids)
+    cells = {}
+    for p in all_panels(dash):
+        what = "panel %s %r" % (p.get("id"), p.get("title"))
+        g = p.get("gridPos", {})
+        if not all(isinstance(g.get(k), int) for k in "xywh") or g["w"] < 1 or g["h"] < 1 or \
+                g["x"] < 0 or g["x"] + g["w"] > 24:
+            errs.append("%s: bad gridPos %r" % (what, g))
+            continue
+        for x in range(g["x"], g["x"] + g["w"]):
+            for y in range(g["y"], g["y"] + g["h"]):
+                if (x, y) in cells:
+                    errs.append("%s overlaps panel %s" % (what, cells[(x, y)]))
+                    break
+                cells[(x, y)] = p.get("id")
+        if p.get("type") == "row":
+            if p.get("targets"):
+                errs.append("%s: a row with queries" % what)
+            continue
+        if not p.get("title") or not p.get("description"):
+            errs.append("%s: no title or description" % what)
+        if p.get("datasource") != want_ds:
+            errs.append("%s: datasource %r, want %r" % (what, p.get("datasource"), want_ds))
+        ts = p.get("targets", [])
+        if not ts:
+            errs.append("%s: no targets" % what)
+        refs = [t.get("refId") for t in ts]
+        if len(set(refs)) != len(refs) or None in refs:
+            errs.append("%s: refIds not unique: %s" % (what, refs))
+        for t in ts:
+            e = t.get("expr", "")
+            if t.get("datasource") != want_ds:
+                errs.append("%s %s: datasource %r" % (what, t.get("refId"), t.get("datasource")))
+            if not e:
+                errs.append("%s %s: no expr" % (what, t.get("refId")))
+                continue
+            refs_e = var_refs(e)
+            if "instance" not in refs_e:
+                errs.append("%s %s: does not follow $instance: %s" % (what, t.get("refId"), e))
+            # Every series with a disk label follows $disk; SCSI devices follow $device.
+            if any(m.startswith(("iotap_block_", "iotap_nvme_")) for m in metrics_of(e)) and \
+                    "disk" not in refs_e:
+                errs.append("%s %s: does not follow $disk: %s" % (what, t.get("refId"), e))
+            if any(m.startswith("iotap_scsi_") for m in metrics_of(e)) and "device" not in refs_e:
+                errs.append("%s %s: does not follow $device: %s" % (what, t.get("refId"), e))
+            if p.get("type") == "heatmap":
+                if t.get("format") != "heatmap" or not re.search(r"_bucket\{", e) or \
+                        not re.search(r"by \(le\)", e) or t.get("legendFormat") != "{{le}}":
+                    errs.append("%s: a heat map target is format heatmap, sums _bucket by (le), "
+                                "legend {{le}}" % what)
+    types = {r["id"] for r in dash.get("__requires", []) if r.get("type") == "panel"}
+    for p in all_panels(dash):
+        if p.get("type") != "row" and p.get("type") not in types:
+            errs.append("panel type %s not in __requires" % p.get("type"))
+    return errs
+
+
+def substitute(expr, values):
+    def one(m):
+        name = m.group(1) or m.group(2) or m.group(3)
+        if name not in values:
+            fail("no value for $%s in %s" % (name, expr))
+        return values[name]
+    return VAR_RE.sub(one, expr)
+
+
+def query(url, expr, at):
+    q = urllib.parse.urlencode({"query": expr, "time": at})
+    try:
+        r = json.load(urllib.request.urlopen("%s/api/v1/query?%s" % (url, q), timeout=10))
+    except urllib.error.HTTPError as e:
+        return {"status": "error", "error": e.read().decode(errors="replace")}
+    return r
+
+
+def exposed_names(path):
+    names = set()
+    for line in open(path):
+        if line.startswith("#") or not line.strip():
+            continue
+        names.add(re.match(r"[a-zA-Z_:][a-zA-Z0-9_:]*", line).group(0))
+    return names
+
+
+def family(name):
+    """A series name's metric family: histogram series without their suffix."""
+    return re.sub(r"_(bucket|sum|count)$", "", name)
+
+
+def sources(dash, srcdir):
+    """Every metric read is named in src/ (as a C string), but for NOT_YET_EXPORTED ones."""
+    import glob
+    text = ""
+    for f in glob.glob(srcdir + "/src/**/*.c", recursive=True):
+        text += open(f, errors="replace").read()
+    errs, read = [], set()
+    for p, t in targets(dash):
+        read |= metrics_of(t["expr"])
+    for n in sorted(read):
+        named = '"%s"' % family(n) in text or '"%s"' % n in text
+        if n in NOT_YET_EXPORTED and named:
+            errs.append("%s is in NOT_YET_EXPORTED, but src/ names it: take it off the list" % n)
+        elif n not in NOT_YET_EXPORTED and not named:
+            errs.append("a panel reads %s, which src/ never names" % n)
+    for n in sorted(NOT_YET_EXPORTED):
+        if n not in read:
+            errs.append("%s is in NOT_YET_EXPORTED, but no panel reads it" % n)
+    return errs, read
+
+
+def evaluate(dash, fetch, values, metrics_file, host):
+    exposed = exposed_names(metrics_file)
+    absent = dict(NOT_YET_EXPORTED, **host)
+    errs, lines, results = [], [], {}
+    read = set()
+    for p, t in targets(dash):
+        e = t["expr"]
+        names = metrics_of(e)
+        read |= names
+        missing = sorted(n for n in names if n not in exposed)
+        for n in missing:
+            if n not in absent:
+                errs.append("panel %r reads %s, which the exporter does not serve (and no list "
+                            "says why)" % (p["title"], n))
+        r = fetch(p, t, substitute(e, values))
+        tag = "panel %d %r %s" % (p["id"], p["title"], t["refId"])
+        if r.get("status") != "success":
+            errs.append("%s: Prometheus rejects %s: %s" % (tag, e, r.get("error")))
+            continue
+        res = r["data"]["result"]
+        finite = [s for s in res if math.isfinite(float(s["value"][1]))]
+        results["%d/%s" % (p["id"], t["refId"])] = [
+            {"metric": s["metric"], "value": float(s["value"][1])} for s in finite]
+        if missing:
+            lines.append("wait  %s: needs %s (%s)" % (tag, ", ".join(missing),
+                                                      "; ".join(sorted({absent[n] for n in missing}))))
+        elif not finite:
+            errs.append("%s: no data (%d series, none finite): %s" % (tag, len(res),
+                                                                    substitute(e, values)))
+        else:
+            lines.append("data  %s: %d series" % (tag, len(finite)))
+    for n in sorted(NOT_YET_EXPORTED):
+        if n in exposed:
+            errs.append("%s is in NOT_YET_EXPORTED, but the exporter serves it: take it off "
+                        "the list" % n)
+    return errs, lines, results
+
+
+def main():
+    cmd, dash = sys.argv[1], json.load(open(sys.argv[2]))
+    if cmd == "lint":
+        errs = lint(dash)
+        for e in errs:
+            print("dashboard: " + e, file=sys.stderr)
+        sys.exit(1 if errs else 0)
+    if cmd == "sources":
+        errs, read = sources(dash, sys.argv[3])
+        for e in errs:
+            print("dashboard: " + e, file=sys.stderr)
+        print("%d metrics read, %d of them not yet exported" %
+              (len(read), len(read & set(NOT_YET_EXPORTED))), file=sys.stderr)
+        sys.exit(1 if errs else 0)
+    if cmd == "exprs":
+        for p, t in targets(dash):
+            print("%d\t%s\t%s\t%s" % (p["id"], t["refId"], p["title"], t["expr"]))
+        return
+    if cmd == "queries":
+        values = json.loads(sys.argv[3])
+        for p, t in targets(dash):
+            print("%d-%s %s" % (p["id"], t["refId"],
+                                urllib.parse.urlencode({"query": substitute(t["expr"], values)})))
+        return
+    if cmd == "judge":
+        rdir, values, host = sys.argv[3], json.loads(sys.argv[4]), json.loads(sys.argv[6])
+
+        def answer(p, t, e):
+            try:
+                return json.load(open("%s/%d-%s.json" % (rdir, p["id"], t["refId"])))
+            except (OSError, ValueError) as x:
+                return {"status": "error", "error": "no answer: %s" % x}
+        errs, lines, results = evaluate(dash, answer, values, sys.argv[5], host)
+        for l in lines:
+            print(l, file=sys.stderr)
+        for e in errs:
+            print("dashboard: " + e, file=sys.stderr)
+        json.dump(results, sys.stdout)
+        sys.exit(1 if errs else 0)
+    if cmd == "eval":
+        url, at, values = sys.argv[3], sys.argv[4], json.loads(sys.argv[5])
+        host = json.loads(sys.argv[7])
+        errs, lines, results = evaluate(dash, lambda p, t, e: query(url, e, at), values,
+                                        sys.argv[6], host)
+        for l in lines:
+            print(l, file=sys.stderr)
+        for e in errs:
+            print("dashboard: " + e, file=sys.stderr)
+        json.dump(results, sys.stdout)
+        sys.exit(1 if errs else 0)
+    if cmd == "vars":
+        url, values, want = sys.argv[3], json.loads(sys.argv[4]), json.loads(sys.argv[5])
+        bad = 0
+        for v in dash["templating"]["list"]:
+            q = v["query"]["query"] if isinstance(v["query"], dict) else v["query"]
+            sel, label = re.match(r"^label_values\((.*),\s*(\w+)\)$", q).groups()
+            q = urllib.parse.urlencode({"match[]": substitute(sel, values)})
+            r = json.load(urllib.request.urlopen("%s/api/v1/series?%s" % (url, q), timeout=10))
+            got = sorted({s.get(label) for s in r["data"] if s.get(label)})
+            for w in want.get(v["name"], []):
+                if w not in got:
+                    print("dashboard: variable %s offers %s, not %s" % (v["name"], got, w),
+                          file=sys.stderr)
+                    bad = 1
+            print("variable %s: %s" % (v["name"], " ".join(got) or "(none)"), file=sys.stderr)
+        sys.exit(bad)
+    fail("unknown command " + cmd)
+
+
+if __name__ == "__main__":
+    main()
