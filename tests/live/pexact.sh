@@ -64,6 +64,7 @@ for run in $(seq 1 $RUNS); do
 	wait $lat || rc=$?
 	wait $snoop || rc=$((rc | $?))
 	[ $rc = 0 ] || fail "run $run: a tracer exited with $rc: $(cat "$LIVE_TMP/lat.err" "$LIVE_TMP/snoop.err")"
+	LIVE_PIDS=
 	want=$(($(reads_done) - before))
 	check_run "threadrace run $run" $prog $want
 done
@@ -95,6 +96,7 @@ for run in $(seq 1 $RUNS); do
 	wait $lat || rc=$?
 	wait $snoop || rc=$((rc | $?))
 	[ $rc = 0 ] || fail "fio run $run: a tracer exited with $rc: $(cat "$LIVE_TMP/lat.err" "$LIVE_TMP/snoop.err")"
+	LIVE_PIDS=
 	want=$(($(reads_done) - before))
 	check_run "fio run $run" $prog $want
 done
