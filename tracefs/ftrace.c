@@ -23,6 +23,7 @@ struct ftrace_event {
 	char *sys, *name;
 	int tp_id;
 	char *filter;
+	bool early;		/* traces from ftrace_ring_track on, before the others */
 };
 
 /* Full sub-buffers read from one CPU a round when the buffer's size is not known: 4 MiB. */
@@ -52,6 +53,7 @@ struct ftrace_ring {
 	size_t round_subbufs;		/* read from a CPU per round at most: its buffer's */
 	uint64_t t_subbuf;		/* the newest event time of the last sub-buffer decoded */
 	char *rec;			/* the record being built */
+	bool all_enabled;		/* ftrace_ring_enable enabled the events that are not early */
 };
 
 /* ftrace_ring_alloc - an empty ring: no instance until ftrace_ring_open */
@@ -109,9 +111,9 @@ void ftrace_ring_free(struct ftrace_ring *fr)
 	free(fr);
 }
 
-/* ftrace_ring_add - declare a tracepoint to enable in the instance, with an optional filter */
-int ftrace_ring_add(struct ftrace_ring *fr, const char *sys, const char *name, int tp_id,
-		    const char *filter)
+/* ftrace_event_add - declare a tracepoint of the instance; early: traced from ftrace_ring_track */
+static int ftrace_event_add(struct ftrace_ring *fr, const char *sys, const char *name, int tp_id,
+			    const char *filter, bool early)
 {
 	struct ftrace_event *arr, *ev;
 
@@ -127,6 +129,7 @@ int ftrace_ring_add(struct ftrace_ring *fr, const char *sys, const char *name, i
 	ev->name = strdup(name);
 	ev->filter = filter ? strdup(filter) : NULL;
 	ev->tp_id = tp_id;
+	ev->early = early;
 	if (!ev->sys || !ev->name || (filter && !ev->filter)) {
 		free(ev->sys);
 		free(ev->name);
@@ -135,6 +138,19 @@ int ftrace_ring_add(struct ftrace_ring *fr, const char *sys, const char *name, i
 	}
 	fr->nr_ev++;
 	return 0;
+}
+
+/* ftrace_ring_add - declare a tracepoint to enable in the instance, with an optional filter */
+int ftrace_ring_add(struct ftrace_ring *fr, const char *sys, const char *name, int tp_id,
+		    const char *filter)
+{
+	return ftrace_event_add(fr, sys, name, tp_id, filter, false);
+}
+
+/* ftrace_ring_add_early - declare a tracepoint traced from ftrace_ring_track on (ftrace.h) */
+int ftrace_ring_add_early(struct ftrace_ring *fr, const char *sys, const char *name, int tp_id)
+{
+	return ftrace_event_add(fr, sys, name, tp_id, NULL, true);
 }
 
 /* ftrace_ring_set_header_page - the sub-buffer layout to decode with (events/header_page text) */
@@ -277,6 +293,49 @@ static int ftrace_cpu_open(struct ftrace_ring *fr, struct ftrace_cpu *c)
 	return 0;
 }
 
+/* ftrace_has_early - whether an event traces before the others */
+static bool ftrace_has_early(const struct ftrace_ring *fr)
+{
+	for (size_t i = 0; i < fr->nr_ev; i++)
+		if (fr->ev[i].early)
+			return true;
+	return false;
+}
+
+/*
+ * ftrace_events_enable - write the filters and enable the events of one kind:
+ * the early ones, or the others; 0 or -errno with a LOG_ERR line
+ */
+static int ftrace_events_enable(struct ftrace_ring *fr, bool early)
+{
+	char rel[512];
+	int ret;
+
+	for (size_t i = 0; i < fr->nr_ev; i++) {
+		const struct ftrace_event *ev = &fr->ev[i];
+
+		if (ev->early != early)
+			continue;
+		if (ev->filter) {
+			snprintf(rel, sizeof(rel), "events/%s/%s/filter", ev->sys, ev->name);
+			ret = ftrace_write(fr, rel, ev->filter);
+			if (ret) {
+				log_msg(LOG_ERR, "filter '%s' refused by %s:%s: %s", ev->filter,
+					ev->sys, ev->name, strerror(-ret));
+				return ret;
+			}
+		}
+		snprintf(rel, sizeof(rel), "events/%s/%s/enable", ev->sys, ev->name);
+		ret = ftrace_write(fr, rel, "1");
+		if (ret) {
+			log_msg(LOG_ERR, "cannot enable %s:%s in tracefs instance %s: %s",
+				ev->sys, ev->name, fr->name, strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
 /*
  * ftrace_ring_open - create the instance, configure it, enable the events, open the readers
  *
@@ -286,7 +345,7 @@ static int ftrace_cpu_open(struct ftrace_ring *fr, struct ftrace_cpu *c)
  */
 int ftrace_ring_open(struct ftrace_ring *fr, const int *cpus, int nr_cpus, size_t buffer_kb)
 {
-	char *hp, rel[512];
+	char *hp;
 	int len, ret;
 
 	ret = tfs_libtracefs_sync();
@@ -345,26 +404,17 @@ int ftrace_ring_open(struct ftrace_ring *fr, const int *cpus, int nr_cpus, size_
 	}
 	if (buffer_kb && buffer_kb * 1024 / (size_t)fr->subbuf_size > 0)
 		fr->round_subbufs = buffer_kb * 1024 / (size_t)fr->subbuf_size;
-	for (size_t i = 0; i < fr->nr_ev; i++) {
-		const struct ftrace_event *ev = &fr->ev[i];
-
-		if (ev->filter) {
-			snprintf(rel, sizeof(rel), "events/%s/%s/filter", ev->sys, ev->name);
-			ret = ftrace_write(fr, rel, ev->filter);
-			if (ret) {
-				log_msg(LOG_ERR, "filter '%s' refused by %s:%s: %s", ev->filter,
-					ev->sys, ev->name, strerror(-ret));
-				return ret;
-			}
-		}
-		snprintf(rel, sizeof(rel), "events/%s/%s/enable", ev->sys, ev->name);
-		ret = ftrace_write(fr, rel, "1");
-		if (ret) {
-			log_msg(LOG_ERR, "cannot enable %s:%s in tracefs instance %s: %s",
-				ev->sys, ev->name, fr->name, strerror(-ret));
-			return ret;
-		}
+	/*
+	 * With early events, only they trace at first (ftrace_ring_track); the
+	 * others all at once otherwise, when tracing_on turns 1.
+	 */
+	ret = ftrace_events_enable(fr, true);
+	if (!ret && !ftrace_has_early(fr)) {
+		ret = ftrace_events_enable(fr, false);
+		fr->all_enabled = true;
 	}
+	if (ret)
+		return ret;
 	fr->cpu = calloc(nr_cpus, sizeof(*fr->cpu));
 	if (!fr->cpu)
 		return -ENOMEM;
@@ -387,8 +437,26 @@ int ftrace_ring_open(struct ftrace_ring *fr, const int *cpus, int nr_cpus, size_
 /* ftrace_ring_enable - start recording in the instance */
 int ftrace_ring_enable(struct ftrace_ring *fr)
 {
+	int ret;
+
 	/* Never the top instance's tracing_on: without an instance there is nothing to start. */
-	return fr->inst ? ftrace_write(fr, "tracing_on", "1") : -EINVAL;
+	if (!fr->inst)
+		return -EINVAL;
+	if (!fr->all_enabled) {
+		ret = ftrace_events_enable(fr, false);
+		if (ret)
+			return ret;
+		fr->all_enabled = true;
+	}
+	return ftrace_write(fr, "tracing_on", "1");
+}
+
+/* ftrace_ring_track - start recording the early events alone (ftrace.h) */
+int ftrace_ring_track(struct ftrace_ring *fr)
+{
+	if (!fr->inst)
+		return -EINVAL;
+	return ftrace_has_early(fr) ? ftrace_write(fr, "tracing_on", "1") : 0;
 }
 
 /* ftrace_ring_disable - stop recording; what is in the buffers can still be read */
@@ -427,6 +495,8 @@ int ftrace_ring_check(struct ftrace_ring *fr)
 	}
 	free(text);
 	for (size_t i = 0; i < fr->nr_ev; i++) {
+		if (!fr->ev[i].early && !fr->all_enabled)
+			continue;
 		snprintf(rel, sizeof(rel), "events/%s/%s/enable", fr->ev[i].sys, fr->ev[i].name);
 		text = tracefs_instance_file_read(fr->inst, rel, &len);
 		/* "1" traces, "1*" too (soft mode, not soft-disabled); "0" and "0*" do not. */

@@ -57,6 +57,12 @@ void ftrace_ring_free(struct ftrace_ring *fr);
 int ftrace_ring_add(struct ftrace_ring *fr, const char *sys, const char *name, int tp_id,
 		    const char *filter);
 /*
+ * ftrace_ring_add_early - declare a tracepoint that traces from ftrace_ring_track on, before
+ * the others start with ftrace_ring_enable (a thread's birth, say, which must be known before
+ * its first event): 0, -EBUSY once open, or -ENOMEM
+ */
+int ftrace_ring_add_early(struct ftrace_ring *fr, const char *sys, const char *name, int tp_id);
+/*
  * ftrace_ring_set_header_page - the sub-buffer layout to decode with (events/header_page
  * text): 0, -EBUSY once open, -EINVAL for a text kbuffer cannot use, or -ENOMEM
  */
@@ -64,8 +70,13 @@ int ftrace_ring_set_header_page(struct ftrace_ring *fr, const char *text, size_t
 /* 0 or -errno; what was refused goes to the log hook (log.h) as one LOG_ERR line. */
 int ftrace_ring_open(struct ftrace_ring *fr, const int *cpus, int nr_cpus, size_t buffer_kb);
 /*
- * ftrace_ring_enable - start recording in the instance: 0, -EINVAL before ftrace_ring_open, or
- * -errno writing tracing_on
+ * ftrace_ring_track - start recording the early events alone (none: nothing to do): 0, -EINVAL
+ * before ftrace_ring_open, or -errno writing tracing_on
+ */
+int ftrace_ring_track(struct ftrace_ring *fr);
+/*
+ * ftrace_ring_enable - start recording every event in the instance: 0, -EINVAL before
+ * ftrace_ring_open, or -errno (an event's enable refused, with a LOG_ERR line; tracing_on)
  */
 int ftrace_ring_enable(struct ftrace_ring *fr);
 /*

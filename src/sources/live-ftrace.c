@@ -14,6 +14,7 @@
 #include "../tracefs/evlist.h"
 #include "../tracefs/ftrace.h"
 #include "../tracefs/merge.h"
+#include "../tracefs/tfs.h"
 
 /* How often the reader looks that the instance still traces (ftrace_ring_check). */
 #define CHECK_NS 1000000000ull
@@ -34,6 +35,7 @@ struct live_ftrace {
 	int *cpus;
 	int nr_cpus;
 	uint64_t *lost_pushed;	/* per CPU: losses already in the stream */
+	struct tep_event *births;	/* task:task_newtask, traced from track on */
 	uint64_t next_check;	/* when to look again that the instance still traces */
 	int changed;		/* -errno once another process changed the instance */
 	bool disabled;
@@ -156,7 +158,38 @@ static int ftrace_open(void *priv)
 		if (ret)
 			return ret;
 	}
+	/*
+	 * Each thread's birth, in the same buffers as its events and before
+	 * them: the process of every thread is then known in stream order, even
+	 * when a storm of threads overflows perf's side-band (FORK records).
+	 */
+	f->births = fmt_set_add_live(&f->s->fs, "task", "task_newtask");
+	if (f->births) {
+		ret = ftrace_ring_add_early(f->fr, "task", "task_newtask", f->births->id);
+		if (ret)
+			return ret;
+	}
 	return ftrace_ring_open(f->fr, f->cpus, f->nr_cpus, kb);
+}
+
+/* ftrace_track - trace the births of threads alone, before the events */
+static int ftrace_track(void *priv)
+{
+	struct live_ftrace *f = priv;
+
+	return f->nr ? ftrace_ring_track(f->fr) : 0;
+}
+
+/* ftrace_births - the event of each thread's birth in this stream, when the kernel has one */
+static int ftrace_births(void *priv, uint64_t *id, struct tep_event **tp)
+{
+	struct live_ftrace *f = priv;
+
+	if (!f->nr || !f->births)
+		return -ENOENT;
+	*id = ftrace_sample_id(f->births->id);
+	*tp = f->births;
+	return 0;
 }
 
 /* ftrace_enable - start recording in the instance */
@@ -334,6 +367,8 @@ const struct live_backend_ops live_ftrace = {
 	.twin = ftrace_twin,
 	.filter = ftrace_filter,
 	.open = ftrace_open,
+	.track = ftrace_track,
+	.births = ftrace_births,
 	.enable = ftrace_enable,
 	.disable = ftrace_disable,
 	.pollfds = ftrace_pollfds,

@@ -23,6 +23,7 @@
 struct session;
 struct iotap_event;
 struct merge;
+struct tep_event;
 struct perf_event_header;
 struct source_ops;
 struct host_ops;
@@ -53,6 +54,12 @@ struct live_backend_ops {
 	 * /proc between the two, so no thread falls between them.
 	 */
 	int (*track)(void *priv);
+	/*
+	 * Optional, after open: the event of this backend's stream that tells of
+	 * each new thread from track on (its sample id and format), for the
+	 * source to learn each thread's process in stream order; -ENOENT: none.
+	 */
+	int (*births)(void *priv, uint64_t *id, struct tep_event **tp);
 	int (*enable)(void *priv);
 	int (*disable)(void *priv);
 	/* The descriptors that wake the reader; up to max into pfd, returns how many. */

@@ -320,8 +320,8 @@ static int live_deliver(void *arg, uint64_t time, const void *rec, size_t size)
 	struct live_src *lv = ((struct session *)arg)->src_priv;
 
 	/* The merge's own copy, delivered once: the process is filled in where it is missing. */
-	if (lv->tgids)
-		tgidmap_record(lv->tgids, (struct perf_event_header *)rec);
+	if (lv->tgids && tgidmap_record(lv->tgids, (struct perf_event_header *)rec))
+		return 0;
 	return session_dispatch(arg, rec);
 }
 
@@ -433,24 +433,30 @@ static int live_start(struct session *s)
 	if (ret)
 		return ret;
 	/*
-	 * Each thread's process, complete from the first event on: the FORK
-	 * side-band first, then the threads /proc lists, then the events. A
-	 * thread made after the side-band started has its FORK record; one made
-	 * before it is listed, since it lives on until its first event, which
-	 * comes after the snapshot. Either other order leaves a window: a thread
-	 * whose events are traced, that neither record names, and that /proc no
-	 * longer knows once it has exited.
+	 * Each thread's process, complete from the first event on: the births
+	 * first (the ftrace ring's task_newtask, perf's FORK side-band), then the
+	 * threads /proc lists, then the events. A thread made after the births
+	 * are traced has its record; one made before is listed, since it lives
+	 * on until its first event, which comes after the snapshot. Either other
+	 * order leaves a window: a thread whose events are traced, that no
+	 * record names, and that /proc no longer knows once it has exited.
 	 */
-	for (int i = 0; i < lv->nr_be; i++) {
-		ret = lv->be[i].ops->track ? lv->be[i].ops->track(lv->be[i].priv) : 0;
-		if (ret) {
-			log_msg(LOG_ERR, "cannot enable the side-band records: %s", strerror(-ret));
-			return ret;
-		}
-	}
 	lv->tgids = tgidmap_alloc();
 	if (!lv->tgids)
 		return -ENOMEM;
+	for (int i = 0; i < lv->nr_be; i++) {
+		struct tep_event *tp;
+		uint64_t id;
+
+		if (lv->be[i].ops->births && !lv->be[i].ops->births(lv->be[i].priv, &id, &tp))
+			tgidmap_births(lv->tgids, id, tp);
+		ret = lv->be[i].ops->track ? lv->be[i].ops->track(lv->be[i].priv) : 0;
+		if (ret) {
+			log_msg(LOG_ERR, "cannot start tracing the births of threads: %s",
+				strerror(-ret));
+			return ret;
+		}
+	}
 	ret = tgidmap_snapshot(lv->tgids);
 	if (ret)
 		return ret;

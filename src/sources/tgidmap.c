@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* tgidmap.c - each thread's process in stream order, for events that carry the thread only */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <event-parse.h>
 
 #include "proctasks.h"
 #include "tgidmap.h"
@@ -14,9 +17,16 @@ struct tgid_ent {
 	uint32_t tgid;
 };
 
+/* Where a birth's fields are in its raw data. */
+struct tgid_births {
+	uint64_t id;			/* 0: no births in the stream */
+	unsigned int pid_off, pid_size, flags_off, flags_size, min_size;
+};
+
 struct tgidmap {
 	struct tgid_ent *tab;
 	size_t nr, cap;			/* cap: a power of two */
+	struct tgid_births births;
 };
 
 /* tgidmap_alloc - see tgidmap.h */
@@ -122,24 +132,80 @@ uint32_t tgidmap_of(struct tgidmap *m, uint32_t tid)
 	return tgid;
 }
 
+/* tgidmap_births - see tgidmap.h */
+int tgidmap_births(struct tgidmap *m, uint64_t id, struct tep_event *tp)
+{
+	const struct tep_format_field *pid = tep_find_field(tp, "pid");
+	const struct tep_format_field *flags = tep_find_field(tp, "clone_flags");
+
+	if (!pid || !flags || (pid->size != 4) || (flags->size != 4 && flags->size != 8))
+		return -ENOENT;
+	m->births = (struct tgid_births){
+		.id = id,
+		.pid_off = (unsigned int)pid->offset,
+		.pid_size = (unsigned int)pid->size,
+		.flags_off = (unsigned int)flags->offset,
+		.flags_size = (unsigned int)flags->size,
+	};
+	m->births.min_size = pid->offset + pid->size > flags->offset + flags->size ?
+			     pid->offset + pid->size : flags->offset + flags->size;
+	return 0;
+}
+
+/*
+ * tgid_birth - a thread born to the thread tid: with CLONE_THREAD of tid's
+ * process, otherwise a process of its own (raw: the trace entry, size bytes)
+ */
+static void tgid_birth(struct tgidmap *m, uint32_t tid, const char *raw, uint32_t size)
+{
+	const struct tgid_births *b = &m->births;
+	uint64_t flags = 0;
+	uint32_t child;
+
+	if (size < b->min_size)
+		return;
+	memcpy(&child, raw + b->pid_off, 4);
+	if (b->flags_size == 8) {
+		memcpy(&flags, raw + b->flags_off, 8);
+	} else {
+		uint32_t f32;
+
+		memcpy(&f32, raw + b->flags_off, 4);
+		flags = f32;
+	}
+	tgid_set(m, child, flags & CLONE_THREAD ? tgidmap_of(m, tid) : child);
+}
+
 /* tgidmap_record - see tgidmap.h */
-void tgidmap_record(struct tgidmap *m, struct perf_event_header *rec)
+bool tgidmap_record(struct tgidmap *m, struct perf_event_header *rec)
 {
 	if (rec->type == PERF_RECORD_FORK) {
 		const struct { uint32_t pid, ppid, tid, ptid; } *f = (const void *)(rec + 1);
 
 		if (rec->size >= sizeof(*rec) + sizeof(*f))
 			tgid_set(m, f->tid, f->pid);
-		return;
+		return false;
 	}
 	if (rec->type == PERF_RECORD_SAMPLE && rec->size >= sizeof(*rec) + 16) {
 		uint64_t *v = (uint64_t *)(rec + 1);
-		uint32_t tid = (uint32_t)(v[1] >> 32);
+		uint32_t tid = (uint32_t)(v[1] >> 32), raw_size;
 
 		/* IDENTIFIER first (ftrace's: the base and a tracepoint id), then TID: u32 pid, u32 tid. */
-		if ((v[0] & ~(uint64_t)UINT32_MAX) == FTRACE_ID_BASE)
-			v[1] = (uint64_t)tid << 32 | tgidmap_of(m, tid);
+		if ((v[0] & ~(uint64_t)UINT32_MAX) != FTRACE_ID_BASE)
+			return false;
+		v[1] = (uint64_t)tid << 32 | tgidmap_of(m, tid);
+		if (!m->births.id || v[0] != m->births.id)
+			return false;
+		/* Then TIME, CPU, and RAW: a u32 size and the trace entry. */
+		if (rec->size < sizeof(*rec) + 36)
+			return true;
+		memcpy(&raw_size, v + 4, 4);
+		if (raw_size > rec->size - sizeof(*rec) - 36)
+			return true;
+		tgid_birth(m, tid, (const char *)(v + 4) + 4, raw_size);
+		return true;
 	}
+	return false;
 }
 
 /* tgidmap_free - see tgidmap.h */

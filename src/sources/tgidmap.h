@@ -7,29 +7,39 @@
  * An ftrace ring buffer entry carries the thread id only (common_pid); perf
  * samples and perf's FORK side-band records carry both. The live source
  * keeps this map in stream order: a snapshot of /proc/PID/task/TID taken
- * after the FORK side-band starts and before the events do, then every
- * PERF_RECORD_FORK (threads too) as the merge delivers it, so that every
- * thread with a traced event is in one or the other, and one gone before
- * its events are read is still credited to its process. Only a thread the side-band missed (its ring
- * overflowed, and counted so) is looked up in /proc when first seen.
+ * after the births start to be traced and before the events are, then each
+ * birth as the merge delivers it, so that every thread with a traced event
+ * is in one or the other, and one gone before its events are read is still
+ * credited to its process. Births are the ftrace ring's own task_newtask
+ * events where the kernel has them (as lossless as the events they precede),
+ * and perf's FORK side-band records (threads too) always. Only a thread
+ * neither told of is looked up in /proc when first seen.
  *
  * The map owns its table; it grows with the threads seen and is freed whole.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
 
 struct tgidmap;
+struct tep_event;
 
 /* tgidmap_alloc - an empty map; NULL with errno ENOMEM */
 struct tgidmap *tgidmap_alloc(void);
 /* tgidmap_snapshot - every thread running now, from /proc; 0 or -errno (/proc unreadable) */
 int tgidmap_snapshot(struct tgidmap *m);
 /*
- * tgidmap_record - one record in stream order: learn from a FORK, and give
- * an ftrace sample (sample id at FTRACE_ID_BASE, IOTAP_SAMPLE_BASE layout)
- * its thread's process in place; every other record is left alone.
+ * tgidmap_births - ftrace samples with sample id id are task_newtask events of
+ * format tp (fields pid and clone_flags): 0, or -ENOENT when tp lacks them
  */
-void tgidmap_record(struct tgidmap *m, struct perf_event_header *rec);
+int tgidmap_births(struct tgidmap *m, uint64_t id, struct tep_event *tp);
+/*
+ * tgidmap_record - one record in stream order: learn from a FORK or a birth,
+ * and give an ftrace sample (sample id at FTRACE_ID_BASE, IOTAP_SAMPLE_BASE
+ * layout) its thread's process in place; every other record is left alone.
+ * Return: true for a birth, which is the map's alone and goes no further.
+ */
+bool tgidmap_record(struct tgidmap *m, struct perf_event_header *rec);
 /* tgidmap_of - the process of thread tid (tid itself when nothing says otherwise) */
 uint32_t tgidmap_of(struct tgidmap *m, uint32_t tid);
 /* tgidmap_free - free the map; accepts NULL */

@@ -26,7 +26,13 @@ skip() {
 
 # live_cleanup - stop tracers, detach loop devices, remove temp files
 live_cleanup() {
-	for p in $LIVE_PIDS; do kill -KILL "$p" 2>/dev/null || true; done
+	local p
+	# Only a process still this shell's child: a pid that ended long ago may be another's
+	# by now (a test that makes thousands of threads wraps pid_max within seconds).
+	for p in $LIVE_PIDS; do
+		[ "$(sed 's/.*) [A-Za-z] \([0-9]*\) .*/\1/' /proc/$p/stat 2>/dev/null)" = $$ ] &&
+			kill -KILL "$p" 2>/dev/null
+	done
 	# loop_create runs in $(...): its devices are listed in a file, not a variable.
 	for l in $(cat "$LIVE_TMP/loops" 2>/dev/null); do losetup -d "$l" 2>/dev/null || true; done
 	rm -rf "$LIVE_TMP"

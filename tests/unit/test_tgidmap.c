@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* test_tgidmap.c - each thread's process: /proc snapshot, FORK records, ftrace samples filled in */
+/* test_tgidmap.c - each thread's process: /proc snapshot, FORK records, births, samples filled in */
+#include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <event-parse.h>
 
 #include "tgidmap.h"
 #include "../tracefs/ftrace.h"
@@ -128,11 +131,116 @@ static void test_stream(void **state)
 	tgidmap_free(NULL);
 }
 
+/* The kernel's task_newtask, as 6.18 gives it. */
+static const char newtask_fmt[] =
+	"name: task_newtask\n"
+	"ID: 205\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:pid_t pid;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:char comm[16];\toffset:12;\tsize:16;\tsigned:0;\n"
+	"\tfield:u64 clone_flags;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\tfield:short oom_score_adj;\toffset:40;\tsize:2;\tsigned:1;\n"
+	"\n"
+	"print fmt: \"pid=%d comm=%s clone_flags=%llx oom_score_adj=%hd\", REC->pid, REC->comm, REC->clone_flags, REC->oom_score_adj\n";
+
+/* birth_rec - a task_newtask sample from the ftrace ring: parent made child with flags */
+static size_t birth_rec(uint8_t *buf, uint32_t parent, uint32_t child, uint64_t flags)
+{
+	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = sizeof(h) + 32 + 4 + 44 };
+	uint64_t v[4] = { ftrace_sample_id(205), (uint64_t)parent << 32 | parent, 9, 1 };
+	uint8_t raw[44] = { 0 };
+	uint32_t raw_size = sizeof(raw);
+	uint16_t type = 205;
+
+	memcpy(raw, &type, 2);
+	memcpy(raw + 4, &parent, 4);
+	memcpy(raw + 8, &child, 4);
+	memcpy(raw + 12, "worker", 7);
+	memcpy(raw + 32, &flags, 8);
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + sizeof(h), v, sizeof(v));
+	memcpy(buf + sizeof(h) + 32, &raw_size, 4);
+	memcpy(buf + sizeof(h) + 36, raw, sizeof(raw));
+	return h.size;
+}
+
+/*
+ * test_births - the ftrace ring's task_newtask teaches each thread's process
+ * in stream order, without FORK records: a thread is its parent's process's,
+ * a process its own, even where the tid was another's before
+ */
+static void test_births(void **state)
+{
+	struct tep_handle *tep = tep_alloc();
+	struct tgidmap *m = tgidmap_alloc();
+	uint32_t proc = 4194304 + 20, thr = 4194304 + 21, thr2 = 4194304 + 22, child = 4194304 + 23;
+	uint8_t buf[128];
+	struct tep_event *tp;
+
+	assert_non_null(tep);
+	assert_non_null(m);
+	assert_int_equal(tep_parse_event(tep, newtask_fmt, sizeof(newtask_fmt) - 1, "task"), 0);
+	tp = tep_find_event_by_name(tep, "task", "task_newtask");
+	assert_non_null(tp);
+	assert_int_equal(tgidmap_births(m, ftrace_sample_id(205), tp), 0);
+	/* proc makes a thread, which makes another: both are proc's. */
+	birth_rec(buf, proc, thr, CLONE_VM | CLONE_THREAD | CLONE_SIGHAND);
+	assert_true(tgidmap_record(m, (struct perf_event_header *)buf));
+	birth_rec(buf, thr, thr2, CLONE_VM | CLONE_THREAD | CLONE_SIGHAND);
+	assert_true(tgidmap_record(m, (struct perf_event_header *)buf));
+	assert_int_equal(tgidmap_of(m, thr), proc);
+	assert_int_equal(tgidmap_of(m, thr2), proc);
+	sample_rec(buf, ftrace_sample_id(42), thr2);
+	assert_false(tgidmap_record(m, (struct perf_event_header *)buf));
+	assert_int_equal(pid_of(buf), proc);
+	/* A fork: a process of its own, though its tid was proc's thread's before. */
+	birth_rec(buf, thr2, thr, 0x11 /* SIGCHLD */);
+	assert_true(tgidmap_record(m, (struct perf_event_header *)buf));
+	assert_int_equal(tgidmap_of(m, thr), thr);
+	/* A record cut short teaches nothing, and still goes no further. */
+	birth_rec(buf, proc, child, CLONE_THREAD);
+	((struct perf_event_header *)buf)->size = sizeof(struct perf_event_header) + 40;
+	assert_true(tgidmap_record(m, (struct perf_event_header *)buf));
+	assert_int_equal(tgidmap_of(m, child), child);
+	tgidmap_free(m);
+	tep_free(tep);
+}
+
+/* test_births_refused - a format without the fields is refused, and births stay unknown */
+static void test_births_refused(void **state)
+{
+	static const char fmt[] =
+		"name: task_newtask\nID: 205\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:pid_t pid;\toffset:8;\tsize:4;\tsigned:1;\n\n"
+		"print fmt: \"pid=%d\", REC->pid\n";
+	struct tep_handle *tep = tep_alloc();
+	struct tgidmap *m = tgidmap_alloc();
+	uint8_t buf[128];
+
+	assert_int_equal(tep_parse_event(tep, fmt, sizeof(fmt) - 1, "task"), 0);
+	assert_int_equal(tgidmap_births(m, ftrace_sample_id(205),
+					tep_find_event_by_name(tep, "task", "task_newtask")),
+			 -ENOENT);
+	birth_rec(buf, 4194304 + 30, 4194304 + 31, CLONE_THREAD);
+	assert_false(tgidmap_record(m, (struct perf_event_header *)buf));
+	tgidmap_free(m);
+	tep_free(tep);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_snapshot),
 		cmocka_unit_test(test_stream),
+		cmocka_unit_test(test_births),
+		cmocka_unit_test(test_births_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
