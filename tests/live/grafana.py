@@ -50,10 +50,6 @@ NOT_YET_EXPORTED = {
     "iotap_flight_dump_failures_total": "the exporter's flight recorder",
     "iotap_flight_ring_bytes": "the exporter's flight recorder",
     "iotap_flight_ring_seconds": "the exporter's flight recorder",
-    # Per-stage request time (the stage label) histograms.
-    "iotap_block_request_stage_seconds_bucket": "request stage histograms",
-    "iotap_block_request_stage_seconds_sum": "request stage histograms",
-    "iotap_block_request_stage_seconds_count": "request stage histograms",
 }
 
 
