@@ -11,9 +11,10 @@
 typedef void (*proc_task_fn)(void *arg, uint32_t pid, uint32_t tid);
 
 /*
- * proc_tasks_each - fn for every thread of every process /proc lists now; a
- * process that exits during the walk is skipped. 0, or -errno when /proc
- * cannot be read.
+ * proc_tasks_each - fn once for every thread of every process /proc lists now
+ * (each process's threads listed until two listings in a row agree: one
+ * listing alone can skip live threads while others exit); a process that
+ * exits during the walk is skipped. 0, or -errno when /proc cannot be read.
  */
 int proc_tasks_each(proc_task_fn fn, void *arg);
 
