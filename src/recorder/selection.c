@@ -45,13 +45,17 @@ static int sel_check_list(const struct record_params *p)
 	return ret;
 }
 
-/* sel_is_block_tool - a tool whose events are all block:* tracepoints */
+/*
+ * sel_is_block_tool - a tool whose events are all block:* or io_uring:*
+ * tracepoints: io_uring's come at most a few per block request's worth of
+ * work, and without them a recording could not tell which request caused it.
+ */
 static bool sel_is_block_tool(const struct tool *t)
 {
 	if (!t->events || !t->events[0].sys)
 		return false;
 	for (const struct tool_event *e = t->events; e->sys; e++)
-		if (strcmp(e->sys, "block"))
+		if (strcmp(e->sys, "block") && strcmp(e->sys, "io_uring"))
 			return false;
 	return true;
 }

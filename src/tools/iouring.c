@@ -60,7 +60,7 @@ struct iouring_state {
 	struct hist_set lat, pre, blk, post;
 	/* Counts since the last report. */
 	uint64_t requests, punted, sqpoll, nobio;
-	uint64_t blk_via[IOU_VIA_NR], blk_unattr, blk_other, blk_late;
+	uint64_t blk_via[IOU_VIA_NR], blk_unattr, blk_other, blk_late, blk_flush;
 	uint64_t cqe_unknown, evicted;
 	uint64_t t0;
 };
@@ -473,6 +473,16 @@ static int iou_on_blk_done(void *arg, const struct blk_io *io)
 	return 0;
 }
 
+/* iou_on_blk_flush - a flush (no data) completed: counted, never attributed (no task to key it on) */
+static int iou_on_blk_flush(void *arg, const struct blk_io *io)
+{
+	struct iotap_ctx *ctx = arg;
+	struct iouring_state *st = ctx->state;
+
+	st->blk_flush++;
+	return 0;
+}
+
 /* iou_use - subscribe to one io_uring event and locate its fields */
 static int iou_use(struct iotap_ctx *ctx, const char *name, iotap_handler_fn fn, struct iou_fmt *f)
 {
@@ -496,6 +506,7 @@ static int iouring_init(struct iotap_ctx *ctx)
 		.flags = BT_START,
 		.on_start = iou_on_blk_start,
 		.on_done = iou_on_blk_done,
+		.on_nodata = iou_on_blk_flush,
 		.arg = ctx,
 	};
 	const char *submit = iotap_event_available(ctx, "io_uring", "io_uring_submit_req") ?
@@ -558,11 +569,13 @@ static int iouring_report(struct iotap_ctx *ctx)
 			(unsigned long long)st->requests, (unsigned long long)st->punted,
 			(unsigned long long)st->sqpoll, (unsigned long long)st->nobio);
 		fprintf(ctx->out, "block requests: %llu attributed (inline %llu, io-wq %llu, "
-			"sqpoll %llu), %llu unattributed from io_uring threads, %llu from other tasks\n",
+			"sqpoll %llu), %llu unattributed from io_uring threads, %llu from other tasks, "
+			"%llu flushes (not attributed)\n",
 			(unsigned long long)attr, (unsigned long long)st->blk_via[IOU_INLINE],
 			(unsigned long long)st->blk_via[IOU_IOWQ],
 			(unsigned long long)st->blk_via[IOU_SQPOLL],
-			(unsigned long long)st->blk_unattr, (unsigned long long)st->blk_other);
+			(unsigned long long)st->blk_unattr, (unsigned long long)st->blk_other,
+			(unsigned long long)st->blk_flush);
 		if (st->cqe_unknown || st->evicted || st->blk_late)
 			fprintf(ctx->out, "not timed: %llu CQEs of requests submitted before tracing, "
 				"%llu requests without a CQE, %llu block completions after the CQE\n",
@@ -577,7 +590,7 @@ static int iouring_report(struct iotap_ctx *ctx)
 	hist_set_reset(&st->post);
 	st->requests = st->punted = st->sqpoll = st->nobio = 0;
 	memset(st->blk_via, 0, sizeof(st->blk_via));
-	st->blk_unattr = st->blk_other = st->blk_late = st->cqe_unknown = st->evicted = 0;
+	st->blk_unattr = st->blk_other = st->blk_late = st->blk_flush = st->cqe_unknown = st->evicted = 0;
 	return ret ? ret : ferror(ctx->out) ? -EIO : 0;
 }
 
