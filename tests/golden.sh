@@ -19,6 +19,7 @@ ln -sf "$G/mixed.iotap" "$OUT/M"
 ln -sf "$G/stacks.iotap" "$OUT/S"
 ln -sf "$G/devices.iotap" "$OUT/D"
 ln -sf "$G/files.iotap" "$OUT/F"
+ln -sf "$G/iouring.iotap" "$OUT/U"
 ln -sf "$G/sysroot" "$OUT/sysroot"
 fails=0 n=0
 [ -r "$G/cases" ] || { echo "FAIL: no $G/cases"; exit 1; }
