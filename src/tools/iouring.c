@@ -12,6 +12,8 @@
 
 #define IOU_MAX_INFLIGHT (1u << 16)	/* io_uring requests followed at once */
 #define IOU_MAX_TASKS 4096		/* tasks whose current request is followed */
+#define IOU_MAX_BIOS (1u << 20)		/* bios waiting for their block request's completion */
+#define IOU_BIO_AGE_NS (60ull * 1000000000ull)
 
 struct iouring_params {
 	bool timestamp, msecs, snoop, stages;
@@ -21,6 +23,9 @@ struct iouring_params {
 
 /* Where a block request was issued from, relative to the io_uring request that caused it. */
 enum iou_via { IOU_INLINE, IOU_IOWQ, IOU_SQPOLL, IOU_VIA_NR };
+/* A bio of no io_uring request (blkreq.op of a bio): an io_uring thread's, or another task's. */
+#define IOU_BIO_UNATTR IOU_VIA_NR
+#define IOU_BIO_OTHER (IOU_VIA_NR + 1)
 static const char *const iou_via_name[IOU_VIA_NR] = { "inline", "io-wq", "sqpoll" };
 
 /* The fields of the io_uring events, by name across the kernels' renames. */
@@ -38,8 +43,9 @@ struct iou_req {
 	int fd;				/* -1: not seen (fixed files, no io_uring_file_get) */
 	bool sqpoll, punted, worker_seen;
 	uint64_t t_submit, t_first, t_last;	/* first block request started, last completed */
-	uint32_t nblk, inflight;
+	uint32_t nblk;
 	uint64_t blk_bytes;
+	uint64_t last_blk;		/* the block request counted last (st->blk_seq), not twice */
 	unsigned int via;		/* bit per enum iou_via */
 };
 
@@ -51,6 +57,10 @@ struct iou_task {
 
 struct iouring_state {
 	struct blktrack *bt;
+	struct blktrack_cfg cfg;	/* -d: the disk whose bios are followed */
+	struct block_fmt f_bio;
+	struct reqtab *bios;		/* queued bios by (dev, sector); user: the request's serial */
+	uint64_t blk_seq;
 	struct iou_fmt f_submit, f_async, f_file, f_done;
 	struct iou_req *rq;
 	size_t nr, cap;
@@ -60,7 +70,7 @@ struct iouring_state {
 	struct hist_set lat, pre, blk, post;
 	/* Counts since the last report. */
 	uint64_t requests, punted, sqpoll, nobio;
-	uint64_t blk_via[IOU_VIA_NR], blk_unattr, blk_other, blk_late, blk_flush;
+	uint64_t blk_via[IOU_VIA_NR], blk_unattr, blk_other, blk_unseen, blk_late, blk_flush;
 	uint64_t cqe_unknown, evicted;
 	uint64_t t0;
 };
@@ -86,6 +96,7 @@ static const struct tool_event iouring_events[] = {
 	{ "io_uring", "io_uring_submit_sqe", TOOL_EV_OPTIONAL },
 	{ "io_uring", "io_uring_queue_async_work", 0 },
 	{ "io_uring", "io_uring_file_get", 0 },
+	{ "block", "block_bio_queue", 0 },
 	TOOL_EVENTS_BLOCK_REQ,
 	{ NULL, NULL, 0 }
 };
@@ -384,16 +395,21 @@ static int iou_on_complete(struct iotap_ctx *ctx, const struct perf_sample *s, v
 	return ret;
 }
 
-/* iou_worker_owner - the task whose io-wq an iou-wrk-TID worker serves, or 0 */
+/*
+ * iou_worker_owner - the task whose io-wq an iou-wrk-TID worker serves; UINT32_MAX for
+ * 5.10's io_wqe_worker-N threads, which serve a ring, not a task; 0: not a worker
+ */
 static uint32_t iou_worker_owner(const char *comm)
 {
 	char *end;
 	unsigned long tid;
 
+	if (!strncmp(comm, "io_wqe_worker", 13))
+		return UINT32_MAX;
 	if (strncmp(comm, "iou-wrk-", 8))
 		return 0;
 	tid = strtoul(comm + 8, &end, 10);
-	return *end || tid > UINT32_MAX ? 0 : (uint32_t)tid;
+	return *end || tid >= UINT32_MAX ? 0 : (uint32_t)tid;
 }
 
 /*
@@ -410,7 +426,7 @@ static struct iou_req *iou_worker_guess(struct iouring_state *st, uint32_t owner
 	for (size_t i = 0; i < st->nr; i++) {
 		struct iou_req *r = &st->rq[i];
 
-		if (r->tid != owner || !r->punted || r->worker_seen)
+		if ((owner != UINT32_MAX && r->tid != owner) || !r->punted || r->worker_seen)
 			continue;
 		if (found)
 			return NULL;
@@ -419,57 +435,94 @@ static struct iou_req *iou_worker_guess(struct iouring_state *st, uint32_t owner
 	return found;
 }
 
-/* iou_on_blk_start - a block request is made in its submitter's context: whose io_uring request? */
-static int iou_on_blk_start(void *arg, struct blkreq *b, const struct perf_sample *s)
+/* iou_on_bio - a bio is queued, in the task that submits it: whose io_uring request? */
+static int iou_on_bio(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
 {
-	struct iotap_ctx *ctx = arg;
 	struct iouring_state *st = ctx->state;
 	struct iou_task *t = iou_task(st, s->tid, false);
 	struct iou_req *r = t && t->serial ? iou_find_serial(st, t->serial) : NULL;
-	enum iou_via via;
+	struct block_rq rq;
+	struct blkreq *b;
 
-	if (!r && (r = iou_worker_guess(st, iou_worker_owner(b->comm)))) {
+	if (block_rq_decode(&st->f_bio, s->raw, s->raw_size, &rq) || !rq.nr_sector ||
+	    (st->cfg.has_dev && rq.dev != st->cfg.dev))
+		return 0;
+	if (!r && (r = iou_worker_guess(st, iou_worker_owner(rq.comm)))) {
 		r->worker_seen = true;
 		if (iou_task_set(st, s->tid, r->serial))
 			return -ENOMEM;
 	}
+	b = reqtab_insert(st->bios, rq.dev, rq.sector, s->time);
+	b->nr_sector = rq.nr_sector;
+	b->user = r ? r->serial : 0;
 	if (!r) {
-		if (!strncmp(b->comm, "iou-", 4) || !strncmp(b->comm, "io_wqe_worker", 13))
-			st->blk_unattr++;
-		else
-			st->blk_other++;
+		b->op = !strncmp(rq.comm, "iou-", 4) || iou_worker_owner(rq.comm) ?
+			IOU_BIO_UNATTR : IOU_BIO_OTHER;
 		return 0;
 	}
-	via = s->tid != r->tid ? IOU_IOWQ : r->sqpoll ? IOU_SQPOLL : IOU_INLINE;
-	r->via |= 1u << via;
-	st->blk_via[via]++;
+	b->op = s->tid != r->tid ? IOU_IOWQ : r->sqpoll ? IOU_SQPOLL : IOU_INLINE;
+	r->via |= 1u << b->op;
 	if (!r->t_first)
 		r->t_first = s->time;
-	r->inflight++;
-	b->user = r->serial;
 	return 0;
 }
 
-/* iou_on_blk_done - a block request an io_uring request caused completed */
+/* iou_credit - a completed block request held a bio of request serial */
+static void iou_credit(struct iouring_state *st, uint64_t serial, const struct blk_io *io)
+{
+	struct iou_req *r = iou_find_serial(st, serial);
+
+	if (!r) {
+		st->blk_late++;
+		return;
+	}
+	if (r->last_blk == st->blk_seq)
+		return;
+	r->last_blk = st->blk_seq;
+	r->nblk++;
+	r->blk_bytes += io->bytes;
+	if (io->t_done > r->t_last)
+		r->t_last = io->t_done;
+}
+
+/*
+ * iou_on_blk_done - a block request completed: the bios it held, found from
+ * its first sector on, each ending where the next begins (back and front
+ * merges); a bio split over several requests is left, shortened, for the next.
+ * The request counts as its first bio's; it is every request's whose bio it held.
+ */
 static int iou_on_blk_done(void *arg, const struct blk_io *io)
 {
 	struct iotap_ctx *ctx = arg;
 	struct iouring_state *st = ctx->state;
-	struct iou_req *r;
+	uint64_t sec = io->sector, end = io->sector + io->nr_sector;
+	int kind = -1;
+	struct blkreq *b;
 
-	if (!io->user)
-		return 0;
-	r = iou_find_serial(st, io->user);
-	if (!r) {
-		st->blk_late++;
-		return 0;
+	st->blk_seq++;
+	while (sec < end && (b = reqtab_find(st->bios, io->dev, sec))) {
+		uint64_t bend = sec + b->nr_sector;
+
+		if (kind < 0)
+			kind = b->op;
+		if (b->user)
+			iou_credit(st, b->user, io);
+		if (bend > end) {
+			b->nr_sector = bend - end;
+			reqtab_rekey(st->bios, b, end);
+			break;
+		}
+		reqtab_remove(st->bios, b);
+		sec = bend;
 	}
-	r->nblk++;
-	r->blk_bytes += io->bytes;
-	if (r->inflight)
-		r->inflight--;
-	if (io->t_done > r->t_last)
-		r->t_last = io->t_done;
+	if (kind < 0)
+		st->blk_unseen++;
+	else if (kind < IOU_VIA_NR)
+		st->blk_via[kind]++;
+	else if (kind == IOU_BIO_UNATTR)
+		st->blk_unattr++;
+	else
+		st->blk_other++;
 	return 0;
 }
 
@@ -502,13 +555,8 @@ static int iouring_init(struct iotap_ctx *ctx)
 {
 	struct iouring_params *p = ctx->params;
 	struct iouring_state *st = ctx->state;
-	struct blktrack_cfg cfg = {
-		.flags = BT_START,
-		.on_start = iou_on_blk_start,
-		.on_done = iou_on_blk_done,
-		.on_nodata = iou_on_blk_flush,
-		.arg = ctx,
-	};
+	struct blktrack_cfg *cfg = &st->cfg;
+	struct iotap_event *ev;
 	const char *submit = iotap_event_available(ctx, "io_uring", "io_uring_submit_req") ?
 			     "io_uring_submit_req" : "io_uring_submit_sqe";
 	int ret;
@@ -528,9 +576,32 @@ static int iouring_init(struct iotap_ctx *ctx)
 		iotap_err(ctx, "io_uring:%s has no req field", submit);
 		ret = -ENOENT;
 	}
-	if (!ret)
-		ret = blktrack_cfg_select(&cfg, ctx, p->disk, 0);
-	return ret ? ret : blktrack_create(&st->bt, ctx, &cfg);
+	if (ret)
+		return ret;
+	*cfg = (struct blktrack_cfg){
+		.on_done = iou_on_blk_done,
+		.on_nodata = iou_on_blk_flush,
+		.arg = ctx,
+	};
+	ret = blktrack_cfg_select(cfg, ctx, p->disk, 0);
+	if (ret)
+		return ret;
+	st->bios = reqtab_alloc(IOU_MAX_BIOS, IOU_BIO_AGE_NS);
+	if (!st->bios)
+		return -errno;
+	ev = iotap_event_use(ctx, "block", "block_bio_queue", 0, iou_on_bio, NULL);
+	if (!ev)
+		return -errno;
+	if (block_fmt_init(&st->f_bio, iotap_event_format(ev))) {
+		iotap_err(ctx, "block:block_bio_queue has no dev/sector/nr_sector/rwbs fields");
+		return -ENOENT;
+	}
+	if (cfg->has_dev) {
+		ret = iotap_event_filter(ev, "dev == %u", cfg->dev);
+		if (ret)
+			return ret;
+	}
+	return blktrack_create(&st->bt, ctx, cfg);
 }
 
 /* iouring_print_set - one histogram set with its sections */
@@ -570,12 +641,12 @@ static int iouring_report(struct iotap_ctx *ctx)
 			(unsigned long long)st->sqpoll, (unsigned long long)st->nobio);
 		fprintf(ctx->out, "block requests: %llu attributed (inline %llu, io-wq %llu, "
 			"sqpoll %llu), %llu unattributed from io_uring threads, %llu from other tasks, "
-			"%llu flushes (not attributed)\n",
+			"%llu whose bios were not seen, %llu flushes (not attributed)\n",
 			(unsigned long long)attr, (unsigned long long)st->blk_via[IOU_INLINE],
 			(unsigned long long)st->blk_via[IOU_IOWQ],
 			(unsigned long long)st->blk_via[IOU_SQPOLL],
 			(unsigned long long)st->blk_unattr, (unsigned long long)st->blk_other,
-			(unsigned long long)st->blk_flush);
+			(unsigned long long)st->blk_unseen, (unsigned long long)st->blk_flush);
 		if (st->cqe_unknown || st->evicted || st->blk_late)
 			fprintf(ctx->out, "not timed: %llu CQEs of requests submitted before tracing, "
 				"%llu requests without a CQE, %llu block completions after the CQE\n",
@@ -590,7 +661,7 @@ static int iouring_report(struct iotap_ctx *ctx)
 	hist_set_reset(&st->post);
 	st->requests = st->punted = st->sqpoll = st->nobio = 0;
 	memset(st->blk_via, 0, sizeof(st->blk_via));
-	st->blk_unattr = st->blk_other = st->blk_late = st->blk_flush = st->cqe_unknown = st->evicted = 0;
+	st->blk_unattr = st->blk_other = st->blk_unseen = st->blk_late = st->blk_flush = st->cqe_unknown = st->evicted = 0;
 	return ret ? ret : ferror(ctx->out) ? -EIO : 0;
 }
 
@@ -600,6 +671,7 @@ static void iouring_fini(struct iotap_ctx *ctx)
 	struct iouring_state *st = ctx->state;
 
 	blktrack_free(st->bt);
+	reqtab_free(st->bios);
 	hist_set_release(&st->lat);
 	hist_set_release(&st->pre);
 	hist_set_release(&st->blk);
@@ -616,17 +688,19 @@ const struct tool tool_iouring = {
 		"Traces io_uring requests from submission (io_uring_submit_req, io_uring_submit_sqe "
 		"before 5.18) to the posting of their CQE (io_uring_complete) and prints, per process "
 		"and opcode, a histogram of that latency. Every block request is attributed to the "
-		"io_uring request that caused it, from the task that made it (block_io_start, "
-		"block_rq_insert before 6.5): the submitting task between the submission and the "
-		"request's punt or completion (inline), the iou-sqp thread under SQPOLL, or the io-wq "
-		"worker that looked up the request's file (io_uring_file_get) or, when its file was "
-		"looked up before the punt, the owner's only punted request that no worker was seen "
-		"starting. Block I/O of io_uring threads that fits none of these is counted as "
-		"unattributed. Each request's time splits into before its first block request, block "
-		"(from the first block request's start to the last one's completion: queue and "
-		"device), and after the last block completion until the CQE. The counts say how many "
+		"io_uring requests whose bios it holds, each bio to the request its task was working "
+		"on when it queued it (block_bio_queue): the submitting task between the submission "
+		"and the request's punt or completion (inline), the iou-sqp thread under SQPOLL, or "
+		"the io-wq worker that looked up the request's file (io_uring_file_get) or, when the "
+		"file was looked up before the punt, the worker owner's only punted request that no "
+		"worker was seen starting. Block requests of io_uring threads that fit none of these "
+		"are counted as unattributed, other tasks' apart. Each request's time splits into "
+		"before its first bio was queued, block (from then until its last block request "
+		"completed: queue and device), and after that until the CQE. The counts say how many "
 		"requests were punted to io-wq (io_uring_queue_async_work), submitted by an SQPOLL "
-		"thread, or needed no block I/O (the page cache served them, or another disk than -d).",
+		"thread, or needed no block I/O (the page cache served them, or another disk than -d). "
+		"File names (--snoop) are what /proc/PID/fd names when the line is printed; fixed "
+		"files (registered, as SQPOLL programs use) have no descriptor in the events.",
 	.examples =
 		"iotap iouring\n  Trace until Ctrl-C, then print a histogram per process and opcode.\n"
 		"iotap iouring --stages -d nvme0n1 5 1\n"
