@@ -97,7 +97,9 @@ static const struct tool_event iouring_events[] = {
 	{ "io_uring", "io_uring_queue_async_work", 0 },
 	{ "io_uring", "io_uring_file_get", 0 },
 	{ "block", "block_bio_queue", 0 },
-	TOOL_EVENTS_BLOCK_REQ,
+	TOOL_EVENTS_BLOCK_RQ,
+	/* Who asked for a flush: blktrack traces it for flushes alone. */
+	{ "block", "block_io_start", TOOL_EV_OPTIONAL },
 	{ NULL, NULL, 0 }
 };
 
