@@ -14,7 +14,7 @@ static const struct opt record_opts[] = {
 	  "record kernel and user stacks on the events tools take stacks on, with /proc/kallsyms and the processes' mappings (--call-graph chooses how user stacks are walked)" },
 	{ 'D', "duration", OPT_UINT, P(duration), "SECS", "stop after SECS seconds", NULL, 1, 0 },
 	{ 0, "tools", OPT_STR, P(tools), "LIST",
-	  "record the events of these tools, comma-separated (default: every block tool; see iotap list)" },
+	  "record the events of these tools, comma-separated (default: every block tool and iouring; see iotap list)" },
 	{ 0, "all", OPT_FLAG, P(all), NULL, "record the events of every tool whose events this kernel has" },
 	{ 0, "cgroups", OPT_FLAG, P(cgroups), NULL,
 	  "also record which cgroup v2 every task is in (when recording starts, then sched_process_fork and cgroup_attach_task), for reports with --cgroup or --show-cgroup" },
@@ -42,7 +42,7 @@ const struct cmd_spec cmd_record = {
 	.name = "record",
 	.summary = "Record block I/O events to a file, for iotap report to analyse later.",
 	.description =
-		"Traces the events that the chosen tools use (by default every block tool; see each "
+		"Traces the events that the chosen tools use (by default every block tool and iouring; see each "
 		"tool's EVENTS in iotap-TOOL(8)) and writes them to a file, with everything a later "
 		"report needs and nothing it would otherwise take from the machine that analyses it: "
 		"the kernel's own format text of each event, the block devices and their schedulers, "
