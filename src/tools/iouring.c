@@ -9,8 +9,12 @@
 #include "hist.h"
 #include "shared.h"
 #include "field.h"
+#include "hashtab.h"
 
-#define IOU_MAX_INFLIGHT (1u << 16)	/* io_uring requests followed at once */
+#define IOU_SLOT_BITS 16
+#define IOU_MAX_INFLIGHT (1u << IOU_SLOT_BITS)	/* io_uring requests followed at once */
+#define IOU_HASH (1u << 14)			/* req pointer buckets, a power of two */
+#define IOU_NONE UINT32_MAX
 #define IOU_MAX_TASKS 4096		/* tasks whose current request is followed */
 #define IOU_MAX_BIOS (1u << 20)		/* bios waiting for their block request's completion */
 #define IOU_BIO_AGE_NS (60ull * 1000000000ull)
@@ -36,7 +40,13 @@ struct iou_fmt {
 /* One io_uring request in flight: from its submission to its CQE. */
 struct iou_req {
 	uint64_t req, ring, user_data;
-	uint64_t serial;		/* ours, never 0: what block requests carry (blkreq.user) */
+	/*
+	 * Ours, never 0 while in flight, 0 when the slot is free: a count above
+	 * IOU_SLOT_BITS, the slot below, so a handle (what tasks and bios keep) finds
+	 * its slot at once and sees whether the request there is still the same.
+	 */
+	uint64_t serial;
+	uint32_t hnext;			/* next slot in its req bucket */
 	uint32_t pid, tid;		/* submitter (an iou-sqp thread under SQPOLL) */
 	char comm[16];
 	char op[24];
@@ -62,16 +72,20 @@ struct iouring_state {
 	struct reqtab *bios;		/* queued bios by (dev, sector); user: the request's serial */
 	uint64_t blk_seq;
 	struct iou_fmt f_submit, f_async, f_file, f_done;
-	struct iou_req *rq;
+	struct iou_req *rq;		/* slots, stable while a request is in flight */
 	size_t nr, cap;
+	uint32_t *free_slots;		/* cap of them; nfree free */
+	size_t nfree;
+	uint32_t bucket[IOU_HASH];	/* by req pointer: first slot, or IOU_NONE */
 	struct iou_task *tk;
 	size_t ntk, captk;
+	struct hashtab tids;		/* tid -> index into tk */
 	uint64_t next_serial;
 	struct hist_set lat, pre, blk, post;
 	/* Counts since the last report. */
 	uint64_t requests, punted, sqpoll, nobio;
 	uint64_t blk_via[IOU_VIA_NR], blk_unattr, blk_other, blk_unseen, blk_late, blk_flush;
-	uint64_t cqe_unknown, evicted;
+	uint64_t cqe_unknown, evicted, untracked;
 	uint64_t t0;
 };
 
@@ -128,44 +142,55 @@ static int iou_fmt_init(struct iou_fmt *f, struct iotap_event *ev)
 	return field_init(&f->ring, tev, "ctx");
 }
 
+/* iou_bucket - the bucket of a req pointer */
+static uint32_t *iou_bucket(struct iouring_state *st, uint64_t req)
+{
+	return &st->bucket[hashtab_mix(req) & (IOU_HASH - 1)];
+}
+
 /* iou_find - the in-flight request with this req pointer, or NULL */
 static struct iou_req *iou_find(struct iouring_state *st, uint64_t req)
 {
-	for (size_t i = 0; i < st->nr; i++)
+	for (uint32_t i = *iou_bucket(st, req); i != IOU_NONE; i = st->rq[i].hnext)
 		if (st->rq[i].req == req)
 			return &st->rq[i];
 	return NULL;
 }
 
-/* iou_find_data - the oldest in-flight request of ring with user_data (kernels without req in io_uring_complete) */
+/*
+ * iou_find_data - the oldest in-flight request of ring with user_data, for 5.10,
+ * whose io_uring_complete has no req: a walk over every slot
+ */
 static struct iou_req *iou_find_data(struct iouring_state *st, uint64_t ring, uint64_t data)
 {
 	struct iou_req *best = NULL;
 
-	for (size_t i = 0; i < st->nr; i++)
-		if (st->rq[i].ring == ring && st->rq[i].user_data == data &&
+	for (size_t i = 0; i < st->cap; i++)
+		if (st->rq[i].serial && st->rq[i].ring == ring && st->rq[i].user_data == data &&
 		    (!best || st->rq[i].t_submit < best->t_submit))
 			best = &st->rq[i];
 	return best;
 }
 
-/* iou_find_serial - the in-flight request with our serial, or NULL */
+/* iou_find_serial - the in-flight request a handle names, or NULL (it completed since) */
 static struct iou_req *iou_find_serial(struct iouring_state *st, uint64_t serial)
 {
-	for (size_t i = 0; i < st->nr; i++)
-		if (st->rq[i].serial == serial)
-			return &st->rq[i];
-	return NULL;
+	size_t slot = serial & (IOU_MAX_INFLIGHT - 1);
+
+	return serial && slot < st->cap && st->rq[slot].serial == serial ? &st->rq[slot] : NULL;
 }
 
 /* iou_task - tid's entry, made when new (NULL: out of room, or ENOMEM) */
 static struct iou_task *iou_task(struct iouring_state *st, uint32_t tid, bool make)
 {
+	struct hashtab_pos pos;
 	struct iou_task *t;
+	uint32_t *v;
 
-	for (size_t i = 0; i < st->ntk; i++)
-		if (st->tk[i].tid == tid)
-			return &st->tk[i];
+	for (v = hashtab_find(&st->tids, hashtab_mix(tid), &pos); v;
+	     v = hashtab_find_next(&st->tids, &pos))
+		if (st->tk[*v].tid == tid)
+			return &st->tk[*v];
 	if (!make || st->ntk == IOU_MAX_TASKS)
 		return NULL;
 	if (st->ntk == st->captk) {
@@ -177,6 +202,8 @@ static struct iou_task *iou_task(struct iouring_state *st, uint32_t tid, bool ma
 		st->tk = t;
 		st->captk = cap;
 	}
+	if (hashtab_add(&st->tids, &pos, (uint32_t)st->ntk))
+		return NULL;
 	t = &st->tk[st->ntk++];
 	t->tid = tid;
 	t->serial = 0;
@@ -194,13 +221,51 @@ static int iou_task_set(struct iouring_state *st, uint32_t tid, uint64_t serial)
 	return 0;
 }
 
-/* iou_remove - forget a request: no task works on it any more */
+/* iou_current - the request tid works on, or NULL */
+static struct iou_req *iou_current(struct iouring_state *st, uint32_t tid)
+{
+	struct iou_task *t = iou_task(st, tid, false);
+
+	return t ? iou_find_serial(st, t->serial) : NULL;
+}
+
+/* iou_remove - forget a request; handles to it (tasks', bios') find nothing from now on */
 static void iou_remove(struct iouring_state *st, struct iou_req *r)
 {
-	for (size_t i = 0; i < st->ntk; i++)
-		if (st->tk[i].serial == r->serial)
-			st->tk[i].serial = 0;
-	*r = st->rq[--st->nr];
+	uint32_t slot = (uint32_t)(r - st->rq), *p = iou_bucket(st, r->req);
+
+	while (*p != slot)
+		p = &st->rq[*p].hnext;
+	*p = r->hnext;
+	r->serial = 0;
+	st->free_slots[st->nfree++] = slot;
+	st->nr--;
+}
+
+/* iou_slot - a free slot, the slots grown when all are taken: its index, or IOU_NONE */
+static uint32_t iou_slot(struct iouring_state *st)
+{
+	if (!st->nfree) {
+		size_t cap = st->cap ? st->cap * 2 : 64;
+		struct iou_req *n;
+		uint32_t *f;
+
+		if (cap > IOU_MAX_INFLIGHT)
+			return IOU_NONE;
+		n = realloc(st->rq, cap * sizeof(*n));
+		if (!n)
+			return IOU_NONE;
+		st->rq = n;
+		f = realloc(st->free_slots, cap * sizeof(*f));
+		if (!f)
+			return IOU_NONE;
+		st->free_slots = f;
+		memset(&st->rq[st->cap], 0, (cap - st->cap) * sizeof(*n));
+		for (size_t i = cap; i > st->cap; i--)
+			st->free_slots[st->nfree++] = (uint32_t)(i - 1);
+		st->cap = cap;
+	}
+	return st->free_slots[--st->nfree];
 }
 
 /* iou_keep - whether -p and -c keep a submission of this task */
@@ -233,6 +298,7 @@ static int iou_on_submit(struct iotap_ctx *ctx, const struct perf_sample *s, voi
 	const struct iou_fmt *f = &st->f_submit;
 	uint64_t req = field_u64(&f->req, s->raw, s->raw_size);
 	struct iou_req *r;
+	uint32_t slot;
 
 	if (!iou_keep(ctx, s))
 		return 0;
@@ -242,25 +308,23 @@ static int iou_on_submit(struct iotap_ctx *ctx, const struct perf_sample *s, voi
 		st->evicted++;
 		iou_remove(st, r);
 	}
-	if (st->nr == IOU_MAX_INFLIGHT) {
-		st->evicted++;
-		iou_remove(st, &st->rq[0]);
-	}
-	if (st->nr == st->cap) {
-		size_t cap = st->cap ? st->cap * 2 : 64;
-		struct iou_req *n = realloc(st->rq, cap * sizeof(*n));
-
-		if (!n)
+	slot = iou_slot(st);
+	if (slot == IOU_NONE) {
+		if (st->cap < IOU_MAX_INFLIGHT)
 			return -ENOMEM;
-		st->rq = n;
-		st->cap = cap;
+		/* As many in flight as are followed: this one is not, and says so. */
+		st->untracked++;
+		return iou_task_set(st, s->tid, 0);
 	}
-	r = &st->rq[st->nr++];
+	r = &st->rq[slot];
 	memset(r, 0, sizeof(*r));
 	r->req = req;
+	r->hnext = *iou_bucket(st, req);
+	*iou_bucket(st, req) = slot;
+	st->nr++;
 	r->ring = field_u64(&f->ring, s->raw, s->raw_size);
 	r->user_data = field_u64(&f->user_data, s->raw, s->raw_size);
-	r->serial = ++st->next_serial;
+	r->serial = (++st->next_serial << IOU_SLOT_BITS) | slot;
 	r->pid = s->pid;
 	r->tid = s->tid;
 	snprintf(r->comm, sizeof(r->comm), "%s", iotap_comm(ctx, s->pid));
@@ -290,21 +354,20 @@ static int iou_on_async(struct iotap_ctx *ctx, const struct perf_sample *s, void
 /*
  * iou_on_file - the request's file is looked up: in the submitter when issued
  * inline, in an io-wq worker that starts a request punted before its file was
- * needed (IOSQE_ASYNC, fsync): that worker works on it from now on.
+ * needed (IOSQE_ASYNC, fsync; on 6.18, not 6.12, whose submitter looks it up
+ * before the punt): that worker works on it from now on.
  */
 static int iou_on_file(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
 {
 	struct iouring_state *st = ctx->state;
 	const struct iou_fmt *f = &st->f_file;
 	struct iou_req *r;
-	struct iou_task *t;
 
 	if (f->req.present) {
 		r = iou_find(st, field_u64(&f->req, s->raw, s->raw_size));
 	} else {
 		/* 5.10: no req; the task's current request, where it has one. */
-		t = iou_task(st, s->tid, false);
-		r = t && t->serial ? iou_find_serial(st, t->serial) : NULL;
+		r = iou_current(st, s->tid);
 	}
 	if (!r)
 		return 0;
@@ -425,10 +488,10 @@ static struct iou_req *iou_worker_guess(struct iouring_state *st, uint32_t owner
 
 	if (!owner)
 		return NULL;
-	for (size_t i = 0; i < st->nr; i++) {
+	for (size_t i = 0; i < st->cap; i++) {
 		struct iou_req *r = &st->rq[i];
 
-		if ((owner != UINT32_MAX && r->tid != owner) || !r->punted || r->worker_seen)
+		if (!r->serial || (owner != UINT32_MAX && r->tid != owner) || !r->punted || r->worker_seen)
 			continue;
 		if (found)
 			return NULL;
@@ -441,8 +504,7 @@ static struct iou_req *iou_worker_guess(struct iouring_state *st, uint32_t owner
 static int iou_on_bio(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
 {
 	struct iouring_state *st = ctx->state;
-	struct iou_task *t = iou_task(st, s->tid, false);
-	struct iou_req *r = t && t->serial ? iou_find_serial(st, t->serial) : NULL;
+	struct iou_req *r = iou_current(st, s->tid);
 	struct block_rq rq;
 	struct blkreq *b;
 
@@ -567,6 +629,10 @@ static int iouring_init(struct iotap_ctx *ctx)
 		iotap_err(ctx, "--stages prints histograms: not with --snoop");
 		return -EINVAL;
 	}
+	memset(st->bucket, 0xff, sizeof(st->bucket));
+	ret = hashtab_init(&st->tids, 64);
+	if (ret)
+		return ret;
 	ret = iou_use(ctx, "io_uring_complete", iou_on_complete, &st->f_done);
 	if (!ret)
 		ret = iou_use(ctx, submit, iou_on_submit, &st->f_submit);
@@ -649,11 +715,13 @@ static int iouring_report(struct iotap_ctx *ctx)
 			(unsigned long long)st->blk_via[IOU_SQPOLL],
 			(unsigned long long)st->blk_unattr, (unsigned long long)st->blk_other,
 			(unsigned long long)st->blk_unseen, (unsigned long long)st->blk_flush);
-		if (st->cqe_unknown || st->evicted || st->blk_late)
+		if (st->cqe_unknown || st->evicted || st->blk_late || st->untracked)
 			fprintf(ctx->out, "not timed: %llu CQEs of requests submitted before tracing, "
-				"%llu requests without a CQE, %llu block completions after the CQE\n",
+				"%llu requests without a CQE, %llu block completions after the CQE, "
+				"%llu requests beyond %u in flight\n",
 				(unsigned long long)st->cqe_unknown, (unsigned long long)st->evicted,
-				(unsigned long long)st->blk_late);
+				(unsigned long long)st->blk_late, (unsigned long long)st->untracked,
+				IOU_MAX_INFLIGHT);
 	}
 	if (ctx->final)
 		blktrack_warn_stats(st->bt, ctx);
@@ -664,6 +732,7 @@ static int iouring_report(struct iotap_ctx *ctx)
 	st->requests = st->punted = st->sqpoll = st->nobio = 0;
 	memset(st->blk_via, 0, sizeof(st->blk_via));
 	st->blk_unattr = st->blk_other = st->blk_unseen = st->blk_late = st->blk_flush = st->cqe_unknown = st->evicted = 0;
+	st->untracked = 0;
 	return ret ? ret : ferror(ctx->out) ? -EIO : 0;
 }
 
@@ -679,7 +748,9 @@ static void iouring_fini(struct iotap_ctx *ctx)
 	hist_set_release(&st->blk);
 	hist_set_release(&st->post);
 	free(st->rq);
+	free(st->free_slots);
 	free(st->tk);
+	hashtab_release(&st->tids);
 }
 
 const struct tool tool_iouring = {
