@@ -73,19 +73,41 @@ for mode in inline io-wq sqpoll; do
 	echo "ok: $mode: $N requests, $blk block requests all attributed"
 done
 
-# Recorded, then reported: the same counts and histograms' totals as live, and --snoop
-# has a line per request with its block request.
+# Buffered writes with an fsync every 10: the requests are fio's writes and fsyncs, each
+# fsync punted (it blocks), the writes' block I/O left to the fsyncs and the flusher.
+out=$LIVE_TMP/fsync.out
+tracer_start "$out" iouring -d "$D" -c fioiou
+"$FIO" --name=iouw --filename="$DEV" --ioengine=io_uring --rw=randwrite --bs=4k --iodepth=8 \
+	--number_ios=200 --size=60M --randrepeat=0 --fsync=10 >"$LIVE_TMP/fio.out" || fail "fio failed"
+tracer_stop
+syncs=$(sed -n 's/.*issued rwts: total=0,200,0,\([0-9]*\) .*/\1/p' "$LIVE_TMP/fio.out")
+[ -n "$syncs" ] && [ "$syncs" -gt 0 ] || fail "fio did not say its fsyncs: $(grep issued "$LIVE_TMP/fio.out")"
+[ "$(field "$out" completed)" = $((200 + syncs)) ] ||
+	fail "fsync: $(field "$out" completed) requests, fio issued 200 writes and $syncs fsyncs"
+grep -q "= fioiou \[[0-9]*\] FSYNC$" "$out" || fail "fsync: no FSYNC section"
+p=$(field "$out" "punted to io-wq")
+[ "$p" -ge "$syncs" ] && [ "$p" -le $((200 + syncs)) ] || fail "fsync: $p punted, $syncs fsyncs"
+[ "$(field "$out" unattributed)" = 0 ] || fail "fsync: unattributed block requests"
+[ "$(via "$out" inline)" = 0 ] || fail "fsync: block I/O inline, from buffered writes"
+echo "ok: buffered writes and $syncs fsyncs: $((200 + syncs)) requests, $p punted, $(via "$out" io-wq) block requests from io-wq"
+
+# Recorded, then reported: the same output as a live run beside it, byte for byte (both
+# read the same events), and --snoop has a line per request with its block request.
 rec=$LIVE_TMP/iou.iotap
+tracer_start "$LIVE_TMP/beside.out" iouring -d "$D" -c fioiou
 "$IOTAP" record -o "$rec" --tools iouring -- "$FIO" --name=iou --filename="$DEV" \
 	--ioengine=io_uring --direct=1 --rw=randread --bs=4k --iodepth=8 --number_ios=$N \
 	--size=60M --randrepeat=0 --force_async=1 >"$LIVE_TMP/fio.out" 2>"$LIVE_TMP/rec.err" ||
 	{ cat "$LIVE_TMP/rec.err" >&2; fail "record failed"; }
-"$IOTAP" iouring -i "$rec" -d "$D" -c fioiou >"$LIVE_TMP/rep.out" 2>&1 ||
-	fail "report failed"
+tracer_stop
+"$IOTAP" iouring -i "$rec" -d "$D" -c fioiou >"$LIVE_TMP/rep.out" 2>&1 || fail "report failed"
 check "$LIVE_TMP/rep.out" io-wq "$N"
+diff <(grep -v 'Hit Ctrl-C' "$LIVE_TMP/beside.out") <(grep -v 'Hit Ctrl-C' "$LIVE_TMP/rep.out") ||
+	fail "the recording's report differs from the live run beside it"
 "$IOTAP" iouring -i "$rec" -d "$D" -c fioiou --snoop >"$LIVE_TMP/snoop.out" 2>&1 ||
 	fail "report --snoop failed"
-lines=$(awk '$2 == "fioiou" && $4 == "READ" && $7 == 4096 && $8 == 1 && $NF != "" &&
-	     $13 == "io-wq"' "$LIVE_TMP/snoop.out" | wc -l)
+lines=$(awk '$2 == "fioiou" && $4 == "READ" && $7 == 4096 && $8 == 1 && $13 == "io-wq"' \
+	"$LIVE_TMP/snoop.out" | wc -l)
 [ "$lines" = $N ] || fail "--snoop: $lines lines of a 4 KiB read with one block request via io-wq"
-echo "ok: recorded and reported: $N requests, $N block requests via io-wq, $N snoop lines"
+echo "ok: recorded and reported as live: $N requests, $N block requests via io-wq, $N snoop lines"
+[ ! -e "$TRACEFS/instances/iotap_$TRACER_PID" ] || fail "iotap_$TRACER_PID left in tracefs"
