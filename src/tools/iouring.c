@@ -63,6 +63,7 @@ struct iou_req {
 struct iou_task {
 	uint32_t tid;
 	uint64_t serial;
+	bool guessed;			/* a worker's request by iou_worker_guess, not by its start */
 };
 
 struct iouring_state {
@@ -207,6 +208,7 @@ static struct iou_task *iou_task(struct iouring_state *st, uint32_t tid, bool ma
 	t = &st->tk[st->ntk++];
 	t->tid = tid;
 	t->serial = 0;
+	t->guessed = false;
 	return t;
 }
 
@@ -218,6 +220,7 @@ static int iou_task_set(struct iouring_state *st, uint32_t tid, uint64_t serial)
 	if (!t)
 		return st->ntk == IOU_MAX_TASKS ? 0 : -ENOMEM;
 	t->serial = serial;
+	t->guessed = false;
 	return 0;
 }
 
@@ -482,39 +485,52 @@ static uint32_t iou_worker_owner(const char *comm)
  * seen in it (punted after its file was assigned): the one punted request of
  * its owner that no worker was seen starting, if there is exactly one.
  */
-static struct iou_req *iou_worker_guess(struct iouring_state *st, uint32_t owner)
+static struct iou_req *iou_worker_guess(struct iouring_state *st, uint32_t owner, size_t *waiting)
 {
 	struct iou_req *found = NULL;
 
-	if (!owner)
-		return NULL;
-	for (size_t i = 0; i < st->cap; i++) {
+	*waiting = 0;
+	for (size_t i = 0; owner && i < st->cap; i++) {
 		struct iou_req *r = &st->rq[i];
 
 		if (!r->serial || (owner != UINT32_MAX && r->tid != owner) || !r->punted || r->worker_seen)
 			continue;
-		if (found)
-			return NULL;
 		found = r;
+		++*waiting;
 	}
-	return found;
+	return *waiting == 1 ? found : NULL;
 }
 
 /* iou_on_bio - a bio is queued, in the task that submits it: whose io_uring request? */
 static int iou_on_bio(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
 {
 	struct iouring_state *st = ctx->state;
-	struct iou_req *r = iou_current(st, s->tid);
+	struct iou_task *t = iou_task(st, s->tid, false);
+	struct iou_req *r = t ? iou_find_serial(st, t->serial) : NULL, *g;
 	struct block_rq rq;
 	struct blkreq *b;
+	size_t waiting;
 
 	if (block_rq_decode(&st->f_bio, s->raw, s->raw_size, &rq) || !rq.nr_sector ||
 	    (st->cfg.has_dev && rq.dev != st->cfg.dev))
 		return 0;
-	if (!r && (r = iou_worker_guess(st, iou_worker_owner(rq.comm)))) {
-		r->worker_seen = true;
-		if (iou_task_set(st, s->tid, r->serial))
-			return -ENOMEM;
+	/*
+	 * A worker's guessed request holds only while no other punted request waits
+	 * unseen: the worker may have moved on to it, and nothing would say so.
+	 */
+	if (!r || (t && t->guessed)) {
+		g = iou_worker_guess(st, iou_worker_owner(rq.comm), &waiting);
+		if (r && waiting)
+			r = g = NULL;	/* its guessed request's, or the waiting one's */
+		if (!r && g) {
+			r = g;
+			r->worker_seen = true;
+			if (iou_task_set(st, s->tid, r->serial))
+				return -ENOMEM;
+			t = iou_task(st, s->tid, false);
+			if (t)
+				t->guessed = true;
+		}
 	}
 	b = reqtab_insert(st->bios, rq.dev, rq.sector, s->time);
 	b->nr_sector = rq.nr_sector;
