@@ -72,7 +72,7 @@ struct iouring_state {
 	struct block_fmt f_bio;
 	struct reqtab *bios;		/* queued bios by (dev, sector); user: the request's serial */
 	uint64_t blk_seq;
-	struct iou_fmt f_submit, f_async, f_file, f_done;
+	struct iou_fmt f_submit, f_async, f_file, f_done, f_wait;
 	struct iou_req *rq;		/* slots, stable while a request is in flight */
 	size_t nr, cap;
 	uint32_t *free_slots;		/* cap of them; nfree free */
@@ -111,6 +111,8 @@ static const struct tool_event iouring_events[] = {
 	{ "io_uring", "io_uring_submit_sqe", TOOL_EV_OPTIONAL },
 	{ "io_uring", "io_uring_queue_async_work", 0 },
 	{ "io_uring", "io_uring_file_get", 0 },
+	/* Optional: without it (a recording made before iouring took it) a wait ends nothing. */
+	{ "io_uring", "io_uring_cqring_wait", TOOL_EV_OPTIONAL },
 	{ "block", "block_bio_queue", 0 },
 	TOOL_EVENTS_BLOCK_RQ,
 	/* Who asked for a flush: blktrack traces it for flushes alone. */
@@ -380,6 +382,19 @@ static int iou_on_file(struct iotap_ctx *ctx, const struct perf_sample *s, void 
 		return 0;
 	r->worker_seen = true;
 	return iou_task_set(st, s->tid, r->serial);
+}
+
+/*
+ * iou_on_wait - the task waits for CQEs: it submits nothing more in this
+ * io_uring_enter, so the block I/O it does next (a pread) is no request's
+ */
+static int iou_on_wait(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct iou_task *t = iou_task(ctx->state, s->tid, false);
+
+	if (t)
+		t->serial = 0;
+	return 0;
 }
 
 /* iou_snoop - one line for a request whose CQE was posted at t */
@@ -656,6 +671,8 @@ static int iouring_init(struct iotap_ctx *ctx)
 		ret = iou_use(ctx, "io_uring_queue_async_work", iou_on_async, &st->f_async);
 	if (!ret)
 		ret = iou_use(ctx, "io_uring_file_get", iou_on_file, &st->f_file);
+	if (!ret && iotap_event_available(ctx, "io_uring", "io_uring_cqring_wait"))
+		ret = iou_use(ctx, "io_uring_cqring_wait", iou_on_wait, &st->f_wait);
 	if (!ret && !st->f_submit.req.present) {
 		iotap_err(ctx, "io_uring:%s has no req field", submit);
 		ret = -ENOENT;
@@ -779,7 +796,8 @@ const struct tool tool_iouring = {
 		"and opcode, a histogram of that latency. Every block request is attributed to the "
 		"io_uring requests whose bios it holds, each bio to the request its task was working "
 		"on when it queued it (block_bio_queue): the submitting task between the submission "
-		"and the request's punt or completion (inline), the iou-sqp thread under SQPOLL, or "
+		"and the request's punt, its completion or the task's wait for CQEs (inline), the "
+		"iou-sqp thread under SQPOLL, or "
 		"the io-wq worker that looked up the request's file (io_uring_file_get) or, when the "
 		"file was looked up before the punt, the worker owner's only punted request that no "
 		"worker was seen starting. Block requests of io_uring threads that fit none of these "
