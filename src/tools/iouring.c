@@ -64,6 +64,7 @@ struct iou_task {
 	uint32_t tid;
 	uint64_t serial;
 	bool guessed;			/* a worker's request by iou_worker_guess, not by its start */
+	int next_fd;			/* 5.10: the file its next submission looked up, or -1 */
 };
 
 struct iouring_state {
@@ -211,6 +212,7 @@ static struct iou_task *iou_task(struct iouring_state *st, uint32_t tid, bool ma
 	t->tid = tid;
 	t->serial = 0;
 	t->guessed = false;
+	t->next_fd = -1;
 	return t;
 }
 
@@ -224,14 +226,6 @@ static int iou_task_set(struct iouring_state *st, uint32_t tid, uint64_t serial)
 	t->serial = serial;
 	t->guessed = false;
 	return 0;
-}
-
-/* iou_current - the request tid works on, or NULL */
-static struct iou_req *iou_current(struct iouring_state *st, uint32_t tid)
-{
-	struct iou_task *t = iou_task(st, tid, false);
-
-	return t ? iou_find_serial(st, t->serial) : NULL;
 }
 
 /* iou_remove - forget a request; handles to it (tasks', bios') find nothing from now on */
@@ -302,8 +296,10 @@ static int iou_on_submit(struct iotap_ctx *ctx, const struct perf_sample *s, voi
 	struct iouring_state *st = ctx->state;
 	const struct iou_fmt *f = &st->f_submit;
 	uint64_t req = field_u64(&f->req, s->raw, s->raw_size);
+	struct iou_task *t;
 	struct iou_req *r;
 	uint32_t slot;
+	int ret;
 
 	if (!iou_keep(ctx, s))
 		return 0;
@@ -337,7 +333,13 @@ static int iou_on_submit(struct iotap_ctx *ctx, const struct perf_sample *s, voi
 	r->fd = -1;
 	r->sqpoll = field_u64(&f->sq_thread, s->raw, s->raw_size) != 0;
 	r->t_submit = s->time;
-	return iou_task_set(st, s->tid, r->serial);
+	ret = iou_task_set(st, s->tid, r->serial);
+	t = iou_task(st, s->tid, false);
+	if (t && t->next_fd >= 0) {
+		r->fd = t->next_fd;
+		t->next_fd = -1;
+	}
+	return ret;
 }
 
 /* iou_on_async - the request is punted to io-wq: its submitter is done with it */
@@ -371,8 +373,13 @@ static int iou_on_file(struct iotap_ctx *ctx, const struct perf_sample *s, void 
 	if (f->req.present) {
 		r = iou_find(st, field_u64(&f->req, s->raw, s->raw_size));
 	} else {
-		/* 5.10: no req; the task's current request, where it has one. */
-		r = iou_current(st, s->tid);
+		/* 5.10: no req, and the lookup comes before the submission it is for. */
+		struct iou_task *t = iou_task(st, s->tid, true);
+
+		if (!t)
+			return st->ntk == IOU_MAX_TASKS ? 0 : -ENOMEM;
+		t->next_fd = (int)field_s64(&f->fd, s->raw, s->raw_size);
+		return 0;
 	}
 	if (!r)
 		return 0;
