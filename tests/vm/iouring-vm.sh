@@ -37,6 +37,15 @@ for m in inline async sqpoll async1; do
 	echo "== $m"
 	cat /tmp/$m.out /tmp/$m.err
 done
+iotap iouring -d nvme0n1 --snoop >/tmp/snoop.out 2>/tmp/snoop.err &
+p=$!
+for i in $(seq 1 100); do grep -qs 'Hit Ctrl-C' /tmp/snoop.out /tmp/snoop.err && break; sleep 0.1; done
+uring /dev/nvme0n1 $N 8 inline >/dev/null || { echo "uring snoop failed"; exit 1; }
+sleep 0.5
+kill -INT $p
+wait $p
+echo "== snoop"
+cat /tmp/snoop.out /tmp/snoop.err
 echo "== instances"
 ls /sys/kernel/tracing/instances
 echo "== end"
@@ -97,6 +106,11 @@ for k in $VM_KERNELS; do
 		fi
 		msg="$msg $m $a/$r"
 	done
+	# One line per read: its descriptor (uring opens the disk as fd 3), 4096 bytes, one
+	# block request, inline.
+	lines=$(section "$out" snoop | awk '$2 == "uring" && $4 == "READ" && $5 == 3 && $7 == 4096 &&
+					  $8 == 1 && $13 == "inline"' | wc -l)
+	[ "$lines" = $N ] || fail "$k: --snoop has $lines lines of a read of fd 3: $(section "$out" snoop | head)"
 	[ -z "$(section "$out" instances)" ] || fail "$k: instances left: $(section "$out" instances)"
-	echo "ok: $k: $N requests per mode; block requests attributed/diskstats:$msg"
+	echo "ok: $k: $N requests per mode; block requests attributed/diskstats:$msg; $N snoop lines"
 done
