@@ -100,7 +100,7 @@ static const struct opt iouring_opts[] = {
 	  "trace io_uring requests of processes with this name only (the first 15 characters)" },
 	TOOL_OPT_DISK_HELP(P(disk), "count block requests on this disk only"),
 	{ 0, "stages", OPT_FLAG, P(stages), NULL,
-	  "also print histograms of each stage: before the first block request, block, after the last" },
+	  "also print histograms of each stage: before the first bio was queued, block, after the last block completion" },
 	{ 0, "snoop", OPT_FLAG, P(snoop), NULL,
 	  "print one line per request as its CQE is posted instead of histograms" },
 	OPT_END
@@ -738,9 +738,9 @@ static int iouring_report(struct iotap_ctx *ctx)
 		iotap_interval_header(ctx, p->timestamp);
 		ret = iouring_print_set(ctx, &st->lat, "request (comm [pid] op), submit to CQE");
 		if (!ret && p->stages)
-			ret = iouring_print_set(ctx, &st->pre, "before the first block request");
+			ret = iouring_print_set(ctx, &st->pre, "before its first bio was queued");
 		if (!ret && p->stages)
-			ret = iouring_print_set(ctx, &st->blk, "block (first start to last completion)");
+			ret = iouring_print_set(ctx, &st->blk, "block (first bio queued to last block completion)");
 		if (!ret && p->stages)
 			ret = iouring_print_set(ctx, &st->post, "after the last block completion");
 		fprintf(ctx->out, "\nio_uring requests: %llu completed, %llu punted to io-wq, "
