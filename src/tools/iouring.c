@@ -54,7 +54,6 @@ struct iou_req {
 	bool sqpoll, punted, worker_seen;
 	uint64_t t_submit, t_first, t_last;	/* first block request started, last completed */
 	uint32_t nblk;
-	uint64_t blk_bytes;
 	uint64_t last_blk;		/* the block request counted last (st->blk_seq), not twice */
 	unsigned int via;		/* bit per enum iou_via */
 };
@@ -582,7 +581,6 @@ static void iou_credit(struct iouring_state *st, uint64_t serial, const struct b
 		return;
 	r->last_blk = st->blk_seq;
 	r->nblk++;
-	r->blk_bytes += io->bytes;
 	if (io->t_done > r->t_last)
 		r->t_last = io->t_done;
 }
