@@ -52,7 +52,7 @@ struct iou_req {
 	char op[24];
 	int fd;				/* -1: not seen (fixed files, no io_uring_file_get) */
 	bool sqpoll, punted, worker_seen;
-	uint64_t t_submit, t_first, t_last;	/* first block request started, last completed */
+	uint64_t t_submit, t_first, t_last;	/* first bio queued, last block request completed */
 	uint32_t nblk;
 	uint64_t last_blk;		/* the block request counted last (st->blk_seq), not twice */
 	unsigned int via;		/* bit per enum iou_via */
