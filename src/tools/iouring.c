@@ -266,14 +266,16 @@ static uint32_t iou_slot(struct iouring_state *st)
 	return st->free_slots[--st->nfree];
 }
 
-/* iou_keep - whether -p and -c keep a submission of this task */
+/* iou_keep - whether -p, -c and --cgroup keep a submission of this task */
 static bool iou_keep(struct iotap_ctx *ctx, const struct perf_sample *s)
 {
 	struct iouring_params *p = ctx->params;
 
 	if (p->pid && (int)s->pid != p->pid)
 		return false;
-	return !p->comm || !strncmp(iotap_comm(ctx, s->pid), p->comm, 15);
+	if (p->comm && strncmp(iotap_comm(ctx, s->pid), p->comm, 15))
+		return false;
+	return iotap_cgroup_match(ctx, s);
 }
 
 /* iou_op - the opcode's name: op_str where the event has it, else the table */
