@@ -21,6 +21,7 @@ ln -sf "$G/devices.iotap" "$OUT/D"
 ln -sf "$G/files.iotap" "$OUT/F"
 ln -sf "$G/stages.iotap" "$OUT/G"
 ln -sf "$G/writeback.iotap" "$OUT/W"
+ln -sf "$G/iouring.iotap" "$OUT/U"
 ln -sf "$G/sysroot" "$OUT/sysroot"
 # perf.data has no wall clock: its times come from the file's mtime, which a checkout sets.
 cp "$SRC/tests/data/perf/block-10-reads.data" "$OUT/P"

@@ -58,8 +58,9 @@ struct opt {
 #define TOOL_EV_OPTIONAL	(1u << 0)	/* not every kernel has it */
 #define TOOL_EV_STACK		(1u << 1)	/* samples need a callchain */
 /*
- * Only an option's (biotop --originator): recorded when the tool is named (record --tools)
- * or with --all, never in the default recording, whose size it would multiply.
+ * Recorded when the tool is named (record --tools) or with --all, never in the default
+ * recording, whose size it would multiply: an option's (biotop --originator), or events
+ * that also fire for I/O that is no block I/O (io_uring's).
  */
 #define TOOL_EV_OPTIN		(1u << 2)
 

@@ -436,7 +436,8 @@ int session_dispatch(struct session *s, const struct perf_event_header *rec)
 		const struct perf_record_comm { uint32_t pid, tid; char comm[16]; } *c =
 			(const void *)(rec + 1);
 
-		if (rec->size >= sizeof(*rec) + sizeof(*c))
+		/* A thread naming itself (io_uring's iou-wrk-N workers) does not rename its process. */
+		if (rec->size >= sizeof(*rec) + sizeof(*c) && c->pid == c->tid)
 			session_comm_cache(s, c->pid, c->comm);
 		return 0;
 	}

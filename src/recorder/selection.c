@@ -45,7 +45,10 @@ static int sel_check_list(const struct record_params *p)
 	return ret;
 }
 
-/* sel_is_block_tool - a tool whose events are all block:* tracepoints */
+/*
+ * sel_is_block_tool - a tool whose events are block:* tracepoints, but for
+ * those recorded only when asked for (TOOL_EV_OPTIN)
+ */
 static bool sel_is_block_tool(const struct tool *t)
 {
 	if (!t->events || !t->events[0].sys)

@@ -23,6 +23,7 @@ extern const struct tool tool_mdflush;
 extern const struct tool tool_fileio;
 extern const struct tool tool_iostackbreakdown;
 extern const struct tool tool_exporter;
+extern const struct tool tool_iouring;
 
 const struct tool *const iotap_tools[] = {
 	&tool_biolatency,
@@ -44,6 +45,7 @@ const struct tool *const iotap_tools[] = {
 	&tool_fileio,
 	&tool_iostackbreakdown,
 	&tool_exporter,
+	&tool_iouring,
 	NULL
 };
 
