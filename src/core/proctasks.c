@@ -41,7 +41,7 @@ static size_t tids_unique(uint32_t *v, size_t n)
 	return k;
 }
 
-/* tids_list - append the threads /proc/PID/task lists now to *v; how many, -1 when it is gone */
+/* tids_list - append the threads /proc/PID/task lists now to *v: how many, or -errno (gone) */
 static long tids_list(uint32_t pid, uint32_t **v, size_t *nr, size_t *cap)
 {
 	struct dirent *te;
@@ -53,7 +53,7 @@ static long tids_list(uint32_t pid, uint32_t **v, size_t *nr, size_t *cap)
 	snprintf(path, sizeof(path), "/proc/%u/task", pid);
 	td = opendir(path);
 	if (!td)
-		return -1;
+		return -errno;
 	while ((te = readdir(td))) {
 		if (!(tid = proc_id(te->d_name)))
 			continue;
