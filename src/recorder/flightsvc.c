@@ -72,6 +72,10 @@ int flightsvc_add(struct flightsvc **out, struct session *s, const struct record
 		log_msg(LOG_ERR, "-o needs --ring");
 		return -EINVAL;
 	}
+	if (!p->ring && (p->ring_size || p->trigger || p->after || p->max_dumps || p->queued)) {
+		log_msg(LOG_ERR, "--ring-size, --trigger, --after, --max-dumps and -Q need --ring");
+		return -EINVAL;
+	}
 	fs = calloc(1, sizeof(*fs));
 	if (!fs)
 		return -ENOMEM;

@@ -447,12 +447,26 @@ const struct tool tool_exporter = {
 		"Only GET and HEAD of /metrics and / are answered (404 and 405 otherwise); at most "
 		"32 connections, 8 KiB of request headers and 10 idle seconds each. "
 		"md and dm devices, which complete bios rather than requests, have no series. "
-		"systemd/iotap-exporter.service runs it as a service.",
+		"With --ring (and -o FILE), the same process is also a flight recorder, as iotap "
+		"record --ring: the last SECS seconds of the events it traces are kept in memory, "
+		"and a trigger (--trigger, or SIGUSR2) writes FILE.<timestamp>, a recording that "
+		"iotap report reads (biolatency, biosnoop, bitesize and the other request tools). "
+		"One tracefs instance, one event stream: the ring keeps the records the exporter "
+		"reads, and the triggers see the requests the exporter pairs, so each request is "
+		"traced and paired once; -d narrows all of it to one disk. --max-dumps ends the "
+		"dumps, never the metrics. Then also iotap_flight_dumps_total by reason (latency, "
+		"error, signal), iotap_flight_dump_failures_total, and the gauges "
+		"iotap_flight_ring_bytes (memory the ring holds) and iotap_flight_ring_seconds "
+		"(event time it spans). "
+		"systemd/iotap-exporter.service runs it as a service, with the ring.",
 	.examples =
 		"iotap exporter\n  Serve /metrics on every address, port " EXPORTER_PORT ".\n"
 		"iotap exporter -l 127.0.0.1:" EXPORTER_PORT "\n  Serve this host only.\n"
 		"iotap exporter --textfile /var/lib/prometheus/node-exporter/iotap.prom 15\n"
 		"  No HTTP: every 15 seconds, a file for node_exporter's textfile collector.\n"
+		"iotap exporter --ring 60 --after 5 --trigger 'latency>500,error' -o /var/lib/iotap-exporter/dump\n"
+		"  Metrics, and a dump of the last minute (and 5 s more) on a request slower than 500 ms or failed.\n"
+		"systemctl kill -s USR2 iotap-exporter\n  Ask the service's flight recorder for a dump now.\n"
 		"systemctl enable --now iotap-exporter\n"
 		"  Run it as a service, options from /etc/default/iotap-exporter.\n",
 	.banner = "Tracing block device I/O for Prometheus... Hit Ctrl-C to end.",
