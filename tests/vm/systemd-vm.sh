@@ -5,9 +5,10 @@
 # and installed with dpkg in the guest. There: systemctl enable --now iotap-exporter with the
 # shipped defaults, direct reads on the NVMe disk, a scrape of /metrics that counts exactly
 # the reads /sys/block/nvme0n1/stat counted; no failed start, no restart; systemctl stop
-# leaves tracefs as found. The dump step (SIGUSR2 to an exporter that also keeps a flight
-# recorder's ring) runs when the exporter has -o (IOTAP_SYSTEMD_DUMP=0 leaves it out, =1
-# demands it).
+# leaves tracefs as found. The unit's defaults run the exporter with a flight recorder's ring;
+# dump_step configures it as an administrator would (/etc/default/iotap-exporter: --ring 30,
+# -o in the unit's StateDirectory) and checks that systemctl kill -s USR2 writes a dump that
+# reports the workload exactly (IOTAP_SYSTEMD_DUMP=0 leaves that step out).
 # The package is cached per content of the distributed tree under $IOTAP_VM_CACHE/iotap-deb:
 # the sanitizer pass builds the same tree and so installs the same plain package (a service
 # unit runs the packaged binary, not the build tree's). The two kernels boot in parallel.
@@ -57,7 +58,7 @@ deps=$(dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed 's/|.*//; s/(.*//; s/[[:sp
 pkgs=fio,curl,$deps
 
 cat >"$LIVE_TMP/guest.sh" <<GUEST
-N=$N M=$M DUMP=${IOTAP_SYSTEMD_DUMP:-auto}
+N=$N M=$M DUMP=${IOTAP_SYSTEMD_DUMP:-1}
 GUEST
 cat >>"$LIVE_TMP/guest.sh" <<'GUEST'
 T=/sys/kernel/tracing
@@ -136,25 +137,31 @@ echo "kernel=$((r1 - r0)) exporter=$((b - a))"
 show
 echo "== dump"
 dump_step() {
-	/usr/bin/iotap exporter --help 2>&1 | grep -q -- '--ring' || { echo "dump: no --ring in this exporter"; return 0; }
-	echo 'IOTAP_EXPORTER_ARGS="--listen 127.0.0.1:10033 -o /var/lib/iotap/dump --ring 30"' >/etc/default/$U
+	# The unit's StateDirectory: the one place ProtectSystem=strict leaves it to write.
+	echo 'IOTAP_EXPORTER_ARGS="--listen 127.0.0.1:10033 -o /var/lib/iotap-exporter/dump --ring 30"' >/etc/default/$U
+	rm -f /var/lib/iotap-exporter/dump.*
 	systemctl restart $U
 	started || return 1
+	a=$(settled "-") || return 1
 	r0=$(reads)
 	fio --name=dump --filename=/dev/nvme0n1 --rw=randread --bs=4k --direct=1 --ioengine=psync \
 		--size=64M --io_size=$((M * 4096)) --randrepeat=1 >/tmp/fio.out 2>&1 || { cat /tmp/fio.out; return 1; }
 	r1=$(reads)
-	echo "kernel=$((r1 - r0))"
+	# Every completion is in the ring (the scrape counts it) before the dump is asked for.
+	b=$(settled "$a") || return 1
+	echo "kernel=$((r1 - r0)) exporter=$((b - a))"
 	systemctl kill -s USR2 $U
-	for i in $(seq 1 300); do
-		d=$(ls /var/lib/iotap/dump* 2>/dev/null | head -n1)
-		[ -n "$d" ] && log | grep -qi 'dump\|wrote' && break
-		sleep 0.1
-	done
-	[ -n "$d" ] || { echo "no dump in /var/lib/iotap:"; ls -la /var/lib/iotap; log; return 1; }
-	sleep 1
-	echo "dump: $d"
-	iotap report -i "$d" biolatency -D 2>&1
+	end=$(($(cut -d. -f1 /proc/uptime) + 60))
+	until log | grep -q 'dump 1: .*SIGUSR2' || [ "$(cut -d. -f1 /proc/uptime)" -ge $end ]; do sleep 0.2; done
+	set -- /var/lib/iotap-exporter/dump.*
+	[ $# = 1 ] && [ -f "$1" ] || { echo "expected one dump, got: $*"; log; return 1; }
+	echo "dump: $1 $(stat -c '%U %a' "$1")"
+	log | grep 'dump 1:'
+	echo "-- biolatency"
+	iotap report -i "$1" biolatency -D 2>&1
+	echo "-- biosnoop"
+	iotap report -i "$1" biosnoop 2>&1 | awk '$4 == "nvme0n1" && $5 == "R" && $7 == 4096' | wc -l
+	echo "--"
 	show
 }
 if [ "$DUMP" != 0 ]; then dump_step || exit 1; fi
@@ -205,23 +212,27 @@ for k in $KERNELS; do
 		[ "$(prop "$out" exporter "${p%%=*}")" = "${p#*=}" ] || fail "$k: after the start, $(section "$out" exporter | grep "^${p%%=*}="), expected $p"
 	done
 	section "$out" dump >"$LIVE_TMP/dump-$k"
-	if grep -q '^dump: no --ring' "$LIVE_TMP/dump-$k"; then
-		[ "${IOTAP_SYSTEMD_DUMP:-auto}" = 1 ] && fail "$k: IOTAP_SYSTEMD_DUMP=1 but the exporter has no --ring"
-		dump="left out (the exporter has no -o/--ring yet)"
-	elif [ "${IOTAP_SYSTEMD_DUMP:-auto}" = 0 ]; then
+	if [ "${IOTAP_SYSTEMD_DUMP:-1}" = 0 ]; then
 		dump="left out (IOTAP_SYSTEMD_DUMP=0)"
 	else
-		grep -qx "kernel=$M" "$LIVE_TMP/dump-$k" || fail "$k: fio read nvme0n1 $(grep '^kernel=' "$LIVE_TMP/dump-$k"), expected $M"
-		[ "$(hist_total "$LIVE_TMP/dump-$k" nvme0n1)" = $M ] ||
-			fail "$k: the SIGUSR2 dump reports $(hist_total "$LIVE_TMP/dump-$k" nvme0n1) reads on nvme0n1, expected $M: $(cat "$LIVE_TMP/dump-$k")"
+		grep -qx "kernel=$M exporter=$M" "$LIVE_TMP/dump-$k" ||
+			fail "$k: fio's reads of nvme0n1: $(grep '^kernel=' "$LIVE_TMP/dump-$k"), expected kernel=$M exporter=$M"
+		grep -q '^dump: /var/lib/iotap-exporter/dump\.[^ ]* root 600$' "$LIVE_TMP/dump-$k" ||
+			fail "$k: no dump of root's, mode 600, in the StateDirectory: $(cat "$LIVE_TMP/dump-$k")"
+		sed -n '/^-- biolatency$/,/^-- biosnoop$/p' "$LIVE_TMP/dump-$k" >"$LIVE_TMP/dump-bl-$k"
+		[ "$(hist_total "$LIVE_TMP/dump-bl-$k" nvme0n1)" = $M ] ||
+			fail "$k: biolatency over the SIGUSR2 dump counts $(hist_total "$LIVE_TMP/dump-bl-$k" nvme0n1) reads on nvme0n1, expected $M: $(cat "$LIVE_TMP/dump-$k")"
+		[ "$(sed -n '/^-- biosnoop$/{n;p}' "$LIVE_TMP/dump-$k")" = $M ] ||
+			fail "$k: biosnoop over the SIGUSR2 dump shows $(sed -n '/^-- biosnoop$/{n;p}' "$LIVE_TMP/dump-$k") 4 KiB reads of nvme0n1, expected $M"
 		for p in ActiveState=active Result=success NRestarts=0; do
 			[ "$(prop "$out" dump "${p%%=*}")" = "${p#*=}" ] || fail "$k: with the ring, $(section "$out" dump | grep "^${p%%=*}="), expected $p"
 		done
-		dump="the SIGUSR2 dump reports nvme0n1=$M exact"
+		dump="$M fio reads counted by the scrape, and by biolatency and biosnoop over the SIGUSR2 dump"
 	fi
 	section "$out" stop >"$LIVE_TMP/stop-$k"
 	grep -qx 'tracefs: as found' "$LIVE_TMP/stop-$k" || fail "$k: systemctl stop left tracefs changed: $(cat "$LIVE_TMP/stop-$k")"
-	for p in ActiveState=inactive Result=success NRestarts=0; do
+	# SIGTERM ends the tracer as Ctrl-C does: it exits 0.
+	for p in ActiveState=inactive Result=success NRestarts=0 ExecMainStatus=0; do
 		[ "$(prop "$out" stop "${p%%=*}")" = "${p#*=}" ] || fail "$k: after the stop, $(grep "^${p%%=*}=" "$LIVE_TMP/stop-$k"), expected $p"
 	done
 	echo "ok: $k: $(grep -m1 '^perf_event_paranoid=' "$out"); iotap-exporter.service under systemd: nvme0n1=$N exact by the kernel and the scrape, no restart; $dump; stopped, tracefs as found"
