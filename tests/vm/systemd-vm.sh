@@ -25,13 +25,14 @@ for k in $VM_KERNELS; do case $k in 6.1|6.12) KERNELS="$KERNELS $k" ;; esac; don
 N=400	# direct 4 KiB reads under the exporter
 M=300	# and under the exporter with a flight recorder's ring, dumped on SIGUSR2
 
-# The package: the distributed tree, hashed, names its build; built once per content.
+# The package: the distributed tree, hashed, names its build; built once per content. Tests
+# and benchmarks are left out of the hash: a nocheck build reads none of them.
 build=$(dirname "$IOTAP")
 version=$("$IOTAP" --version | sed -n 's/^iotap \([^ ]*\) .*/\1/p')
 [ -n "$version" ] || fail "iotap --version printed no version"
 src=$LIVE_TMP/iotap-$version
 make -s -C "$build" distdir distdir="$src" >/dev/null || fail "make distdir failed"
-key=$(cd "$src" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
+key=$(cd "$src" && find . -type f ! -path './tests/*' ! -path './bench/*' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
 debdir=$CACHE/iotap-deb/$key
 mkdir -p "$CACHE/iotap-deb" || skip "cannot create $CACHE/iotap-deb"
 exec 9>"$CACHE/iotap-deb/.lock"
@@ -64,12 +65,15 @@ cat >>"$LIVE_TMP/guest.sh" <<'GUEST'
 T=/sys/kernel/tracing
 U=iotap-exporter
 URL=http://127.0.0.1:10033/metrics
-# snap - what a tracer may change in tracefs, as one text to compare
+# snap - what a tracer may change in tracefs, as one text to compare. Under 6.1 the first
+# event enabled in any instance expands the top-level buffer from its boot-time minimum
+# ("7 (expanded: 1408)" becomes "7": the kernel's flag, which nothing can clear), so the
+# size is compared without that note; the change is printed apart.
 snap() {
 	ls $T/instances
 	for f in tracing_on current_tracer set_event dynamic_events kprobe_events uprobe_events \
 		trace_clock buffer_size_kb set_ftrace_filter trace_options; do
-		echo "$f: $(cat $T/$f 2>/dev/null | sed '/^#/d' | tr '\n' ' ')"
+		echo "$f: $(cat $T/$f 2>/dev/null | sed '/^#/d; s/ (expanded: [0-9]*)$//' | tr '\n' ' ')"
 	done
 	grep -l '^1' $T/events/*/enable 2>/dev/null
 }
@@ -124,6 +128,7 @@ echo "perf_event_paranoid=$(cat /proc/sys/kernel/perf_event_paranoid) systemd=$(
 dpkg --force-unsafe-io -i /iotap/files/iotap.deb >/tmp/dpkg.out 2>&1 || { cat /tmp/dpkg.out; exit 1; }
 echo "enabled-after-install: $(systemctl is-enabled $U 2>&1)"
 snap >/tmp/tracefs.before
+top=$(cat $T/buffer_size_kb)
 echo "== exporter"
 systemctl enable --now $U 2>&1 || { journalctl -q -u $U --no-pager -o cat; exit 1; }
 started || exit 1
@@ -170,6 +175,7 @@ systemctl stop $U
 show
 snap >/tmp/tracefs.after
 diff /tmp/tracefs.before /tmp/tracefs.after && echo "tracefs: as found"
+echo "top-level buffer_size_kb: $top, after: $(cat $T/buffer_size_kb)"
 echo "== journal"
 echo "up $(cut -d' ' -f1 /proc/uptime)s"
 journalctl -q -u $U --no-pager -o cat
@@ -196,12 +202,12 @@ for k in $KERNELS; do
 	wait "$1" || rc=$?
 	shift
 	echo $rc >"$LIVE_TMP/vm-$k.rc"
+	[ -z "${IOTAP_VM_KEEP:-}" ] || cp "$LIVE_TMP/vm-$k.out" "$IOTAP_VM_KEEP/systemd-$k.out"
 done
 for k in $KERNELS; do
 	rc=$(cat "$LIVE_TMP/vm-$k.rc")
 	out=$LIVE_TMP/vm-$k.out
 	[ $rc = 125 ] && { cat "$LIVE_TMP/vm-$k.err" >&2; skip "VM for $k could not run: $(tail -1 "$LIVE_TMP/vm-$k.err")"; }
-	[ -n "${IOTAP_VM_KEEP:-}" ] && cp "$out" "$IOTAP_VM_KEEP/systemd-$k.out"
 	[ $rc = 0 ] || { cat "$out" "$LIVE_TMP/vm-$k.err"; fail "guest script failed on $k ($rc)"; }
 	grep -qx 'enabled-after-install: disabled' "$out" || fail "$k: the unit is not disabled after install: $(grep enabled-after "$out")"
 	section "$out" exporter >"$LIVE_TMP/ex-$k"
