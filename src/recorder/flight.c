@@ -377,6 +377,12 @@ int flight_start(struct flight *f, struct session *s, const struct snap_info *in
 		}
 		f->trig_dev = true;
 	}
+	/* The program that serves pairs requests; md and dm disks complete bios only. */
+	if (f->p->trigger && f->serve && f->trig_dev && blktrack_dev_bio_based(&s->ctx, f->dev)) {
+		log_msg(LOG_ERR, "--trigger with -d %s: md and dm disks complete bios, which are not paired here; use iotap record --ring -d %s",
+			f->p->disk, f->p->disk);
+		return -EINVAL;
+	}
 	/* SIGUSR2 alone needs no pairing; a program that serves pairs for the triggers. */
 	if (f->p->trigger && !f->serve) {
 		/* md and dm disks complete bios, never requests: -d on one watches its bios. */

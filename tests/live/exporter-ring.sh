@@ -15,11 +15,13 @@ top_snapshot() {
 	tracefs_snapshot | sed '/^== instances$/,$d'
 }
 before=$(top_snapshot)
-EP=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-URL=http://127.0.0.1:$EP/metrics
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+URL=http://127.0.0.1:$(free_port)/metrics
 
 # A trigger that never fires here: SIGUSR2 alone dumps, and the metrics show the trigger's pairing is harmless.
-tracer_start "$LIVE_TMP/e.out" exporter -l "127.0.0.1:$EP" -d "$D" --ring 60 \
+tracer_start "$LIVE_TMP/e.out" exporter -l "$(echo "${URL#http://}" | cut -d/ -f1)" -d "$D" --ring 60 \
 	--trigger 'latency>600000' -o "$LIVE_TMP/dump" 0.2
 P=$TRACER_PID
 
@@ -95,3 +97,29 @@ tracer_stop TERM
 after=$(top_snapshot)
 [ "$after" = "$before" ] || { diff <(echo "$before") <(echo "$after") >&2; fail "tracefs changed after SIGTERM"; }
 echo "ok: SIGTERM exits 0, tracefs as found"
+
+# A request trigger: every read is slower than 1 ns, so the first fires. --max-dumps 1 ends
+# the dumps, not the service: reads after the hold-off (the ring's 2 s) are counted and
+# would fire again, but no second dump is written.
+URL=http://127.0.0.1:$(free_port)/metrics
+tracer_start "$LIVE_TMP/t.out" exporter -l "$(echo "${URL#http://}" | cut -d/ -f1)" -d "$D" \
+	--ring 2 --trigger 'latency>0.000001' --max-dumps 1 -o "$LIVE_TMP/lat" 0.2
+P=$TRACER_PID
+read -r r0 _ <"/sys/block/$D/stat"
+dio read "$DEV" 100 4096 rand >/dev/null
+wait_metric 'iotap_flight_dumps_total{reason="latency"}' 1
+sleep 3
+dio read "$DEV" 50 4096 rand >/dev/null
+read -r r1 _ <"/sys/block/$D/stat"
+wait_metric "iotap_block_request_latency_seconds_count{disk=\"$D\",op=\"read\"}" $((r1 - r0))
+sleep 1.5
+kill -0 "$P" 2>/dev/null || fail "--max-dumps 1 ended the exporter"
+[ "$(metric 'iotap_flight_dumps_total{reason="latency"}')" = 1 ] || fail "a second latency dump past --max-dumps 1"
+[ "$(metric 'iotap_flight_dumps_total{reason="signal"}')" = 0 ] || fail "a signal dump nobody asked for"
+set -- "$LIVE_TMP"/lat.*
+[ $# = 1 ] && [ -f "$1" ] || fail "expected one latency dump, got: $*"
+grep -q "dump 1: $1: latency " "$LIVE_TMP/t.out.err" || fail "the latency dump was not said: $(cat "$LIVE_TMP/t.out.err")"
+"$IOTAP" report -i "$1" --info 2>&1 | grep -q '^trigger: *latency ' || fail "the dump does not say a latency trigger fired"
+tracer_stop TERM
+[ ! -e "$TRACEFS/instances/iotap_$P" ] || fail "instance iotap_$P left behind"
+echo "ok: --trigger latency: one dump, reason=\"latency\"; --max-dumps 1 ends the dumps and the metrics go on ($((r1 - r0)) reads)"
