@@ -22,19 +22,9 @@ static const struct opt record_opts[] = {
 	  "write the recording in parts FILE.<timestamp> (UTC, YYYYmmddHHMMSSmmm), a new one after SIZE bytes of events written (100M, 1G; B, K, M, G; the sections before them, kallsyms with -g, come on top) or TIME of events (30s, 10m, 1h, 1d); each part is a whole recording, and each request is in the part of its first event, completion included" },
 	{ 0, "max-files", OPT_UINT, P(max_files), "N",
 	  "with --switch-output: keep the newest N parts, removing the oldest", NULL, 1, 100000000 },
-	{ 0, "ring", OPT_UINT, P(ring), "SECS",
-	  "flight recorder: keep the last SECS seconds of events in memory, compressed as the file holds them, and write nothing until a trigger (--trigger, SIGUSR2); each trigger writes FILE.<timestamp>, a whole recording of the SECS before it and --after SECS after it",
-	  NULL, 1, 86400 },
-	{ 0, "ring-size", OPT_STR, P(ring_size), "SIZE",
-	  "with --ring: at most SIZE bytes of events in memory (default 256M; K, M, G); when it binds, the ring holds less than SECS and says once how much" },
-	{ 0, "trigger", OPT_STR, P(trigger), "EXPR",
-	  "with --ring: dump when a block request completes that meets EXPR, a comma-separated list of latency>MS (device time above MS milliseconds, decimals allowed; with -Q queued time too; requests with data) and error (completed with an error, flushes included). One incident, one file: requests that meet EXPR during a dump's window belong to it, and for SECS after the window (a hold-off) none triggers, so dumps do not overlap; SIGUSR2 always dumps" },
-	{ 0, "after", OPT_UINT, P(after), "SECS", "with --ring: a dump also holds SECS seconds after its trigger (default 0)",
-	  NULL, 0, 3600 },
-	{ 0, "max-dumps", OPT_UINT, P(max_dumps), "N", "with --ring: stop after N dumps (default: no limit)",
-	  NULL, 1, 1000000 },
+	RECORD_RING_OPTS(0, "with --ring: stop after N dumps (default: no limit)"),
 	{ 'd', "disk", OPT_STR, P(disk), "DISK", "with --trigger: look at requests of this disk only (its bios, for md and dm disks; every disk is still recorded)" },
-	{ 'Q', "queued", OPT_FLAG, P(queued), NULL, "with --trigger latency>MS: time requests from when they were queued (block_io_start or insert), as biolatency -Q" },
+	RECORD_OPT_QUEUED(0),
 	OPT_END
 };
 

@@ -744,6 +744,16 @@ static int blktrack_use(struct blktrack *bt, struct iotap_ctx *ctx, const char *
 			return ret;
 	}
 	/*
+	 * A tool that times no flushes takes no data-less request: the kernel
+	 * drops them (blktrack_on_done would pass them over). Requests only: a
+	 * bio's front merge always carries its sectors.
+	 */
+	if (!bt->cfg.on_nodata && fn != blktrack_on_frontmerge && !(bt->cfg.flags & BT_BIO)) {
+		ret = iotap_event_filter(ev, "nr_sector != 0");
+		if (ret)
+			return ret;
+	}
+	/*
 	 * -p is matched in user space: common_pid is the submitting thread, and a
 	 * process's threads come and go while tracing.
 	 */

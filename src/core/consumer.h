@@ -11,7 +11,9 @@
  * The call order, all from the thread that runs the session:
  *   init      session_run, each in order: subscribe to events
  *             (iotap_event_use, session_event_use), make probes. Nothing
- *             flows yet.
+ *             flows yet. An init may add consumers (a tool's flight
+ *             recorder): they come after it, and their init runs in the
+ *             same pass.
  *   start     each in order, once the source delivers; the first records
  *             come after every start returned.
  *   on_record every record in time order, before the handlers of the
@@ -57,7 +59,7 @@ struct consumer_ops {
 
 /*
  * session_consumer_add - feed ops (with priv) from s's run loop, after the
- * consumers added before it; before session_run.
+ * consumers added before it; before session_run, or from a consumer's init.
  * Return: 0 or -ENOMEM (then fini is not called).
  */
 int session_consumer_add(struct session *s, const struct consumer_ops *ops, void *priv);

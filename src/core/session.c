@@ -207,6 +207,21 @@ static void session_observers_fini(struct session *s)
 	s->nr_cons = s->cap_cons = s->nr_raw = s->nr_decoders = 0;
 }
 
+/* session_comm_index - rebuild the pid index of the names kept (after session_reset) */
+static void session_comm_index(struct session *s)
+{
+	struct hashtab_pos pos;
+
+	if (!s->comm_index.slots)
+		return;
+	hashtab_clear(&s->comm_index);
+	for (size_t i = 0; i < s->nr_comms; i++) {
+		hashtab_find(&s->comm_index, hashtab_mix(s->comms[i].pid), &pos);
+		if (hashtab_add(&s->comm_index, &pos, (uint32_t)i))
+			break;
+	}
+}
+
 /* session_reset - s as session_open left it, its source's stream from the start (session.h) */
 int session_reset(struct session *s, const struct session_opts *opts)
 {
@@ -224,6 +239,7 @@ int session_reset(struct session *s, const struct session_opts *opts)
 	if (s->nr_comms_open)
 		memcpy(s->comms, s->comms_open, s->nr_comms_open * sizeof(*s->comms));
 	s->nr_comms = s->nr_comms_open;
+	session_comm_index(s);
 	s->disks.nr = s->nr_disks_open;
 	memset(&s->ctx, 0, sizeof(s->ctx));
 	s->ctx.out = stdout;
@@ -251,6 +267,7 @@ void session_release(struct session *s)
 	hashtab_release(&s->ev_index);
 	free(s->comms);
 	s->comms = NULL;
+	hashtab_release(&s->comm_index);
 	free(s->comms_open);
 	s->comms_open = NULL;
 	s->nr_comms = s->cap_comms = s->nr_comms_open = 0;
@@ -391,14 +408,21 @@ out_free:
 /* session_comm_cache - remember pid's name (comm need not be NUL-terminated) */
 void session_comm_cache(struct session *s, uint32_t pid, const char *comm)
 {
-	for (size_t i = 0; i < s->nr_comms; i++) {
-		if (s->comms[i].pid == pid) {
-			snprintf(s->comms[i].comm, sizeof(s->comms[i].comm), "%.15s", comm);
+	struct hashtab_pos pos;
+	uint32_t *v;
+
+	if (!s->comm_index.slots && hashtab_init(&s->comm_index, 1024))
+		return;
+	for (v = hashtab_find(&s->comm_index, hashtab_mix(pid), &pos); v;
+	     v = hashtab_find_next(&s->comm_index, &pos)) {
+		if (s->comms[*v].pid == pid) {
+			snprintf(s->comms[*v].comm, sizeof(s->comms[*v].comm), "%.15s", comm);
 			return;
 		}
 	}
 	if (array_reserve(&s->comms, &s->cap_comms, s->nr_comms + 1,
-			  sizeof(*s->comms), 64))
+			  sizeof(*s->comms), 64) ||
+	    hashtab_add(&s->comm_index, &pos, (uint32_t)s->nr_comms))
 		return;
 	s->comms[s->nr_comms].pid = pid;
 	snprintf(s->comms[s->nr_comms++].comm, 16, "%.15s", comm);
@@ -407,9 +431,15 @@ void session_comm_cache(struct session *s, uint32_t pid, const char *comm)
 /* session_comm_cached - a name COMM records (or an earlier lookup) gave pid, or NULL */
 const char *session_comm_cached(const struct session *s, uint32_t pid)
 {
-	for (size_t i = 0; i < s->nr_comms; i++)
-		if (s->comms[i].pid == pid)
-			return s->comms[i].comm;
+	struct hashtab_pos pos;
+	uint32_t *v;
+
+	if (!s->comm_index.slots)
+		return NULL;
+	for (v = hashtab_find(&s->comm_index, hashtab_mix(pid), &pos); v;
+	     v = hashtab_find_next(&s->comm_index, &pos))
+		if (s->comms[*v].pid == pid)
+			return s->comms[*v].comm;
 	return NULL;
 }
 

@@ -118,6 +118,8 @@ struct session {
 	struct cgtrack *cg;		/* cgroup.c: with --cgroup, or a tool's cgroup column (tool-api.c) */
 	struct comm_ent *comms;
 	size_t nr_comms, cap_comms;
+	/* pid -> index into comms: every fork on the host adds a name, read on each lookup. */
+	struct hashtab comm_index;
 	/* What the source knew when it opened, for session_reset: names, and how many disks. */
 	struct comm_ent *comms_open;
 	size_t nr_comms_open;

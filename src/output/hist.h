@@ -13,10 +13,13 @@
 /*
  * A histogram as BCC prints it (slot i holds [2^(i-1), 2^i - 1], 0 and 1 in
  * slot 1), plus exact count/sum/min/max and a fine log-linear copy that
- * gives percentiles within 1.6%.
+ * gives percentiles within 1.6%. le[i] counts the same values by Prometheus'
+ * inclusive bounds, (2^(i-1), 2^i] (0 and 1 in le[0]): BCC's slots put a
+ * value of exactly 2^i above the bound le="2^i", which must count it.
  */
 struct hist {
 	uint64_t slot[HIST_LOG2_SLOTS];
+	uint64_t le[HIST_LOG2_SLOTS];
 	uint64_t count, sum, min, max;
 	uint32_t *fine;			/* allocated on first add */
 };
@@ -50,6 +53,8 @@ struct hist_set {
 };
 
 unsigned int hist_log2_slot(uint64_t v);
+/* hist_le_slot - the smallest i with v <= 2^i: Prometheus' bucket le="2^i" */
+unsigned int hist_le_slot(uint64_t v);
 /* hist_add - count one value: 0 or -ENOMEM */
 int hist_add(struct hist *h, uint64_t v);
 void hist_reset(struct hist *h);

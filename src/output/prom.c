@@ -20,7 +20,7 @@ struct prom_series {
 	double unit;
 	double value;			/* counters and gauges; histograms: the sum */
 	uint64_t count;
-	uint64_t slot[HIST_LOG2_SLOTS];
+	uint64_t slot[HIST_LOG2_SLOTS];	/* hist.le: bucket i counts (2^(i-1), 2^i] units */
 };
 
 struct prom {
@@ -190,7 +190,7 @@ int prom_hist_add(struct prom *p, const char *metric, const char *help, const ch
 		s->unit = unit;
 	}
 	for (int i = 0; i < HIST_LOG2_SLOTS; i++)
-		s->slot[i] += h->slot[i];
+		s->slot[i] += h->le[i];
 	s->count += h->count;
 	s->value += h->sum * unit;
 	return 0;

@@ -42,6 +42,7 @@ struct dump {
 	uint64_t records, samples;	/* the part's, for its STAT */
 	uint64_t t, more;		/* the trigger's time; triggers that joined it */
 	char what[512];			/* what fired */
+	unsigned int reason;		/* and its kind: flight_reason_names */
 	/* The writer's, when dumper_done gives it back. */
 	int err;
 	uint64_t bytes;

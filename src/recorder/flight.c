@@ -27,7 +27,10 @@ struct incident {
 	uint64_t more;			/* triggers since, in the same window */
 	struct rec_buf why;		/* TRIG */
 	char what[512];
+	unsigned int reason;		/* flight_reason_names */
 };
+
+const char *const flight_reason_names[FLIGHT_REASONS] = { "latency", "error", "signal" };
 
 struct flight {
 	const struct record_params *p;
@@ -42,6 +45,9 @@ struct flight {
 	uint64_t chunk_t0, chunk_t1;	/* event times in the chunk being filled */
 	uint64_t last_t;		/* of the newest event */
 	uint64_t dumps, bytes;		/* written */
+	uint64_t by_reason[FLIGHT_REASONS];	/* dumps written, by what fired them */
+	uint64_t failures;		/* dumps not handed over, or not written */
+	bool serve;			/* flight_serve: requests come from flight_request */
 	uint64_t holdoff;		/* request triggers before this time are the last incident's */
 	bool cap_said;
 	int err;			/* the ring writer's first error */
@@ -116,6 +122,9 @@ static void flight_incident_begin(struct flight *f, uint64_t t, const char *reas
 	f->inc.t = t;
 	f->inc.more = 0;
 	snprintf(f->inc.what, sizeof(f->inc.what), "%s", what);
+	for (f->inc.reason = 0; f->inc.reason + 1 < FLIGHT_REASONS; f->inc.reason++)
+		if (!strcmp(flight_reason_names[f->inc.reason], reason))
+			break;
 	rec_buf_reset(&f->inc.why);
 	rec_sec_trig_encode(&f->inc.why, &tr);
 }
@@ -223,6 +232,7 @@ static int flight_dump(struct flight *f, struct session *s, bool wait)
 		d->t = f->inc.t;
 		d->more = f->inc.more;
 		memcpy(d->what, f->inc.what, sizeof(d->what));
+		d->reason = f->inc.reason;
 		ret = flight_dump_make(f, s, d);
 	}
 	if (!ret)
@@ -232,6 +242,7 @@ static int flight_dump(struct flight *f, struct session *s, bool wait)
 			ret == -EBUSY ? "the writer is busy with the dumps before it" :
 			rec_strerror(ret));
 		dump_free(d);
+		f->failures++;
 	}
 	free(path);
 	return 0;
@@ -243,9 +254,11 @@ static void flight_said(struct flight *f, struct dump *d)
 	if (d->err) {
 		log_msg(LOG_ERR, "cannot write the dump '%s': %s; the ring goes on", d->path,
 			rec_strerror(d->err));
+		f->failures++;
 		return;
 	}
 	f->dumps++;
+	f->by_reason[d->reason < FLIGHT_REASONS ? d->reason : 0]++;
 	f->bytes += d->bytes;
 	log_msg(LOG_INFO, "dump %llu: %s: %s; %.3f s before, %.3f s after%s", (unsigned long long)f->dumps,
 		d->path, d->what, (d->t - d->from) / 1e9, (d->to - d->t) / 1e9,
@@ -300,7 +313,7 @@ int flight_tick(struct flight *f, struct session *s)
 		flight_said(f, d);
 		dump_free(d);
 	}
-	if (f->p->max_dumps && f->dumps >= f->p->max_dumps)
+	if (f->p->max_dumps && f->dumps >= f->p->max_dumps && !f->serve)
 		session_stop(s);
 	return ret;
 }
@@ -319,6 +332,27 @@ void flight_finish(struct flight *f, struct session *s)
 		flight_said(f, d);
 		dump_free(d);
 	}
+}
+
+/* flight_serve - the requests come from the program whose session it is (flight.h) */
+void flight_serve(struct flight *f)
+{
+	f->serve = true;
+}
+
+/* flight_request - a request that program paired: does it fire the trigger? */
+int flight_request(struct flight *f, const struct blk_io *io)
+{
+	return f->p->trigger ? flight_on_done(f, io) : 0;
+}
+
+/* flight_stats - dumps by reason, failures, and what the ring holds now */
+void flight_stats(const struct flight *f, struct flight_stats *st)
+{
+	memcpy(st->dumps, f->by_reason, sizeof(st->dumps));
+	st->failures = f->failures;
+	st->ring_bytes = ring_bytes(f->ring);
+	st->ring_ns = ring_held_ns(f->ring);
 }
 
 /* flight_bytes - what the dumps written hold */
@@ -343,8 +377,14 @@ int flight_start(struct flight *f, struct session *s, const struct snap_info *in
 		}
 		f->trig_dev = true;
 	}
-	/* SIGUSR2 alone needs no pairing. */
-	if (f->p->trigger) {
+	/* The program that serves pairs requests; md and dm disks complete bios only. */
+	if (f->p->trigger && f->serve && f->trig_dev && blktrack_dev_bio_based(&s->ctx, f->dev)) {
+		log_msg(LOG_ERR, "--trigger with -d %s: md and dm disks complete bios, which are not paired here; use iotap record --ring -d %s",
+			f->p->disk, f->p->disk);
+		return -EINVAL;
+	}
+	/* SIGUSR2 alone needs no pairing; a program that serves pairs for the triggers. */
+	if (f->p->trigger && !f->serve) {
 		/* md and dm disks complete bios, never requests: -d on one watches its bios. */
 		bio = f->trig_dev && blktrack_dev_bio_based(&s->ctx, f->dev);
 		ret = reqwatch_create(&f->watch, s, bio, flight_on_done, f);

@@ -11,6 +11,7 @@
  */
 #include <stdint.h>
 
+#include "blktrack.h"
 #include "evstream.h"
 #include "record-params.h"
 #include "session.h"
@@ -44,6 +45,29 @@ int flight_tick(struct flight *f, struct session *s);
  * for the writer and says every dump.
  */
 void flight_finish(struct flight *f, struct session *s);
+/*
+ * In another program's session (iotap exporter --ring), call before
+ * flight_start: that program pairs the block requests and hands each
+ * completed one to flight_request, so the session pairs each request once;
+ * --max-dumps ends the dumps, not the session.
+ */
+void flight_serve(struct flight *f);
+/* A completed request (or flush) for the triggers, after its records went to flight_record. 0. */
+int flight_request(struct flight *f, const struct blk_io *io);
+
+/* What fires a dump, as TRIG's reason names it: latency, error, signal. */
+#define FLIGHT_REASONS 3
+extern const char *const flight_reason_names[FLIGHT_REASONS];
+
+struct flight_stats {
+	uint64_t dumps[FLIGHT_REASONS];	/* written, by what fired them */
+	uint64_t failures;		/* dumps that could not be handed over or written */
+	uint64_t ring_bytes;		/* what the ring holds now: its chunks and their bookkeeping */
+	uint64_t ring_ns;		/* and the event time they span */
+};
+
+/* The counts so far; from the thread that runs the session. */
+void flight_stats(const struct flight *f, struct flight_stats *st);
 /* Bytes of the dumps written. */
 uint64_t flight_bytes(const struct flight *f);
 /* Stops a writer still running (flight_finish not called), frees es->w; accepts NULL. */

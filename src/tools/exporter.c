@@ -8,6 +8,7 @@
 
 #include "blkmetrics.h"
 #include "cmdpair.h"
+#include "flightsvc.h"
 #include "health.h"
 #include "httpd.h"
 #include "shared.h"
@@ -25,6 +26,7 @@
 
 struct exporter_params {
 	const char *listen, *textfile, *disk;
+	struct record_params rec;	/* -o, --ring and the rest: the flight recorder's */
 };
 
 struct exporter_state {
@@ -38,6 +40,8 @@ struct exporter_state {
 	size_t nr_devs;
 	struct httpd *httpd;
 	struct health health;
+	struct flightsvc *ring;		/* --ring: the flight recorder in this session */
+	struct flight_stats ring_last;	/* its counts as last published */
 };
 
 #define P(f) offsetof(struct exporter_params, f)
@@ -49,7 +53,11 @@ static const struct opt exporter_opts[] = {
 	{ 0, "textfile", OPT_OUTFILE, P(textfile), "FILE",
 	  "each interval, also write the metrics to a temporary and rename it over FILE, for "
 	  "node_exporter's textfile collector; without --listen, no HTTP server is started" },
-	TOOL_OPT_DISK(P(disk)),
+	{ 'o', "output", OPT_OUTFILE, P(rec.output), "FILE",
+	  "with --ring: write each dump to FILE.<timestamp> (created mode 0600)" },
+	RECORD_RING_OPTS(P(rec), "with --ring: write at most N dumps, then keep serving metrics (default: no limit)"),
+	TOOL_OPT_DISK_HELP(P(disk), "trace this disk only (the metrics, the ring and the triggers)"),
+	RECORD_OPT_QUEUED(P(rec)),
 	OPT_END
 };
 
@@ -91,7 +99,9 @@ static int exporter_on_done(void *arg, const struct blk_io *io)
 	uint64_t dist;
 	int ret;
 
-	ret = blk_lastpos_seek(&st->pos, io->dev, io->sector, io->nr_sector, &dist);
+	ret = flightsvc_request(st->ring, io);
+	if (!ret)
+		ret = blk_lastpos_seek(&st->pos, io->dev, io->sector, io->nr_sector, &dist);
 	if (ret >= 0 && stagehist_request(&st->stages, disk, io))
 		ret = -ENOMEM;
 	if (ret < 0)
@@ -105,8 +115,10 @@ static int exporter_on_nodata(void *arg, const struct blk_io *io)
 	struct iotap_ctx *ctx = arg;
 	struct exporter_state *st = ctx->state;
 	const char *disk = exporter_disk(ctx, io->dev);
-	int ret = stagehist_request(&st->stages, disk, io);
+	int ret = flightsvc_request(st->ring, io);
 
+	if (!ret)
+		ret = stagehist_request(&st->stages, disk, io);
 	return ret ? ret : blkmetrics_request(&st->m, disk, io, BLKM_NODATA);
 }
 
@@ -183,6 +195,40 @@ static int exporter_health(struct iotap_ctx *ctx)
 	return health_add(&st->health, st->m.prom, &now, st->httpd);
 }
 
+/* exporter_flight - --ring: the dumps since the last page, and what the ring holds now */
+static int exporter_flight(struct exporter_state *st)
+{
+	struct flight_stats now;
+	char labels[64];
+	int ret = 0;
+
+	if (!st->ring)
+		return 0;
+	flightsvc_stats(st->ring, &now);
+	for (unsigned int i = 0; i < FLIGHT_REASONS && !ret; i++) {
+		labels[0] = 0;
+		if (prom_label(labels, sizeof(labels), "reason", flight_reason_names[i]))
+			return -ENOSPC;
+		ret = prom_counter_add(st->m.prom, "iotap_flight_dumps_total",
+				       "Flight recorder dumps written, by what fired them", labels,
+				       (double)(now.dumps[i] - st->ring_last.dumps[i]));
+	}
+	if (!ret)
+		ret = prom_counter_add(st->m.prom, "iotap_flight_dump_failures_total",
+				       "Flight recorder dumps that could not be written (said in the log)",
+				       "", (double)(now.failures - st->ring_last.failures));
+	if (!ret)
+		ret = prom_gauge_set(st->m.prom, "iotap_flight_ring_bytes",
+				     "Bytes the flight recorder's ring holds: compressed events and their bookkeeping",
+				     "", (double)now.ring_bytes);
+	if (!ret)
+		ret = prom_gauge_set(st->m.prom, "iotap_flight_ring_seconds",
+				     "Seconds of events the flight recorder's ring holds",
+				     "", now.ring_ns / 1e9);
+	st->ring_last = now;
+	return ret;
+}
+
 /* exporter_snapshot - fold the interval in, then publish the page and write the textfile */
 static int exporter_snapshot(struct iotap_ctx *ctx)
 {
@@ -200,6 +246,8 @@ static int exporter_snapshot(struct iotap_ctx *ctx)
 		exporter_gone(ctx);
 		ret = exporter_health(ctx);
 	}
+	if (!ret)
+		ret = exporter_flight(st);
 	if (ret)
 		return ret;
 	if (st->httpd) {
@@ -285,6 +333,24 @@ static int exporter_listen(struct iotap_ctx *ctx)
 	return ret;
 }
 
+/*
+ * exporter_ring - -o, --ring and the rest: a flight recorder in this session, which
+ * keeps what the exporter traces (the same -d) and takes its paired requests
+ */
+static int exporter_ring(struct iotap_ctx *ctx)
+{
+	struct exporter_params *p = ctx->params;
+	struct exporter_state *st = ctx->state;
+
+	if (p->rec.ring && ctx->sess->opts.input) {
+		iotap_err(ctx, "--ring keeps live events: not with -i");
+		return -EINVAL;
+	}
+	p->rec.tools = ctx->tool->name;
+	p->rec.disk = p->rec.ring ? p->disk : NULL;
+	return flightsvc_add(&st->ring, ctx->sess, &p->rec);
+}
+
 /* exporter_init - check options, take the port, subscribe to the request events */
 static int exporter_init(struct iotap_ctx *ctx)
 {
@@ -306,7 +372,9 @@ static int exporter_init(struct iotap_ctx *ctx)
 		iotap_err(ctx, "cannot write %s: %s", p->textfile, strerror(errno));
 		return -EINVAL;
 	}
-	ret = exporter_listen(ctx);
+	ret = exporter_ring(ctx);
+	if (!ret)
+		ret = exporter_listen(ctx);
 	if (!ret)
 		ret = blktrack_cfg_select(&cfg, ctx, p->disk, 0);
 	if (!ret)
@@ -391,12 +459,26 @@ const struct tool tool_exporter = {
 		"Only GET and HEAD of /metrics and / are answered (404 and 405 otherwise); at most "
 		"32 connections, 8 KiB of request headers and 10 idle seconds each. "
 		"md and dm devices, which complete bios rather than requests, have no series. "
-		"systemd/iotap-exporter.service runs it as a service.",
+		"With --ring (and -o FILE), the same process is also a flight recorder, as iotap "
+		"record --ring: the last SECS seconds of the events it traces are kept in memory, "
+		"and a trigger (--trigger, or SIGUSR2) writes FILE.<timestamp>, a recording that "
+		"iotap report reads (biolatency, biosnoop, bitesize and the other request tools). "
+		"One tracefs instance, one event stream: the ring keeps the records the exporter "
+		"reads, and the triggers see the requests the exporter pairs, so each request is "
+		"traced and paired once; -d narrows all of it to one disk. --max-dumps ends the "
+		"dumps, never the metrics. Then also iotap_flight_dumps_total by reason (latency, "
+		"error, signal), iotap_flight_dump_failures_total, and the gauges "
+		"iotap_flight_ring_bytes (memory the ring holds) and iotap_flight_ring_seconds "
+		"(event time it spans). "
+		"systemd/iotap-exporter.service runs it as a service, with the ring.",
 	.examples =
 		"iotap exporter\n  Serve /metrics on every address, port " EXPORTER_PORT ".\n"
 		"iotap exporter -l 127.0.0.1:" EXPORTER_PORT "\n  Serve this host only.\n"
 		"iotap exporter --textfile /var/lib/prometheus/node-exporter/iotap.prom 15\n"
 		"  No HTTP: every 15 seconds, a file for node_exporter's textfile collector.\n"
+		"iotap exporter --ring 60 --after 5 --trigger 'latency>500,error' -o /var/lib/iotap-exporter/dump\n"
+		"  Metrics, and a dump of the last minute (and 5 s more) on a request slower than 500 ms or failed.\n"
+		"systemctl kill -s USR2 iotap-exporter\n  Ask the service's flight recorder for a dump now.\n"
 		"systemctl enable --now iotap-exporter\n"
 		"  Run it as a service, options from /etc/default/iotap-exporter.\n",
 	.banner = "Tracing block device I/O for Prometheus... Hit Ctrl-C to end.",

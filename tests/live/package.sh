@@ -85,6 +85,13 @@ complete_words() {
 dpkg-query -W -f='${Status}' iotap 2>/dev/null | grep -q 'install ok installed' &&
 	skip "iotap is installed on this machine already: the test would replace it"
 units=$(grep -E '^/(usr/)?lib/systemd/system/iotap-.*\.service$' "$LIVE_TMP/iotap.files" || true)
+# Each unit's options file comes with it, a conffile the administrator's edits survive.
+for u in $units; do
+	n=$(basename "$u" .service)
+	grep -qx "/etc/default/$n" "$LIVE_TMP/iotap.files" || fail "$n.service ships without /etc/default/$n"
+	dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles 2>/dev/null | grep -qx "/etc/default/$n" ||
+		fail "/etc/default/$n is not a conffile"
+done
 # shellcheck disable=SC2064
 trap 'dpkg-query -W -f="\${Status}" iotap 2>/dev/null | grep -q "install ok" &&
 	apt-get -o DPkg::Lock::Timeout=900 purge -y -qq iotap >/dev/null 2>&1; live_cleanup' EXIT

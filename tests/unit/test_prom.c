@@ -112,6 +112,45 @@ static void test_hist_cumulative(void **unused)
 	rmdir(dir);
 }
 
+/* le is inclusive: a value of exactly 2^i counts under le="2^i", one more only above it */
+static void test_hist_le_inclusive(void **unused)
+{
+	char dir[64], path[128], *text;
+	struct hist h = { 0 };
+	struct prom *p;
+
+	tmp_path(dir, path, sizeof(path));
+	p = prom_alloc(path);
+	assert_non_null(p);
+	assert_int_equal(hist_le_slot(0), 0);
+	assert_int_equal(hist_le_slot(1), 0);
+	assert_int_equal(hist_le_slot(2), 1);
+	assert_int_equal(hist_le_slot(3), 2);
+	assert_int_equal(hist_le_slot(4096), 12);
+	assert_int_equal(hist_le_slot(4097), 13);
+	assert_int_equal(hist_le_slot(UINT64_MAX), 64);
+	hist_add(&h, 4096);
+	hist_add(&h, 4096);
+	hist_add(&h, 4097);
+	hist_add(&h, 2);
+	assert_int_equal(prom_hist_add(p, "t_bytes", "sizes", "", &h, 1, 14), 0);
+	assert_int_equal(prom_write(p), 0);
+	text = testlib_text_load(path, NULL);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "t_bytes_bucket{le=\"2\"} 1\n"));
+	assert_non_null(strstr(text, "t_bytes_bucket{le=\"2048\"} 1\n"));
+	assert_non_null(strstr(text, "t_bytes_bucket{le=\"4096\"} 3\n"));
+	assert_non_null(strstr(text, "t_bytes_bucket{le=\"8192\"} 4\n"));
+	assert_non_null(strstr(text, "t_bytes_bucket{le=\"+Inf\"} 4\n"));
+	/* BCC's slots are unchanged: 4096 and 4097 both in [4096, 8191]. */
+	assert_int_equal(h.slot[13], 3);
+	free(text);
+	prom_free(p);
+	hist_release(&h);
+	unlink(path);
+	rmdir(dir);
+}
+
 static void test_families(void **unused)
 {
 	char dir[64], path[128], *text;
@@ -196,6 +235,7 @@ int main(void)
 		cmocka_unit_test(test_label_escape),
 		cmocka_unit_test(test_label_nospace),
 		cmocka_unit_test(test_hist_cumulative),
+		cmocka_unit_test(test_hist_le_inclusive),
 		cmocka_unit_test(test_families),
 		cmocka_unit_test(test_memory_gauges),
 		cmocka_unit_test(test_bad_path),

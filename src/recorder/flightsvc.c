@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* flightsvc.c - the flight recorder as one more consumer of a tool's session */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "flightsvc.h"
+#include "log.h"
+
+struct flightsvc {
+	const struct record_params *p;
+	struct evstream es;		/* the ring's writer (flight_setup makes it) */
+	struct snap_info info;
+	struct flight *f;
+};
+
+/* flightsvc_start - events flow: -d resolved, the writer thread */
+static int flightsvc_start(struct session *s, void *priv)
+{
+	struct flightsvc *fs = priv;
+
+	return flight_start(fs->f, s, &fs->info);
+}
+
+/* flightsvc_on_record - every record into the ring, as record --ring puts it there */
+static int flightsvc_on_record(struct session *s, void *priv, const struct perf_event_header *rec)
+{
+	return flight_record(((struct flightsvc *)priv)->f, s, rec);
+}
+
+/* flightsvc_report - a chunk a second and the dumps said; at the end, the open incident */
+static int flightsvc_report(struct session *s, void *priv, bool final)
+{
+	struct flightsvc *fs = priv;
+
+	if (!final)
+		return flight_tick(fs->f, s);
+	flight_finish(fs->f, s);
+	return 0;
+}
+
+/* flightsvc_fini - the writer stopped, the ring freed, SIGUSR2 as it was */
+static void flightsvc_fini(struct session *s, void *priv)
+{
+	struct flightsvc *fs = priv;
+
+	flight_free(fs->f);
+	evstream_release(&fs->es);
+	free(fs);
+}
+
+/* The ring takes every record raw, after the tool subscribed to its events. */
+static const struct consumer_ops flightsvc_consumer = {
+	.name = "flight recorder",
+	.start = flightsvc_start,
+	.on_record = flightsvc_on_record,
+	.report = flightsvc_report,
+	.fini = flightsvc_fini,
+};
+
+/* flightsvc_add - see flightsvc.h */
+int flightsvc_add(struct flightsvc **out, struct session *s, const struct record_params *p)
+{
+	struct flightsvc *fs;
+	int ret;
+
+	*out = NULL;
+	if (p->ring && !p->output) {
+		log_msg(LOG_ERR, "--ring needs -o FILE: where the dumps go");
+		return -EINVAL;
+	}
+	if (!p->ring && p->output) {
+		log_msg(LOG_ERR, "-o needs --ring");
+		return -EINVAL;
+	}
+	if (!p->ring && (p->ring_size || p->trigger || p->after || p->max_dumps || p->queued)) {
+		log_msg(LOG_ERR, "--ring-size, --trigger, --after, --max-dumps and -Q need --ring");
+		return -EINVAL;
+	}
+	fs = calloc(1, sizeof(*fs));
+	if (!fs)
+		return -ENOMEM;
+	fs->p = p;
+	fs->info.p = p;
+	fs->info.tools = p->tools;
+	ret = flight_setup(&fs->f, p, &fs->es);
+	if (ret || !fs->f) {
+		free(fs);
+		return ret;
+	}
+	flight_serve(fs->f);
+	ret = session_consumer_add(s, &flightsvc_consumer, fs);
+	if (ret) {
+		flight_free(fs->f);
+		evstream_release(&fs->es);
+		free(fs);
+		return ret;
+	}
+	*out = fs;
+	return 0;
+}
+
+/* flightsvc_request - see flightsvc.h */
+int flightsvc_request(struct flightsvc *fs, const struct blk_io *io)
+{
+	return fs ? flight_request(fs->f, io) : 0;
+}
+
+/* flightsvc_stats - see flightsvc.h */
+void flightsvc_stats(const struct flightsvc *fs, struct flight_stats *st)
+{
+	flight_stats(fs->f, st);
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IOTAP_FLIGHTSVC_H
+#define IOTAP_FLIGHTSVC_H
+
+/*
+ * The flight recorder (flight.h) inside a tool's session, for a service
+ * that also keeps one (iotap exporter --ring): one tracefs instance, one
+ * event stream, each request paired once. The ring holds every record the
+ * session delivers, that is the events the tool traces and nothing more; the
+ * tool pairs the requests and hands each completed one over for the
+ * triggers (flightsvc_request). --ring, --ring-size, --trigger, --after,
+ * -d and -Q mean what they mean to record --ring; --max-dumps ends the
+ * dumps, not the session.
+ */
+#include "flight.h"
+#include "record-params.h"
+#include "session.h"
+
+struct flightsvc;
+
+/*
+ * A flight recorder fed by s, as p says (its tools: the names the dumps'
+ * head gives, comma-separated); from a consumer's init, or before
+ * session_run. *out is NULL without --ring. p must outlive s. 0, or
+ * -errno said through the log hook (-EINVAL: options that do not go
+ * together). It is freed with s (its consumer's fini).
+ */
+int flightsvc_add(struct flightsvc **out, struct session *s, const struct record_params *p);
+/* A completed request (or flush), paired by the tool: 0. fs may be NULL. */
+int flightsvc_request(struct flightsvc *fs, const struct blk_io *io);
+/* The dumps so far and what the ring holds now (flight_stats); fs not NULL. */
+void flightsvc_stats(const struct flightsvc *fs, struct flight_stats *st);
+
+#endif
