@@ -36,7 +36,7 @@ static void start(void)
 	close(fd);
 	port = ntohs(a.sin_port);
 	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
-	if (httpd_start(&server, listen, "text/plain; version=0.0.4") ||
+	if (httpd_start(&server, listen, "text/plain; version=0.0.4", NULL, NULL, 0) ||
 	    httpd_publish(server, "# TYPE a counter\na 1\n", 21))
 		abort();
 }

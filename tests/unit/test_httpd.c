@@ -101,8 +101,8 @@ static void test_serve(void **unused)
 	int port = free_port();
 
 	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
-	assert_int_equal(httpd_start(&h, listen, "text/plain; version=0.0.4"), 0);
-	assert_int_equal(httpd_start(&(struct httpd *){ NULL }, listen, "x"), -EADDRINUSE);
+	assert_int_equal(httpd_start(&h, listen, "text/plain; version=0.0.4", NULL, NULL, 0), 0);
+	assert_int_equal(httpd_start(&(struct httpd *){ NULL }, listen, "x", NULL, NULL, 0), -EADDRINUSE);
 	get(port, "GET /metrics HTTP/1.0\r\n\r\n", buf, sizeof(buf));
 	assert_non_null(strstr(buf, "HTTP/1.1 200"));
 	assert_non_null(strstr(buf, "Content-Length: 0\r\n"));
@@ -125,7 +125,7 @@ static void test_serve(void **unused)
 	httpd_stop(h);
 	httpd_stop(NULL);
 	/* Stopped: the port is free again. */
-	assert_int_equal(httpd_start(&h, listen, "x"), 0);
+	assert_int_equal(httpd_start(&h, listen, "x", NULL, NULL, 0), 0);
 	httpd_stop(h);
 }
 
