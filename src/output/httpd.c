@@ -161,7 +161,11 @@ static int httpd_cond_init(pthread_cond_t *cond)
 	return -ret;
 }
 
-/* httpd_bind - a listening socket on ss; the fd or -errno */
+/*
+ * httpd_bind - a listening socket on ss; the fd or -errno. Its backlog is the
+ * system's most: connections over the limits are accepted and closed at once, and
+ * a full backlog would drop a scraper's SYN for a second (TCP's first retry).
+ */
 static int httpd_bind(const struct sockaddr_storage *ss, socklen_t len)
 {
 	int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), one = 1, zero = 0;
@@ -172,7 +176,7 @@ static int httpd_bind(const struct sockaddr_storage *ss, socklen_t len)
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
 	    (ss->ss_family == AF_INET6 &&
 	     setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero))) ||
-	    bind(fd, (const struct sockaddr *)ss, len) || listen(fd, HTTPD_MAX_CONNECTIONS))
+	    bind(fd, (const struct sockaddr *)ss, len) || listen(fd, SOMAXCONN))
 		goto close_fd;
 	return fd;
 close_fd:

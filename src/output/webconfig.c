@@ -393,22 +393,26 @@ close_fd:
 	return ret;
 }
 
-/* webconfig_pem - read a PEM file of what kind names ("CERTIFICATE", "PRIVATE KEY") */
-static int webconfig_pem(const char *path, const char *key, const char *kind, char **out,
+/* webconfig_pem - read a PEM file with a block of one of kinds ("CERTIFICATE", ...) in it */
+static int webconfig_pem(const char *path, const char *key, const char *const *kinds, char **out,
 			 char *why, size_t whylen)
 {
-	char *text, *begin;
+	char *text, begin[64];
+	bool found = false;
 	size_t len;
 	int ret = webconfig_read(path, &text, &len, why, whylen);
 
 	if (ret)
 		return ret;
-	begin = strstr(text, "-----BEGIN ");
-	if (strlen(text) != len || !begin || !strstr(begin, kind) || !strstr(begin, "-----END ")) {
-		ret = webconfig_why(-EINVAL, why, whylen, "%s %s: no PEM %s in it", key, path, kind);
-	} else if (strstr(text, "ENCRYPTED")) {
+	for (const char *const *k = kinds; *k && !found && strlen(text) == len; k++) {
+		snprintf(begin, sizeof(begin), "-----BEGIN %s-----", *k);
+		found = strstr(text, begin) != NULL;
+	}
+	if (strstr(text, "-----BEGIN ENCRYPTED PRIVATE KEY-----") || strstr(text, "Proc-Type: 4,ENCRYPTED")) {
 		ret = webconfig_why(-EINVAL, why, whylen,
 				    "%s %s: an encrypted key (no passphrase can be given)", key, path);
+	} else if (!found) {
+		ret = webconfig_why(-EINVAL, why, whylen, "%s %s: no PEM %s in it", key, path, kinds[0]);
 	} else {
 		*out = text;
 		return 0;
@@ -421,6 +425,8 @@ static int webconfig_pem(const char *path, const char *key, const char *kind, ch
 /* webconfig_load - see webconfig.h */
 int webconfig_load(struct webconfig **out, const char *path, char *why, size_t whylen)
 {
+	static const char *const certs[] = { "CERTIFICATE", NULL };
+	static const char *const keys[] = { "PRIVATE KEY", "RSA PRIVATE KEY", "EC PRIVATE KEY", NULL };
 	struct webconfig *wc;
 	char *text, *dir, *slash;
 	size_t len;
@@ -451,12 +457,12 @@ int webconfig_load(struct webconfig **out, const char *path, char *why, size_t w
 		return ret;
 	}
 	if (wc->tls)
-		ret = webconfig_pem(wc->cert_file, "cert_file", "CERTIFICATE", &wc->cert, why, whylen);
+		ret = webconfig_pem(wc->cert_file, "cert_file", certs, &wc->cert, why, whylen);
 	if (!ret && wc->tls)
-		ret = webconfig_pem(wc->key_file, "key_file", "PRIVATE KEY", &wc->key, why, whylen);
+		ret = webconfig_pem(wc->key_file, "key_file", keys, &wc->key, why, whylen);
 	if (!ret && wc->client_ca_file)
-		ret = webconfig_pem(wc->client_ca_file, "client_ca_file", "CERTIFICATE",
-				    &wc->client_ca, why, whylen);
+		ret = webconfig_pem(wc->client_ca_file, "client_ca_file", certs, &wc->client_ca, why,
+				    whylen);
 	if (ret) {
 		webconfig_free(wc);
 		return ret;

@@ -283,7 +283,8 @@ static int exporter_listen(struct iotap_ctx *ctx)
 	}
 	if (p->web_config && (ret = webconfig_load(&st->web, p->web_config, why, sizeof(why)))) {
 		iotap_err(ctx, "--web.config.file: %s", why);
-		return -EINVAL;
+		/* A bad file is no usage error: the exit status of a server that cannot start. */
+		return ret == -EINVAL ? -EBADMSG : ret;
 	}
 	ret = httpd_start(&st->httpd, listen, "text/plain; version=0.0.4; charset=utf-8", st->web,
 			  why, sizeof(why));
@@ -332,7 +333,8 @@ static int exporter_start(struct iotap_ctx *ctx)
 	struct exporter_state *st = ctx->state;
 
 	if (st->httpd)
-		iotap_info(ctx, "serving metrics on http://%s/metrics",
+		iotap_info(ctx, "serving metrics on %s://%s/metrics",
+			   st->web && st->web->tls ? "https" : "http",
 			   p->listen ? p->listen : "localhost" EXPORTER_LISTEN);
 	return exporter_snapshot(ctx);
 }

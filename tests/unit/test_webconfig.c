@@ -172,6 +172,11 @@ static void test_load(void **unused)
 	assert_int_equal(webconfig_load(&wc, path, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "key_file"));
 	assert_non_null(strstr(why, "no PEM PRIVATE KEY"));
+	write_file(dir, "s.key", "-----BEGIN CERTIFICATE REQUEST-----\nM\n-----END CERTIFICATE REQUEST-----\n");
+	assert_int_equal(webconfig_load(&wc, path, why, sizeof(why)), -EINVAL);
+	write_file(dir, "s.key", "-----BEGIN EC PRIVATE KEY-----\nMII\n-----END EC PRIVATE KEY-----\n");
+	assert_int_equal(webconfig_load(&wc, path, why, sizeof(why)), 0);
+	webconfig_free(wc);
 	write_file(dir, "s.key", "-----BEGIN ENCRYPTED PRIVATE KEY-----\nM\n-----END ENCRYPTED PRIVATE KEY-----\n");
 	assert_int_equal(webconfig_load(&wc, path, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "an encrypted key"));
