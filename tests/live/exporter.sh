@@ -160,8 +160,11 @@ for junk in (b"\x00\xff\x16\x03\x01garbage\r\n\r\n", b"GET\r\n\r\n", b"\r\n" * 4
 big = b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 65536 + b"\r\n\r\n"
 st = status(req(big))
 assert st in (b"431", b"413", b"400", b"closed"), st
-# Slow clients that send nothing hold a connection each, and a scrape still answers at once.
-slow = [socket.create_connection(("127.0.0.1", port)) for _ in range(8)]
+# Slow clients that send nothing hold a connection each (till the head deadline), and a
+# scrape still answers at once. They come from another loopback address: connections are
+# also limited per client address, and this test and Prometheus scrape from 127.0.0.1.
+slow = [socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0))
+        for _ in range(8)]
 t = time.time()
 assert status(req(b"GET /metrics HTTP/1.0\r\n\r\n")) == b"200", "scrape beside slow clients"
 assert time.time() - t < 1, "a scrape beside slow clients took %.1f s" % (time.time() - t)
@@ -169,7 +172,8 @@ assert time.time() - t < 1, "a scrape beside slow clients took %.1f s" % (time.t
 many = []
 for _ in range(64):
     try:
-        many.append(socket.create_connection(("127.0.0.1", port), timeout=0.05))
+        many.append(socket.create_connection(("127.0.0.1", port), timeout=0.05,
+                                             source_address=("127.0.0.3", 0)))
     except OSError:
         pass
 for s in many + slow:
