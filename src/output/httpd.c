@@ -459,6 +459,16 @@ static size_t httpd_options(struct httpd *h, int fd, struct MHD_OptionItem *o)
 	return n;
 }
 
+/* httpd_web_supported - see httpd.h */
+bool httpd_web_supported(void)
+{
+#ifdef IOTAP_HTTPD_NOTLS
+	return false;
+#else
+	return MHD_is_feature_supported(MHD_FEATURE_TLS) == MHD_YES;
+#endif
+}
+
 /* httpd_start - see httpd.h */
 int httpd_start(struct httpd **out, const char *listen, const char *content_type,
 		const struct webconfig *web, char *why, size_t whylen)
@@ -476,15 +486,10 @@ int httpd_start(struct httpd **out, const char *listen, const char *content_type
 	ret = httpd_parse_listen(listen, &ss, &len);
 	if (ret)
 		return ret;
-#ifdef IOTAP_HTTPD_NOTLS
-	if (web)
+	if (web && !httpd_web_supported())
 		return -ENOTSUP;
-#endif
-	if (web && web->tls) {
-		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
-			return -ENOTSUP;
+	if (web && web->tls)
 		flags |= MHD_USE_TLS;
-	}
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;

@@ -2,6 +2,7 @@
 #ifndef IOTAP_HTTPD_H
 #define IOTAP_HTTPD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/socket.h>
 
@@ -69,6 +70,12 @@ int httpd_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *le
  */
 int httpd_start(struct httpd **out, const char *listen, const char *content_type,
 		const struct webconfig *web, char *why, size_t whylen);
+
+/*
+ * Whether this build serves a web configuration: false where libmicrohttpd is
+ * linked without its TLS library (the static binary) or was built without it.
+ */
+bool httpd_web_supported(void);
 
 /* Replace the page with a copy of len bytes of text. 0 or -ENOMEM (the old page stays). */
 int httpd_publish(struct httpd *h, const char *text, size_t len);

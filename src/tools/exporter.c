@@ -281,6 +281,10 @@ static int exporter_listen(struct iotap_ctx *ctx)
 		iotap_err(ctx, "--web.config.file is for the HTTP server: give --listen too");
 		return -EINVAL;
 	}
+	if (p->web_config && !httpd_web_supported()) {
+		iotap_err(ctx, "--web.config.file is not supported: this iotap is built without TLS");
+		return -ENOTSUP;
+	}
 	if (p->web_config && (ret = webconfig_load(&st->web, p->web_config, why, sizeof(why)))) {
 		iotap_err(ctx, "--web.config.file: %s", why);
 		/* A bad file is no usage error: the exit status of a server that cannot start. */
@@ -288,9 +292,7 @@ static int exporter_listen(struct iotap_ctx *ctx)
 	}
 	ret = httpd_start(&st->httpd, listen, "text/plain; version=0.0.4; charset=utf-8", st->web,
 			  why, sizeof(why));
-	if (ret == -ENOTSUP)
-		iotap_err(ctx, "--web.config.file is not supported: this iotap is built without TLS");
-	else if (ret)
+	if (ret)
 		iotap_err(ctx, "cannot listen on %s: %s", listen, why[0] ? why : strerror(-ret));
 	return ret;
 }
