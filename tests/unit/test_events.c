@@ -66,6 +66,7 @@ static const struct {
 	{ "scsilatency", "device", "0:0:0:0" },
 	{ "scsiresult", "device", "0:0:0:0" },
 	{ "exporter", "listen", "127.0.0.1:9990" },
+	{ "exporter", "web.config.file", "/nonexistent/web.yml" },
 };
 
 /* The disks of the test's disk table, each tried as an OPT_DISK value. */
@@ -79,6 +80,7 @@ static struct refusal {
 	int seen;
 } refusals[] = {
 	{ "nvmelatency", "disk", "sda", -EINVAL, "is not an NVMe namespace" },
+	{ "exporter", "web.config.file", "/nonexistent/web.yml", -ENOENT, "No such file or directory" },
 };
 
 static char last_err[512];
