@@ -16,7 +16,10 @@
 /* A configuration or PEM file larger than this is not one. */
 #define WEBCONFIG_MAX_FILE	(1 << 20)
 
-/* webconfig_why - format one line into why; returns err */
+/*
+ * webconfig_why - format one line into why; returns err. Names and values from the
+ * file are in it, and a YAML scalar may hold line breaks: control bytes become '?'.
+ */
 static int webconfig_why(int err, char *why, size_t whylen, const char *fmt, ...)
 {
 	va_list ap;
@@ -24,6 +27,9 @@ static int webconfig_why(int err, char *why, size_t whylen, const char *fmt, ...
 	va_start(ap, fmt);
 	vsnprintf(why, whylen, fmt, ap);
 	va_end(ap);
+	for (char *c = why; whylen && *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 	return err;
 }
 
@@ -452,7 +458,7 @@ int webconfig_load(struct webconfig **out, const char *path, char *why, size_t w
 
 		/* The file's name before what is wrong in it. */
 		if (line)
-			snprintf(why, whylen, "%s: %s", path, line);
+			webconfig_why(ret, why, whylen, "%s: %s", path, line);
 		free(line);
 		return ret;
 	}
