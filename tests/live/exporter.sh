@@ -181,6 +181,25 @@ for s in many + slow:
 print("bad HTTP: 404, 405, junk closed or 400, oversized %s, %d connections opened" %
       (st.decode(), len(many)))
 PY
+# 200 clients that never finish a request, from four other addresses for 6 s: every
+# connection refused or closed within 5 s, while every scrape answers within a second.
+python3 "$(dirname "$0")/slowclients.py" 127.0.0.1 "$EP" 200 6 \
+	127.0.0.2,127.0.0.3,127.0.0.4,127.0.0.5 >"$LIVE_TMP/slow.out" 2>&1 &
+SLOW=$!
+LIVE_PIDS="$LIVE_PIDS $SLOW"
+: >"$LIVE_TMP/times"
+sleep 1
+while kill -0 $SLOW 2>/dev/null; do
+	curl -s -o /dev/null -w '%{http_code} %{time_total}\n' -m 5 "$URL" >>"$LIVE_TMP/times" || true
+	sleep 0.2
+done
+rc=0
+wait $SLOW || rc=$?
+[ $rc = 0 ] || fail "slow clients held connections: $(cat "$LIVE_TMP/slow.out")"
+awk '$1 != 200 || $2 >= 1 { bad = 1; print "scrape: " $0 } END { exit bad }' "$LIVE_TMP/times" >&2 ||
+	fail "a scrape during the slow clients failed or took 1 s or more"
+echo "ok: $(cat "$LIVE_TMP/slow.out"); $(wc -l <"$LIVE_TMP/times") scrapes meanwhile, all 200," \
+	"slowest $(sort -k2 -g "$LIVE_TMP/times" | tail -1 | cut -d' ' -f2) s"
 # Meanwhile more I/O: the total stays exact after the abuse.
 M=300
 dio read "$DEV" $M 65536 rand >/dev/null
