@@ -393,6 +393,7 @@ const struct tool tool_exporter = {
 		"with --disk, only that NVMe namespace's commands. "
 		"Its own health: iotap_exporter_events_total, _events_lost_total, "
 		"_events_undelivered_total, _unpaired_completions_total, _http_requests_total, "
+		"_http_slow_connections_closed_total, "
 		"process_cpu_seconds_total, process_resident_memory_bytes and iotap_build_info. "
 		"Series are cumulative since the start; the page is rebuilt every interval "
 		"(1 second by default) and served from a thread of its own, so scrapes never wait "

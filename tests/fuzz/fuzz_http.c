@@ -6,7 +6,8 @@
  * routed as a method and path (split at the first space), then sent as raw
  * bytes to a server on loopback that serves a published page; what comes back
  * within 20 ms (an answer to a complete request does) must be HTTP. A request
- * left incomplete waits for the server's idle timeout, which is not waited for.
+ * left incomplete waits for the server's deadline on request heads (3 s), which
+ * is not waited for.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -66,9 +66,11 @@ def one(host, port, src, mode, stats, end):
         else:
             # The run ended first: neither refused nor closed, but late when held too long.
             s.close()
-            if time.monotonic() - t0 > DEADLINE:
+            held = time.monotonic() - t0
+            if held > DEADLINE:
                 with stats.lock:
                     stats.late += 1
+                    stats.longest = max(stats.longest, held)
             return
     except socket.timeout:
         pass			# a handshake still not answered: held, not closed
