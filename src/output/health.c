@@ -94,6 +94,15 @@ static int health_http(struct health *h, struct prom *p, struct httpd *httpd)
 				       (double)(n - h->requests[r]));
 		h->requests[r] = n;
 	}
+	if (httpd && !ret) {
+		unsigned long long late = httpd_late_closed(httpd);
+
+		ret = prom_counter_add(p, "iotap_exporter_http_slow_connections_closed_total",
+				       "connections closed for not sending a whole request head in "
+				       "time, or not ending an exchange in time", "",
+				       (double)(late - h->late));
+		h->late = late;
+	}
 	return ret;
 }
 

@@ -31,6 +31,7 @@ struct health_now {
 struct health {
 	struct health_now last;			/* as of the last call */
 	unsigned long long requests[HTTPD_BAD_METHOD + 1];
+	unsigned long long late;		/* connections the server closed as too slow */
 	double cpu;
 	time_t started;
 };

@@ -7,7 +7,8 @@
  * libmicrohttpd's constructor and destructor call gnutls_global_init and
  * gnutls_global_deinit whatever the daemon does; every other call below is
  * on a path of MHD_USE_TLS (or its PSK and certificate options), which
- * httpd.c never asks for: the scrape endpoint is plain HTTP. Those abort, so
+ * httpd.c never asks for here: it refuses a web configuration when built
+ * with this file (IOTAP_HTTPD_NOTLS), so the endpoint is plain HTTP. Those abort, so
  * that a TLS path reached after all is a crash, not a connection served
  * without its encryption.
  */
@@ -42,6 +43,8 @@ NOTLS(gnutls_certificate_set_retrieve_function3)
 NOTLS(gnutls_certificate_set_x509_key_mem)
 NOTLS(gnutls_certificate_set_x509_key_mem2)
 NOTLS(gnutls_certificate_set_x509_trust_mem)
+/* httpd.c's client certificate check, on a TLS connection only. */
+NOTLS(gnutls_certificate_verify_peers2)
 NOTLS(gnutls_cipher_get)
 NOTLS(gnutls_credentials_set)
 NOTLS(gnutls_deinit)

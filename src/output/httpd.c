@@ -5,14 +5,29 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <gnutls/gnutls.h>
 #include <microhttpd.h>
 
 #include "httpd.h"
+#include "webauth.h"
+#include "webconfig.h"
+
+/* A connection, from libmicrohttpd's notice that it opened to the one that it closed. */
+struct httpd_conn {
+	struct httpd_conn *prev, *next;
+	int fd;
+	uint64_t since;			/* opened, or last answered: the deadlines count from here */
+	bool head;			/* a whole request head came since then */
+	bool closed;			/* shut down by the sweep */
+};
 
 struct httpd {
 	struct MHD_Daemon *d;
@@ -21,7 +36,28 @@ struct httpd {
 	size_t len;
 	char *content_type;
 	unsigned long long requests[HTTPD_BAD_METHOD + 1];	/* under lock */
+	/* The sweep: its thread, and the connections it watches (under conns_lock). */
+	pthread_mutex_t conns_lock;
+	pthread_cond_t wake;
+	pthread_t sweeper;
+	bool sweeping, stopping;
+	struct httpd_conn *conns;
+	unsigned long long late;
+	/* With a web configuration. */
+	const struct webconfig *web;
+	struct webauth *auth;		/* only ever used from the server's thread */
+	char *why;			/* libmicrohttpd's first complaint while it starts */
+	size_t whylen;
 };
+
+/* httpd_now - CLOCK_MONOTONIC in ns */
+static uint64_t httpd_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+}
 
 static const char httpd_index[] =
 	"<html><head><title>iotap exporter</title></head><body>"
@@ -111,7 +147,25 @@ int httpd_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *le
 	return 0;
 }
 
-/* httpd_bind - a listening socket on ss; the fd or -errno */
+/* httpd_cond_init - a condition variable whose timed waits count on CLOCK_MONOTONIC */
+static int httpd_cond_init(pthread_cond_t *cond)
+{
+	pthread_condattr_t attr;
+	int ret = pthread_condattr_init(&attr);
+
+	if (!ret)
+		ret = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	if (!ret)
+		ret = pthread_cond_init(cond, &attr);
+	pthread_condattr_destroy(&attr);
+	return -ret;
+}
+
+/*
+ * httpd_bind - a listening socket on ss; the fd or -errno. Its backlog is the
+ * system's most: connections over the limits are accepted and closed at once, and
+ * a full backlog would drop a scraper's SYN for a second (TCP's first retry).
+ */
 static int httpd_bind(const struct sockaddr_storage *ss, socklen_t len)
 {
 	int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), one = 1, zero = 0;
@@ -122,7 +176,7 @@ static int httpd_bind(const struct sockaddr_storage *ss, socklen_t len)
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
 	    (ss->ss_family == AF_INET6 &&
 	     setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero))) ||
-	    bind(fd, (const struct sockaddr *)ss, len) || listen(fd, HTTPD_MAX_CONNECTIONS))
+	    bind(fd, (const struct sockaddr *)ss, len) || listen(fd, SOMAXCONN))
 		goto close_fd;
 	return fd;
 close_fd:
@@ -150,6 +204,185 @@ static enum MHD_Result httpd_queue(struct MHD_Connection *c, unsigned int status
 	return ret;
 }
 
+/* httpd_conn_of - the connection's entry, or NULL (none could be allocated) */
+static struct httpd_conn *httpd_conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
+/* httpd_head_came - a whole request head: only the exchange's deadline is left */
+static void httpd_head_came(struct httpd *h, struct MHD_Connection *c)
+{
+	struct httpd_conn *conn = httpd_conn_of(c);
+
+	if (!conn)
+		return;
+	pthread_mutex_lock(&h->conns_lock);
+	conn->head = true;
+	pthread_mutex_unlock(&h->conns_lock);
+}
+
+/* httpd_on_completed - an answer sent: a kept-alive connection starts over for the next head */
+static void httpd_on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
+			       enum MHD_RequestTerminationCode toe)
+{
+	struct httpd *h = cls;
+	struct httpd_conn *conn = httpd_conn_of(c);
+
+	if (!conn)
+		return;
+	pthread_mutex_lock(&h->conns_lock);
+	conn->since = httpd_now();
+	conn->head = false;
+	pthread_mutex_unlock(&h->conns_lock);
+}
+
+/*
+ * httpd_on_connection - libmicrohttpd's notice of a connection opened or closed: the
+ * sweep's list. It shuts a socket down only while it is listed, and libmicrohttpd
+ * closes the socket only after saying it closed, so no fd is shut down once reused.
+ */
+static void httpd_on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+				enum MHD_ConnectionNotificationCode toe)
+{
+	struct httpd *h = cls;
+	struct httpd_conn *conn = *socket_context;
+	const union MHD_ConnectionInfo *ci;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		conn = calloc(1, sizeof(*conn));
+		/* Out of memory: the connection goes unwatched, under the idle timeout only. */
+		if (!conn || !ci) {
+			free(conn);
+			return;
+		}
+		conn->fd = ci->connect_fd;
+		conn->since = httpd_now();
+		pthread_mutex_lock(&h->conns_lock);
+		conn->next = h->conns;
+		if (h->conns)
+			h->conns->prev = conn;
+		h->conns = conn;
+		pthread_mutex_unlock(&h->conns_lock);
+		*socket_context = conn;
+		return;
+	}
+	if (!conn)
+		return;
+	pthread_mutex_lock(&h->conns_lock);
+	if (conn->prev)
+		conn->prev->next = conn->next;
+	else
+		h->conns = conn->next;
+	if (conn->next)
+		conn->next->prev = conn->prev;
+	pthread_mutex_unlock(&h->conns_lock);
+	free(conn);
+	*socket_context = NULL;
+}
+
+/* httpd_sweep - every HTTPD_SWEEP_MS: shut down connections past a deadline */
+static void *httpd_sweep(void *arg)
+{
+	struct httpd *h = arg;
+	struct timespec ts;
+
+	pthread_mutex_lock(&h->conns_lock);
+	while (!h->stopping) {
+		uint64_t now = httpd_now();
+
+		for (struct httpd_conn *conn = h->conns; conn; conn = conn->next) {
+			uint64_t age = now - conn->since;
+
+			if (conn->closed || (age < (uint64_t)HTTPD_TIMEOUT * 1000000000 &&
+					     (conn->head || age < (uint64_t)HTTPD_HEAD_SECONDS *
+								   1000000000)))
+				continue;
+			/* libmicrohttpd sees the end of the stream and closes the connection. */
+			shutdown(conn->fd, SHUT_RDWR);
+			conn->closed = true;
+			h->late++;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += HTTPD_SWEEP_MS * 1000000L;
+		ts.tv_sec += ts.tv_nsec / 1000000000;
+		ts.tv_nsec %= 1000000000;
+		pthread_cond_timedwait(&h->wake, &h->conns_lock, &ts);
+	}
+	pthread_mutex_unlock(&h->conns_lock);
+	return NULL;
+}
+
+/* httpd_cert_ok - whether the client's certificate is as client_auth_type asks */
+static bool httpd_cert_ok(struct httpd *h, struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci;
+	unsigned int status;
+	int ret;
+
+	if (h->web->client_auth == WEBCONFIG_NO_CLIENT_CERT)
+		return true;
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	if (!ci || !ci->tls_session)
+		return false;
+	ret = gnutls_certificate_verify_peers2((gnutls_session_t)ci->tls_session, &status);
+	if (ret == GNUTLS_E_NO_CERTIFICATE_FOUND)
+		return h->web->client_auth == WEBCONFIG_VERIFY_IF_GIVEN;
+	return ret == GNUTLS_E_SUCCESS && !status;
+}
+
+/*
+ * httpd_allowed - whether the client may have an answer; when not, *ret is the
+ * refusal queued: 403 (client certificate), 401 with WWW-Authenticate (user and
+ * password), 429 (too many password checks this second)
+ */
+static bool httpd_allowed(struct httpd *h, struct MHD_Connection *c, enum MHD_Result *ret)
+{
+	static const char no_cert[] = "403 a client certificate signed by the configured CA is needed\n";
+	static const char denied[] = "401 unauthorized\n";
+	static const char busy[] = "429 too many password checks: retry in a second\n";
+	struct MHD_Response *r;
+	enum webauth_result ok;
+	char *user, *pass = NULL;
+
+	if (!httpd_cert_ok(h, c)) {
+		*ret = httpd_queue(c, MHD_HTTP_FORBIDDEN, no_cert, sizeof(no_cert) - 1,
+				   "text/plain; charset=utf-8", false);
+		return false;
+	}
+	if (!h->auth)
+		return true;
+	user = MHD_basic_auth_get_username_password(c, &pass);
+	ok = webauth_check(h->auth, user, pass, httpd_now());
+	if (pass) {
+		explicit_bzero(pass, strlen(pass));
+		MHD_free(pass);
+	}
+	if (user)
+		MHD_free(user);
+	if (ok == WEBAUTH_OK)
+		return true;
+	if (ok == WEBAUTH_BUSY) {
+		r = MHD_create_response_from_buffer(sizeof(busy) - 1, (void *)busy,
+						    MHD_RESPMEM_PERSISTENT);
+		if (!r || MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1") == MHD_NO)
+			*ret = MHD_NO;
+		else
+			*ret = MHD_queue_response(c, MHD_HTTP_TOO_MANY_REQUESTS, r);
+		MHD_destroy_response(r);
+		return false;
+	}
+	r = MHD_create_response_from_buffer(sizeof(denied) - 1, (void *)denied,
+					    MHD_RESPMEM_PERSISTENT);
+	*ret = r ? MHD_queue_basic_auth_fail_response(c, "iotap exporter", r) : MHD_NO;
+	MHD_destroy_response(r);
+	return false;
+}
+
 /* httpd_on_request - libmicrohttpd's access handler: answer at once, never read a body */
 static enum MHD_Result httpd_on_request(void *cls, struct MHD_Connection *c, const char *url,
 					const char *method, const char *version,
@@ -162,6 +395,9 @@ static enum MHD_Result httpd_on_request(void *cls, struct MHD_Connection *c, con
 	enum httpd_route r = httpd_route(method, url);
 	enum MHD_Result ret;
 
+	httpd_head_came(h, c);
+	if (h->web && !httpd_allowed(h, c, &ret))
+		return ret;
 	pthread_mutex_lock(&h->lock);
 	h->requests[r]++;
 	if (r == HTTPD_PAGE) {
@@ -182,57 +418,141 @@ static enum MHD_Result httpd_on_request(void *cls, struct MHD_Connection *c, con
 			   "text/plain; charset=utf-8", false);
 }
 
-/* httpd_start - see httpd.h */
-int httpd_start(struct httpd **out, const char *listen, const char *content_type)
+/* httpd_log - libmicrohttpd's messages: the first while it starts says why it did not */
+static void httpd_log(void *cls, const char *fmt, va_list ap)
 {
+	struct httpd *h = cls;
+	char *nl;
+
+	if (!h->why || h->why[0])
+		return;
+	vsnprintf(h->why, h->whylen, fmt, ap);
+	nl = strchr(h->why, '\n');
+	if (nl)
+		*nl = 0;
+}
+
+/* httpd_options - the server's options, TLS ones with a web configuration; how many */
+static size_t httpd_options(struct httpd *h, int fd, struct MHD_OptionItem *o)
+{
+	const struct webconfig *web = h->web;
+	size_t n = 0;
+
+#define OPT(opt, v, p) (o[n++] = (struct MHD_OptionItem){ (opt), (intptr_t)(v), (p) })
+	/* libmicrohttpd takes its logger only as the first option. */
+	OPT(MHD_OPTION_EXTERNAL_LOGGER, httpd_log, h);
+	OPT(MHD_OPTION_LISTEN_SOCKET, fd, NULL);
+	OPT(MHD_OPTION_CONNECTION_LIMIT, HTTPD_MAX_CONNECTIONS, NULL);
+	OPT(MHD_OPTION_PER_IP_CONNECTION_LIMIT, HTTPD_MAX_PER_ADDRESS, NULL);
+	OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, HTTPD_MAX_REQUEST, NULL);
+	OPT(MHD_OPTION_CONNECTION_TIMEOUT, HTTPD_TIMEOUT, NULL);
+	OPT(MHD_OPTION_NOTIFY_CONNECTION, httpd_on_connection, h);
+	OPT(MHD_OPTION_NOTIFY_COMPLETED, httpd_on_completed, h);
+	if (web && web->tls) {
+		OPT(MHD_OPTION_HTTPS_MEM_CERT, 0, web->cert);
+		OPT(MHD_OPTION_HTTPS_MEM_KEY, 0, web->key);
+		if (web->client_ca)
+			OPT(MHD_OPTION_HTTPS_MEM_TRUST, 0, web->client_ca);
+	}
+	OPT(MHD_OPTION_END, 0, NULL);
+#undef OPT
+	return n;
+}
+
+/* httpd_web_supported - see httpd.h */
+bool httpd_web_supported(void)
+{
+#ifdef IOTAP_HTTPD_NOTLS
+	return false;
+#else
+	return MHD_is_feature_supported(MHD_FEATURE_TLS) == MHD_YES;
+#endif
+}
+
+/* httpd_start - see httpd.h */
+int httpd_start(struct httpd **out, const char *listen, const char *content_type,
+		const struct webconfig *web, char *why, size_t whylen)
+{
+	struct MHD_OptionItem opts[16];
+	unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
 	struct sockaddr_storage ss;
 	sigset_t block, old;
 	socklen_t len;
 	struct httpd *h;
 	int fd, ret;
 
+	if (why && whylen)
+		why[0] = 0;
 	ret = httpd_parse_listen(listen, &ss, &len);
 	if (ret)
 		return ret;
+	if (web && !httpd_web_supported())
+		return -ENOTSUP;
+	if (web && web->tls)
+		flags |= MHD_USE_TLS;
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
+	h->web = web;
+	h->why = why;
+	h->whylen = whylen;
 	if (!(h->content_type = strdup(content_type))) {
 		ret = -ENOMEM;
 		goto free_h;
 	}
+	if (web && web->nr_users && !(h->auth = webauth_alloc(web))) {
+		ret = -errno;
+		goto free_type;
+	}
 	ret = pthread_mutex_init(&h->lock, NULL);
 	if (ret) {
 		ret = -ret;
-		goto free_type;
+		goto free_auth;
 	}
+	ret = pthread_mutex_init(&h->conns_lock, NULL);
+	if (ret) {
+		ret = -ret;
+		goto destroy_lock;
+	}
+	ret = httpd_cond_init(&h->wake);
+	if (ret)
+		goto destroy_conns_lock;
 	fd = httpd_bind(&ss, len);
 	if (fd < 0) {
 		ret = fd;
-		goto destroy_lock;
+		goto destroy_wake;
 	}
-	/* The server's thread inherits this mask: signals go to the tracing thread. */
+	/* The server's threads inherit this mask: signals go to the tracing thread. */
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
-	h->d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, httpd_on_request, h,
-				MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTPD_MAX_CONNECTIONS,
-				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTPD_MAX_REQUEST,
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTPD_TIMEOUT,
-				MHD_OPTION_END);
+	httpd_options(h, fd, opts);
+	h->d = MHD_start_daemon(flags, 0, NULL, NULL, httpd_on_request, h,
+				MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+	ret = h->d ? -pthread_create(&h->sweeper, NULL, httpd_sweep, h) : -EIO;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!h->d) {
-		ret = -EIO;
-		close(fd);
-		goto destroy_lock;
+	/* From here on, libmicrohttpd's messages go nowhere: the caller's buffer is its own. */
+	h->why = NULL;
+	if (ret) {
+		if (h->d)
+			MHD_stop_daemon(h->d);
+		else
+			close(fd);
+		goto destroy_wake;
 	}
+	h->sweeping = true;
 	*out = h;
 	return 0;
+destroy_wake:
+	pthread_cond_destroy(&h->wake);
+destroy_conns_lock:
+	pthread_mutex_destroy(&h->conns_lock);
 destroy_lock:
 	pthread_mutex_destroy(&h->lock);
+free_auth:
+	webauth_free(h->auth);
 free_type:
 	free(h->content_type);
 free_h:
@@ -268,13 +588,34 @@ unsigned long long httpd_requests(struct httpd *h, enum httpd_route r)
 	return n;
 }
 
+/* httpd_late_closed - see httpd.h */
+unsigned long long httpd_late_closed(struct httpd *h)
+{
+	unsigned long long n;
+
+	pthread_mutex_lock(&h->conns_lock);
+	n = h->late;
+	pthread_mutex_unlock(&h->conns_lock);
+	return n;
+}
+
 /* httpd_stop - see httpd.h */
 void httpd_stop(struct httpd *h)
 {
 	if (!h)
 		return;
+	/* The sweep first: it must not shut down a socket the server is closing. */
+	pthread_mutex_lock(&h->conns_lock);
+	h->stopping = true;
+	pthread_cond_signal(&h->wake);
+	pthread_mutex_unlock(&h->conns_lock);
+	if (h->sweeping)
+		pthread_join(h->sweeper, NULL);
 	/* Joins the server's thread and closes the listening socket and every connection. */
 	MHD_stop_daemon(h->d);
+	webauth_free(h->auth);
+	pthread_cond_destroy(&h->wake);
+	pthread_mutex_destroy(&h->conns_lock);
 	pthread_mutex_destroy(&h->lock);
 	free(h->page);
 	free(h->content_type);

@@ -2,6 +2,7 @@
 #ifndef IOTAP_HTTPD_H
 #define IOTAP_HTTPD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/socket.h>
 
@@ -12,13 +13,29 @@
  * a request holds only while it copies the page out, so a slow or hostile
  * client never holds up tracing. Only GET and HEAD of /metrics (the page) and
  * / (a link to it) are answered; other paths get 404, other methods 405.
- * Connections, request headers and idle time are bounded (HTTPD_MAX_*).
+ *
+ * No client can keep a scrape from being answered: connections are bounded
+ * in all and per client address (more are closed at accept), and a
+ * connection that has not sent a whole request head within
+ * HTTPD_HEAD_SECONDS of opening (or of its last answer, on a kept-alive
+ * connection), or has not finished an exchange within HTTPD_TIMEOUT, is
+ * closed by a sweep HTTPD_SWEEP_MS apart, however it dribbles its bytes.
+ * libmicrohttpd's own timeout is an idle one only: a byte now and then
+ * renews it.
+ *
+ * With a web configuration (webconfig.h): TLS, client certificates checked
+ * against its CA, and basic auth (webauth.h): a request without a matching
+ * user and password gets 401 with WWW-Authenticate, whatever its path.
  */
-#define HTTPD_MAX_CONNECTIONS	32	/* at once; more are refused at accept */
+#define HTTPD_MAX_CONNECTIONS	64	/* at once; more are refused at accept */
+#define HTTPD_MAX_PER_ADDRESS	8	/* at once from one client address; more are refused */
 #define HTTPD_MAX_REQUEST	8192	/* bytes of request line and headers: larger gets 431 */
-#define HTTPD_TIMEOUT		10	/* seconds a connection may stay idle */
+#define HTTPD_HEAD_SECONDS	3	/* to send a whole request head */
+#define HTTPD_TIMEOUT		10	/* seconds an exchange may take, or a connection stay idle */
+#define HTTPD_SWEEP_MS		250	/* how often late connections are looked for */
 
 struct httpd;
+struct webconfig;
 
 /* What a request gets. */
 enum httpd_route {
@@ -46,16 +63,28 @@ int httpd_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *le
  * /metrics from a thread of its own, with content_type, until
  * httpd_stop. The thread starts with SIGINT, SIGTERM and SIGHUP blocked, so
  * signals reach the caller. The page is empty until the first httpd_publish.
- * 0 or -errno (-EINVAL: bad address; bind's errors: -EADDRINUSE, -EACCES...;
- * -EIO: the server could not start).
+ * web (NULL: plain HTTP, no users) must outlive the server. 0 or -errno
+ * (-EINVAL: bad address; bind's errors: -EADDRINUSE, -EACCES...; -ENOTSUP:
+ * a web configuration in a build without TLS; -EIO: the server could not
+ * start, why says why when it can).
  */
-int httpd_start(struct httpd **out, const char *listen, const char *content_type);
+int httpd_start(struct httpd **out, const char *listen, const char *content_type,
+		const struct webconfig *web, char *why, size_t whylen);
+
+/*
+ * Whether this build serves a web configuration: false where libmicrohttpd is
+ * linked without its TLS library (the static binary) or was built without it.
+ */
+bool httpd_web_supported(void);
 
 /* Replace the page with a copy of len bytes of text. 0 or -ENOMEM (the old page stays). */
 int httpd_publish(struct httpd *h, const char *text, size_t len);
 
 /* Requests answered so far, by route (index: enum httpd_route). */
 unsigned long long httpd_requests(struct httpd *h, enum httpd_route r);
+
+/* Connections closed for want of a whole request head or exchange in time. */
+unsigned long long httpd_late_closed(struct httpd *h);
 
 /* Stop the thread, close every connection and free h; h may be NULL. */
 void httpd_stop(struct httpd *h);

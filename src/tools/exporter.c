@@ -13,6 +13,7 @@
 #include "httpd.h"
 #include "shared.h"
 #include "stagehist.h"
+#include "webconfig.h"
 
 /*
  * The default port: 9100-9999, the range of Prometheus' default port
@@ -25,7 +26,7 @@
 #define EXPORTER_MAX_DISKS 64
 
 struct exporter_params {
-	const char *listen, *textfile, *disk;
+	const char *listen, *textfile, *disk, *web_config;
 	struct record_params rec;	/* -o, --ring and the rest: the flight recorder's */
 };
 
@@ -39,6 +40,7 @@ struct exporter_state {
 	uint32_t *devs;			/* the disks with series of their own */
 	size_t nr_devs;
 	struct httpd *httpd;
+	struct webconfig *web;
 	struct health health;
 	struct flightsvc *ring;		/* --ring: the flight recorder in this session */
 	struct flight_stats ring_last;	/* its counts as last published */
@@ -53,6 +55,11 @@ static const struct opt exporter_opts[] = {
 	{ 0, "textfile", OPT_OUTFILE, P(textfile), "FILE",
 	  "each interval, also write the metrics to a temporary and rename it over FILE, for "
 	  "node_exporter's textfile collector; without --listen, no HTTP server is started" },
+	{ 0, "web.config.file", OPT_STR, P(web_config), "FILE",
+	  "TLS and basic auth for --listen, from FILE in the format of Prometheus' exporter-toolkit "
+	  "(node_exporter's --web.config.file): tls_server_config (cert_file, key_file, "
+	  "client_ca_file, client_auth_type) and basic_auth_users (bcrypt hashes); any other key "
+	  "is an error. Relative paths are from FILE's folder" },
 	{ 'o', "output", OPT_OUTFILE, P(rec.output), "FILE",
 	  "with --ring: write each dump to FILE.<timestamp> (created mode 0600)" },
 	RECORD_RING_OPTS(P(rec), "with --ring: write at most N dumps, then keep serving metrics (default: no limit)"),
@@ -317,6 +324,7 @@ static int exporter_listen(struct iotap_ctx *ctx)
 	struct exporter_state *st = ctx->state;
 	const char *listen = p->listen ? p->listen : EXPORTER_LISTEN;
 	struct sockaddr_storage ss;
+	char why[512];
 	socklen_t len;
 	int ret;
 
@@ -325,11 +333,25 @@ static int exporter_listen(struct iotap_ctx *ctx)
 			  p->listen);
 		return -EINVAL;
 	}
-	if (!p->listen && p->textfile)
-		return 0;
-	ret = httpd_start(&st->httpd, listen, "text/plain; version=0.0.4; charset=utf-8");
+	if (!p->listen && p->textfile) {
+		if (!p->web_config)
+			return 0;
+		iotap_err(ctx, "--web.config.file is for the HTTP server: give --listen too");
+		return -EINVAL;
+	}
+	if (p->web_config && !httpd_web_supported()) {
+		iotap_err(ctx, "--web.config.file is not supported: this iotap is built without TLS");
+		return -ENOTSUP;
+	}
+	if (p->web_config && (ret = webconfig_load(&st->web, p->web_config, why, sizeof(why)))) {
+		iotap_err(ctx, "--web.config.file: %s", why);
+		/* A bad file is no usage error: the exit status of a server that cannot start. */
+		return ret == -EINVAL ? -EBADMSG : ret;
+	}
+	ret = httpd_start(&st->httpd, listen, "text/plain; version=0.0.4; charset=utf-8", st->web,
+			  why, sizeof(why));
 	if (ret)
-		iotap_err(ctx, "cannot listen on %s: %s", listen, strerror(-ret));
+		iotap_err(ctx, "cannot listen on %s: %s", listen, why[0] ? why : strerror(-ret));
 	return ret;
 }
 
@@ -391,7 +413,8 @@ static int exporter_start(struct iotap_ctx *ctx)
 	struct exporter_state *st = ctx->state;
 
 	if (st->httpd)
-		iotap_info(ctx, "serving metrics on http://%s/metrics",
+		iotap_info(ctx, "serving metrics on %s://%s/metrics",
+			   st->web && st->web->tls ? "https" : "http",
 			   p->listen ? p->listen : "localhost" EXPORTER_LISTEN);
 	return exporter_snapshot(ctx);
 }
@@ -415,6 +438,7 @@ static void exporter_fini(struct iotap_ctx *ctx)
 	struct exporter_state *st = ctx->state;
 
 	httpd_stop(st->httpd);
+	webconfig_free(st->web);
 	blktrack_free(st->bt);
 	nvme_pair_release(&st->nvme);
 	scsi_pair_release(&st->scsi);
@@ -448,6 +472,7 @@ const struct tool tool_exporter = {
 		"with --disk, only that NVMe namespace's commands. "
 		"Its own health: iotap_exporter_events_total, _events_lost_total, "
 		"_events_undelivered_total, _unpaired_completions_total, _http_requests_total, "
+		"_http_slow_connections_closed_total, "
 		"process_cpu_seconds_total, process_resident_memory_bytes and iotap_build_info. "
 		"Series are cumulative since the start; the page is rebuilt every interval "
 		"(1 second by default) and served from a thread of its own, so scrapes never wait "
@@ -457,7 +482,8 @@ const struct tool tool_exporter = {
 		"detached loop device) loses its series at the next interval; should it come "
 		"back, they start again from zero. "
 		"Only GET and HEAD of /metrics and / are answered (404 and 405 otherwise); at most "
-		"32 connections, 8 KiB of request headers and 10 idle seconds each. "
+		"64 connections, 8 from one address, 8 KiB of request headers, 3 seconds to send "
+		"them and 10 for the whole exchange; with --web.config.file, TLS and basic auth. "
 		"md and dm devices, which complete bios rather than requests, have no series. "
 		"With --ring (and -o FILE), the same process is also a flight recorder, as iotap "
 		"record --ring: the last SECS seconds of the events it traces are kept in memory, "
@@ -474,6 +500,8 @@ const struct tool tool_exporter = {
 	.examples =
 		"iotap exporter\n  Serve /metrics on every address, port " EXPORTER_PORT ".\n"
 		"iotap exporter -l 127.0.0.1:" EXPORTER_PORT "\n  Serve this host only.\n"
+		"iotap exporter --web.config.file /etc/iotap/web.yml\n"
+		"  Serve over TLS to users with a password (README: Securing the endpoint).\n"
 		"iotap exporter --textfile /var/lib/prometheus/node-exporter/iotap.prom 15\n"
 		"  No HTTP: every 15 seconds, a file for node_exporter's textfile collector.\n"
 		"iotap exporter --ring 60 --after 5 --trigger 'latency>500,error' -o /var/lib/iotap-exporter/dump\n"

@@ -6,7 +6,8 @@
  * routed as a method and path (split at the first space), then sent as raw
  * bytes to a server on loopback that serves a published page; what comes back
  * within 20 ms (an answer to a complete request does) must be HTTP. A request
- * left incomplete waits for the server's idle timeout, which is not waited for.
+ * left incomplete waits for the server's deadline on request heads (3 s), which
+ * is not waited for.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -36,7 +37,7 @@ static void start(void)
 	close(fd);
 	port = ntohs(a.sin_port);
 	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
-	if (httpd_start(&server, listen, "text/plain; version=0.0.4") ||
+	if (httpd_start(&server, listen, "text/plain; version=0.0.4", NULL, NULL, 0) ||
 	    httpd_publish(server, "# TYPE a counter\na 1\n", 21))
 		abort();
 }

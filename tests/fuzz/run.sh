@@ -14,6 +14,7 @@
 #                 biolatency -D, biosnoop or --info (one an input)
 #   fuzz_trigger  the flight recorder's --trigger expressions (src/recorder/trigger.c)
 #   fuzz_http     the exporter's request handling (src/output/httpd.c) behind libmicrohttpd
+#   fuzz_webconfig the exporter's --web.config.file: YAML (src/output/webconfig.c), users (webauth.c)
 # FUZZ_ONLY="a b" runs only those harnesses (names without fuzz_).
 # Environment: FUZZ_SECONDS per fuzzer (default 60), BUILDDIR holding config.h (default: the
 # source tree), FUZZ_OUT for binaries, grown corpora and crash files (default: a temporary
@@ -35,7 +36,7 @@ die() { echo "fuzz/run.sh: $*" >&2; exit 2; }
 command -v "$CLANG" >/dev/null || die "no $CLANG (apt-get install clang)"
 [[ -f $BUILDDIR/config.h ]] || die "no config.h in $BUILDDIR: run ./configure (or set BUILDDIR)"
 
-PKGS="libtracecmd libtraceevent libtracefs libdw libelf zlib libmicrohttpd"
+PKGS="libtracecmd libtraceevent libtracefs libdw libelf zlib libmicrohttpd yaml-0.1 libxcrypt gnutls"
 # shellcheck disable=SC2207 # pkg-config output is whitespace-separated flags
 SANITIZE=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 	-fno-omit-frame-pointer)

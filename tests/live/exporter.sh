@@ -162,8 +162,11 @@ for junk in (b"\x00\xff\x16\x03\x01garbage\r\n\r\n", b"GET\r\n\r\n", b"\r\n" * 4
 big = b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 65536 + b"\r\n\r\n"
 st = status(req(big))
 assert st in (b"431", b"413", b"400", b"closed"), st
-# Slow clients that send nothing hold a connection each, and a scrape still answers at once.
-slow = [socket.create_connection(("127.0.0.1", port)) for _ in range(8)]
+# Slow clients that send nothing hold a connection each (till the head deadline), and a
+# scrape still answers at once. They come from another loopback address: connections are
+# also limited per client address, and this test and Prometheus scrape from 127.0.0.1.
+slow = [socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0))
+        for _ in range(8)]
 t = time.time()
 assert status(req(b"GET /metrics HTTP/1.0\r\n\r\n")) == b"200", "scrape beside slow clients"
 assert time.time() - t < 1, "a scrape beside slow clients took %.1f s" % (time.time() - t)
@@ -171,7 +174,8 @@ assert time.time() - t < 1, "a scrape beside slow clients took %.1f s" % (time.t
 many = []
 for _ in range(64):
     try:
-        many.append(socket.create_connection(("127.0.0.1", port), timeout=0.05))
+        many.append(socket.create_connection(("127.0.0.1", port), timeout=0.05,
+                                             source_address=("127.0.0.3", 0)))
     except OSError:
         pass
 for s in many + slow:
@@ -179,6 +183,25 @@ for s in many + slow:
 print("bad HTTP: 404, 405, junk closed or 400, oversized %s, %d connections opened" %
       (st.decode(), len(many)))
 PY
+# 200 clients that never finish a request, from four other addresses for 6 s: every
+# connection refused or closed within 5 s, while every scrape answers within a second.
+python3 "$(dirname "$0")/slowclients.py" 127.0.0.1 "$EP" 200 6 \
+	127.0.0.2,127.0.0.3,127.0.0.4,127.0.0.5 >"$LIVE_TMP/slow.out" 2>&1 &
+SLOW=$!
+LIVE_PIDS="$LIVE_PIDS $SLOW"
+: >"$LIVE_TMP/times"
+sleep 1
+while kill -0 $SLOW 2>/dev/null; do
+	curl -s -o /dev/null -w '%{http_code} %{time_total}\n' -m 5 "$URL" >>"$LIVE_TMP/times" || true
+	sleep 0.2
+done
+rc=0
+wait $SLOW || rc=$?
+bad=$(awk '$1 != 200 || $2 >= 1' "$LIVE_TMP/times" | wc -l)
+[ $rc = 0 ] && [ "$bad" = 0 ] || fail "$(cat "$LIVE_TMP/slow.out"); $bad of" \
+	"$(wc -l <"$LIVE_TMP/times") scrapes meanwhile failed or took 1 s or more"
+echo "ok: $(cat "$LIVE_TMP/slow.out"); $(wc -l <"$LIVE_TMP/times") scrapes meanwhile, all 200," \
+	"slowest $(sort -k2 -g "$LIVE_TMP/times" | tail -1 | cut -d' ' -f2) s"
 # Meanwhile more I/O: the total stays exact after the abuse.
 M=300
 dio read "$DEV" $M 65536 rand >/dev/null

@@ -70,6 +70,7 @@ static const struct {
 	{ "scsilatency", "device", "0:0:0:0" },
 	{ "scsiresult", "device", "0:0:0:0" },
 	{ "exporter", "listen", "127.0.0.1:9990" },
+	{ "exporter", "web.config.file", "/nonexistent/web.yml" },
 };
 
 /* The disks of the test's disk table, each tried as an OPT_DISK value. */
@@ -88,6 +89,7 @@ static struct refusal {
 	{ "exporter", "ring-size", NULL, -EINVAL, "need --ring" },
 	{ "exporter", "trigger", NULL, -EINVAL, "need --ring" },
 	{ "exporter", "queued", NULL, -EINVAL, "need --ring" },
+	{ "exporter", "web.config.file", "/nonexistent/web.yml", -ENOENT, "No such file or directory" },
 };
 
 static char last_err[512];

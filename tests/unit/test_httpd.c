@@ -11,10 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "httpd.h"
+#include "webconfig.h"
 
 static void test_route(void **unused)
 {
@@ -101,8 +103,8 @@ static void test_serve(void **unused)
 	int port = free_port();
 
 	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
-	assert_int_equal(httpd_start(&h, listen, "text/plain; version=0.0.4"), 0);
-	assert_int_equal(httpd_start(&(struct httpd *){ NULL }, listen, "x"), -EADDRINUSE);
+	assert_int_equal(httpd_start(&h, listen, "text/plain; version=0.0.4", NULL, NULL, 0), 0);
+	assert_int_equal(httpd_start(&(struct httpd *){ NULL }, listen, "x", NULL, NULL, 0), -EADDRINUSE);
 	get(port, "GET /metrics HTTP/1.0\r\n\r\n", buf, sizeof(buf));
 	assert_non_null(strstr(buf, "HTTP/1.1 200"));
 	assert_non_null(strstr(buf, "Content-Length: 0\r\n"));
@@ -125,8 +127,107 @@ static void test_serve(void **unused)
 	httpd_stop(h);
 	httpd_stop(NULL);
 	/* Stopped: the port is free again. */
-	assert_int_equal(httpd_start(&h, listen, "x"), 0);
+	assert_int_equal(httpd_start(&h, listen, "x", NULL, NULL, 0), 0);
 	httpd_stop(h);
+}
+
+/* dial - a connection to port on loopback */
+static int dial(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	return fd;
+}
+
+/* closed_within - whether the server closes fd (EOF or reset) within ms milliseconds */
+static bool closed_within(int fd, int ms)
+{
+	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = ms % 1000 * 1000 };
+	char c;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return read(fd, &c, 1) <= 0 && errno != EAGAIN && errno != EWOULDBLOCK;
+}
+
+/* A request head that never ends is closed at the deadline, however it trickles. */
+static void test_deadline(void **unused)
+{
+	char listen[32], buf[4096];
+	struct httpd *h = NULL;
+	int port = free_port(), slow[HTTPD_MAX_PER_ADDRESS], extra;
+	struct timespec t0, t1;
+	double secs;
+
+	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
+	assert_int_equal(httpd_start(&h, listen, "x", NULL, NULL, 0), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = 0; i < HTTPD_MAX_PER_ADDRESS; i++) {
+		slow[i] = dial(port);
+		assert_int_equal(write(slow[i], "GET /metrics HTTP/1.1\r\n", 23), 23);
+	}
+	/* One address holds no more: the next is closed at once. */
+	extra = dial(port);
+	assert_true(closed_within(extra, 1000));
+	close(extra);
+	/* A byte a second keeps none of them past the deadline. */
+	for (int s = 0; s < HTTPD_HEAD_SECONDS + 2; s++) {
+		for (int i = 0; i < HTTPD_MAX_PER_ADDRESS; i++)
+			if (write(slow[i], "X", 1) < 0)
+				break;
+		sleep(1);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (httpd_late_closed(h) == HTTPD_MAX_PER_ADDRESS)
+			break;
+	}
+	secs = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	assert_int_equal(httpd_late_closed(h), HTTPD_MAX_PER_ADDRESS);
+	assert_true(secs >= HTTPD_HEAD_SECONDS && secs < HTTPD_HEAD_SECONDS + 2);
+	for (int i = 0; i < HTTPD_MAX_PER_ADDRESS; i++) {
+		assert_true(closed_within(slow[i], 1000));
+		close(slow[i]);
+	}
+	/* Their slots are free again. */
+	get(port, "GET /metrics HTTP/1.0\r\n\r\n", buf, sizeof(buf));
+	assert_non_null(strstr(buf, "HTTP/1.1 200"));
+	httpd_stop(h);
+}
+
+/* Basic auth without TLS: 401 with WWW-Authenticate, 200 with the user's password. */
+static void test_auth(void **unused)
+{
+	/* htpasswd -nbBC 4 prom secret */
+	static const char yml[] =
+		"basic_auth_users: {prom: $2y$04$YqHo2yBY14dFjNjBwfGEsO4uCZPX5gDK5maAYkrvXTy2Wt6hT5tOC}";
+	char listen[32], buf[4096], why[256];
+	struct webconfig *wc = NULL;
+	struct httpd *h = NULL;
+	int port = free_port();
+
+	assert_int_equal(webconfig_parse(&wc, yml, sizeof(yml) - 1, NULL, why, sizeof(why)), 0);
+	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
+	assert_int_equal(httpd_start(&h, listen, "x", wc, why, sizeof(why)), 0);
+	assert_int_equal(httpd_publish(h, "a 1\n", 4), 0);
+	get(port, "GET /metrics HTTP/1.0\r\n\r\n", buf, sizeof(buf));
+	assert_non_null(strstr(buf, "HTTP/1.1 401"));
+	assert_non_null(strstr(buf, "WWW-Authenticate: Basic realm=\"iotap exporter\""));
+	assert_null(strstr(buf, "a 1"));
+	/* prom:wrong */
+	get(port, "GET /metrics HTTP/1.0\r\nAuthorization: Basic cHJvbTp3cm9uZw==\r\n\r\n", buf,
+	    sizeof(buf));
+	assert_non_null(strstr(buf, "HTTP/1.1 401"));
+	/* prom:secret, on any path */
+	get(port, "GET /metrics HTTP/1.0\r\nAuthorization: Basic cHJvbTpzZWNyZXQ=\r\n\r\n", buf,
+	    sizeof(buf));
+	assert_non_null(strstr(buf, "HTTP/1.1 200"));
+	assert_non_null(strstr(buf, "\r\n\r\na 1\n"));
+	get(port, "GET /nope HTTP/1.0\r\n\r\n", buf, sizeof(buf));
+	assert_non_null(strstr(buf, "HTTP/1.1 401"));
+	httpd_stop(h);
+	webconfig_free(wc);
 }
 
 int main(void)
@@ -135,6 +236,8 @@ int main(void)
 		cmocka_unit_test(test_route),
 		cmocka_unit_test(test_listen),
 		cmocka_unit_test(test_serve),
+		cmocka_unit_test(test_deadline),
+		cmocka_unit_test(test_auth),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

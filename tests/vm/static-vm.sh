@@ -3,8 +3,9 @@
 # that holds no shared library at all: that file and a static dio, nothing else but busybox.
 # There it says what it leaves out, refuses a trace.dat in one line, counts exactly the direct
 # reads dio made on the NVMe disk (biolatency -D), serves them to a scrape of the exporter
-# (libmicrohttpd without gnutls), and records them: the recording comes back through the
-# console and the normal dynamic build reports the same here, byte for byte.
+# (libmicrohttpd without gnutls; --web.config.file is refused in one line), and records them:
+# the recording comes back through the console and the normal dynamic build reports the same
+# here, byte for byte.
 # The static binary is $IOTAP_STATIC when set, else scripts/build.sh --static builds (or
 # brings up to date) build-static/ in the source tree; it skips only when the static
 # libraries are missing (scripts/deps.sh static installs them; CI does).
@@ -79,6 +80,10 @@ echo "wget rc=$?"
 untraced
 echo "== metrics"
 grep nvme0n1 /tmp/metrics
+echo "== webconfig"
+echo 'basic_auth_users: {}' >/tmp/web.yml
+iotap exporter -l 127.0.0.1:10034 --web.config.file /tmp/web.yml 2>&1
+echo "rc=$?"
 iotap record -o /tmp/x.iotap -- /usr/local/bin/dio read /dev/nvme0n1 $M 4096 >/dev/null 2>/tmp/rec.err
 echo "== record rc=$?"
 cat /tmp/rec.err
@@ -119,6 +124,9 @@ section "$out" biolatency >"$LIVE_TMP/bl"
 grep -qx 'wget rc=0' "$out" || fail "$k: no scrape of the exporter: $(cat "$out")"
 got=$(section "$out" metrics | awk '$1 == "iotap_block_request_latency_seconds_count{disk=\"nvme0n1\",op=\"read\"}" { print $2 }')
 [ "$got" = $E ] || fail "$k: the exporter counts '$got' reads on nvme0n1, expected $E: $(section "$out" metrics)"
+section "$out" webconfig >"$LIVE_TMP/webconfig"
+[ "$(cat "$LIVE_TMP/webconfig")" = "iotap exporter: --web.config.file is not supported: this iotap is built without TLS
+rc=2" ] || fail "$k: --web.config.file: $(cat "$LIVE_TMP/webconfig")"
 grep -q '^== record rc=0$' "$out" || fail "$k: record failed: $(section "$out" record)"
 section "$out" recording | base64 -d >"$LIVE_TMP/x.iotap" || fail "$k: recording not decoded"
 "$IOTAP" report -i "$LIVE_TMP/x.iotap" biolatency -D >"$LIVE_TMP/host" 2>&1 || fail "$k: host report failed: $(cat "$LIVE_TMP/host")"
@@ -127,4 +135,4 @@ section "$out" recording | base64 -d >"$LIVE_TMP/x.iotap" || fail "$k: recording
 section "$out" guest-report >"$LIVE_TMP/guest"
 cmp -s "$LIVE_TMP/guest" "$LIVE_TMP/host" ||
 	fail "$k: the recording reports differently here: $(diff "$LIVE_TMP/guest" "$LIVE_TMP/host")"
-echo "ok: $k: $(stat -c %s "$STATIC") bytes, statically linked, alone in a guest without shared libraries: --version and a trace.dat say what it leaves out; biolatency -D nvme0n1=$N exact, the exporter's scrape $E exact; its recording of $M reads reports the same with the dynamic build here"
+echo "ok: $k: $(stat -c %s "$STATIC") bytes, statically linked, alone in a guest without shared libraries: --version and a trace.dat say what it leaves out; biolatency -D nvme0n1=$N exact, the exporter's scrape $E exact, its --web.config.file refused in one line; its recording of $M reads reports the same with the dynamic build here"
