@@ -249,7 +249,8 @@ enum iotap_device {
  */
 int iotap_device_gone(struct iotap_ctx *ctx, enum iotap_device kind, const char *name);
 /*
- * iotap_pid_check: whether a -p PID names a process the source can see; 0, -EINVAL
+ * iotap_pid_check: whether a -p PID names a process the source can see (and a live one then
+ * learns every thread's process from its birth, in the stream); 0, -EINVAL
  * (not a PID, or a thread's id: refused, logged with its process), -ESRCH (no such
  * process) or -ENOMEM. iotap_comm: a process's name, "?" when not known (never NULL).
  */

@@ -247,6 +247,7 @@ int session_reset(struct session *s, const struct session_opts *opts)
 	s->interval_ns = s->duration_ns = 0;
 	s->lost_reported = s->dropped = s->malformed = 0;
 	s->probe_sys = NULL;
+	s->pid_filtered = false;
 	s->stop = 0;
 	s->sig_base = session_sigs;
 	s->abort_base = session_aborts;

@@ -131,6 +131,7 @@ struct session {
 	uint64_t dropped;		/* samples of no known event, or malformed */
 	uint64_t malformed;		/* of which malformed */
 	const char *probe_sys;		/* the group of the probes this run made */
+	bool pid_filtered;		/* a tool keeps one process's events (-p): see iotap_pid_check */
 	volatile sig_atomic_t stop;	/* session_stop: ends after the current record */
 	sig_atomic_t sig_base;		/* the process's signal counts when it began */
 	sig_atomic_t abort_base;

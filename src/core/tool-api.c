@@ -494,13 +494,18 @@ const char *iotap_disk_sched(struct iotap_ctx *ctx, uint32_t dev)
 	return d ? d->sched : "";
 }
 
-/* iotap_pid_check - a PID option must name a process the source can see running */
+/*
+ * iotap_pid_check - a PID option must name a process the source can see
+ * running; the live source then traces the births of threads too, so that
+ * every thread's process is exact from the first event on
+ */
 int iotap_pid_check(struct iotap_ctx *ctx, int pid)
 {
 	struct session *s = ctx->sess;
 
 	if (pid <= 0)
 		return -EINVAL;
+	s->pid_filtered = true;
 	return s->host->pid_check ? s->host->pid_check(s, pid) : 0;
 }
 

@@ -159,11 +159,14 @@ static int ftrace_open(void *priv)
 			return ret;
 	}
 	/*
-	 * Each thread's birth, in the same buffers as its events and before
-	 * them: the process of every thread is then known in stream order, even
-	 * when a storm of threads overflows perf's side-band (FORK records).
+	 * With -p, each thread's birth, in the same buffers as its events and
+	 * before them: the process of every thread is then known in stream
+	 * order, even when a storm of threads overflows perf's side-band (FORK
+	 * records). Only then: the births of every process on the machine share
+	 * the buffers, and a buffer that overflows counts them among its losses.
 	 */
-	f->births = fmt_set_add_live(&f->s->fs, "task", "task_newtask");
+	if (f->s->pid_filtered)
+		f->births = fmt_set_add_live(&f->s->fs, "task", "task_newtask");
 	if (f->births) {
 		ret = ftrace_ring_add_early(f->fr, "task", "task_newtask", f->births->id);
 		if (ret)
