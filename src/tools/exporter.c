@@ -28,6 +28,7 @@
 struct exporter_params {
 	const char *listen, *textfile, *disk, *web_config;
 	struct record_params rec;	/* -o, --ring and the rest: the flight recorder's */
+	bool stages;
 };
 
 struct exporter_state {
@@ -36,7 +37,7 @@ struct exporter_state {
 	struct scsi_pair scsi;
 	struct blk_lastpos pos;
 	struct blkmetrics m;		/* the series; m.prom: every one, cumulative */
-	struct stagehist stages;	/* btt's stages, into m.prom each snapshot */
+	struct stagehist stages;	/* --stages: btt's stages, into m.prom each snapshot */
 	uint32_t *devs;			/* the disks with series of their own */
 	size_t nr_devs;
 	struct httpd *httpd;
@@ -65,6 +66,10 @@ static const struct opt exporter_opts[] = {
 	RECORD_RING_OPTS(P(rec), "with --ring: write at most N dumps, then keep serving metrics (default: no limit)"),
 	TOOL_OPT_DISK_HELP(P(disk), "trace this disk only (the metrics, the ring and the triggers)"),
 	RECORD_OPT_QUEUED(P(rec)),
+	{ 0, "stages", OPT_FLAG, P(stages), NULL,
+	  "also publish each request's stages as btt splits them (iotap_block_request_stage_seconds: "
+	  "Q2G, G2I, I2D, D2C, Q2C, as biostages shows them); it traces three more events per "
+	  "request (the bio queued, the request allocated, inserted), so it costs more per I/O" },
 	OPT_END
 };
 
@@ -101,6 +106,7 @@ static const char *exporter_disk(struct iotap_ctx *ctx, uint32_t dev)
 static int exporter_on_done(void *arg, const struct blk_io *io)
 {
 	struct iotap_ctx *ctx = arg;
+	struct exporter_params *p = ctx->params;
 	struct exporter_state *st = ctx->state;
 	const char *disk = exporter_disk(ctx, io->dev);
 	uint64_t dist;
@@ -109,7 +115,7 @@ static int exporter_on_done(void *arg, const struct blk_io *io)
 	ret = flightsvc_request(st->ring, io);
 	if (!ret)
 		ret = blk_lastpos_seek(&st->pos, io->dev, io->sector, io->nr_sector, &dist);
-	if (ret >= 0 && stagehist_request(&st->stages, disk, io))
+	if (ret >= 0 && p->stages && stagehist_request(&st->stages, disk, io))
 		ret = -ENOMEM;
 	if (ret < 0)
 		return ret;
@@ -120,11 +126,12 @@ static int exporter_on_done(void *arg, const struct blk_io *io)
 static int exporter_on_nodata(void *arg, const struct blk_io *io)
 {
 	struct iotap_ctx *ctx = arg;
+	struct exporter_params *p = ctx->params;
 	struct exporter_state *st = ctx->state;
 	const char *disk = exporter_disk(ctx, io->dev);
 	int ret = flightsvc_request(st->ring, io);
 
-	if (!ret)
+	if (!ret && p->stages)
 		ret = stagehist_request(&st->stages, disk, io);
 	return ret ? ret : blkmetrics_request(&st->m, disk, io, BLKM_NODATA);
 }
@@ -247,7 +254,7 @@ static int exporter_snapshot(struct iotap_ctx *ctx)
 	int ret;
 
 	ret = blkmetrics_fold(&st->m);
-	if (!ret)
+	if (!ret && p->stages)
 		ret = stagehist_prom(&st->stages, st->m.prom);
 	if (!ret) {
 		exporter_gone(ctx);
@@ -379,7 +386,7 @@ static int exporter_init(struct iotap_ctx *ctx)
 	struct exporter_params *p = ctx->params;
 	struct exporter_state *st = ctx->state;
 	struct blktrack_cfg cfg = {
-		.flags = BT_START | BT_INSERT | BT_STAGES,
+		.flags = BT_START,
 		.on_done = exporter_on_done,
 		.on_nodata = exporter_on_nodata,
 		.arg = ctx,
@@ -399,6 +406,8 @@ static int exporter_init(struct iotap_ctx *ctx)
 		ret = exporter_listen(ctx);
 	if (!ret)
 		ret = blktrack_cfg_select(&cfg, ctx, p->disk, 0);
+	if (p->stages)
+		cfg.flags |= BT_INSERT | BT_STAGES;
 	if (!ret)
 		ret = blktrack_create(&st->bt, ctx, &cfg);
 	if (!ret)

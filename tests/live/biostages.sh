@@ -129,7 +129,7 @@ EP=$LIVE_TMP/stages.prom
 w0=$(stat 5)
 tracer_start "$LIVE_TMP/j3.out" biostages -d "$D" -j
 J_PID=$TRACER_PID
-tracer_start "$LIVE_TMP/e.out" exporter -d "$D" --textfile "$EP" 0.2
+tracer_start "$LIVE_TMP/e.out" exporter --stages -d "$D" --textfile "$EP" 0.2
 E_PID=$TRACER_PID
 dd if=/dev/zero of="$DEV" bs=4k count=4096 status=none
 blockdev --flushbufs "$DEV"

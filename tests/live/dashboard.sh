@@ -51,7 +51,7 @@ PROM=http://127.0.0.1:$PP
 INSTANCE=127.0.0.1:$EP
 
 # Every disk: $disk is a choice among them, as on a real host.
-tracer_start "$LIVE_TMP/e.out" exporter -l "$INSTANCE" 0.2
+tracer_start "$LIVE_TMP/e.out" exporter --stages --ring 30 -o "$LIVE_TMP/dump" -l "$INSTANCE" 0.2
 EXP_PID=$TRACER_PID
 
 mkdir -p "$LIVE_TMP/prom"

@@ -35,7 +35,7 @@ ready() {
 	exit 1
 }
 ip link set lo up
-iotap exporter -l 127.0.0.1:10033 0.2 >/tmp/exporter.out 2>&1 &
+iotap exporter --stages --ring 30 -o /tmp/dump -l 127.0.0.1:10033 0.2 >/tmp/exporter.out 2>&1 &
 ready http://127.0.0.1:10033/metrics iotap_build_info 30
 cat >/tmp/prom.yml <<EOF
 global:
