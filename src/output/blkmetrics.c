@@ -216,15 +216,15 @@ static int blkmetrics_series_fold(struct blkmetrics *m, struct blkmetrics_series
 		return -ENOSPC;
 	ret = prom_hist_add(m->prom, "iotap_block_request_latency_seconds",
 			    "Block I/O request latency from issue to the device until completion "
-			    "(biolatency's histogram)", labels, &s->lat, 1e-6, BLKM_TOP);
+			    "(biolatency's histogram)", labels, &s->lat, 1e-6, BLKM_TOP, false);
 	if (!ret && s->queue.count)
 		ret = prom_hist_add(m->prom, "iotap_block_request_queue_seconds",
 				    "Block I/O request time from creation (block_io_start, else "
 				    "block_rq_insert) until issue to the device", labels, &s->queue,
-				    1e-6, BLKM_TOP);
+				    1e-6, BLKM_TOP, false);
 	if (!ret && s->size.count)
 		ret = prom_hist_add(m->prom, "iotap_block_request_size_bytes",
-				    "Block I/O request size", labels, &s->size, 1, BLKM_TOP);
+				    "Block I/O request size", labels, &s->size, 1, BLKM_TOP, true);
 	if (!ret && s->seq + s->rnd) {
 		const char *help = "Block I/O requests with data, sequential when they start where "
 				   "the disk's last completed request ended, else random";
@@ -257,12 +257,12 @@ static int blkmetrics_cmd_fold(struct blkmetrics *m, struct blkmetrics_cmd *c)
 		ret = prom_hist_add(m->prom, "iotap_scsi_command_latency_seconds",
 				    "SCSI command latency from dispatch to the host adapter until "
 				    "done, per device (host:channel:id:lun) and opcode class "
-				    "(scsilatency's histogram)", labels, &c->lat, 1e-6, BLKM_TOP);
+				    "(scsilatency's histogram)", labels, &c->lat, 1e-6, BLKM_TOP, false);
 	else
 		ret = prom_hist_add(m->prom, "iotap_nvme_command_latency_seconds",
 				    "NVMe command latency from setup until completion, per namespace "
 				    "(admin commands: per controller) and command class "
-				    "(nvmelatency's histogram)", labels, &c->lat, 1e-6, BLKM_TOP);
+				    "(nvmelatency's histogram)", labels, &c->lat, 1e-6, BLKM_TOP, false);
 	hist_reset(&c->lat);
 	return ret;
 }

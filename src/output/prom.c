@@ -176,8 +176,10 @@ static struct prom_series *prom_series_get(struct prom *p, enum prom_kind kind, 
 
 /* prom_hist_add - see prom.h */
 int prom_hist_add(struct prom *p, const char *metric, const char *help, const char *labels,
-		  const struct hist *h, double unit, unsigned int top)
+		  const struct hist *h, double unit, unsigned int top, bool exact)
 {
+	const uint64_t *b = exact ? h->le : h->slot;
+
 	struct prom_series *s;
 
 	if (!prom_name_valid(metric) || !top || top >= HIST_LOG2_SLOTS)
@@ -190,7 +192,7 @@ int prom_hist_add(struct prom *p, const char *metric, const char *help, const ch
 		s->unit = unit;
 	}
 	for (int i = 0; i < HIST_LOG2_SLOTS; i++)
-		s->slot[i] += h->le[i];
+		s->slot[i] += b[i];
 	s->count += h->count;
 	s->value += h->sum * unit;
 	return 0;
@@ -198,7 +200,7 @@ int prom_hist_add(struct prom *p, const char *metric, const char *help, const ch
 
 /* prom_hist_set_add - see prom.h */
 int prom_hist_set_add(struct prom *p, const char *metric, const char *help, const char *label,
-		      const struct hist_set *hs, double unit, unsigned int top)
+		      const struct hist_set *hs, double unit, unsigned int top, bool exact)
 {
 	char labels[512];
 	int ret = 0;
@@ -207,7 +209,7 @@ int prom_hist_set_add(struct prom *p, const char *metric, const char *help, cons
 		labels[0] = 0;
 		if (label && hs->keys[i][0] && prom_label(labels, sizeof(labels), label, hs->keys[i]))
 			return -ENOSPC;
-		ret = prom_hist_add(p, metric, help, labels, &hs->h[i], unit, top);
+		ret = prom_hist_add(p, metric, help, labels, &hs->h[i], unit, top, exact);
 	}
 	return ret;
 }

@@ -2,9 +2,12 @@
 #ifndef IOTAP_PROM_H
 #define IOTAP_PROM_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
+#include <stdbool.h>
 #include "hist.h"
 
 /*
@@ -41,19 +44,23 @@ int prom_label(char *buf, size_t len, const char *name, const char *value);
  * Add an interval's log2 histogram h (BCC slots: slot i counts values below
  * 2^i units) to the series metric{labels}. unit is the size of h's unit in the
  * metric's base unit (1e-6 for microseconds as seconds, 1024 for Kbytes as
- * bytes); buckets run le=2^1..2^top units, then +Inf. The family's help and
- * top come from its first series. Returns 0, -EINVAL (bad metric name, top
- * outside 1..64) or -ENOMEM.
+ * bytes); buckets run le=2^1..2^top units, then +Inf. exact: h's values are
+ * the measure itself (bytes, sectors), and one of 2^i counts under le=2^i, le
+ * being inclusive; otherwise each stands for a measure cut down to a whole unit
+ * (a time in whole microseconds, a size in whole Kbytes) that may be up to one
+ * unit more, and one of 2^i counts under le=2^(i+1), the bound that holds it.
+ * The family's help and top come from its first series. Returns 0, -EINVAL (bad
+ * metric name, top outside 1..64) or -ENOMEM.
  */
 int prom_hist_add(struct prom *p, const char *metric, const char *help, const char *labels,
-		  const struct hist *h, double unit, unsigned int top);
+		  const struct hist *h, double unit, unsigned int top, bool exact);
 
 /*
  * prom_hist_add for every histogram of hs, labelled label="key"; keys that
  * are empty (no -D or -F) give a series without labels. 0 or as prom_hist_add.
  */
 int prom_hist_set_add(struct prom *p, const char *metric, const char *help, const char *label,
-		      const struct hist_set *hs, double unit, unsigned int top);
+		      const struct hist_set *hs, double unit, unsigned int top, bool exact);
 
 /* Add v to the counter metric{labels} (metric should end in _total). As prom_hist_add. */
 int prom_counter_add(struct prom *p, const char *metric, const char *help, const char *labels,

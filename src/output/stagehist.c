@@ -143,7 +143,7 @@ int stagehist_prom(struct stagehist *sh, struct prom *p)
 					    "Block I/O request time per btt stage: Q2G bio queued to "
 					    "request allocated, G2I to scheduler insert, I2D to issue, "
 					    "D2C issue to completion, Q2C first bio queued to completion",
-					    labels, &s->us[st], 1e-6, STAGE_TOP);
+					    labels, &s->us[st], 1e-6, STAGE_TOP, false);
 			hist_reset(&s->us[st]);
 		}
 	}

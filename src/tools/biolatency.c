@@ -193,7 +193,7 @@ static int biolatency_prom(struct iotap_ctx *ctx)
 				    "Block I/O latency from creation to completion (biolatency -Q)" :
 				    "Block I/O latency from issue to the device until completion",
 				    p->disks ? "disk" : p->flags ? "flags" : NULL, &st->hs,
-				    p->msecs ? 1e-3 : 1e-6, p->msecs ? 17 : 27);
+				    p->msecs ? 1e-3 : 1e-6, p->msecs ? 17 : 27, false);
 
 	return tool_prom_write(ctx, st->prom, p->prom, ret);
 }

@@ -30,7 +30,10 @@ static const struct tool_event bitesize_events[] = {
 	{ NULL, NULL, 0 }
 };
 
-/* Kbytes slots as bytes: buckets up to 2^17 KiB, 128 MiB. */
+/*
+ * Kbytes slots as bytes: buckets up to 2^17 KiB, 128 MiB. Sizes are cut to whole KiB (BCC's
+ * rows), so a bucket is the bound that holds them: a 4 KiB request is under le="8192".
+ */
 static const struct keyhist_out bitesize_out = {
 	.key = "Process Name", .unit = "Kbytes",
 	.prom_name = "iotap_bitesize_bytes",

@@ -39,7 +39,7 @@ int keyhist_report(struct keyhist *kh, struct iotap_ctx *ctx, bool timestamp,
 		ret = tool_prom_write(ctx, kh->prom, kh->prom_path,
 				      prom_hist_set_add(kh->prom, o->prom_name, o->prom_help,
 							o->prom_label, &kh->hs, o->prom_unit,
-							o->prom_top));
+							o->prom_top, o->prom_exact));
 	if (ctx->final)
 		blktrack_warn_stats(kh->bt, ctx);
 	hist_set_reset(&kh->hs);

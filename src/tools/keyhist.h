@@ -31,6 +31,7 @@ struct keyhist_out {
 	const char *prom_label;		/* the key as a label */
 	double prom_unit;		/* one value in the metric's base unit */
 	unsigned int prom_top;		/* buckets up to 2^top values */
+	bool prom_exact;		/* values are the measure, not cut to a unit (prom.h) */
 };
 
 /*

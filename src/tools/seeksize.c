@@ -36,6 +36,7 @@ static const struct keyhist_out seeksize_out = {
 	.prom_name = "iotap_seeksize_bytes",
 	.prom_help = "Distance from the disk's last request, by submitting process",
 	.prom_label = "comm", .prom_unit = 512, .prom_top = 40,
+	.prom_exact = true,
 };
 
 /* seeksize_on_issue - the distance from the disk's last request into the submitter's histogram */

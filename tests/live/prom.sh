@@ -61,8 +61,8 @@ count=$(metric "$P" "iotap_biolatency_seconds_count{disk=\"$D\"}")
 inf=$(metric "$P" "iotap_biolatency_seconds_bucket{disk=\"$D\",le=\"+Inf\"}")
 [ "$count" = "$text" ] && [ "$inf" = "$text" ] || fail "_count $count, +Inf $inf, text $text"
 [ "$text" = 1000 ] || fail "text output and metrics count $text, expected 1000"
-# Each bucket is the text's rows up to it (slot i of the text ends below 2^i us) and, le
-# being inclusive, the requests of exactly 2^i us, which the text puts in the next row.
+# Each bucket is the text's rows up to it: slot i of the text is le=2^i us (times are cut
+# to whole microseconds, so a row's bound is the next power of two: prom.h).
 python3 - "$LIVE_TMP/b.out" "$P" "$D" <<'PY' || fail "buckets differ from the text histograms"
 import re, sys
 text, prom, disk = open(sys.argv[1]).read(), open(sys.argv[2]).read(), sys.argv[3]
@@ -77,7 +77,7 @@ run = 0
 for i in range(1, 28):
     run += slots.get(i, 0)
     le = "%.9g" % ((1 << i) * 1e-6)
-    assert run <= cum[le] <= run + slots.get(i + 1, 0), (le, cum[le], run)
+    assert cum[le] == run, (le, cum[le], run)
 prev = -1
 for le, v in cum.items():
     assert v >= prev, (le, v)
@@ -104,11 +104,12 @@ tracer_stop
 promcheck "$P"
 [ "$(metric "$P" 'iotap_bitesize_bytes_count{comm="we\"ird\\dio"}')" = 400 ] ||
 	{ cat "$P" >&2; fail "bitesize: escaped comm does not count 400"; }
-# le is inclusive: a 4096-byte request is under le="4096" (BCC's text row is 4 -> 7 KB).
-[ "$(metric "$P" 'iotap_bitesize_bytes_bucket{comm="we\"ird\\dio",le="4096"}')" = 400 ] ||
-	fail "bitesize: 4 KiB requests not under le=4096"
-[ "$(metric "$P" 'iotap_bitesize_bytes_bucket{comm="we\"ird\\dio",le="2048"}')" = 0 ] ||
-	fail "bitesize: 4 KiB requests under le=2048"
+# bitesize's sizes are cut to whole KiB (BCC's rows): the bound that holds a 4 KiB row is
+# 8192 bytes. The exporter's sizes are bytes, exact: there 4096 is under le="4096".
+[ "$(metric "$P" 'iotap_bitesize_bytes_bucket{comm="we\"ird\\dio",le="8192"}')" = 400 ] ||
+	fail "bitesize: 4 KiB requests not under le=8192"
+[ "$(metric "$P" 'iotap_bitesize_bytes_bucket{comm="we\"ird\\dio",le="4096"}')" = 0 ] ||
+	fail "bitesize: 4 KiB requests under le=4096"
 # The text's sections are "Process Name = COMM".
 sed 's/^Process Name = /comm = /' "$LIVE_TMP/s.out" >"$LIVE_TMP/s.txt"
 [ "$(hist_total "$LIVE_TMP/s.txt" dio)" = 100 ] || fail "bitesize text: dio counts $(hist_total "$LIVE_TMP/s.txt" dio)"

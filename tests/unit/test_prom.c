@@ -76,7 +76,7 @@ static void test_hist_cumulative(void **unused)
 	hist_add(&h, 3);
 	hist_add(&h, 100);
 	assert_int_equal(prom_hist_add(p, "t_seconds", "help \\ with\nnewline", "disk=\"sda\"", &h,
-				       1e-6, 8), 0);
+				       1e-6, 8, false), 0);
 	assert_int_equal(prom_write(p), 0);
 	text = testlib_text_load(path, NULL);
 	assert_non_null(text);
@@ -98,7 +98,7 @@ static void test_hist_cumulative(void **unused)
 	/* A second interval adds up; a value past the top bucket is only in +Inf. */
 	hist_reset(&h);
 	hist_add(&h, 1000);
-	assert_int_equal(prom_hist_add(p, "t_seconds", NULL, "disk=\"sda\"", &h, 1e-6, 8), 0);
+	assert_int_equal(prom_hist_add(p, "t_seconds", NULL, "disk=\"sda\"", &h, 1e-6, 8, false), 0);
 	assert_int_equal(prom_write(p), 0);
 	text = testlib_text_load(path, NULL);
 	assert_non_null(text);
@@ -133,7 +133,9 @@ static void test_hist_le_inclusive(void **unused)
 	hist_add(&h, 4096);
 	hist_add(&h, 4097);
 	hist_add(&h, 2);
-	assert_int_equal(prom_hist_add(p, "t_bytes", "sizes", "", &h, 1, 14), 0);
+	assert_int_equal(prom_hist_add(p, "t_bytes", "sizes", "", &h, 1, 14, true), 0);
+	/* Cut to whole units (microseconds of a time), 4096 may be up to 4097: le="8192". */
+	assert_int_equal(prom_hist_add(p, "t_seconds", "times", "", &h, 1e-6, 14, false), 0);
 	assert_int_equal(prom_write(p), 0);
 	text = testlib_text_load(path, NULL);
 	assert_non_null(text);
@@ -142,6 +144,9 @@ static void test_hist_le_inclusive(void **unused)
 	assert_non_null(strstr(text, "t_bytes_bucket{le=\"4096\"} 3\n"));
 	assert_non_null(strstr(text, "t_bytes_bucket{le=\"8192\"} 4\n"));
 	assert_non_null(strstr(text, "t_bytes_bucket{le=\"+Inf\"} 4\n"));
+	assert_non_null(strstr(text, "t_seconds_bucket{le=\"0.002048\"} 1\n"));
+	assert_non_null(strstr(text, "t_seconds_bucket{le=\"0.004096\"} 1\n"));
+	assert_non_null(strstr(text, "t_seconds_bucket{le=\"0.008192\"} 4\n"));
 	/* BCC's slots are unchanged: 4096 and 4097 both in [4096, 8191]. */
 	assert_int_equal(h.slot[13], 3);
 	free(text);
@@ -198,7 +203,7 @@ static void test_memory_gauges(void **unused)
 		hist_add(&h, 3);
 		hist_add(&h, 5);
 		assert_int_equal(prom_hist_add(p, "lat_seconds", "L", "disk=\"a\",op=\"read\"", &h,
-					       1e-6, 3), 0);
+					       1e-6, 3, false), 0);
 	}
 	f = open_memstream(&text, &len);
 	assert_non_null(f);
