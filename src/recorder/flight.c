@@ -443,7 +443,7 @@ int flight_setup(struct flight **out, const struct record_params *p, struct evst
 		return -EINVAL;
 	}
 	f->ring = ring_alloc((p->ring + p->after) * NSEC_PER_SEC, cap);
-	es->w = f->ring ? rec_writer_create_sink(flight_ring_chunk, f) : NULL;
+	es->w = f->ring ? rec_writer_create_sink_stored(flight_ring_chunk, f) : NULL;
 	if (!es->w) {
 		ring_free(f->ring);
 		free(f);

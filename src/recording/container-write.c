@@ -51,7 +51,35 @@ struct rec_writer {
 	uint32_t stype;
 	rec_chunk_fn sink;	/* a writer to memory: chunks go here, not to fd */
 	void *sink_arg;
+	bool stored;		/* a sink's chunks raw: compressed only when written out */
 };
+
+/* rec_writer_emit_stored - one stored chunk to the sink: the payload as it is, no CRCs */
+static int rec_writer_emit_stored(struct rec_writer *w, uint32_t type, const void *data, size_t len)
+{
+	uint8_t *h;
+	int ret = buf_reserve(&w->out, &w->out_cap, CHUNK_HDR_SIZE + len);
+
+	if (ret)
+		return ret;
+	h = w->out;
+	memset(h, 0, CHUNK_HDR_SIZE);
+	memcpy(h, CHUNK_MAGIC_STORED, 4);
+	put_le32(h + 4, type);
+	put_le32(h + 8, len);
+	put_le32(h + 12, len);
+	if (len)
+		memcpy(h + CHUNK_HDR_SIZE, data, len);
+	ret = w->sink(w->sink_arg, h, CHUNK_HDR_SIZE + len);
+	if (ret) {
+		w->err = ret;
+		return ret;
+	}
+	w->bytes += CHUNK_HDR_SIZE + len;
+	w->nr_chunks++;
+	w->raw_bytes += len;
+	return 0;
+}
 
 /* rec_writer_emit - compress and write one chunk; 0 or -errno (sticky) */
 static int rec_writer_emit(struct rec_writer *w, uint32_t type, const void *data, size_t len)
@@ -60,6 +88,8 @@ static int rec_writer_emit(struct rec_writer *w, uint32_t type, const void *data
 	size_t clen;
 	int ret;
 
+	if (w->stored)
+		return rec_writer_emit_stored(w, type, data, len);
 	ret = buf_reserve(&w->out, &w->out_cap,
 			  CHUNK_HDR_SIZE + deflateBound(&w->zs, len));
 	if (ret)
@@ -180,6 +210,16 @@ struct rec_writer *rec_writer_create_sink(rec_chunk_fn sink, void *arg)
 	return w;
 }
 
+/* rec_writer_create_sink_stored - a sink writer whose chunks stay raw (see container.h) */
+struct rec_writer *rec_writer_create_sink_stored(rec_chunk_fn sink, void *arg)
+{
+	struct rec_writer *w = rec_writer_create_sink(sink, arg);
+
+	if (w)
+		w->stored = true;
+	return w;
+}
+
 /* rec_writer_put_chunk - a whole chunk that a sink writer made, written as it is */
 int rec_writer_put_chunk(struct rec_writer *w, const void *chunk, size_t len)
 {
@@ -188,6 +228,14 @@ int rec_writer_put_chunk(struct rec_writer *w, const void *chunk, size_t len)
 
 	if (ret)
 		return ret;
+	if (len >= CHUNK_HDR_SIZE && !memcmp(h, CHUNK_MAGIC_STORED, 4)) {
+		/* Compressed now, as the file stores it: only what is written costs deflate. */
+		if (get_le32(h + 8) != len - CHUNK_HDR_SIZE || get_le32(h + 12) != len - CHUNK_HDR_SIZE)
+			return -EINVAL;
+		ret = rec_writer_flush(w);
+		return ret ? ret : rec_writer_emit(w, get_le32(h + 4), h + CHUNK_HDR_SIZE,
+						   len - CHUNK_HDR_SIZE);
+	}
 	if (len < CHUNK_HDR_SIZE || memcmp(h, CHUNK_MAGIC, 4) ||
 	    get_le32(h + 12) != len - CHUNK_HDR_SIZE)
 		return -EINVAL;
