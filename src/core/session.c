@@ -617,10 +617,37 @@ static int session_report(struct session *s, bool final)
 	return ret;
 }
 
+/* How often consumers tick (consumer.h): dumps asked for wait no longer than this. */
+#define SESSION_TICK_NS 1000000000ull
+
+/* session_tick_due - the first tick after t_start, or never when no consumer ticks */
+static uint64_t session_tick_due(const struct session *s)
+{
+	for (size_t i = 0; i < s->nr_cons; i++)
+		if (s->cons[i].ops->tick)
+			return s->t_start + SESSION_TICK_NS;
+	return UINT64_MAX;
+}
+
+/* session_tick - every consumer's tick; the first error, after all had theirs */
+static int session_tick(struct session *s)
+{
+	int ret = 0, r;
+
+	for (size_t i = 0; i < s->nr_cons; i++) {
+		if (!s->cons[i].ops->tick)
+			continue;
+		r = s->cons[i].ops->tick(s, s->cons[i].priv);
+		if (r && !ret)
+			ret = r;
+	}
+	return ret;
+}
+
 /* session_run - init the consumers, trace, report per interval or once at the end */
 int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_t duration_ns)
 {
-	uint64_t end = UINT64_MAX, next;
+	uint64_t end = UINT64_MAX, next, tick;
 	int ret;
 
 	s->interval_ns = interval_ns;
@@ -648,9 +675,13 @@ int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_
 	if (duration_ns)
 		end = s->t_start + duration_ns;
 	next = interval_ns ? s->t_start + interval_ns : end;
+	tick = s->opts.input || s->opts.input_buf ? UINT64_MAX : session_tick_due(s);
 	for (;;) {
 		uint64_t deadline = next < end ? next : end;
+		bool ticking = tick < deadline;
 
+		if (ticking)
+			deadline = tick;
 		ret = s->src->run(s, deadline);
 		if (ret < 0)
 			return ret;
@@ -658,6 +689,13 @@ int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_
 			return 0;
 		if (ret == 1)
 			s->now = deadline;
+		if (ret == 1 && ticking) {
+			ret = session_tick(s);
+			if (ret)
+				return ret;
+			tick += SESSION_TICK_NS;
+			continue;
+		}
 		if (ret == 0 || deadline == end) {
 			/* Stopped, end of recording, or duration reached: the last report. */
 			return session_report(s, true);
