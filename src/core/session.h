@@ -30,6 +30,7 @@ struct session_opts {
 	bool verbose;
 	bool track_mmap;		/* live: MMAP2 side-band, for user symbols */
 	bool walk_only;			/* the consumer names no frames (a recorder) */
+	bool no_procs;			/* live: no consumer names processes nor pids: no side-band */
 	int call_graph;			/* enum stack_call_graph: how user stacks are walked */
 	const char *symfs;		/* where a recording's binaries are looked up */
 	int source;			/* enum session_source: where live events are read */

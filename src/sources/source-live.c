@@ -418,10 +418,16 @@ static int live_start(struct session *s)
 	lv->pfd = calloc(LIVE_POLLFDS_MAX, sizeof(*lv->pfd));
 	if (!lv->pfd)
 		return -ENOMEM;
-	/* Process names and mappings come from perf's side-band, whoever reads the events. */
-	if (!live_backend_get(s, &live_perf))
-		return -errno;
-	host_live_comms_warm(s);
+	/*
+	 * Process names and mappings come from perf's side-band, whoever reads
+	 * the events; unless no consumer names a process (session_opts.no_procs):
+	 * then the host's COMM, FORK and EXIT records are not taken at all.
+	 */
+	if (!s->opts.no_procs) {
+		if (!live_backend_get(s, &live_perf))
+			return -errno;
+		host_live_comms_warm(s);
+	}
 	for (int i = 0; i < lv->nr_be; i++) {
 		ret = lv->be[i].ops->open(lv->be[i].priv);
 		if (ret)
@@ -448,12 +454,14 @@ static int live_start(struct session *s)
 			return ret;
 		}
 	}
-	lv->tgids = tgidmap_alloc();
-	if (!lv->tgids)
-		return -ENOMEM;
-	ret = tgidmap_snapshot(lv->tgids);
-	if (ret)
-		return ret;
+	if (!s->opts.no_procs) {
+		lv->tgids = tgidmap_alloc();
+		if (!lv->tgids)
+			return -ENOMEM;
+		ret = tgidmap_snapshot(lv->tgids);
+		if (ret)
+			return ret;
+	}
 	s->t_start = mono_now();
 	s->now = s->t_start;
 	lv->enabled = true;

@@ -210,7 +210,7 @@ static int exporter_flight(struct exporter_state *st)
 				       "", (double)(now.failures - st->ring_last.failures));
 	if (!ret)
 		ret = prom_gauge_set(st->m.prom, "iotap_flight_ring_bytes",
-				     "Bytes the flight recorder's ring holds: compressed events and their bookkeeping",
+				     "Bytes the flight recorder's ring holds: its events, uncompressed, and their bookkeeping",
 				     "", (double)now.ring_bytes);
 	if (!ret)
 		ret = prom_gauge_set(st->m.prom, "iotap_flight_ring_seconds",
@@ -362,6 +362,12 @@ static int exporter_init(struct iotap_ctx *ctx)
 		return -EINVAL;
 	}
 	ret = exporter_ring(ctx);
+	/*
+	 * Its series name no process: without the ring (whose dumps name them),
+	 * the host's process side-band would be work for nobody.
+	 */
+	if (!ret && !st->ring && !ctx->sess->opts.cgroup && !ctx->sess->opts.input)
+		ctx->sess->opts.no_procs = true;
 	if (!ret)
 		ret = exporter_listen(ctx);
 	if (!ret)
@@ -389,8 +395,12 @@ static int exporter_start(struct iotap_ctx *ctx)
 static int exporter_report(struct iotap_ctx *ctx)
 {
 	struct exporter_state *st = ctx->state;
-	int ret = exporter_snapshot(ctx);
+	int ret;
 
+	/* The last dumps count in the last page and textfile. */
+	if (ctx->final)
+		flightsvc_finish(st->ring, ctx->sess);
+	ret = exporter_snapshot(ctx);
 	nvme_pair_say(&st->nvme, ctx);
 	scsi_pair_say(&st->scsi, ctx);
 	if (ctx->final)
