@@ -25,6 +25,7 @@
 
 struct exporter_params {
 	const char *listen, *textfile, *disk;
+	bool no_queue;
 	struct record_params rec;	/* -o, --ring and the rest: the flight recorder's */
 };
 
@@ -51,6 +52,10 @@ static const struct opt exporter_opts[] = {
 	{ 0, "textfile", OPT_OUTFILE, P(textfile), "FILE",
 	  "each interval, also write the metrics to a temporary and rename it over FILE, for "
 	  "node_exporter's textfile collector; without --listen, no HTTP server is started" },
+	{ 0, "no-queue-time", OPT_FLAG, P(no_queue), NULL,
+	  "no iotap_block_request_queue_seconds: take no block_io_start for requests with data, "
+	  "a third of the events per request, so the exporter costs what biolatency does "
+	  "(bench/README.md)" },
 	{ 'o', "output", OPT_OUTFILE, P(rec.output), "FILE",
 	  "with --ring: write each dump to FILE.<timestamp> (created mode 0600)" },
 	RECORD_RING_OPTS(P(rec), "with --ring: write at most N dumps, then keep serving metrics (default: no limit)"),
@@ -346,13 +351,17 @@ static int exporter_init(struct iotap_ctx *ctx)
 	struct exporter_params *p = ctx->params;
 	struct exporter_state *st = ctx->state;
 	struct blktrack_cfg cfg = {
-		.flags = BT_START,
+		.flags = p->no_queue ? 0 : BT_START,
 		.on_done = exporter_on_done,
 		.on_nodata = exporter_on_nodata,
 		.arg = ctx,
 	};
 	int ret;
 
+	if (p->no_queue && p->rec.queued) {
+		iotap_err(ctx, "--no-queue-time: not with -Q, whose trigger times from creation");
+		return -EINVAL;
+	}
 	health_init(&st->health);
 	st->m.max_devs = EXPORTER_MAX_DISKS;
 	if (!(st->devs = calloc(EXPORTER_MAX_DISKS, sizeof(*st->devs))))
@@ -433,7 +442,8 @@ const struct tool tool_exporter = {
 		"disk and operation (read, write, flush, discard, other): "
 		"iotap_block_request_latency_seconds, a histogram from issue to completion with "
 		"biolatency's log2 buckets (its counts equal biolatency's for the same I/O); "
-		"iotap_block_request_queue_seconds, from creation to issue; "
+		"iotap_block_request_queue_seconds, from creation to issue (not with "
+		"--no-queue-time); "
 		"iotap_block_request_size_bytes; iotap_block_requests_by_pattern_total "
 		"(sequential or random); and iotap_block_request_errors_total by BLK_STS name. "
 		"Where the kernel traces NVMe and SCSI commands (nvme:nvme_setup_cmd, "
