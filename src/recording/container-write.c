@@ -47,6 +47,7 @@ struct rec_writer {
 	uint8_t *out;		/* chunk header followed by the payload */
 	size_t out_cap;
 	uint8_t *sbuf;		/* pending streamed bytes */
+	uint8_t *sbuf_mem;	/* its allocation: a chunk header's room before sbuf */
 	size_t slen;
 	uint32_t stype;
 	rec_chunk_fn sink;	/* a writer to memory: chunks go here, not to fd */
@@ -58,18 +59,24 @@ struct rec_writer {
 static int rec_writer_emit_stored(struct rec_writer *w, uint32_t type, const void *data, size_t len)
 {
 	uint8_t *h;
-	int ret = buf_reserve(&w->out, &w->out_cap, CHUNK_HDR_SIZE + len);
+	int ret = 0;
 
-	if (ret)
-		return ret;
-	h = w->out;
+	/* Streamed bytes have the header's room before them: no copy. */
+	if (data == w->sbuf && len) {
+		h = w->sbuf - CHUNK_HDR_SIZE;
+	} else {
+		ret = buf_reserve(&w->out, &w->out_cap, CHUNK_HDR_SIZE + len);
+		if (ret)
+			return ret;
+		h = w->out;
+		if (len)
+			memcpy(h + CHUNK_HDR_SIZE, data, len);
+	}
 	memset(h, 0, CHUNK_HDR_SIZE);
 	memcpy(h, CHUNK_MAGIC_STORED, 4);
 	put_le32(h + 4, type);
 	put_le32(h + 8, len);
 	put_le32(h + 12, len);
-	if (len)
-		memcpy(h + CHUNK_HDR_SIZE, data, len);
 	ret = w->sink(w->sink_arg, h, CHUNK_HDR_SIZE + len);
 	if (ret) {
 		w->err = ret;
@@ -318,9 +325,10 @@ int rec_writer_stream(struct rec_writer *w, uint32_t type, const void *data, siz
 	if (!len)
 		return 0;
 	if (!w->sbuf) {
-		w->sbuf = malloc(REC_STREAM_CHUNK);
-		if (!w->sbuf)
+		w->sbuf_mem = malloc(CHUNK_HDR_SIZE + REC_STREAM_CHUNK);
+		if (!w->sbuf_mem)
 			return -ENOMEM;
+		w->sbuf = w->sbuf_mem + CHUNK_HDR_SIZE;
 	}
 	memcpy(w->sbuf + w->slen, p, len);
 	w->slen += len;
@@ -343,7 +351,8 @@ static void rec_writer_release(struct rec_writer *w)
 	free(w->out);
 	w->out = NULL;
 	w->out_cap = 0;
-	free(w->sbuf);
+	free(w->sbuf_mem);
+	w->sbuf_mem = NULL;
 	w->sbuf = NULL;
 	w->slen = 0;
 }
