@@ -54,7 +54,7 @@ static const struct opt exporter_opts[] = {
 	  "node_exporter's textfile collector; without --listen, no HTTP server is started" },
 	{ 0, "no-queue-time", OPT_FLAG, P(no_queue), NULL,
 	  "no iotap_block_request_queue_seconds: take no block_io_start for requests with data, "
-	  "a third of the events per request, so the exporter costs what biolatency does "
+	  "two events per request instead of three, and about biolatency's cost per I/O "
 	  "(bench/README.md)" },
 	{ 'o', "output", OPT_OUTFILE, P(rec.output), "FILE",
 	  "with --ring: write each dump to FILE.<timestamp> (created mode 0600)" },
