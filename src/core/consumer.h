@@ -55,7 +55,7 @@ struct consumer_ops {
 	int (*on_record)(struct session *s, void *priv, const struct perf_event_header *rec);
 	int (*report)(struct session *s, void *priv, bool final);
 	/*
-	 * Live, about every second whatever the interval (none without it):
+	 * Live, four times a second whatever the interval (none without it):
 	 * for work that must not wait for a long interval, such as a flight
 	 * recorder's dump asked for by SIGUSR2.
 	 */

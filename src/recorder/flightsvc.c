@@ -28,7 +28,7 @@ static int flightsvc_on_record(struct session *s, void *priv, const struct perf_
 	return flight_record(((struct flightsvc *)priv)->f, s, rec);
 }
 
-/* flightsvc_tick - every second, whatever the tool's interval: a chunk, the dumps asked for */
+/* flightsvc_tick - four times a second, whatever the interval: a chunk, the dumps asked for */
 static int flightsvc_tick(struct session *s, void *priv)
 {
 	return flight_tick(((struct flightsvc *)priv)->f, s);

@@ -11,7 +11,7 @@
  * triggers (flightsvc_request). --ring, --ring-size, --trigger, --after,
  * -d and -Q mean what they mean to record --ring; --max-dumps ends the
  * dumps, not the session. The ring is flushed and asked-for dumps go out
- * every second (the session's tick), whatever the tool's interval.
+ * four times a second (the session's tick), whatever the tool's interval.
  */
 #include "flight.h"
 #include "record-params.h"
