@@ -7,7 +7,7 @@
  * recording's event chunks, stored raw (container.h: a stored sink writer
  * makes them, rec_writer_put_chunk compresses them as it writes them out), so
  * that reading events costs no deflate: only what a dump writes is
- * compressed, at the price of about five times the memory per event.
+ * compressed, at the price of several times the memory per event.
  * Each chunk is self-contained (its callchain ids start over). Memory is
  * bounded twice: chunks whose newest event is older than keep_ns before the
  * newest chunk's are dropped, and while the held bytes exceed cap the oldest
