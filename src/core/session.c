@@ -767,8 +767,7 @@ int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_
 			return ret;
 		if (session_aborted(s))
 			return 0;
-		if (ret == 1)
-			s->now = deadline;
+		/* A tick is no report: the stream time of reports stays the interval's. */
 		if (ret == 1 && ticking) {
 			ret = session_tick(s);
 			if (ret)
@@ -776,6 +775,8 @@ int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_
 			tick += SESSION_TICK_NS;
 			continue;
 		}
+		if (ret == 1)
+			s->now = deadline;
 		if (ret == 0 || deadline == end) {
 			/* Stopped, end of recording, or duration reached: the last report. */
 			return session_report(s, true);
