@@ -20,6 +20,34 @@ static struct tep_format_field *field_find(struct tep_event *ev, const char *nam
 	return NULL;
 }
 
+/*
+ * field_read - an unsigned number of size bytes at p, in the trace's byte
+ * order: a plain load where it is this host's (every live trace), which is
+ * most of what decoding an event costs
+ */
+static uint64_t field_read(const struct field *f, const char *p, int size)
+{
+	uint64_t v8;
+	uint32_t v4;
+	uint16_t v2;
+
+	switch (size) {
+	case 1:
+		return *(const uint8_t *)p;
+	case 2:
+		memcpy(&v2, p, 2);
+		return f->swap ? __builtin_bswap16(v2) : v2;
+	case 4:
+		memcpy(&v4, p, 4);
+		return f->swap ? __builtin_bswap32(v4) : v4;
+	case 8:
+		memcpy(&v8, p, 8);
+		return f->swap ? __builtin_bswap64(v8) : v8;
+	default:
+		return tep_read_number(f->tep, p, size);
+	}
+}
+
 /* field_init - locate name in ev's format; -ENOENT leaves the field absent */
 int field_init(struct field *f, struct tep_event *ev, const char *name)
 {
@@ -33,6 +61,7 @@ int field_init(struct field *f, struct tep_event *ev, const char *name)
 	f->size = tf->size;
 	f->dynamic = tf->flags & TEP_FIELD_IS_DYNAMIC;
 	f->is_signed = tf->flags & TEP_FIELD_IS_SIGNED;
+	f->swap = tep_is_file_bigendian(ev->tep) != tep_is_local_bigendian(ev->tep);
 	f->present = true;
 	return 0;
 }
@@ -51,7 +80,7 @@ uint64_t field_u64(const struct field *f, const void *raw, uint32_t size)
 {
 	if (!f->present || f->dynamic || f->size > 8 || (uint32_t)f->offset + f->size > size)
 		return 0;
-	return tep_read_number(f->tep, (const char *)raw + f->offset, f->size);
+	return field_read(f, (const char *)raw + f->offset, f->size);
 }
 
 /* field_s64 - the field sign-extended from its own width */
@@ -77,7 +106,7 @@ size_t field_str(const struct field *f, const void *raw, uint32_t size, char *ou
 	if (!f->present || (uint32_t)f->offset + f->size > size)
 		return 0;
 	if (f->dynamic) {
-		uint32_t loc = (uint32_t)tep_read_number(f->tep, (const char *)raw + f->offset, 4);
+		uint32_t loc = (uint32_t)field_read(f, (const char *)raw + f->offset, 4);
 
 		off = loc & 0xffff;
 		len = loc >> 16;

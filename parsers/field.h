@@ -20,6 +20,7 @@ struct field {
 	bool present;
 	bool dynamic;		/* __data_loc: offset/length word */
 	bool is_signed;
+	bool swap;		/* the trace's byte order is not this host's */
 };
 
 /* field_init - locate name in ev's format: 0, or -ENOENT (the field left absent) */

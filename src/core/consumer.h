@@ -54,6 +54,12 @@ struct consumer_ops {
 	int (*start)(struct session *s, void *priv);
 	int (*on_record)(struct session *s, void *priv, const struct perf_event_header *rec);
 	int (*report)(struct session *s, void *priv, bool final);
+	/*
+	 * Live, four times a second whatever the interval (none without it):
+	 * for work that must not wait for a long interval, such as a flight
+	 * recorder's dump asked for by SIGUSR2.
+	 */
+	int (*tick)(struct session *s, void *priv);
 	void (*fini)(struct session *s, void *priv);
 };
 

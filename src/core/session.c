@@ -32,7 +32,18 @@ static volatile sig_atomic_t session_stopping;	/* the running session is stoppin
 struct comm_ent {
 	uint32_t pid;
 	char comm[16];
+	uint64_t gone;			/* its EXIT's time (at least 1); 0: alive */
 };
+
+/*
+ * Names of processes that exited stay this long at least, and two
+ * intervals (a tool may name them in its next report): then they go, so
+ * that a long-running session's names are those of the host's living
+ * processes, not of every one it ever saw.
+ */
+#define SESSION_COMM_GRACE_NS (60 * 1000000000ull)
+/* Exited names kept before the table is compacted (then twice those left, at least). */
+#define SESSION_COMM_GONE_MIN 1024
 
 /* session_on_signal - first signal stops cleanly, a second SIGINT aborts the final report */
 static void session_on_signal(int sig)
@@ -239,6 +250,7 @@ int session_reset(struct session *s, const struct session_opts *opts)
 	if (s->nr_comms_open)
 		memcpy(s->comms, s->comms_open, s->nr_comms_open * sizeof(*s->comms));
 	s->nr_comms = s->nr_comms_open;
+	s->nr_comms_gone = s->comm_compact_at = 0;
 	session_comm_index(s);
 	s->disks.nr = s->nr_disks_open;
 	memset(&s->ctx, 0, sizeof(s->ctx));
@@ -418,6 +430,11 @@ void session_comm_cache(struct session *s, uint32_t pid, const char *comm)
 	     v = hashtab_find_next(&s->comm_index, &pos)) {
 		if (s->comms[*v].pid == pid) {
 			snprintf(s->comms[*v].comm, sizeof(s->comms[*v].comm), "%.15s", comm);
+			/* The pid lives again (reused): its name stays. */
+			if (s->comms[*v].gone) {
+				s->comms[*v].gone = 0;
+				s->nr_comms_gone--;
+			}
 			return;
 		}
 	}
@@ -426,7 +443,61 @@ void session_comm_cache(struct session *s, uint32_t pid, const char *comm)
 	    hashtab_add(&s->comm_index, &pos, (uint32_t)s->nr_comms))
 		return;
 	s->comms[s->nr_comms].pid = pid;
+	s->comms[s->nr_comms].gone = 0;
 	snprintf(s->comms[s->nr_comms++].comm, 16, "%.15s", comm);
+}
+
+/* session_comm_compact - drop the names of processes gone for longer than the grace */
+static void session_comm_compact(struct session *s, uint64_t now)
+{
+	uint64_t grace = s->interval_ns * 2 > SESSION_COMM_GRACE_NS ? s->interval_ns * 2 :
+			 SESSION_COMM_GRACE_NS;
+	size_t n = s->nr_comms_open;
+
+	s->nr_comms_gone = 0;
+	for (size_t i = s->nr_comms_open; i < s->nr_comms; i++) {
+		if (s->comms[i].gone && s->comms[i].gone + grace <= now)
+			continue;
+		if (s->comms[i].gone)
+			s->nr_comms_gone++;
+		s->comms[n++] = s->comms[i];
+	}
+	s->nr_comms = n;
+	s->comm_compact_at = s->nr_comms_gone * 2 + SESSION_COMM_GONE_MIN;
+	session_comm_index(s);
+}
+
+/*
+ * session_comm_exit - pid exited at time t: its name is kept a while, then
+ * forgotten (only live runs that report by interval: a run that reports once
+ * at its end may name any process it saw)
+ */
+static void session_comm_exit(struct session *s, uint32_t pid, uint64_t t)
+{
+	struct hashtab_pos pos;
+	uint32_t *v;
+
+	if (!s->interval_ns || !s->comm_index.slots)
+		return;
+	for (v = hashtab_find(&s->comm_index, hashtab_mix(pid), &pos); v;
+	     v = hashtab_find_next(&s->comm_index, &pos)) {
+		struct comm_ent *c = &s->comms[*v];
+
+		if (c->pid != pid || *v < s->nr_comms_open)
+			continue;
+		if (!c->gone)
+			s->nr_comms_gone++;
+		c->gone = t ? t : 1;
+		break;
+	}
+	if (s->nr_comms_gone >= (s->comm_compact_at ? s->comm_compact_at : SESSION_COMM_GONE_MIN))
+		session_comm_compact(s, t);
+}
+
+/* session_comm_count - see session.h */
+size_t session_comm_count(const struct session *s)
+{
+	return s->nr_comms;
 }
 
 /* session_comm_cached - a name COMM records (or an earlier lookup) gave pid, or NULL */
@@ -470,6 +541,15 @@ int session_dispatch(struct session *s, const struct perf_event_header *rec)
 		/* A thread naming itself (io_uring's iou-wrk-N workers) does not rename its process. */
 		if (rec->size >= sizeof(*rec) + sizeof(*c) && c->pid == c->tid)
 			session_comm_cache(s, c->pid, c->comm);
+		return 0;
+	}
+	if (rec->type == PERF_RECORD_EXIT) {
+		const struct perf_record_exit { uint32_t pid, ppid, tid, ptid; uint64_t time; } *e =
+			(const void *)(rec + 1);
+
+		/* The process, not one of its threads. */
+		if (rec->size >= sizeof(*rec) + sizeof(*e) && e->pid == e->tid)
+			session_comm_exit(s, e->pid, e->time);
 		return 0;
 	}
 	if (rec->type == PERF_RECORD_FORK) {
@@ -619,10 +699,37 @@ static int session_report(struct session *s, bool final)
 	return ret;
 }
 
+/* How often consumers tick (consumer.h): dumps asked for wait no longer than this. */
+#define SESSION_TICK_NS 250000000ull
+
+/* session_tick_due - the first tick after t_start, or never when no consumer ticks */
+static uint64_t session_tick_due(const struct session *s)
+{
+	for (size_t i = 0; i < s->nr_cons; i++)
+		if (s->cons[i].ops->tick)
+			return s->t_start + SESSION_TICK_NS;
+	return UINT64_MAX;
+}
+
+/* session_tick - every consumer's tick; the first error, after all had theirs */
+static int session_tick(struct session *s)
+{
+	int ret = 0, r;
+
+	for (size_t i = 0; i < s->nr_cons; i++) {
+		if (!s->cons[i].ops->tick)
+			continue;
+		r = s->cons[i].ops->tick(s, s->cons[i].priv);
+		if (r && !ret)
+			ret = r;
+	}
+	return ret;
+}
+
 /* session_run - init the consumers, trace, report per interval or once at the end */
 int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_t duration_ns)
 {
-	uint64_t end = UINT64_MAX, next;
+	uint64_t end = UINT64_MAX, next, tick;
 	int ret;
 
 	s->interval_ns = interval_ns;
@@ -650,14 +757,26 @@ int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_
 	if (duration_ns)
 		end = s->t_start + duration_ns;
 	next = interval_ns ? s->t_start + interval_ns : end;
+	tick = s->opts.input || s->opts.input_buf ? UINT64_MAX : session_tick_due(s);
 	for (;;) {
 		uint64_t deadline = next < end ? next : end;
+		bool ticking = tick < deadline;
 
+		if (ticking)
+			deadline = tick;
 		ret = s->src->run(s, deadline);
 		if (ret < 0)
 			return ret;
 		if (session_aborted(s))
 			return 0;
+		/* A tick is no report: the stream time of reports stays the interval's. */
+		if (ret == 1 && ticking) {
+			ret = session_tick(s);
+			if (ret)
+				return ret;
+			tick += SESSION_TICK_NS;
+			continue;
+		}
 		if (ret == 1)
 			s->now = deadline;
 		if (ret == 0 || deadline == end) {

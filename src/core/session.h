@@ -30,6 +30,7 @@ struct session_opts {
 	bool verbose;
 	bool track_mmap;		/* live: MMAP2 side-band, for user symbols */
 	bool walk_only;			/* the consumer names no frames (a recorder) */
+	bool no_procs;			/* live: no consumer names processes nor pids: no side-band */
 	int call_graph;			/* enum stack_call_graph: how user stacks are walked */
 	const char *symfs;		/* where a recording's binaries are looked up */
 	int source;			/* enum session_source: where live events are read */
@@ -120,6 +121,8 @@ struct session {
 	size_t nr_comms, cap_comms;
 	/* pid -> index into comms: every fork on the host adds a name, read on each lookup. */
 	struct hashtab comm_index;
+	/* Names of processes that exited (their EXIT seen), and when to compact them away. */
+	size_t nr_comms_gone, comm_compact_at;
 	/* What the source knew when it opened, for session_reset: names, and how many disks. */
 	struct comm_ent *comms_open;
 	size_t nr_comms_open;
@@ -208,6 +211,8 @@ void session_comm_cache(struct session *s, uint32_t pid, const char *comm);
  * (no error)
  */
 const char *session_comm_cached(const struct session *s, uint32_t pid);
+/* session_comm_count - how many names s keeps: flat on a long run, as processes come and go */
+size_t session_comm_count(const struct session *s);
 /* session_event_find - the event a sample id belongs to, NULL when none is in use (no error) */
 struct iotap_event *session_event_find(struct session *s, uint64_t id);
 /*

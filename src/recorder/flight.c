@@ -281,12 +281,21 @@ static int flight_check(struct flight *f, struct session *s, uint64_t now)
 int flight_record(struct flight *f, struct session *s, const struct perf_event_header *rec)
 {
 	struct reqwatch_rec r;
-	uint64_t t = reqwatch_time(s, rec, &r), first;
-	int ret;
+	uint64_t t = 0, first;
+	int ret = 0;
 
+	/*
+	 * Served (the program pairs the requests): only the time is wanted, at
+	 * its fixed place in a sample, not a second parse of every record.
+	 */
+	if (f->watch)
+		t = reqwatch_time(s, rec, &r);
+	else if (rec->type == PERF_RECORD_SAMPLE && perf_record_time(rec, &t))
+		t = 0;
 	if (t > f->last_t)
 		f->last_t = t;
-	ret = reqwatch_feed(f->watch, s, &r, &first);
+	if (f->watch)
+		ret = reqwatch_feed(f->watch, s, &r, &first);
 	if (!ret && rec_writer_pending(f->es->w) + rec->size > RING_CHUNK)
 		ret = flight_fail(f, rec_writer_flush(f->es->w));
 	if (!ret)
@@ -443,7 +452,7 @@ int flight_setup(struct flight **out, const struct record_params *p, struct evst
 		return -EINVAL;
 	}
 	f->ring = ring_alloc((p->ring + p->after) * NSEC_PER_SEC, cap);
-	es->w = f->ring ? rec_writer_create_sink(flight_ring_chunk, f) : NULL;
+	es->w = f->ring ? rec_writer_create_sink_stored(flight_ring_chunk, f) : NULL;
 	if (!es->w) {
 		ring_free(f->ring);
 		free(f);

@@ -11,6 +11,7 @@ struct flightsvc {
 	struct evstream es;		/* the ring's writer (flight_setup makes it) */
 	struct snap_info info;
 	struct flight *f;
+	bool finished;			/* flightsvc_finish ran: the dumps are all said */
 };
 
 /* flightsvc_start - events flow: -d resolved, the writer thread */
@@ -27,14 +28,17 @@ static int flightsvc_on_record(struct session *s, void *priv, const struct perf_
 	return flight_record(((struct flightsvc *)priv)->f, s, rec);
 }
 
-/* flightsvc_report - a chunk a second and the dumps said; at the end, the open incident */
+/* flightsvc_tick - four times a second, whatever the interval: a chunk, the dumps asked for */
+static int flightsvc_tick(struct session *s, void *priv)
+{
+	return flight_tick(((struct flightsvc *)priv)->f, s);
+}
+
+/* flightsvc_report - at the end, the open incident, unless the tool finished it first */
 static int flightsvc_report(struct session *s, void *priv, bool final)
 {
-	struct flightsvc *fs = priv;
-
-	if (!final)
-		return flight_tick(fs->f, s);
-	flight_finish(fs->f, s);
+	if (final)
+		flightsvc_finish(priv, s);
 	return 0;
 }
 
@@ -54,6 +58,7 @@ static const struct consumer_ops flightsvc_consumer = {
 	.start = flightsvc_start,
 	.on_record = flightsvc_on_record,
 	.report = flightsvc_report,
+	.tick = flightsvc_tick,
 	.fini = flightsvc_fini,
 };
 
@@ -109,4 +114,13 @@ int flightsvc_request(struct flightsvc *fs, const struct blk_io *io)
 void flightsvc_stats(const struct flightsvc *fs, struct flight_stats *st)
 {
 	flight_stats(fs->f, st);
+}
+
+/* flightsvc_finish - see flightsvc.h */
+void flightsvc_finish(struct flightsvc *fs, struct session *s)
+{
+	if (!fs || fs->finished)
+		return;
+	fs->finished = true;
+	flight_finish(fs->f, s);
 }

@@ -10,7 +10,8 @@
  * tool pairs the requests and hands each completed one over for the
  * triggers (flightsvc_request). --ring, --ring-size, --trigger, --after,
  * -d and -Q mean what they mean to record --ring; --max-dumps ends the
- * dumps, not the session.
+ * dumps, not the session. The ring is flushed and asked-for dumps go out
+ * four times a second (the session's tick), whatever the tool's interval.
  */
 #include "flight.h"
 #include "record-params.h"
@@ -28,6 +29,12 @@ struct flightsvc;
 int flightsvc_add(struct flightsvc **out, struct session *s, const struct record_params *p);
 /* A completed request (or flush), paired by the tool: 0. fs may be NULL. */
 int flightsvc_request(struct flightsvc *fs, const struct blk_io *io);
+/*
+ * At the end: the open incident dumped and every dump written and said, so
+ * that the tool's last report counts them (else the session's final report
+ * does it, after the tool's). fs may be NULL; once.
+ */
+void flightsvc_finish(struct flightsvc *fs, struct session *s);
 /* The dumps so far and what the ring holds now (flight_stats); fs not NULL. */
 void flightsvc_stats(const struct flightsvc *fs, struct flight_stats *st);
 

@@ -11,7 +11,7 @@ struct ring_chunk {
 	struct ring_chunk *next;
 	atomic_uint refs;		/* the ring's, and each holder's */
 	uint64_t t_first, t_last;
-	size_t len;
+	size_t len, room;		/* room: data's allocated bytes */
 	uint8_t data[];
 };
 
@@ -20,6 +20,12 @@ struct ring {
 	size_t bytes, nr, cap;
 	uint64_t keep_ns;
 	bool cap_bound;
+	/*
+	 * The last chunk dropped that nobody held, kept for the next one: a full
+	 * ring drops one as it adds one, and a fresh allocation of that size
+	 * would be fresh pages, faulted in one by one on the event path.
+	 */
+	struct ring_chunk *spare;
 };
 
 /* ring_alloc - an empty ring */
@@ -41,7 +47,7 @@ static void ring_chunk_put(struct ring_chunk *c)
 		free(c);
 }
 
-/* ring_drop - forget the oldest chunk */
+/* ring_drop - forget the oldest chunk; unheld, it may become the spare */
 static void ring_drop(struct ring *r)
 {
 	struct ring_chunk *c = r->head;
@@ -51,7 +57,14 @@ static void ring_drop(struct ring *r)
 		r->tail = NULL;
 	r->bytes -= sizeof(*c) + c->len;
 	r->nr--;
-	ring_chunk_put(c);
+	if (atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	if (r->spare && r->spare->room >= c->room) {
+		free(c);
+		return;
+	}
+	free(r->spare);
+	r->spare = c;
 }
 
 /* ring_free - every chunk, then the ring; accepts NULL */
@@ -61,6 +74,7 @@ void ring_free(struct ring *r)
 		return;
 	while (r->head)
 		ring_drop(r);
+	free(r->spare);
 	free(r);
 }
 
@@ -74,9 +88,22 @@ int ring_add(struct ring *r, const void *chunk, size_t len, uint64_t t_first, ui
 			ring_drop(r);
 		return -E2BIG;
 	}
-	c = malloc(sizeof(*c) + len);
-	if (!c)
-		return -ENOMEM;
+	/* Room first (what the new chunk ends, by age, and what it would push over the cap). */
+	while (r->head && r->head->t_last + r->keep_ns < t_last)
+		ring_drop(r);
+	while (r->head && r->bytes + sizeof(*c) + len > r->cap) {
+		r->cap_bound = true;
+		ring_drop(r);
+	}
+	if (r->spare && r->spare->room >= len) {
+		c = r->spare;
+		r->spare = NULL;
+	} else {
+		c = malloc(sizeof(*c) + len);
+		if (!c)
+			return -ENOMEM;
+		c->room = len;
+	}
 	c->next = NULL;
 	atomic_init(&c->refs, 1);
 	c->t_first = t_first;
@@ -90,12 +117,6 @@ int ring_add(struct ring *r, const void *chunk, size_t len, uint64_t t_first, ui
 	r->tail = c;
 	r->bytes += sizeof(*c) + len;
 	r->nr++;
-	while (r->head != c && r->head->t_last + r->keep_ns < t_last)
-		ring_drop(r);
-	while (r->bytes > r->cap) {
-		r->cap_bound = true;
-		ring_drop(r);
-	}
 	return 0;
 }
 

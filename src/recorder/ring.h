@@ -4,9 +4,10 @@
 
 /*
  * The flight recorder's memory (record --ring): the last keep_ns of the
- * recording's event chunks, compressed and framed exactly as the file
- * stores them (container.h: a sink writer makes them, rec_writer_put_chunk
- * writes them out), so a dump is a copy and memory per event is the file's.
+ * recording's event chunks, stored raw (container.h: a stored sink writer
+ * makes them, rec_writer_put_chunk compresses them as it writes them out), so
+ * that reading events costs no deflate: only what a dump writes is
+ * compressed, at the price of several times the memory per event.
  * Each chunk is self-contained (its callchain ids start over). Memory is
  * bounded twice: chunks whose newest event is older than keep_ns before the
  * newest chunk's are dropped, and while the held bytes exceed cap the oldest

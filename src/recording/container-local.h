@@ -31,6 +31,8 @@
 #define MAGIC "IOTAPREC"
 #define MAGIC_LEN 8
 #define CHUNK_MAGIC "CHNK"
+/* A stored sink chunk: its payload raw, in memory only (never in a file). */
+#define CHUNK_MAGIC_STORED "CHNR"
 
 /* comp_max - largest compressed length the format allows for raw bytes */
 static inline size_t comp_max(size_t raw)

@@ -326,11 +326,14 @@ int rec_reader_check_packed(struct rec_reader *r, const struct rec_packed *c)
 int rec_chunk_unpack(const void *chunk, size_t len, struct rec_packed *c)
 {
 	const uint8_t *h = chunk;
+	bool stored = h && len >= CHUNK_HDR_SIZE && !memcmp(h, CHUNK_MAGIC_STORED, 4);
 
-	if (!h || len < CHUNK_HDR_SIZE || memcmp(h, CHUNK_MAGIC, 4) ||
-	    get_le32(h + 12) != len - CHUNK_HDR_SIZE || get_le32(h + 8) > REC_CHUNK_MAX)
+	if (!h || len < CHUNK_HDR_SIZE || (!stored && memcmp(h, CHUNK_MAGIC, 4)) ||
+	    get_le32(h + 12) != len - CHUNK_HDR_SIZE || get_le32(h + 8) > REC_CHUNK_MAX ||
+	    (stored && get_le32(h + 8) != len - CHUNK_HDR_SIZE))
 		return -EINVAL;
 	memset(c, 0, sizeof(*c));
+	c->stored = stored;
 	c->type = get_le32(h + 4);
 	c->raw_len = get_le32(h + 8);
 	c->payload = h + CHUNK_HDR_SIZE;

@@ -47,11 +47,46 @@ struct rec_writer {
 	uint8_t *out;		/* chunk header followed by the payload */
 	size_t out_cap;
 	uint8_t *sbuf;		/* pending streamed bytes */
+	uint8_t *sbuf_mem;	/* its allocation: a chunk header's room before sbuf */
 	size_t slen;
 	uint32_t stype;
 	rec_chunk_fn sink;	/* a writer to memory: chunks go here, not to fd */
 	void *sink_arg;
+	bool stored;		/* a sink's chunks raw: compressed only when written out */
 };
+
+/* rec_writer_emit_stored - one stored chunk to the sink: the payload as it is, no CRCs */
+static int rec_writer_emit_stored(struct rec_writer *w, uint32_t type, const void *data, size_t len)
+{
+	uint8_t *h;
+	int ret = 0;
+
+	/* Streamed bytes have the header's room before them: no copy. */
+	if (data == w->sbuf && len) {
+		h = w->sbuf - CHUNK_HDR_SIZE;
+	} else {
+		ret = buf_reserve(&w->out, &w->out_cap, CHUNK_HDR_SIZE + len);
+		if (ret)
+			return ret;
+		h = w->out;
+		if (len)
+			memcpy(h + CHUNK_HDR_SIZE, data, len);
+	}
+	memset(h, 0, CHUNK_HDR_SIZE);
+	memcpy(h, CHUNK_MAGIC_STORED, 4);
+	put_le32(h + 4, type);
+	put_le32(h + 8, len);
+	put_le32(h + 12, len);
+	ret = w->sink(w->sink_arg, h, CHUNK_HDR_SIZE + len);
+	if (ret) {
+		w->err = ret;
+		return ret;
+	}
+	w->bytes += CHUNK_HDR_SIZE + len;
+	w->nr_chunks++;
+	w->raw_bytes += len;
+	return 0;
+}
 
 /* rec_writer_emit - compress and write one chunk; 0 or -errno (sticky) */
 static int rec_writer_emit(struct rec_writer *w, uint32_t type, const void *data, size_t len)
@@ -60,6 +95,8 @@ static int rec_writer_emit(struct rec_writer *w, uint32_t type, const void *data
 	size_t clen;
 	int ret;
 
+	if (w->stored)
+		return rec_writer_emit_stored(w, type, data, len);
 	ret = buf_reserve(&w->out, &w->out_cap,
 			  CHUNK_HDR_SIZE + deflateBound(&w->zs, len));
 	if (ret)
@@ -180,6 +217,16 @@ struct rec_writer *rec_writer_create_sink(rec_chunk_fn sink, void *arg)
 	return w;
 }
 
+/* rec_writer_create_sink_stored - a sink writer whose chunks stay raw (see container.h) */
+struct rec_writer *rec_writer_create_sink_stored(rec_chunk_fn sink, void *arg)
+{
+	struct rec_writer *w = rec_writer_create_sink(sink, arg);
+
+	if (w)
+		w->stored = true;
+	return w;
+}
+
 /* rec_writer_put_chunk - a whole chunk that a sink writer made, written as it is */
 int rec_writer_put_chunk(struct rec_writer *w, const void *chunk, size_t len)
 {
@@ -188,6 +235,14 @@ int rec_writer_put_chunk(struct rec_writer *w, const void *chunk, size_t len)
 
 	if (ret)
 		return ret;
+	if (len >= CHUNK_HDR_SIZE && !memcmp(h, CHUNK_MAGIC_STORED, 4)) {
+		/* Compressed now, as the file stores it: only what is written costs deflate. */
+		if (get_le32(h + 8) != len - CHUNK_HDR_SIZE || get_le32(h + 12) != len - CHUNK_HDR_SIZE)
+			return -EINVAL;
+		ret = rec_writer_flush(w);
+		return ret ? ret : rec_writer_emit(w, get_le32(h + 4), h + CHUNK_HDR_SIZE,
+						   len - CHUNK_HDR_SIZE);
+	}
 	if (len < CHUNK_HDR_SIZE || memcmp(h, CHUNK_MAGIC, 4) ||
 	    get_le32(h + 12) != len - CHUNK_HDR_SIZE)
 		return -EINVAL;
@@ -270,9 +325,10 @@ int rec_writer_stream(struct rec_writer *w, uint32_t type, const void *data, siz
 	if (!len)
 		return 0;
 	if (!w->sbuf) {
-		w->sbuf = malloc(REC_STREAM_CHUNK);
-		if (!w->sbuf)
+		w->sbuf_mem = malloc(CHUNK_HDR_SIZE + REC_STREAM_CHUNK);
+		if (!w->sbuf_mem)
 			return -ENOMEM;
+		w->sbuf = w->sbuf_mem + CHUNK_HDR_SIZE;
 	}
 	memcpy(w->sbuf + w->slen, p, len);
 	w->slen += len;
@@ -295,7 +351,8 @@ static void rec_writer_release(struct rec_writer *w)
 	free(w->out);
 	w->out = NULL;
 	w->out_cap = 0;
-	free(w->sbuf);
+	free(w->sbuf_mem);
+	w->sbuf_mem = NULL;
 	w->sbuf = NULL;
 	w->slen = 0;
 }

@@ -76,6 +76,15 @@ typedef int (*rec_chunk_fn)(void *arg, const void *chunk, size_t len);
 struct rec_writer *rec_writer_create_sink(rec_chunk_fn sink, void *arg);
 
 /*
+ * A sink writer whose chunks are stored, not compressed: the payload as it
+ * is, under a header of its own that only memory holds (no CRCs: it is our
+ * own). rec_writer_put_chunk() compresses such a chunk as it writes it, and
+ * rec_chunk_unpack()/rec_inflate() read it, so that a flight recorder pays
+ * deflate only for what it dumps. NULL with errno.
+ */
+struct rec_writer *rec_writer_create_sink_stored(rec_chunk_fn sink, void *arg);
+
+/*
  * Write a whole chunk made by a sink writer, as it is (pending streamed
  * bytes go first); the END totals count it. -EINVAL if it is not one chunk,
  * else 0 or -errno as rec_writer_put().
@@ -152,6 +161,7 @@ struct rec_packed {
 	const void *payload;		/* compressed; valid until the next call or free */
 	size_t len;
 	uint64_t offset;		/* in the file */
+	bool stored;			/* a stored sink chunk's: payload is the raw bytes */
 };
 
 /*

@@ -25,6 +25,7 @@ struct ft_event {
 	char *filter;
 	uint64_t *ids;		/* the same id on every CPU, for a recorder's EVNT */
 	bool twin;		/* another backend delivers ev: its records go to the join */
+	uint32_t id;		/* its tracepoint's id, looked up on every record */
 };
 
 struct live_ftrace {
@@ -75,7 +76,7 @@ static int ftrace_add(struct live_ftrace *f, struct iotap_event *ev, bool twin)
 	if (!arr)
 		return -ENOMEM;
 	f->ev = arr;
-	f->ev[f->nr++] = (struct ft_event){ .ev = ev, .twin = twin };
+	f->ev[f->nr++] = (struct ft_event){ .ev = ev, .twin = twin, .id = (uint32_t)ev->tep->id };
 	return 0;
 }
 
@@ -296,7 +297,7 @@ static struct iotap_event *ftrace_find(void *priv, uint64_t id)
 	if ((id & ~0xffffffffull) != FTRACE_ID_BASE)
 		return NULL;
 	for (size_t i = 0; i < f->nr; i++)
-		if (!f->ev[i].twin && (uint32_t)f->ev[i].ev->tep->id == (uint32_t)id)
+		if (f->ev[i].id == (uint32_t)id && !f->ev[i].twin)
 			return f->ev[i].ev;
 	return NULL;
 }

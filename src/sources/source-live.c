@@ -418,10 +418,16 @@ static int live_start(struct session *s)
 	lv->pfd = calloc(LIVE_POLLFDS_MAX, sizeof(*lv->pfd));
 	if (!lv->pfd)
 		return -ENOMEM;
-	/* Process names and mappings come from perf's side-band, whoever reads the events. */
-	if (!live_backend_get(s, &live_perf))
-		return -errno;
-	host_live_comms_warm(s);
+	/*
+	 * Process names and mappings come from perf's side-band, whoever reads
+	 * the events; unless no consumer names a process (session_opts.no_procs):
+	 * then the host's COMM, FORK and EXIT records are not taken at all.
+	 */
+	if (!s->opts.no_procs) {
+		if (!live_backend_get(s, &live_perf))
+			return -errno;
+		host_live_comms_warm(s);
+	}
 	for (int i = 0; i < lv->nr_be; i++) {
 		ret = lv->be[i].ops->open(lv->be[i].priv);
 		if (ret)
@@ -441,25 +447,30 @@ static int live_start(struct session *s)
 	 * order leaves a window: a thread whose events are traced, that no
 	 * record names, and that /proc no longer knows once it has exited.
 	 */
-	lv->tgids = tgidmap_alloc();
-	if (!lv->tgids)
-		return -ENOMEM;
+	if (!s->opts.no_procs) {
+		lv->tgids = tgidmap_alloc();
+		if (!lv->tgids)
+			return -ENOMEM;
+	}
 	for (int i = 0; i < lv->nr_be; i++) {
 		struct tep_event *tp;
 		uint64_t id;
 
-		if (lv->be[i].ops->births && !lv->be[i].ops->births(lv->be[i].priv, &id, &tp))
+		if (lv->tgids && lv->be[i].ops->births &&
+		    !lv->be[i].ops->births(lv->be[i].priv, &id, &tp))
 			tgidmap_births(lv->tgids, id, tp);
 		ret = lv->be[i].ops->track ? lv->be[i].ops->track(lv->be[i].priv) : 0;
 		if (ret) {
-			log_msg(LOG_ERR, "cannot start tracing the births of threads: %s",
+			log_msg(LOG_ERR, "cannot start tracing new threads: %s",
 				strerror(-ret));
 			return ret;
 		}
 	}
-	ret = tgidmap_snapshot(lv->tgids);
-	if (ret)
-		return ret;
+	if (lv->tgids) {
+		ret = tgidmap_snapshot(lv->tgids);
+		if (ret)
+			return ret;
+	}
 	s->t_start = mono_now();
 	s->now = s->t_start;
 	lv->enabled = true;

@@ -46,10 +46,16 @@ struct tgidmap *tgidmap_alloc(void)
 	return m;
 }
 
+/* tgid_home - where tid's probe starts */
+static size_t tgid_home(size_t cap, uint32_t tid)
+{
+	return (uint32_t)(tid * 2654435761u) & (cap - 1);
+}
+
 /* tgid_slot - the slot of tid: its entry, or the free slot it would take */
 static struct tgid_ent *tgid_slot(struct tgid_ent *tab, size_t cap, uint32_t tid)
 {
-	size_t i = (tid * 2654435761u) & (cap - 1);
+	size_t i = tgid_home(cap, tid);
 
 	while (tab[i].key && tab[i].key != tid + 1)
 		i = (i + 1) & (cap - 1);
@@ -81,6 +87,32 @@ static void tgid_set(struct tgidmap *m, uint32_t tid, uint32_t tgid)
 		m->nr++;
 	e->key = tid + 1;
 	e->tgid = tgid;
+}
+
+/*
+ * tgid_forget - a thread that exited: its entry goes, and the entries probed
+ * past it move back (linear probing's deletion), so the table holds the
+ * host's living threads, not every thread it ever ran
+ */
+static void tgid_forget(struct tgidmap *m, uint32_t tid)
+{
+	size_t mask = m->cap - 1, i, j;
+	struct tgid_ent *e = tgid_slot(m->tab, m->cap, tid);
+
+	if (!tid || !e->key)
+		return;
+	m->nr--;
+	i = (size_t)(e - m->tab);
+	for (j = (i + 1) & mask; m->tab[j].key; j = (j + 1) & mask) {
+		size_t h = tgid_home(m->cap, m->tab[j].key - 1);
+
+		/* Entry j may fill the hole at i unless its home lies cyclically in (i, j]. */
+		if (i <= j ? (h > i && h <= j) : (h > i || h <= j))
+			continue;
+		m->tab[i] = m->tab[j];
+		i = j;
+	}
+	m->tab[i].key = 0;
 }
 
 /* tgid_proc - a thread's process from /proc/TID/status, or 0 when it is gone */
@@ -186,6 +218,14 @@ bool tgidmap_record(struct tgidmap *m, struct perf_event_header *rec)
 			tgid_set(m, f->tid, f->pid);
 		return false;
 	}
+	if (rec->type == PERF_RECORD_EXIT) {
+		/* The thread's last record: none of its events comes after it in the stream. */
+		const struct { uint32_t pid, ppid, tid, ptid; } *f = (const void *)(rec + 1);
+
+		if (rec->size >= sizeof(*rec) + sizeof(*f))
+			tgid_forget(m, f->tid);
+		return false;
+	}
 	if (rec->type == PERF_RECORD_SAMPLE && rec->size >= sizeof(*rec) + 16) {
 		uint64_t *v = (uint64_t *)(rec + 1);
 		uint32_t tid = (uint32_t)(v[1] >> 32), raw_size;
@@ -206,6 +246,12 @@ bool tgidmap_record(struct tgidmap *m, struct perf_event_header *rec)
 		return true;
 	}
 	return false;
+}
+
+/* tgidmap_count - see tgidmap.h */
+size_t tgidmap_count(const struct tgidmap *m)
+{
+	return m->nr;
 }
 
 /* tgidmap_free - see tgidmap.h */

@@ -15,9 +15,11 @@
  * and perf's FORK side-band records (threads too) always. Only a thread
  * neither told of is looked up in /proc when first seen.
  *
- * The map owns its table; it grows with the threads seen and is freed whole.
+ * The map owns its table; a thread's PERF_RECORD_EXIT removes it, so the
+ * table follows the living threads of a long run, not every one it saw.
  */
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
 
@@ -35,13 +37,15 @@ int tgidmap_snapshot(struct tgidmap *m);
 int tgidmap_births(struct tgidmap *m, uint64_t id, struct tep_event *tp);
 /*
  * tgidmap_record - one record in stream order: learn from a FORK or a birth,
- * and give an ftrace sample (sample id at FTRACE_ID_BASE, IOTAP_SAMPLE_BASE
+ * forget at an EXIT, and give an ftrace sample (sample id at FTRACE_ID_BASE, IOTAP_SAMPLE_BASE
  * layout) its thread's process in place; every other record is left alone.
  * Return: true for a birth, which is the map's alone and goes no further.
  */
 bool tgidmap_record(struct tgidmap *m, struct perf_event_header *rec);
 /* tgidmap_of - the process of thread tid (tid itself when nothing says otherwise) */
 uint32_t tgidmap_of(struct tgidmap *m, uint32_t tid);
+/* tgidmap_count - the threads the map holds */
+size_t tgidmap_count(const struct tgidmap *m);
 /* tgidmap_free - free the map; accepts NULL */
 void tgidmap_free(struct tgidmap *m);
 

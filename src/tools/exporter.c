@@ -27,6 +27,7 @@
 
 struct exporter_params {
 	const char *listen, *textfile, *disk, *web_config;
+	bool no_queue;
 	struct record_params rec;	/* -o, --ring and the rest: the flight recorder's */
 	bool stages;
 };
@@ -61,6 +62,10 @@ static const struct opt exporter_opts[] = {
 	  "(node_exporter's --web.config.file): tls_server_config (cert_file, key_file, "
 	  "client_ca_file, client_auth_type) and basic_auth_users (bcrypt hashes); any other key "
 	  "is an error. Relative paths are from FILE's folder" },
+	{ 0, "no-queue-time", OPT_FLAG, P(no_queue), NULL,
+	  "no iotap_block_request_queue_seconds: take no block_io_start for requests with data, "
+	  "two events per request instead of three, and about biolatency's cost per I/O "
+	  "(bench/README.md)" },
 	{ 'o', "output", OPT_OUTFILE, P(rec.output), "FILE",
 	  "with --ring: write each dump to FILE.<timestamp> (created mode 0600)" },
 	RECORD_RING_OPTS(P(rec), "with --ring: write at most N dumps, then keep serving metrics (default: no limit)"),
@@ -233,7 +238,7 @@ static int exporter_flight(struct exporter_state *st)
 				       "", (double)(now.failures - st->ring_last.failures));
 	if (!ret)
 		ret = prom_gauge_set(st->m.prom, "iotap_flight_ring_bytes",
-				     "Bytes the flight recorder's ring holds: compressed events and their bookkeeping",
+				     "Bytes the flight recorder's ring holds: its events, uncompressed, and their bookkeeping",
 				     "", (double)now.ring_bytes);
 	if (!ret)
 		ret = prom_gauge_set(st->m.prom, "iotap_flight_ring_seconds",
@@ -386,13 +391,17 @@ static int exporter_init(struct iotap_ctx *ctx)
 	struct exporter_params *p = ctx->params;
 	struct exporter_state *st = ctx->state;
 	struct blktrack_cfg cfg = {
-		.flags = BT_START,
+		.flags = p->no_queue ? 0 : BT_START,
 		.on_done = exporter_on_done,
 		.on_nodata = exporter_on_nodata,
 		.arg = ctx,
 	};
 	int ret;
 
+	if (p->no_queue && p->rec.queued) {
+		iotap_err(ctx, "--no-queue-time: not with -Q, whose trigger times from creation");
+		return -EINVAL;
+	}
 	health_init(&st->health);
 	st->m.max_devs = EXPORTER_MAX_DISKS;
 	if (!(st->devs = calloc(EXPORTER_MAX_DISKS, sizeof(*st->devs))))
@@ -402,6 +411,12 @@ static int exporter_init(struct iotap_ctx *ctx)
 		return -EINVAL;
 	}
 	ret = exporter_ring(ctx);
+	/*
+	 * Its series name no process: without the ring (whose dumps name them),
+	 * the host's process side-band would be work for nobody.
+	 */
+	if (!ret && !st->ring && !ctx->sess->opts.cgroup && !ctx->sess->opts.input)
+		ctx->sess->opts.no_procs = true;
 	if (!ret)
 		ret = exporter_listen(ctx);
 	if (!ret)
@@ -432,8 +447,12 @@ static int exporter_start(struct iotap_ctx *ctx)
 static int exporter_report(struct iotap_ctx *ctx)
 {
 	struct exporter_state *st = ctx->state;
-	int ret = exporter_snapshot(ctx);
+	int ret;
 
+	/* The last dumps count in the last page and textfile. */
+	if (ctx->final)
+		flightsvc_finish(st->ring, ctx->sess);
+	ret = exporter_snapshot(ctx);
 	nvme_pair_say(&st->nvme, ctx);
 	scsi_pair_say(&st->scsi, ctx);
 	if (ctx->final)
@@ -468,7 +487,8 @@ const struct tool tool_exporter = {
 		"disk and operation (read, write, flush, discard, other): "
 		"iotap_block_request_latency_seconds, a histogram from issue to completion with "
 		"biolatency's log2 buckets (its counts equal biolatency's for the same I/O); "
-		"iotap_block_request_queue_seconds, from creation to issue; "
+		"iotap_block_request_queue_seconds, from creation to issue (not with "
+		"--no-queue-time); "
 		"iotap_block_request_size_bytes; iotap_block_requests_by_pattern_total "
 		"(sequential or random); and iotap_block_request_errors_total by BLK_STS name. "
 		"Where the kernel traces NVMe and SCSI commands (nvme:nvme_setup_cmd, "
@@ -500,7 +520,9 @@ const struct tool tool_exporter = {
 		"iotap report reads (biolatency, biosnoop, bitesize and the other request tools). "
 		"One tracefs instance, one event stream: the ring keeps the records the exporter "
 		"reads, and the triggers see the requests the exporter pairs, so each request is "
-		"traced and paired once; -d narrows all of it to one disk. --max-dumps ends the "
+		"traced and paired once; -d narrows all of it to one disk. The ring keeps events "
+		"uncompressed (a dump compresses what it writes), and dumps go out a second or "
+		"two after their trigger whatever the interval. --max-dumps ends the "
 		"dumps, never the metrics. Then also iotap_flight_dumps_total by reason (latency, "
 		"error, signal), iotap_flight_dump_failures_total, and the gauges "
 		"iotap_flight_ring_bytes (memory the ring holds) and iotap_flight_ring_seconds "

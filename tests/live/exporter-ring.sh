@@ -123,3 +123,33 @@ grep -q "dump 1: $1: latency " "$LIVE_TMP/t.out.err" || fail "the latency dump w
 tracer_stop TERM
 [ ! -e "$TRACEFS/instances/iotap_$P" ] || fail "instance iotap_$P left behind"
 echo "ok: --trigger latency: one dump, reason=\"latency\"; --max-dumps 1 ends the dumps and the metrics go on ($((r1 - r0)) reads)"
+
+# A long interval: the dump does not wait for it, and the last textfile, at exit, counts it.
+tracer_start "$LIVE_TMP/l.out" exporter --textfile "$LIVE_TMP/l.prom" -d "$D" --ring 60 \
+	-o "$LIVE_TMP/long" 30
+P=$TRACER_PID
+read -r r0 _ <"/sys/block/$D/stat"
+dio read "$DEV" 200 4096 rand >/dev/null
+read -r r1 _ <"/sys/block/$D/stat"
+t0=$(date +%s.%N)
+kill -USR2 "$P"
+for _ in $(seq 1 100); do
+	grep -q "dump 1: .*: SIGUSR2" "$LIVE_TMP/l.out.err" && break
+	sleep 0.1
+done
+t1=$(date +%s.%N)
+grep -q "dump 1: .*: SIGUSR2" "$LIVE_TMP/l.out.err" || fail "no SIGUSR2 dump within 10 s with a 30 s interval"
+# The window closes a second after the signal (events still merging), then a tick writes it.
+awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 4) }' ||
+	fail "the SIGUSR2 dump took $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') s: it waited for the interval"
+set -- "$LIVE_TMP"/long.*
+[ $# = 1 ] && [ -f "$1" ] || fail "expected one dump, got: $*"
+"$IOTAP" report -i "$1" biolatency -d "$D" >"$LIVE_TMP/lbl" 2>&1 || fail "report biolatency over the dump failed"
+n=$(hist_total "$LIVE_TMP/lbl")
+[ "$n" = $((r1 - r0)) ] || fail "the dump counts $n reads, not $((r1 - r0))"
+grep -q '^iotap_flight_dumps_total{reason="signal"} 0' "$LIVE_TMP/l.prom" ||
+	fail "the first textfile should count no dump yet: $(grep flight_dumps "$LIVE_TMP/l.prom")"
+tracer_stop TERM
+grep -q '^iotap_flight_dumps_total{reason="signal"} 1$' "$LIVE_TMP/l.prom" ||
+	fail "the textfile at exit does not count the dump: $(grep flight_dumps "$LIVE_TMP/l.prom")"
+echo "ok: interval 30 s: the SIGUSR2 dump went out in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s with $n reads; the exit textfile counts it"

@@ -74,12 +74,12 @@ static struct dump *dump_make(const char *path, struct ring *ring, uint64_t from
 	return d;
 }
 
-/* test_window - the window's samples only, after what the loop made, though the ring moved on */
-static void test_window(void **state)
+/* window_check - the window's samples only, after what the loop made, though the ring moved on */
+static void window_check(struct rec_writer *(*sink)(rec_chunk_fn, void *))
 {
 	struct record_params p = { 0 };
 	struct filler f = { ring_alloc(2 * SEC, 64 << 20) };
-	struct rec_writer *w = rec_writer_create_sink(filler_chunk, &f);
+	struct rec_writer *w = sink(filler_chunk, &f);
 	char path[] = "/tmp/iotap-test-dump.XXXXXX";
 	int fd = mkstemp(path), ret, samples = 0, order = 0;
 	struct dump *d, *rest;
@@ -139,6 +139,18 @@ static void test_window(void **state)
 	ring_free(f.ring);
 }
 
+/* test_window - a ring of compressed chunks: copied whole, the edges trimmed */
+static void test_window(void **state)
+{
+	window_check(rec_writer_create_sink);
+}
+
+/* test_window_stored - a ring of stored chunks: the same file, compressed as it is written */
+static void test_window_stored(void **state)
+{
+	window_check(rec_writer_create_sink_stored);
+}
+
 /* test_fails - a file that cannot be made comes back with its errno, and nothing is left */
 static void test_fails(void **state)
 {
@@ -167,6 +179,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_window),
+		cmocka_unit_test(test_window_stored),
 		cmocka_unit_test(test_fails),
 	};
 

@@ -165,6 +165,48 @@ static void test_stream_begin(void **state)
 	rec_buf_release(&chunk);
 }
 
+/* test_stored_chunk - a stored sink chunk holds the bytes raw, unpacks, and is written compressed */
+static void test_stored_chunk(void **state)
+{
+	struct rec_buf chunk = { 0 }, out = { 0 };
+	struct rec_writer *w = rec_writer_create_sink_stored(sink_keep, &chunk);
+	struct rec_writer *fw = rec_writer_create_sink(sink_keep, &out);
+	struct rec_inflater *z = rec_inflater_new();
+	struct rec_packed pk;
+	uint8_t raw[64];
+	char why[128];
+
+	assert_non_null(w);
+	assert_non_null(fw);
+	assert_int_equal(rec_sec_stream_begin(w, REC_SEC_EVTS), 0);
+	assert_int_equal(rec_writer_flush(w), 0);
+	assert_int_equal(chunk.len, REC_CHUNK_HDR + REC_STREAM_PREFIX);
+	assert_int_equal(rec_chunk_unpack(chunk.p, chunk.len, &pk), 0);
+	assert_true(pk.stored);
+	assert_int_equal(pk.type, REC_SEC_EVTS);
+	assert_int_equal(pk.raw_len, REC_STREAM_PREFIX);
+	assert_int_equal(rec_inflate(z, &pk, raw), 0);
+	assert_int_equal(rec_sec_stream_skip(raw, pk.raw_len, "EVTS", why, sizeof(why)),
+			 REC_STREAM_PREFIX);
+	assert_int_equal(rec_chunk_unpack(chunk.p, chunk.len - 1, &pk), -EINVAL);
+	/* Written out, it is a file's chunk: compressed, with the same bytes inside. */
+	assert_int_equal(rec_writer_put_chunk(fw, chunk.p, chunk.len), 0);
+	assert_int_equal(rec_chunk_unpack(out.p, out.len, &pk), 0);
+	assert_false(pk.stored);
+	assert_int_equal(pk.raw_len, REC_STREAM_PREFIX);
+	memset(raw, 0, sizeof(raw));
+	assert_int_equal(rec_inflate(z, &pk, raw), 0);
+	assert_int_equal(rec_sec_stream_skip(raw, pk.raw_len, "EVTS", why, sizeof(why)),
+			 REC_STREAM_PREFIX);
+	/* A damaged one is refused, not compressed. */
+	assert_int_equal(rec_writer_put_chunk(fw, chunk.p, chunk.len - 1), -EINVAL);
+	rec_inflater_free(z);
+	rec_writer_free(fw);
+	rec_writer_free(w);
+	rec_buf_release(&out);
+	rec_buf_release(&chunk);
+}
+
 /* test_stack_records - a stack record reads back; the EVTS framing finds it and refuses damage */
 static void test_stack_records(void **state)
 {
@@ -228,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_meta_damaged),
 		cmocka_unit_test(test_fmth_stream),
 		cmocka_unit_test(test_stream_begin),
+		cmocka_unit_test(test_stored_chunk),
 		cmocka_unit_test(test_stack_records),
 		cmocka_unit_test(test_trig_round_trip),
 	};

@@ -401,6 +401,82 @@ static void test_host_unknown(void **state)
 	free((void *)so.input_buf);
 }
 
+/* comm_rec - a COMM record of pid called name into the session */
+static void comm_rec(struct session *s, uint32_t pid, const char *name)
+{
+	struct { struct perf_event_header h; uint32_t pid, tid; char comm[16]; uint64_t id; } r;
+
+	memset(&r, 0, sizeof(r));
+	r.h.type = PERF_RECORD_COMM;
+	r.h.size = sizeof(r);
+	r.pid = r.tid = pid;
+	snprintf(r.comm, sizeof(r.comm), "%s", name);
+	assert_int_equal(session_dispatch(s, &r.h), 0);
+}
+
+/* exit_rec - an EXIT record of pid (tid: the process, or one of its threads) at t */
+static void exit_rec(struct session *s, uint32_t pid, uint32_t tid, uint64_t t)
+{
+	struct { struct perf_event_header h; uint32_t pid, ppid, tid, ptid; uint64_t time; } r;
+
+	memset(&r, 0, sizeof(r));
+	r.h.type = PERF_RECORD_EXIT;
+	r.h.size = sizeof(r);
+	r.pid = pid;
+	r.tid = tid;
+	r.ppid = r.ptid = 1;
+	r.time = t;
+	assert_int_equal(session_dispatch(s, &r.h), 0);
+}
+
+/*
+ * test_comm_flat - names of processes that exited go a minute after, so
+ * that a long run keeps a table the size of the living host, not of every
+ * process it saw; the living, the recently gone and a reused pid keep theirs
+ */
+static void test_comm_flat(void **state)
+{
+	const uint64_t sec = 1000000000ull;
+	struct session_opts so = { .mmap_pages = 128 };
+	struct session s;
+	size_t open, peak = 0;
+	char name[16];
+
+	so.input_buf = testlib_data_load("recordings", "linux-6.18-loop.iotap", &so.input_len);
+	assert_int_equal(session_init(&s, NULL, NULL, &so), 0);
+	s.interval_ns = sec;
+	open = session_comm_count(&s);
+	comm_rec(&s, 4000000, "daemon");
+	/* An hour of 20000 short-lived processes a minute, each exiting at once. */
+	for (uint32_t i = 0; i < 60 * 20000; i++) {
+		uint32_t pid = 1000000 + i % 2000000;
+		uint64_t t = 10 * sec + i * (3 * sec / 1000);
+
+		snprintf(name, sizeof(name), "job%u", i % 100);
+		comm_rec(&s, pid, name);
+		/* A thread's exit is not the process's: its name stays. */
+		exit_rec(&s, pid, pid + 1, t);
+		exit_rec(&s, pid, pid, t);
+		if (session_comm_count(&s) > peak)
+			peak = session_comm_count(&s);
+	}
+	/*
+	 * Flat: at most twice a minute of exits (the grace, and as many again
+	 * before a compaction), not the 1.2 million names the hour saw.
+	 */
+	assert_true(peak <= open + 1 + 2 * 20000 + 1024 + 100);
+	assert_true(session_comm_count(&s) > open + 20000);
+	assert_string_equal(session_comm_cached(&s, 4000000), "daemon");
+	/* The first ones are gone; the last one exited just now and keeps its name. */
+	assert_null(session_comm_cached(&s, 1000000));
+	assert_string_equal(session_comm_cached(&s, 1000000 + 60 * 20000 - 1), "job99");
+	/* A pid used again lives again. */
+	comm_rec(&s, 1000000, "again");
+	assert_string_equal(session_comm_cached(&s, 1000000), "again");
+	session_release(&s);
+	free((void *)so.input_buf);
+}
+
 /* main - run the session tests */
 int main(void)
 {
@@ -413,6 +489,7 @@ int main(void)
 		cmocka_unit_test(test_reset_no_input),
 		cmocka_unit_test(test_reset_refused),
 		cmocka_unit_test(test_host_unknown),
+		cmocka_unit_test(test_comm_flat),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

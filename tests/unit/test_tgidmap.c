@@ -75,6 +75,13 @@ static void fork_rec(uint8_t *buf, uint32_t pid, uint32_t tid)
 	memcpy(buf + sizeof(h) + 16, &t, 8);
 }
 
+/* exit_rec - a PERF_RECORD_EXIT of thread tid in process pid */
+static void exit_rec(uint8_t *buf, uint32_t pid, uint32_t tid)
+{
+	fork_rec(buf, pid, tid);
+	((struct perf_event_header *)buf)->type = PERF_RECORD_EXIT;
+}
+
 /* sample_rec - an IOTAP_SAMPLE_BASE sample of id whose pid and tid are both tid */
 static void sample_rec(uint8_t *buf, uint64_t id, uint32_t tid)
 {
@@ -232,6 +239,47 @@ static void test_births_refused(void **state)
 	assert_false(tgidmap_record(m, (struct perf_event_header *)buf));
 	tgidmap_free(m);
 	tep_free(tep);
+/*
+ * test_exit_forgets - threads that exited leave the table: a long run's
+ * table holds the living, and the ones left, probed past holes, stay found
+ */
+static void test_exit_forgets(void **state)
+{
+	struct tgidmap *m = tgidmap_alloc();
+	uint32_t proc = 4194304 + 20;
+	size_t peak = 0;
+	uint8_t buf[64];
+
+	assert_non_null(m);
+	/* 200000 threads over the run, 300 alive at a time; every 7th lives on. */
+	for (uint32_t t = 1; t <= 200000; t++) {
+		fork_rec(buf, proc, 5000000 + t);
+		tgidmap_record(m, (struct perf_event_header *)buf);
+		if (t > 300 && (t - 300) % 7) {
+			exit_rec(buf, proc, 5000000 + t - 300);
+			tgidmap_record(m, (struct perf_event_header *)buf);
+		}
+		if (tgidmap_count(m) > peak)
+			peak = tgidmap_count(m);
+	}
+	assert_int_equal(tgidmap_count(m), 300 + (200000 - 300) / 7);
+	assert_int_equal(peak, tgidmap_count(m));
+	for (uint32_t t = 1; t <= 200000 - 300; t++) {
+		uint32_t tid = 5000000 + t;
+
+		/* The living keep their process; the gone are their own id (no /proc has them). */
+		assert_int_equal(tgidmap_of(m, tid), t % 7 ? tid : proc);
+		if (t % 7)
+			exit_rec(buf, tid, tid);
+		else
+			continue;
+		/* tgidmap_of learnt it again: forget it once more. */
+		tgidmap_record(m, (struct perf_event_header *)buf);
+	}
+	for (uint32_t t = 200000 - 299; t <= 200000; t++)
+		assert_int_equal(tgidmap_of(m, 5000000 + t), proc);
+	assert_int_equal(tgidmap_count(m), 300 + (200000 - 300) / 7);
+	tgidmap_free(m);
 }
 
 int main(void)
@@ -241,6 +289,7 @@ int main(void)
 		cmocka_unit_test(test_stream),
 		cmocka_unit_test(test_births),
 		cmocka_unit_test(test_births_refused),
+		cmocka_unit_test(test_exit_forgets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
