@@ -239,6 +239,8 @@ static void test_births_refused(void **state)
 	assert_false(tgidmap_record(m, (struct perf_event_header *)buf));
 	tgidmap_free(m);
 	tep_free(tep);
+}
+
 /*
  * test_exit_forgets - threads that exited leave the table: a long run's
  * table holds the living, and the ones left, probed past holes, stay found
