@@ -41,23 +41,7 @@ cat >"$LIVE_TMP/guest.sh" <<GUEST
 N=$N M=$M E=$E
 GUEST
 cat >>"$LIVE_TMP/guest.sh" <<'GUEST'
-# traced OUT ARGS... - start iotap ARGS in the background, out to OUT and OUT.err; wait
-# (bounded) until it prints its banner
-traced() {
-	local out=$1
-	shift
-	iotap "$@" >"$out" 2>"$out.err" &
-	t=$!
-	for i in $(seq 1 100); do grep -qs 'Hit Ctrl-C' "$out" "$out.err" && return 0; sleep 0.1; done
-	echo "iotap did not start: $(cat "$out.err")"
-	exit 1
-}
-# untraced - end the tracer started last, once the workload settled
-untraced() {
-	sleep 0.5
-	kill -INT $t
-	wait $t
-}
+. /iotap/guest-lib.sh
 echo "== libs"
 find / -xdev \( -name '*.so' -o -name '*.so.*' \) 2>/dev/null
 echo "== version"
