@@ -169,3 +169,29 @@ prom_wait_up() {
 	done
 	fail "prometheus did not scrape the exporter in 10 s"
 }
+
+# vm_boot KERNEL VM-RUN-ARGS... - boot KERNEL under tests/vm/vm-run with those arguments (the
+# guest script last), its output in $LIVE_TMP/vm-KERNEL.out and its errors in .err; skip when
+# the VM cannot run here (vm-run's 125), fail showing both when the guest script failed
+vm_boot() {
+	local k=$1 rc=0
+	shift
+	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel "$k" "$@" >"$LIVE_TMP/vm-$k.out" 2>"$LIVE_TMP/vm-$k.err" ||
+		rc=$?
+	[ $rc = 125 ] && { cat "$LIVE_TMP/vm-$k.err" >&2; skip "VM for $k could not run: $(tail -1 "$LIVE_TMP/vm-$k.err")"; }
+	[ $rc = 0 ] || { cat "$LIVE_TMP/vm-$k.out" "$LIVE_TMP/vm-$k.err"; fail "guest script failed on $k ($rc)"; }
+}
+
+# section OUT NAME - the lines of one "== NAME" block of a guest's output
+section() {
+	awk -v want="== $2" 'index($0, "== ") == 1 { on = $0 == want; next } on' "$1"
+}
+
+# stat_reads OUT KEY - reads the kernel completed between a guest's "== stat-before KEY" and
+# "== stat-after KEY" lines, each followed by a /sys/block/DEV/stat (its field 1)
+stat_reads() {
+	local b a
+	b=$(awk -v k="$2" '$1 == "==" && $2 == "stat-before" && $3 == k { print $4 }' "$1")
+	a=$(awk -v k="$2" '$1 == "==" && $2 == "stat-after" && $3 == k { print $4 }' "$1")
+	echo $((a - b))
+}
