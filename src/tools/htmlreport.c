@@ -216,14 +216,12 @@ static int hr_on_start(void *arg, struct blkreq *r, const struct perf_sample *s)
 {
 	struct iotap_ctx *ctx = arg;
 	struct hr_state *st = ctx->state;
-	int n = stack_from_sample(ctx, s, STACK_KERNEL | STACK_USER, st->ips, STACK_IPS_MAX);
-	uint64_t *v;
+	uint32_t n;
+	uint64_t *v = stack_sample_get(ctx, st->map, s, STACK_KERNEL | STACK_USER | STACK_NONEMPTY,
+				       0, 0, st->ips, &n);
 
-	if (n <= 0)
-		return 0;
-	v = stackmap_get(st->map, s->pid, 0, st->ips, (uint32_t)n);
 	if (!v)
-		return -ENOMEM;
+		return errno == ENODATA ? 0 : -ENOMEM;
 	if (!v[0]) {
 		struct hr_stack *k;
 
@@ -235,11 +233,9 @@ static int hr_on_start(void *arg, struct blkreq *r, const struct perf_sample *s)
 			return -ENOMEM;
 		memcpy(k->ips, st->ips, n * sizeof(*k->ips));
 		k->pid = s->pid;
-		k->nr = (uint32_t)n;
+		k->nr = n;
 		k->count = 0;
 		v[0] = ++st->nr_st;
-		/* Learn the name while the process lives: the page is made after it exits. */
-		iotap_comm(ctx, s->pid);
 	}
 	r->user = v[0];
 	return 0;
