@@ -48,11 +48,7 @@ static const struct opt biostacks_opts[] = {
 };
 
 static const struct tool_event biostacks_events[] = {
-	{ "block", "block_io_start", TOOL_EV_OPTIONAL | TOOL_EV_STACK },
-	{ "block", "block_rq_insert", TOOL_EV_OPTIONAL | TOOL_EV_STACK },
-	{ "block", "block_bio_frontmerge", TOOL_EV_OPTIONAL },
-	{ "block", "block_rq_issue", 0 },
-	{ "block", "block_rq_complete", 0 },
+	TOOL_EVENTS_BLOCK_REQ_STACK,
 	{ NULL, NULL, 0 }
 };
 
