@@ -172,19 +172,22 @@ prom_wait_up() {
 
 # vm_boot KERNEL VM-RUN-ARGS... - boot KERNEL under tests/vm/vm-run with those arguments (the
 # guest script last), its output in $LIVE_TMP/vm-KERNEL.out and its errors in .err; skip when
-# the VM cannot run here (vm-run's 125), fail showing both when the guest script failed
+# the VM cannot run here (vm-run's 125), fail showing both when the guest script failed. With
+# IOTAP_VM_KEEP=DIR the output is also kept there, as TEST-KERNEL.out, failed or not.
 vm_boot() {
-	local k=$1 rc=0
+	local k=$1 rc=0 name=${0##*/}
 	shift
 	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel "$k" "$@" >"$LIVE_TMP/vm-$k.out" 2>"$LIVE_TMP/vm-$k.err" ||
 		rc=$?
 	[ $rc = 125 ] && { cat "$LIVE_TMP/vm-$k.err" >&2; skip "VM for $k could not run: $(tail -1 "$LIVE_TMP/vm-$k.err")"; }
+	[ -z "${IOTAP_VM_KEEP:-}" ] || cp "$LIVE_TMP/vm-$k.out" "$IOTAP_VM_KEEP/${name%-vm.sh}-$k.out"
 	[ $rc = 0 ] || { cat "$LIVE_TMP/vm-$k.out" "$LIVE_TMP/vm-$k.err"; fail "guest script failed on $k ($rc)"; }
 }
 
-# section OUT NAME - the lines of one "== NAME" block of a guest's output
+# section OUT NAME - the lines of one "== NAME" block of a guest's output (its header may
+# go on with words of its own: "== NAME ARGS...")
 section() {
-	awk -v want="== $2" 'index($0, "== ") == 1 { on = $0 == want; next } on' "$1"
+	awk -v want="== $2" 'index($0, "== ") == 1 { on = $0 == want || index($0, want " ") == 1; next } on' "$1"
 }
 
 # stat_reads OUT KEY - reads the kernel completed between a guest's "== stat-before KEY" and

@@ -78,20 +78,10 @@ base64 /tmp/x.iotap
 echo "== end"
 GUEST
 
-# section OUT NAME - the lines of one "== NAME" block of the guest's output
-section() {
-	awk -v want="== $2" 'index($0, "== ") == 1 { on = $0 == want || index($0, want " ") == 1; next } on' "$1"
-}
-
 k=5.10
-rc=0
+vm_boot $k --bin "$STATIC" --file "$DIO:/usr/local/bin/dio" \
+	--file "$TRACEDAT" --disk nvme --timeout 150 -- "$LIVE_TMP/guest.sh"
 out=$LIVE_TMP/vm-$k.out
-"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel $k --bin "$STATIC" --file "$DIO:/usr/local/bin/dio" \
-	--file "$TRACEDAT" --disk nvme --timeout 150 -- "$LIVE_TMP/guest.sh" >"$out" \
-	2>"$LIVE_TMP/vm-$k.err" || rc=$?
-[ $rc = 125 ] && { cat "$LIVE_TMP/vm-$k.err" >&2; skip "VM for $k could not run: $(tail -1 "$LIVE_TMP/vm-$k.err")"; }
-[ -n "${IOTAP_VM_KEEP:-}" ] && cp "$out" "$IOTAP_VM_KEEP/static-$k.out"
-[ $rc = 0 ] || { cat "$out" "$LIVE_TMP/vm-$k.err"; fail "guest script failed on $k ($rc)"; }
 [ -z "$(section "$out" libs)" ] || fail "$k: the guest has shared libraries: $(section "$out" libs)"
 section "$out" version >"$LIVE_TMP/version"
 grep -q '^iotap .*; static binary)$' "$LIVE_TMP/version" && grep -qx 'rc=0' "$LIVE_TMP/version" ||
