@@ -186,7 +186,6 @@ for k in $VM_KERNELS; do
 		--mod "$SCSI_PARAMS" --file "$LIVE_TMP/workload.sh:/iotap/workload.sh" \
 		--timeout 170 -- "$LIVE_TMP/guest.sh"
 	out=$LIVE_TMP/vm-$k.out
-	[ -n "${IOTAP_VM_KEEP:-}" ] && cp "$out" "$IOTAP_VM_KEEP/"
 	grep -q "did not fail" "$out" && fail "$k: an injected read succeeded: $(grep 'did not fail' "$out")"
 	mkdir -p "$LIVE_TMP/live-$k" "$LIVE_TMP/guest-$k" "$LIVE_TMP/host-$k"
 	for t in nvmelatency scsilatency scsiresult bioerr; do
