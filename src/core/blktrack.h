@@ -143,6 +143,13 @@ int blktrack_warn_stats(struct blktrack *bt, struct iotap_ctx *ctx);
  */
 int blk_lastpos_seek(struct blk_lastpos *lp, uint32_t dev, uint64_t sector, uint32_t nr_sector,
 		     uint64_t *dist);
+/*
+ * blk_lastpos_sequential - whether io starts where its disk's last request ended (biopattern's
+ * sequential; a disk's first request is random): 1, 0, or -ENOMEM
+ */
+int blk_lastpos_sequential(struct blk_lastpos *lp, const struct blk_io *io);
 void blk_lastpos_release(struct blk_lastpos *lp);
+/* blk_io_type - biosnoop's T column: "W", "R", "F" for flushes, "D" for discards */
+const char *blk_io_type(const struct blk_io *io);
 
 #endif

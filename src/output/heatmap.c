@@ -136,8 +136,8 @@ static double heatmap_log2(uint64_t v)
 	return e + ((double)v / (double)(1ull << e) - 1);
 }
 
-/* heatmap_colour - pale yellow to dark red, by log(count) / log(max) */
-static void heatmap_colour(uint64_t count, uint64_t max, char *buf, size_t len)
+/* heatmap_colour - see heatmap.h */
+void heatmap_colour(uint64_t count, uint64_t max, char *buf, size_t len)
 {
 	static const unsigned char lo[3] = { 255, 237, 160 }, hi[3] = { 189, 0, 38 };
 	double t = max > 1 ? heatmap_log2(count) / heatmap_log2(max) : 1;

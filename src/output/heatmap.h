@@ -37,6 +37,11 @@ void heatmap_coarsen(struct heatmap *hm);
 size_t heatmap_cols(const struct heatmap *hm);
 uint64_t heatmap_col_ns(const struct heatmap *hm);
 uint64_t heatmap_cell(const struct heatmap *hm, size_t col, unsigned int slot);
+/*
+ * heatmap_colour - a cell's colour as "#rrggbb" into buf: pale yellow to dark red by
+ * log(count) / log(max), so that every drawing of a map (SVG, HTML) shades it alike
+ */
+void heatmap_colour(uint64_t count, uint64_t max, char *buf, size_t len);
 
 struct heatmap_opts {
 	const char *title;	/* NULL: "Latency Heat Map" */

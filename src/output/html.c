@@ -206,26 +206,6 @@ void html_series(FILE *f, const char *id, const char *title, const char *unit,
 	free(y);
 }
 
-/* html_log2 - log2(v) for v >= 1, linear between powers of two: enough for a colour */
-static double html_log2(uint64_t v)
-{
-	unsigned int e = 63 - __builtin_clzll(v);
-
-	return e + ((double)v / (double)(1ull << e) - 1);
-}
-
-/* html_colour - pale yellow to dark red by log(count) / log(max), as heatmap.c colours */
-static void html_colour(uint64_t n, uint64_t max, char *buf, size_t len)
-{
-	static const unsigned char lo[3] = { 255, 237, 160 }, hi[3] = { 189, 0, 38 };
-	double t = max > 1 ? html_log2(n) / html_log2(max) : 1;
-	unsigned int rgb[3];
-
-	for (int i = 0; i < 3; i++)
-		rgb[i] = (unsigned int)(lo[i] + (hi[i] - lo[i]) * t + 0.5);
-	snprintf(buf, len, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
-}
-
 /* html_heatmap - see html.h */
 void html_heatmap(FILE *f, const struct heatmap *hm, const char *id, const char *unit,
 		  double span_s)
@@ -272,7 +252,7 @@ void html_heatmap(FILE *f, const struct heatmap *hm, const char *id, const char 
 
 			if (!n)
 				continue;
-			html_colour(n, max, colour, sizeof(colour));
+			heatmap_colour(n, max, colour, sizeof(colour));
 			fprintf(f, "<rect x=\"%.3f\" y=\"%u\" width=\"%.3f\" height=\"%d\" fill=\"%s\" "
 				"data-t=\"%.6g\" data-n=\"%llu\"/>\n", html_x(c * w, span_s),
 				(hi - s) * HTML_ROW_H, html_x(w, span_s), HTML_ROW_H, colour, c * w,
@@ -288,9 +268,9 @@ void html_heatmap(FILE *f, const struct heatmap *hm, const char *id, const char 
 	fprintf(f, "<text class=\"unit\" x=\"4\" y=\"%u\">", rows * HTML_ROW_H + 18);
 	html_text(f, unit);
 	fputs("</text></svg>\n", f);
-	html_colour(1, max, colour, sizeof(colour));
+	heatmap_colour(1, max, colour, sizeof(colour));
 	fprintf(f, "<p class=\"legend\"><span class=\"sw\" style=\"background:%s\"></span> 1 ", colour);
-	html_colour(max, max, colour, sizeof(colour));
+	heatmap_colour(max, max, colour, sizeof(colour));
 	fprintf(f, "<span class=\"sw\" style=\"background:%s\"></span> %llu requests per cell "
 		"(%.6g s columns, colour on a log scale)</p>\n", colour, (unsigned long long)max, w);
 	free(cell);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "blkmetrics.h"
 #include "stagehist.h"
 
@@ -36,15 +37,8 @@ static struct stage_series *stagehist_get(struct stagehist *sh, const char *disk
 	for (size_t i = 0; i < sh->nr; i++)
 		if (sh->s[i].op == op && !strcmp(sh->s[i].disk, disk))
 			return &sh->s[i];
-	if (sh->nr == sh->cap) {
-		size_t cap = sh->cap ? sh->cap * 2 : 8;
-
-		s = realloc(sh->s, cap * sizeof(*s));
-		if (!s)
-			return NULL;
-		sh->s = s;
-		sh->cap = cap;
-	}
+	if (array_reserve(&sh->s, &sh->cap, sh->nr + 1, sizeof(*sh->s), 8))
+		return NULL;
 	s = &sh->s[sh->nr++];
 	memset(s, 0, sizeof(*s));
 	s->dev = dev;

@@ -77,6 +77,24 @@ int stack_from_sample(struct iotap_ctx *ctx, const struct perf_sample *s, unsign
 	return (int)n;
 }
 
+/* stack_sample_get - see stacks.h */
+uint64_t *stack_sample_get(struct iotap_ctx *ctx, struct stackmap *map,
+			   const struct perf_sample *s, unsigned int which, uint64_t key,
+			   unsigned int seen, uint64_t *ips, uint32_t *nr)
+{
+	uint64_t *v;
+
+	*nr = (uint32_t)stack_from_sample(ctx, s, which, ips, STACK_IPS_MAX);
+	if (!*nr && (which & STACK_NONEMPTY)) {
+		errno = ENODATA;
+		return NULL;
+	}
+	v = stackmap_get(map, s->pid, key, ips, *nr);
+	if (v && !v[seen])
+		iotap_comm(ctx, s->pid);
+	return v;
+}
+
 /* stack_text_frame - one frame as bpftrace prints kstack and ustack */
 static int stack_text_frame(void *arg, const struct stack_frame *f)
 {

@@ -33,10 +33,23 @@
 /* Which frames a stack keeps. */
 #define STACK_KERNEL	(1u << 0)
 #define STACK_USER	(1u << 1)
+/* stack_sample_get: a sample without frames makes no entry */
+#define STACK_NONEMPTY	(1u << 2)
 
 /* stack_from_sample - a sample's callchain (the frames which asks for) as a folded stack: its length */
 int stack_from_sample(struct iotap_ctx *ctx, const struct perf_sample *s, unsigned int which,
 		      uint64_t *ips, uint32_t max);
+/*
+ * stack_sample_get - the map's values of the sample's process, key and stack (the frames which
+ * asks for, left in ips[0..*nr), ips STACK_IPS_MAX long), zero on first sight
+ *
+ * While v[seen] is 0 (the caller makes it non-zero once it has filled the slot) the process's
+ * name is learnt: it lives now, and the report may come after it exits. NULL with errno
+ * ENOMEM, or ENODATA for a sample without frames when which has STACK_NONEMPTY.
+ */
+uint64_t *stack_sample_get(struct iotap_ctx *ctx, struct stackmap *map,
+			   const struct perf_sample *s, unsigned int which, uint64_t key,
+			   unsigned int seen, uint64_t *ips, uint32_t *nr);
 /*
  * stack_text - write a stack's frames, innermost first, one indented line each; always 0
  * (out's errors show at its flush)

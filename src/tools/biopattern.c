@@ -66,18 +66,15 @@ static int biopattern_on_done(void *arg, const struct blk_io *io)
 	struct iotap_ctx *ctx = arg;
 	struct biopattern_state *st = ctx->state;
 	struct biopattern_disk *d = biopattern_disk(st, io->dev);
-	uint64_t dist;
 	int ret;
 
 	if (!d)
 		return -ENOMEM;
-	ret = blk_lastpos_seek(&st->pos, io->dev, io->sector, io->nr_sector, &dist);
+	ret = blk_lastpos_sequential(&st->pos, io);
 	if (ret < 0)
 		return ret;
-	if (ret && !dist)
-		d->seq++;
-	else
-		d->rnd++;
+	d->seq += ret;
+	d->rnd += !ret;
 	d->bytes += io->bytes;
 	return 0;
 }

@@ -146,22 +146,6 @@ static void biosnoop_remaps(struct biosnoop_state *st, const struct blk_io *io, 
 		snprintf(buf, len, "-");
 }
 
-/* biosnoop_type - the T column: W, R, F for flushes, D for discards */
-static const char *biosnoop_type(const struct blk_io *io)
-{
-	switch (io->op) {
-	case BLOCK_OP_WRITE:
-		return "W";
-	case BLOCK_OP_FLUSH:
-		return "F";
-	case BLOCK_OP_DISCARD:
-	case BLOCK_OP_SECURE_ERASE:
-		return "D";
-	default:
-		return "R";
-	}
-}
-
 /* biosnoop_time - the first column: seconds since the first line, or the wall clock with -t */
 static void biosnoop_time(struct iotap_ctx *ctx, const struct blk_io *io, char *buf, size_t len)
 {
@@ -225,7 +209,7 @@ static int biosnoop_print(struct iotap_ctx *ctx, const struct blk_io *io, const 
 		json_str(out, io->comm);
 		fprintf(out, ", \"pid\": %u, \"disk\": ", io->pid);
 		json_str(out, disk);
-		fprintf(out, ", \"type\": \"%s\", \"rwbs\": ", biosnoop_type(io));
+		fprintf(out, ", \"type\": \"%s\", \"rwbs\": ", blk_io_type(io));
 		json_str(out, io->rwbs);
 		fprintf(out, ", \"sector\": %s, \"bytes\": %u", io->nr_sector ? sector : "null",
 			io->bytes);
@@ -246,7 +230,7 @@ static int biosnoop_print(struct iotap_ctx *ctx, const struct blk_io *io, const 
 		return 0;
 	}
 	fprintf(out, "%-*s %-14.14s %-7u %-9s %-1s %-10s %-7u", p->timestamp ? 12 : 11, t, io->comm,
-		io->pid, disk, biosnoop_type(io), sector, io->bytes);
+		io->pid, disk, blk_io_type(io), sector, io->bytes);
 	if (p->pattern)
 		fprintf(out, "%-1s ", pat);
 	if (p->queued)

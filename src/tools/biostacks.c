@@ -48,11 +48,7 @@ static const struct opt biostacks_opts[] = {
 };
 
 static const struct tool_event biostacks_events[] = {
-	{ "block", "block_io_start", TOOL_EV_OPTIONAL | TOOL_EV_STACK },
-	{ "block", "block_rq_insert", TOOL_EV_OPTIONAL | TOOL_EV_STACK },
-	{ "block", "block_bio_frontmerge", TOOL_EV_OPTIONAL },
-	{ "block", "block_rq_issue", 0 },
-	{ "block", "block_rq_complete", 0 },
+	TOOL_EVENTS_BLOCK_REQ_STACK,
 	{ NULL, NULL, 0 }
 };
 
@@ -61,8 +57,8 @@ static int biostacks_on_start(void *arg, struct blkreq *r, const struct perf_sam
 {
 	struct iotap_ctx *ctx = arg;
 	struct biostacks_state *st = ctx->state;
-	int n = stack_from_sample(ctx, s, STACK_KERNEL | STACK_USER, st->ips, STACK_IPS_MAX);
-	uint64_t *v = stackmap_get(st->map, s->pid, 0, st->ips, (uint32_t)n);
+	uint32_t n;
+	uint64_t *v = stack_sample_get(ctx, st->map, s, STACK_KERNEL | STACK_USER, 0, 0, st->ips, &n);
 
 	if (!v)
 		return -ENOMEM;
@@ -71,8 +67,6 @@ static int biostacks_on_start(void *arg, struct blkreq *r, const struct perf_sam
 			return -ENOMEM;
 		memset(&st->h[st->nr], 0, sizeof(st->h[0]));
 		v[0] = ++st->nr;
-		/* Learn the name while the process lives: the report may come after it exits. */
-		iotap_comm(ctx, s->pid);
 	}
 	r->user = v[0];
 	return 0;

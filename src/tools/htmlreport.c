@@ -74,11 +74,7 @@ struct hr_state {
 };
 
 static const struct tool_event hr_events[] = {
-	{ "block", "block_io_start", TOOL_EV_OPTIONAL | TOOL_EV_STACK },
-	{ "block", "block_rq_insert", TOOL_EV_OPTIONAL | TOOL_EV_STACK },
-	{ "block", "block_bio_frontmerge", TOOL_EV_OPTIONAL },
-	{ "block", "block_rq_issue", 0 },
-	{ "block", "block_rq_complete", 0 },
+	TOOL_EVENTS_BLOCK_REQ_STACK,
 	{ NULL, NULL, 0 }
 };
 
@@ -216,14 +212,12 @@ static int hr_on_start(void *arg, struct blkreq *r, const struct perf_sample *s)
 {
 	struct iotap_ctx *ctx = arg;
 	struct hr_state *st = ctx->state;
-	int n = stack_from_sample(ctx, s, STACK_KERNEL | STACK_USER, st->ips, STACK_IPS_MAX);
-	uint64_t *v;
+	uint32_t n;
+	uint64_t *v = stack_sample_get(ctx, st->map, s, STACK_KERNEL | STACK_USER | STACK_NONEMPTY,
+				       0, 0, st->ips, &n);
 
-	if (n <= 0)
-		return 0;
-	v = stackmap_get(st->map, s->pid, 0, st->ips, (uint32_t)n);
 	if (!v)
-		return -ENOMEM;
+		return errno == ENODATA ? 0 : -ENOMEM;
 	if (!v[0]) {
 		struct hr_stack *k;
 
@@ -235,11 +229,9 @@ static int hr_on_start(void *arg, struct blkreq *r, const struct perf_sample *s)
 			return -ENOMEM;
 		memcpy(k->ips, st->ips, n * sizeof(*k->ips));
 		k->pid = s->pid;
-		k->nr = (uint32_t)n;
+		k->nr = n;
 		k->count = 0;
 		v[0] = ++st->nr_st;
-		/* Learn the name while the process lives: the page is made after it exits. */
-		iotap_comm(ctx, s->pid);
 	}
 	r->user = v[0];
 	return 0;
@@ -254,7 +246,7 @@ static int hr_on_done(void *arg, const struct blk_io *io)
 	struct hr_proc key = { .pid = io->pid, .dev = io->dev }, *row;
 	uint64_t lat = io->t_done > io->t_issue ? io->t_done - io->t_issue : 0;
 	uint64_t from = io->t_start ? io->t_start : io->t_insert, t0 = iotap_start_time(ctx);
-	uint64_t t = io->t_done > t0 ? io->t_done - t0 : 0, dist;
+	uint64_t t = io->t_done > t0 ? io->t_done - t0 : 0;
 	bool write = io->op == BLOCK_OP_WRITE;
 	int ret;
 
@@ -266,13 +258,11 @@ static int hr_on_done(void *arg, const struct blk_io *io)
 		return -ENOMEM;
 	if (from && from <= io->t_done && hist_add(&d->queued, (io->t_done - from) / 1000))
 		return -ENOMEM;
-	ret = blk_lastpos_seek(&st->pos, io->dev, io->sector, io->nr_sector, &dist);
+	ret = blk_lastpos_sequential(&st->pos, io);
 	if (ret < 0)
 		return ret;
-	if (ret && !dist)
-		d->seq++;
-	else
-		d->rnd++;
+	d->seq += ret;
+	d->rnd += !ret;
 	d->reads += !write;
 	d->writes += write;
 	d->rbytes += write ? 0 : io->bytes;
@@ -481,22 +471,6 @@ static int hr_slow_cmp(const void *a, const void *b)
 	return x->io.t_done < y->io.t_done ? -1 : x->io.t_done > y->io.t_done;
 }
 
-/* hr_type - biosnoop's T column: W, R, F for flushes, D for discards */
-static const char *hr_type(const struct blk_io *io)
-{
-	switch (io->op) {
-	case BLOCK_OP_WRITE:
-		return "W";
-	case BLOCK_OP_FLUSH:
-		return "F";
-	case BLOCK_OP_DISCARD:
-	case BLOCK_OP_SECURE_ERASE:
-		return "D";
-	default:
-		return "R";
-	}
-}
-
 /* hr_slow_write - biosnoop's rows of the slowest requests, each with its stack */
 static void hr_slow_write(struct iotap_ctx *ctx, FILE *f, struct hr_state *st)
 {
@@ -523,7 +497,7 @@ static void hr_slow_write(struct iotap_ctx *ctx, FILE *f, struct hr_state *st)
 		fprintf(f, "</td><td>%u</td><td>", r->io.pid);
 		html_text(f, disk);
 		fprintf(f, "</td><td>%s</td><td>%llu</td><td>%u</td><td>%.3f</td><td>%.3f</td>",
-			hr_type(&r->io), (unsigned long long)r->io.sector,
+			blk_io_type(&r->io), (unsigned long long)r->io.sector,
 			r->io.bytes, from && from <= r->io.t_issue ? (r->io.t_issue - from) / 1e6 : 0.0,
 			r->lat / 1e6);
 		if (st->stacks) {

@@ -63,7 +63,7 @@ static int iostack_on_bio(struct iotap_ctx *ctx, const struct perf_sample *s, vo
 	struct iostack_state *st = ctx->state;
 	struct block_rq rq;
 	uint64_t *v;
-	int n;
+	uint32_t n;
 
 	if (block_rq_decode(&st->fmt, s->raw, s->raw_size, &rq) || !rq.nr_sector)
 		return 0;
@@ -72,15 +72,10 @@ static int iostack_on_bio(struct iotap_ctx *ctx, const struct perf_sample *s, vo
 		return 0;
 	if (rq.op == BLOCK_OP_READ ? p->io == IOSTACK_W : rq.op != BLOCK_OP_WRITE || p->io == IOSTACK_R)
 		return 0;
-	n = stack_from_sample(ctx, s, st->which, st->ips, STACK_IPS_MAX);
-	v = stackmap_get(st->map, s->pid, rq.dev, st->ips, (uint32_t)n);
+	v = stack_sample_get(ctx, st->map, s, st->which, rq.dev, IOSTACK_SEEN, st->ips, &n);
 	if (!v)
 		return -ENOMEM;
-	if (!v[IOSTACK_SEEN]) {
-		/* Learn the name while the process lives: the report may come after it exits. */
-		iotap_comm(ctx, s->pid);
-		v[IOSTACK_SEEN] = 1;
-	}
+	v[IOSTACK_SEEN] = 1;
 	/* block_bio_queue has no bytes field: the decoder gives nr_sector * 512. */
 	v[rq.op == BLOCK_OP_READ ? IOSTACK_R_BYTES : IOSTACK_W_BYTES] += rq.bytes;
 	return 0;

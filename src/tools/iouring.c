@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "blktrack.h"
 #include "hist.h"
 #include "shared.h"
@@ -201,15 +202,8 @@ static struct iou_task *iou_task(struct iouring_state *st, uint32_t tid, bool ma
 			return &st->tk[*v];
 	if (!make || st->ntk == IOU_MAX_TASKS)
 		return NULL;
-	if (st->ntk == st->captk) {
-		size_t cap = st->captk ? st->captk * 2 : 64;
-
-		t = realloc(st->tk, cap * sizeof(*t));
-		if (!t)
-			return NULL;
-		st->tk = t;
-		st->captk = cap;
-	}
+	if (array_reserve(&st->tk, &st->captk, st->ntk + 1, sizeof(*st->tk), 64))
+		return NULL;
 	if (hashtab_add(&st->tids, &pos, (uint32_t)st->ntk))
 		return NULL;
 	t = &st->tk[st->ntk++];

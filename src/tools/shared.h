@@ -28,6 +28,15 @@ struct prom;
 	{ "block", "block_io_start", TOOL_EV_OPTIONAL }, \
 	{ "block", "block_rq_insert", TOOL_EV_OPTIONAL }, \
 	{ "block", "block_bio_frontmerge", TOOL_EV_OPTIONAL }
+/*
+ * The same with stacks on the submitter's events (BT_START_STACK), for the tools that tag
+ * each request with the stack that started it.
+ */
+#define TOOL_EVENTS_BLOCK_REQ_STACK \
+	{ "block", "block_io_start", TOOL_EV_OPTIONAL | TOOL_EV_STACK }, \
+	{ "block", "block_rq_insert", TOOL_EV_OPTIONAL | TOOL_EV_STACK }, \
+	{ "block", "block_bio_frontmerge", TOOL_EV_OPTIONAL }, \
+	TOOL_EVENTS_BLOCK_RQ
 /* And the bios (BT_BIO), for the disks that take bios and make no requests (md, dm). */
 #define TOOL_EVENTS_BLOCK_BIO \
 	{ "block", "block_bio_queue", TOOL_EV_OPTIONAL }, \

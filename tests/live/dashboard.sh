@@ -41,46 +41,16 @@ truncate -s 16M "$LIVE_TMP/small/img"
 EDEV=$(losetup -f --show "$LIVE_TMP/small/img") || fail "losetup"
 E=$(basename "$EDEV")
 
-# free_port - a TCP port nothing listens on now
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 EP=$(free_port)
-PP=$(free_port)
-PROM=http://127.0.0.1:$PP
 INSTANCE=127.0.0.1:$EP
 
 # Every disk: $disk is a choice among them, as on a real host.
 tracer_start "$LIVE_TMP/e.out" exporter --stages --ring 30 -o "$LIVE_TMP/dump" -l "$INSTANCE" 0.2
 EXP_PID=$TRACER_PID
 
-mkdir -p "$LIVE_TMP/prom"
-cat >"$LIVE_TMP/prom.yml" <<EOF
-global:
-  scrape_interval: 1s
-  scrape_timeout: 900ms
-scrape_configs:
-  - job_name: iotap
-    static_configs:
-      - targets: ['$INSTANCE']
-EOF
-prometheus --config.file="$LIVE_TMP/prom.yml" --storage.tsdb.path="$LIVE_TMP/prom" \
-	--web.listen-address="127.0.0.1:$PP" --log.level=warn >"$LIVE_TMP/prom.log" 2>&1 &
-PROM_PID=$!
-LIVE_PIDS="$LIVE_PIDS $PROM_PID"
-for i in $(seq 1 100); do
-	curl -sf "$PROM/-/ready" >/dev/null && break
-	kill -0 $PROM_PID 2>/dev/null || { cat "$LIVE_TMP/prom.log" >&2; fail "prometheus exited"; }
-	sleep 0.1
-done
-curl -sf "$PROM/-/ready" >/dev/null || fail "prometheus not ready after 10 s"
-# Its first scrape comes up to 5 s after it is ready (target discovery is batched): a rate
-# over a window that starts before it would be extrapolated from a shorter one.
-for i in $(seq 1 100); do
-	curl -sf "$PROM/api/v1/query?query=up" | grep -q '"value"' && break
-	sleep 0.1
-done
-curl -sf "$PROM/api/v1/query?query=up" | grep -q '"value"' || fail "prometheus did not scrape the exporter in 10 s"
+prom_config "$INSTANCE"
+prom_start "$LIVE_TMP/prom.yml"
+prom_wait_up
 
 # The kernel's count of completed reads of the disk, stamped, every 0.1 s.
 (

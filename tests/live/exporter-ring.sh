@@ -15,9 +15,6 @@ top_snapshot() {
 	tracefs_snapshot | sed '/^== instances$/,$d'
 }
 before=$(top_snapshot)
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 URL=http://127.0.0.1:$(free_port)/metrics
 
 # A trigger that never fires here: SIGUSR2 alone dumps, and the metrics show the trigger's pairing is harmless.

@@ -15,37 +15,14 @@ DEV=$(loop_create a 64)
 D=$(basename "$DEV")
 before=$(tracefs_snapshot)
 
-# free_port - a TCP port nothing listens on now
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 EP=$(free_port)
-PP=$(free_port)
 URL=http://127.0.0.1:$EP/metrics
 
 tracer_start "$LIVE_TMP/e.out" exporter -l "127.0.0.1:$EP" 0.2
 EXP_PID=$TRACER_PID
 
-mkdir -p "$LIVE_TMP/prom"
-cat >"$LIVE_TMP/prom.yml" <<EOF
-global:
-  scrape_interval: 1s
-  scrape_timeout: 900ms
-scrape_configs:
-  - job_name: iotap
-    static_configs:
-      - targets: ['127.0.0.1:$EP']
-EOF
-prometheus --config.file="$LIVE_TMP/prom.yml" --storage.tsdb.path="$LIVE_TMP/prom" \
-	--web.listen-address="127.0.0.1:$PP" --log.level=warn >"$LIVE_TMP/prom.log" 2>&1 &
-PROM_PID=$!
-LIVE_PIDS="$LIVE_PIDS $PROM_PID"
-for i in $(seq 1 100); do
-	curl -sf "http://127.0.0.1:$PP/-/ready" >/dev/null && break
-	kill -0 $PROM_PID 2>/dev/null || { cat "$LIVE_TMP/prom.log" >&2; fail "prometheus exited"; }
-	sleep 0.1
-done
-curl -sf "http://127.0.0.1:$PP/-/ready" >/dev/null || fail "prometheus not ready after 10 s"
+prom_config "127.0.0.1:$EP"
+prom_start "$LIVE_TMP/prom.yml"
 
 # scrape NAME - fetch /metrics into $LIVE_TMP/NAME and check it with promtool
 scrape() {

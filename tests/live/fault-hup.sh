@@ -31,7 +31,7 @@ rec_start() {
 	kill -0 $TRACER_PID 2>/dev/null || fail "record $* exited: $(cat "$ERR")"
 }
 
-P=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+P=$(free_port)
 tracer_start "$LIVE_TMP/e.out" exporter -l "127.0.0.1:$P"
 ERR=$LIVE_TMP/e.out.err
 hup_stop exporter

@@ -6,7 +6,7 @@
 require_root
 command -v curl >/dev/null || skip "no curl"
 
-P=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+P=$(free_port)
 before=$(tracefs_snapshot | grep -v '^iotap_[0-9]*$' || true)
 tracer_start "$LIVE_TMP/first.out" exporter -l "127.0.0.1:$P"
 FIRST=$TRACER_PID

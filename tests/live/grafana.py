@@ -276,6 +276,17 @@ def evaluate(dash, fetch, values, metrics_file, host):
     return errs, lines, results
 
 
+def report(errs, lines, results):
+    """What evaluate found: its lines and errors on stderr, the results as JSON on stdout;
+    exits 1 on any error."""
+    for l in lines:
+        print(l, file=sys.stderr)
+    for e in errs:
+        print("dashboard: " + e, file=sys.stderr)
+    json.dump(results, sys.stdout)
+    sys.exit(1 if errs else 0)
+
+
 def main():
     cmd, dash = sys.argv[1], json.load(open(sys.argv[2]))
     if cmd == "lint":
@@ -308,24 +319,11 @@ def main():
                 return json.load(open("%s/%d-%s.json" % (rdir, p["id"], t["refId"])))
             except (OSError, ValueError) as x:
                 return {"status": "error", "error": "no answer: %s" % x}
-        errs, lines, results = evaluate(dash, answer, values, sys.argv[5], host)
-        for l in lines:
-            print(l, file=sys.stderr)
-        for e in errs:
-            print("dashboard: " + e, file=sys.stderr)
-        json.dump(results, sys.stdout)
-        sys.exit(1 if errs else 0)
+        report(*evaluate(dash, answer, values, sys.argv[5], host))
     if cmd == "eval":
         url, at, values = sys.argv[3], sys.argv[4], json.loads(sys.argv[5])
         host = json.loads(sys.argv[7])
-        errs, lines, results = evaluate(dash, lambda p, t, e: query(url, e, at), values,
-                                        sys.argv[6], host)
-        for l in lines:
-            print(l, file=sys.stderr)
-        for e in errs:
-            print("dashboard: " + e, file=sys.stderr)
-        json.dump(results, sys.stdout)
-        sys.exit(1 if errs else 0)
+        report(*evaluate(dash, lambda p, t, e: query(url, e, at), values, sys.argv[6], host))
     if cmd == "vars":
         url, values, want = sys.argv[3], json.loads(sys.argv[4]), json.loads(sys.argv[5])
         bad = 0

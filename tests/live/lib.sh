@@ -119,3 +119,82 @@ tracefs_snapshot() {
 dio() {
 	"$IOTAP_PROGS/dio" "$@"
 }
+
+# free_port - a TCP port nothing listens on now
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# prom_config TARGET [FILE] - a Prometheus config scraping TARGET (host:port, plain http) every
+# second, into FILE ($LIVE_TMP/prom.yml by default)
+prom_config() {
+	cat >"${2:-$LIVE_TMP/prom.yml}" <<PROM
+global:
+  scrape_interval: 1s
+  scrape_timeout: 900ms
+scrape_configs:
+  - job_name: iotap
+    static_configs:
+      - targets: ['$1']
+PROM
+}
+
+# prom_start CONFIG - a real Prometheus on a free loopback port, its data in $LIVE_TMP/prom,
+# ready when this returns (10 s at most); sets PP (its port), PROM (its URL) and PROM_PID
+prom_start() {
+	local i
+	PP=$(free_port)
+	PROM=http://127.0.0.1:$PP
+	mkdir -p "$LIVE_TMP/prom"
+	prometheus --config.file="$1" --storage.tsdb.path="$LIVE_TMP/prom" \
+		--web.listen-address="127.0.0.1:$PP" --log.level=warn >"$LIVE_TMP/prom.log" 2>&1 &
+	PROM_PID=$!
+	LIVE_PIDS="$LIVE_PIDS $PROM_PID"
+	for i in $(seq 1 100); do
+		curl -sf "$PROM/-/ready" >/dev/null && return 0
+		kill -0 $PROM_PID 2>/dev/null || { cat "$LIVE_TMP/prom.log" >&2; fail "prometheus exited"; }
+		sleep 0.1
+	done
+	fail "prometheus not ready after 10 s"
+}
+
+# prom_wait_up - wait until Prometheus has scraped its target once: the first scrape comes up
+# to 5 s after it is ready (target discovery is batched), and a rate over a window that starts
+# before it would be extrapolated from a shorter one
+prom_wait_up() {
+	local i
+	for i in $(seq 1 100); do
+		curl -sf "$PROM/api/v1/query?query=up" | grep -q '"value"' && return 0
+		sleep 0.1
+	done
+	fail "prometheus did not scrape the exporter in 10 s"
+}
+
+# vm_boot KERNEL VM-RUN-ARGS... - boot KERNEL under tests/vm/vm-run with those arguments (the
+# guest script last), its output in $LIVE_TMP/vm-KERNEL.out and its errors in .err; skip when
+# the VM cannot run here (vm-run's 125), fail showing both when the guest script failed. With
+# IOTAP_VM_KEEP=DIR the output is also kept there, as TEST-KERNEL.out, failed or not.
+vm_boot() {
+	local k=$1 rc=0 name=${0##*/}
+	shift
+	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel "$k" "$@" >"$LIVE_TMP/vm-$k.out" 2>"$LIVE_TMP/vm-$k.err" ||
+		rc=$?
+	[ $rc = 125 ] && { cat "$LIVE_TMP/vm-$k.err" >&2; skip "VM for $k could not run: $(tail -1 "$LIVE_TMP/vm-$k.err")"; }
+	[ -z "${IOTAP_VM_KEEP:-}" ] || cp "$LIVE_TMP/vm-$k.out" "$IOTAP_VM_KEEP/${name%-vm.sh}-$k.out"
+	[ $rc = 0 ] || { cat "$LIVE_TMP/vm-$k.out" "$LIVE_TMP/vm-$k.err"; fail "guest script failed on $k ($rc)"; }
+}
+
+# section OUT NAME - the lines of one "== NAME" block of a guest's output (its header may
+# go on with words of its own: "== NAME ARGS...")
+section() {
+	awk -v want="== $2" 'index($0, "== ") == 1 { on = $0 == want || index($0, want " ") == 1; next } on' "$1"
+}
+
+# stat_reads OUT KEY - reads the kernel completed between a guest's "== stat-before KEY" and
+# "== stat-after KEY" lines, each followed by a /sys/block/DEV/stat (its field 1)
+stat_reads() {
+	local b a
+	b=$(awk -v k="$2" '$1 == "==" && $2 == "stat-before" && $3 == k { print $4 }' "$1")
+	a=$(awk -v k="$2" '$1 == "==" && $2 == "stat-after" && $3 == k { print $4 }' "$1")
+	echo $((a - b))
+}

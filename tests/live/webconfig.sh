@@ -17,10 +17,6 @@ DEV=$(loop_create web 64)
 D=$(basename "$DEV")
 before=$(tracefs_snapshot | grep -v '^iotap_[0-9]*$' || true)
 
-# free_port - a TCP port nothing listens on now
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 
 # A CA, a server certificate it signs for 127.0.0.1, a client certificate it signs, and one
 # it does not; then a password and its bcrypt hash from htpasswd.
@@ -88,28 +84,17 @@ sed -i '/tracefs instances left by a killed iotap/d' "$LIVE_TMP/bad.err"
 echo "ok: a missing file: $(cat "$LIVE_TMP/bad.err")"
 
 EP=$(free_port)
-PP=$(free_port)
 URL=https://127.0.0.1:$EP/metrics
 tracer_start "$LIVE_TMP/e.out" exporter -l "127.0.0.1:$EP" --web.config.file "$W/web.yml" 0.2
 EXP_PID=$TRACER_PID
 grep -q "serving metrics on https://127.0.0.1:$EP/metrics" "$LIVE_TMP/e.out.err" ||
 	fail "no https in: $(cat "$LIVE_TMP/e.out.err")"
 
-mkdir -p "$LIVE_TMP/prom"
 printf '%s\n' "global:" "  scrape_interval: 1s" "  scrape_timeout: 900ms" "scrape_configs:" \
 	"  - job_name: iotap" "    scheme: https" "    tls_config:" "      ca_file: $W/ca.crt" \
 	"    basic_auth:" "      username: prom" "      password: '$PASS'" "    static_configs:" \
 	"      - targets: ['127.0.0.1:$EP']" >"$LIVE_TMP/prom.yml"
-prometheus --config.file="$LIVE_TMP/prom.yml" --storage.tsdb.path="$LIVE_TMP/prom" \
-	--web.listen-address="127.0.0.1:$PP" --log.level=warn >"$LIVE_TMP/prom.log" 2>&1 &
-PROM_PID=$!
-LIVE_PIDS="$LIVE_PIDS $PROM_PID"
-for i in $(seq 1 100); do
-	curl -sf "http://127.0.0.1:$PP/-/ready" >/dev/null && break
-	kill -0 $PROM_PID 2>/dev/null || { cat "$LIVE_TMP/prom.log" >&2; fail "prometheus exited"; }
-	sleep 0.1
-done
-curl -sf "http://127.0.0.1:$PP/-/ready" >/dev/null || fail "prometheus not ready after 10 s"
+prom_start "$LIVE_TMP/prom.yml"
 
 # query EXPR - EXPR's value now, from Prometheus ("" when it has none)
 query() {

@@ -80,11 +80,6 @@ ls /sys/kernel/tracing/instances
 echo "== end"
 GUEST
 
-# section OUT NAME - the lines of one "== NAME" block of the guest's output
-section() {
-	awk -v want="== $2" 'index($0, "== ") == 1 { on = $0 == want || index($0, want " ") == 1; next } on' "$1"
-}
-
 # bt_total FILE KEY - the sum of one bpftrace histogram's rows (@usecs[KEY]:)
 bt_total() {
 	awk -v key="$2" '
@@ -187,14 +182,10 @@ PY
 }
 
 for k in $VM_KERNELS; do
-	rc=0
-	out=$LIVE_TMP/vm-$k.out
-	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \
+	vm_boot $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \
 		--mod "$SCSI_PARAMS" --file "$LIVE_TMP/workload.sh:/iotap/workload.sh" \
-		--timeout 170 -- "$LIVE_TMP/guest.sh" >"$out" 2>"$LIVE_TMP/vm-$k.err" || rc=$?
-	[ $rc = 125 ] && { cat "$LIVE_TMP/vm-$k.err" >&2; skip "VM for $k could not run: $(tail -1 "$LIVE_TMP/vm-$k.err")"; }
-	[ $rc = 0 ] || { cat "$out" "$LIVE_TMP/vm-$k.err"; fail "guest script failed on $k ($rc)"; }
-	[ -n "${IOTAP_VM_KEEP:-}" ] && cp "$out" "$IOTAP_VM_KEEP/"
+		--timeout 170 -- "$LIVE_TMP/guest.sh"
+	out=$LIVE_TMP/vm-$k.out
 	grep -q "did not fail" "$out" && fail "$k: an injected read succeeded: $(grep 'did not fail' "$out")"
 	mkdir -p "$LIVE_TMP/live-$k" "$LIVE_TMP/guest-$k" "$LIVE_TMP/host-$k"
 	for t in nvmelatency scsilatency scsiresult bioerr; do

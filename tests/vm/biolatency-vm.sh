@@ -7,23 +7,7 @@
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86 not installed"
 
 cat >"$LIVE_TMP/guest.sh" <<'GUEST'
-# traced OUT ARGS... - start iotap ARGS in the background, out to OUT and OUT.err; wait
-# (bounded) until it prints its banner (on stderr when stdout carries data)
-traced() {
-	local out=$1
-	shift
-	iotap "$@" >"$out" 2>"$out.err" &
-	t=$!
-	for i in $(seq 1 100); do grep -qs 'Hit Ctrl-C' "$out" "$out.err" && return 0; sleep 0.1; done
-	echo "iotap did not start: $(cat "$out.err")"
-	exit 1
-}
-# untraced - end the tracer started last, once the workload settled
-untraced() {
-	sleep 0.5
-	kill -INT $t
-	wait $t
-}
+. /iotap/guest-lib.sh
 # biolatency -F: exact counts per flag set from direct reads on both disks.
 traced /tmp/bl.out biolatency -F
 dio read /dev/nvme0n1 300 4096 >/dev/null
@@ -54,11 +38,8 @@ echo "== end"
 GUEST
 
 for k in $VM_KERNELS; do
-	rc=0
-	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \
-		--timeout 120 -- "$LIVE_TMP/guest.sh" >"$LIVE_TMP/vm-$k.out" 2>"$LIVE_TMP/vm-$k.err" || rc=$?
-	[ $rc = 125 ] && { cat "$LIVE_TMP/vm-$k.err" >&2; skip "VM for $k could not run: $(tail -1 "$LIVE_TMP/vm-$k.err")"; }
-	[ $rc = 0 ] || { cat "$LIVE_TMP/vm-$k.out" "$LIVE_TMP/vm-$k.err"; fail "guest script failed on $k ($rc)"; }
+	vm_boot $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \
+		--timeout 120 -- "$LIVE_TMP/guest.sh"
 	out=$LIVE_TMP/vm-$k.out
 	awk '/^Tracing/{n++} n==1' "$out" >"$LIVE_TMP/d-$k"
 	awk '/^Tracing/{n++} n==2' "$out" | sed '/^== iostack$/,$d' >"$LIVE_TMP/dd-$k"

@@ -58,29 +58,13 @@ ls /sys/kernel/tracing/instances
 echo "== end"
 GUEST
 
-# section OUT NAME - the lines of one "== NAME" block of the guest's output
-section() {
-	awk -v want="== $2" 'index($0, "== ") == 1 { on = $0 == want; next } on' "$1"
-}
-
-# reads OUT DISK - reads the kernel completed on DISK during the workload (diskstats field 1)
-reads() {
-	local b a
-	b=$(awk -v d="$2" '$1 == "==" && $2 == "stat-before" && $3 == d { print $4 }' "$1")
-	a=$(awk -v d="$2" '$1 == "==" && $2 == "stat-after" && $3 == d { print $4 }' "$1")
-	echo $((a - b))
-}
-
 for k in $VM_KERNELS; do
-	rc=0
+	vm_boot $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \
+		--timeout 150 -- "$LIVE_TMP/guest.sh"
 	out=$LIVE_TMP/vm-$k.out
-	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \
-		--timeout 150 -- "$LIVE_TMP/guest.sh" >"$out" 2>"$LIVE_TMP/vm-$k.err" || rc=$?
-	[ $rc = 125 ] && { cat "$LIVE_TMP/vm-$k.err" >&2; skip "VM for $k could not run: $(tail -1 "$LIVE_TMP/vm-$k.err")"; }
-	[ $rc = 0 ] || { cat "$out" "$LIVE_TMP/vm-$k.err"; fail "guest script failed on $k ($rc)"; }
 	grep -q '^== sched nvme0n1 .*\[none\].* sda .*\[mq-deadline\]' "$out" ||
 		fail "$k: schedulers are not none and mq-deadline: $(grep '^== sched' "$out")"
-	rn=$(reads "$out" nvme0n1) rs=$(reads "$out" sda)
+	rn=$(stat_reads "$out" nvme0n1) rs=$(stat_reads "$out" sda)
 	[ "$rn" = $N ] && [ "$rs" = $NS ] || fail "$k: diskstats counted $rn and $rs reads, the workload made $N and $NS"
 	pn=$(awk '$2 == "pid" && $3 == "nvme0n1" { print $4 }' "$out")
 	ps=$(awk '$2 == "pid" && $3 == "sda" { print $4 }' "$out")

@@ -19,6 +19,7 @@ SCSI_PARAMS="scsi_debug dev_size_mb=64 delay=0 ndelay=1000000 opts=2 medium_erro
 WIN=10
 VARS=$(printf '{"instance": "127.0.0.1:10033", "disk": "(nvme0n1|nvme0|sda)", "device": ".*", "__rate_interval": "%ss", "__interval": "1s", "__range": "%ss"}' $WIN $WIN)
 python3 "$CHECK" queries "$DASH" "$VARS" >"$LIVE_TMP/queries" || fail "the dashboard's queries"
+prom_config 127.0.0.1:10033
 
 cat >"$LIVE_TMP/guest.sh" <<GUEST
 WIN=$WIN ERR_LBA=$ERR_LBA
@@ -37,16 +38,7 @@ ready() {
 ip link set lo up
 iotap exporter --stages --ring 30 -o /tmp/dump -l 127.0.0.1:10033 0.2 >/tmp/exporter.out 2>&1 &
 ready http://127.0.0.1:10033/metrics iotap_build_info 30
-cat >/tmp/prom.yml <<EOF
-global:
-  scrape_interval: 1s
-  scrape_timeout: 900ms
-scrape_configs:
-  - job_name: iotap
-    static_configs:
-      - targets: ['127.0.0.1:10033']
-EOF
-prometheus --config.file=/tmp/prom.yml --storage.tsdb.path=/tmp/prom \
+prometheus --config.file=/iotap/prom.yml --storage.tsdb.path=/tmp/prom \
 	--web.listen-address=127.0.0.1:9090 --log.level=warn >/tmp/prom.log 2>&1 &
 # Its first scrape, then a workload longer than the window.
 ready "http://127.0.0.1:9090/api/v1/query?query=up" '"value"' 90
@@ -76,14 +68,12 @@ echo "== end"
 GUEST
 
 for k in $VM_KERNELS; do
-	rc=0
-	out=$LIVE_TMP/vm-$k.out
-	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \
+	vm_boot $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \
 		--bin "$(command -v prometheus)" --mod "$SCSI_PARAMS" \
 		--file "$LIVE_TMP/queries:/iotap/queries" \
-		--timeout 240 -- "$LIVE_TMP/guest.sh" >"$out" 2>"$LIVE_TMP/vm-$k.err" || rc=$?
-	[ $rc = 125 ] && { cat "$LIVE_TMP/vm-$k.err" >&2; skip "VM for $k could not run: $(tail -1 "$LIVE_TMP/vm-$k.err")"; }
-	[ $rc = 0 ] || { cat "$out" "$LIVE_TMP/vm-$k.err"; fail "guest script failed on $k ($rc)"; }
+		--file "$LIVE_TMP/prom.yml:/iotap/prom.yml" \
+		--timeout 240 -- "$LIVE_TMP/guest.sh"
+	out=$LIVE_TMP/vm-$k.out
 	grep -q "did not fail" "$out" && fail "$k: $(grep 'did not fail' "$out")"
 	grep -q '^== end$' "$out" || { cat "$out"; fail "$k: the guest did not finish"; }
 	rm -rf "$LIVE_TMP/r-$k"

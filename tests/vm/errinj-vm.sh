@@ -70,11 +70,6 @@ base64 /tmp/rec.iotap
 echo "== end"
 GUEST
 
-# section OUT NAME - the lines of one "== NAME" block of the guest's output
-section() {
-	awk -v want="== $2" 'index($0, "== ") == 1 { on = $0 == want || index($0, want " ") == 1; next } on' "$1"
-}
-
 # check_errors KERNEL WHAT FILE DISK STS - exactly K failed reads by dio at the bad sectors
 check_errors() {
 	local want got
@@ -86,14 +81,9 @@ check_errors() {
 }
 
 for k in $VM_KERNELS; do
-	rc=0
+	vm_boot $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \
+		--bin "$DMSETUP" --disk none --timeout 170 -- "$LIVE_TMP/guest.sh"
 	out=$LIVE_TMP/vm-$k.out
-	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \
-		--bin "$DMSETUP" --disk none --timeout 170 -- "$LIVE_TMP/guest.sh" >"$out" \
-		2>"$LIVE_TMP/vm-$k.err" || rc=$?
-	[ $rc = 125 ] && { cat "$LIVE_TMP/vm-$k.err" >&2; skip "VM for $k could not run: $(tail -1 "$LIVE_TMP/vm-$k.err")"; }
-	[ -n "${IOTAP_VM_KEEP:-}" ] && cp "$out" "$IOTAP_VM_KEEP/errinj-$k.out"
-	[ $rc = 0 ] || { cat "$out" "$LIVE_TMP/vm-$k.err"; fail "guest script failed on $k ($rc)"; }
 	grep -q "did not fail\|failed$" "$out" && fail "$k: injection did not behave: $(grep 'did not fail\|failed$' "$out")"
 	dm=$(awk '$1 == "==" && $2 == "dm" { print $3 }' "$out")
 	[ -n "$dm" ] || fail "$k: no dm device: $(head -5 "$out")"

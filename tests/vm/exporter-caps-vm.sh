@@ -60,22 +60,13 @@ ls /sys/kernel/tracing/instances
 echo "== end"
 GUEST
 
-# section OUT NAME - the lines after "== NAME" up to the next "== " line
-section() {
-	awk -v want="== $2" '$0 == want { on = 1; next } on && /^== / { exit } on' "$1"
-}
-
 kernels=""
 for k in 6.1 6.12 5.10; do case " $VM_KERNELS " in *" $k "*) kernels="$kernels $k" ;; esac; done
 [ -n "$kernels" ] || skip "IOTAP_VM_KERNELS names no kernel this test boots"
 for k in $kernels; do
-	out=$LIVE_TMP/$k.out
-	rc=0
-	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel "$k" --disk nvme --bin "$IOTAP" \
-		--bin "$IOTAP_PROGS/dio" --bin "$SETPRIV" --timeout 200 -- "$LIVE_TMP/guest.sh" \
-		>"$out" 2>"$LIVE_TMP/$k.err" || rc=$?
-	[ $rc = 125 ] && { cat "$LIVE_TMP/$k.err" >&2; skip "VM for $k could not run: $(tail -1 "$LIVE_TMP/$k.err")"; }
-	[ $rc = 0 ] || { cat "$out" "$LIVE_TMP/$k.err"; fail "$k: guest script failed ($rc)"; }
+	vm_boot "$k" --disk nvme --bin "$IOTAP" \
+		--bin "$IOTAP_PROGS/dio" --bin "$SETPRIV" --timeout 200 -- "$LIVE_TMP/guest.sh"
+	out=$LIVE_TMP/vm-$k.out
 	[ "$(section "$out" paranoid)" = 3 ] || fail "$k: perf_event_paranoid is $(section "$out" paranoid), not 3"
 	[ "$(section "$out" reads)" = 300 ] || { cat "$out"; fail "$k: the disk counted $(section "$out" reads) reads, not 300"; }
 	[ "$(section "$out" count)" = 300 ] || { cat "$out"; fail "$k: with the unit's bounding set ($caps) the exporter counted '$(section "$out" count)', not 300"; }

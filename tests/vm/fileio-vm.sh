@@ -15,12 +15,7 @@ N=$N
 M=$M
 GUEST
 cat >>"$LIVE_TMP/guest.sh" <<'GUEST'
-# started FILE - wait (bounded) until a background iotap printed its banner
-started() {
-	for i in $(seq 1 200); do grep -q 'Hit Ctrl-C' "$1" 2>/dev/null && return 0; sleep 0.1; done
-	echo "iotap did not start: $(cat "$1")"
-	exit 1
-}
+. /iotap/guest-lib.sh
 # held PROG - the test program, stopped before its I/O; P is its PID
 held() {
 	FILEIO_WAIT=1 $1 rw /mnt $N $M &
@@ -65,17 +60,12 @@ sysrow() {
 }
 
 for k in $VM_KERNELS; do
-	rc=0
-	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel $k --disk nvme --mod ext4 --bin "$IOTAP" \
-		--bin "$IOTAP_PROGS/fileio" --bin "$IOTAP_PROGS/fileio_static" --bin "$MKE2FS" --timeout 240 -- "$LIVE_TMP/guest.sh" \
-		>"$LIVE_TMP/vm-$k.out" 2>"$LIVE_TMP/vm-$k.err" || rc=$?
-	[ $rc = 125 ] && { cat "$LIVE_TMP/vm-$k.err" >&2; skip "VM for $k could not run: $(tail -1 "$LIVE_TMP/vm-$k.err")"; }
-	[ $rc = 0 ] || { cat "$LIVE_TMP/vm-$k.out" "$LIVE_TMP/vm-$k.err"; fail "guest script failed on $k ($rc)"; }
+	vm_boot $k --disk nvme --mod ext4 --bin "$IOTAP" \
+		--bin "$IOTAP_PROGS/fileio" --bin "$IOTAP_PROGS/fileio_static" --bin "$MKE2FS" --timeout 240 -- "$LIVE_TMP/guest.sh"
 	out=$LIVE_TMP/vm-$k.out
-	section() { awk -v m="$1" '$0 == m { on = 1; next } /^== / { on = 0 } on' "$out"; }
-	section "== iostackbreakdown -d nvme0n1 fileio" >"$LIVE_TMP/s-$k"
-	section "== fileio -C 3600 fileio" >"$LIVE_TMP/f-$k"
-	section "== fileio -C 3600 fileio_static" >"$LIVE_TMP/fs-$k"
+	section "$out" "iostackbreakdown -d nvme0n1 fileio" >"$LIVE_TMP/s-$k"
+	section "$out" "fileio -C 3600 fileio" >"$LIVE_TMP/f-$k"
+	section "$out" "fileio -C 3600 fileio_static" >"$LIVE_TMP/fs-$k"
 	grep -q '^layer vfs: kprobe/kretprobe pairs on vfs_read, vfs_write, vfs_open, vfs_fsync_range$' \
 		"$LIVE_TMP/s-$k" || { cat "$LIVE_TMP/s-$k"; fail "$k: no vfs kprobe layer"; }
 	for want in vfs_write:$N vfs_read:$M ext4_file_write_iter:$N ext4_file_read_iter:$M \

@@ -51,19 +51,6 @@ ls /sys/kernel/tracing/instances
 echo "== end"
 GUEST
 
-# section OUT NAME - the lines of one "== NAME" block of the guest's output
-section() {
-	awk -v want="== $2" 'index($0, "== ") == 1 { on = $0 == want; next } on' "$1"
-}
-
-# reads OUT MODE - reads the kernel completed on nvme0n1 during one run (diskstats field 1)
-reads() {
-	local b a
-	b=$(awk -v m="$2" '$1 == "==" && $2 == "stat-before" && $3 == m { print $4 }' "$1")
-	a=$(awk -v m="$2" '$1 == "==" && $2 == "stat-after" && $3 == m { print $4 }' "$1")
-	echo $((a - b))
-}
-
 # num FILE WHAT - the number before WHAT on the count lines
 num() {
 	grep -o "[0-9]* $2" "$1" | head -1 | awk '{ print $1 }'
@@ -75,18 +62,15 @@ via() {
 }
 
 for k in $VM_KERNELS; do
-	rc=0
+	vm_boot $k --bin "$IOTAP" --bin "$IOTAP_PROGS/uring" \
+		--disk nvme --timeout 200 -- "$LIVE_TMP/guest.sh"
 	out=$LIVE_TMP/vm-$k.out
-	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel $k --bin "$IOTAP" --bin "$IOTAP_PROGS/uring" \
-		--disk nvme --timeout 200 -- "$LIVE_TMP/guest.sh" >"$out" 2>"$LIVE_TMP/vm-$k.err" || rc=$?
-	[ $rc = 125 ] && { cat "$LIVE_TMP/vm-$k.err" >&2; skip "VM for $k could not run: $(tail -1 "$LIVE_TMP/vm-$k.err")"; }
-	[ $rc = 0 ] || { cat "$out" "$LIVE_TMP/vm-$k.err"; fail "guest script failed on $k ($rc)"; }
 	grep -q '^== no io_uring events' "$out" && { echo "ok: $k: no io_uring events, nothing to check"; continue; }
 	msg=""
 	for m in inline async sqpoll async1; do
 		f=$LIVE_TMP/$m-$k
 		section "$out" $m >"$f"
-		r=$(reads "$out" $m)
+		r=$(stat_reads "$out" $m)
 		[ "$r" = $N ] || fail "$k $m: diskstats counted $r reads, uring made $N"
 		[ "$(num "$f" completed)" = $N ] || fail "$k $m: $(num "$f" completed) requests, not $N: $(cat "$f")"
 		[ "$(hist_total "$f")" = $N ] || fail "$k $m: histograms hold $(hist_total "$f")"

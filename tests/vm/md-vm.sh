@@ -85,11 +85,6 @@ cat /sys/kernel/tracing/dynamic_events
 echo "== end"
 GUEST
 
-# section OUT NAME - the lines of one "== NAME" block of the guest's output
-section() {
-	awk -v want="== $2" 'index($0, "== ") == 1 { on = $0 == want || index($0, want " ") == 1; next } on' "$1"
-}
-
 # check_stacked KERNEL WHAT BIOLATENCY BIOSNOOP - md0's bios counted exactly, with their members
 check_stacked() {
 	local n
@@ -114,13 +109,9 @@ check_flushes() {
 }
 
 for k in $VM_KERNELS; do
-	rc=0
+	vm_boot $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \
+		--bin "$MDADM" --timeout 170 -- "$LIVE_TMP/guest.sh"
 	out=$LIVE_TMP/vm-$k.out
-	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \
-		--bin "$MDADM" --timeout 170 -- "$LIVE_TMP/guest.sh" >"$out" 2>"$LIVE_TMP/vm-$k.err" || rc=$?
-	[ $rc = 125 ] && { cat "$LIVE_TMP/vm-$k.err" >&2; skip "VM for $k could not run: $(tail -1 "$LIVE_TMP/vm-$k.err")"; }
-	[ -n "${IOTAP_VM_KEEP:-}" ] && cp "$out" "$IOTAP_VM_KEEP/md-$k.out"
-	[ $rc = 0 ] || { cat "$out" "$LIVE_TMP/vm-$k.err"; fail "guest script failed on $k ($rc)"; }
 	grep -q "^== md0 raid1 " "$out" || fail "$k: no raid1 md0: $(head -5 "$out")"
 	section "$out" "live kprobe" >"$LIVE_TMP/kp-$k"
 	section "$out" "live tracepoint" >"$LIVE_TMP/tp-$k"

@@ -14,12 +14,7 @@ MKE2FS=$(command -v mke2fs || true)
 cp "$(command -v dd)" "$LIVE_TMP/wbwrite_a"
 cp "$(command -v dd)" "$LIVE_TMP/wbwrite_b"
 cat >"$LIVE_TMP/guest.sh" <<'GUEST'
-# started FILE - wait (bounded) until a background iotap printed its banner
-started() {
-	for i in $(seq 1 200); do grep -q 'Hit Ctrl-C' "$1" 2>/dev/null && return 0; sleep 0.1; done
-	echo "iotap did not start: $(cat "$1")"
-	exit 1
-}
+. /iotap/guest-lib.sh
 mke2fs -q -t ext4 -F -E lazy_itable_init=0,lazy_journal_init=0 /dev/nvme0n1 || exit 1
 mkdir -p /mnt
 mount -t ext4 -o noinit_itable /dev/nvme0n1 /mnt || exit 1
@@ -48,20 +43,15 @@ echo "== end"
 GUEST
 
 for k in $VM_KERNELS; do
-	rc=0
-	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel $k --disk nvme --mod ext4 --bin "$IOTAP" \
-		--bin "$MKE2FS" --bin "$LIVE_TMP/wbwrite_a" --bin "$LIVE_TMP/wbwrite_b" --timeout 240 -- "$LIVE_TMP/guest.sh" \
-		>"$LIVE_TMP/vm-$k.out" 2>"$LIVE_TMP/vm-$k.err" || rc=$?
-	[ $rc = 125 ] && { cat "$LIVE_TMP/vm-$k.err" >&2; skip "VM for $k could not run: $(tail -1 "$LIVE_TMP/vm-$k.err")"; }
-	[ $rc = 0 ] || { cat "$LIVE_TMP/vm-$k.out" "$LIVE_TMP/vm-$k.err"; fail "guest script failed on $k ($rc)"; }
+	vm_boot $k --disk nvme --mod ext4 --bin "$IOTAP" \
+		--bin "$MKE2FS" --bin "$LIVE_TMP/wbwrite_a" --bin "$LIVE_TMP/wbwrite_b" --timeout 240 -- "$LIVE_TMP/guest.sh"
 	out=$LIVE_TMP/vm-$k.out
-	section() { awk -v m="$1" '$0 == m { on = 1; next } /^== / { on = 0 } on' "$out"; }
 	grep -q '^== pids ' "$out" || { cat "$out" "$LIVE_TMP/vm-$k.err"; fail "$k: the guest did not finish"; }
 	set -- $(grep '^== pids ' "$out")
 	[ $# = 6 ] || { cat "$out" "$LIVE_TMP/vm-$k.err"; fail "$k: pids line: $*"; }
 	pa=$3 pb=$4 ia=$5 ib=$6
-	section "== iostackbreakdown" >"$LIVE_TMP/o-$k"
-	section "== biotop" >"$LIVE_TMP/t-$k"
+	section "$out" "iostackbreakdown" >"$LIVE_TMP/o-$k"
+	section "$out" "biotop" >"$LIVE_TMP/t-$k"
 	for w in "wbwrite_a $pa $ia $((3 << 20))" "wbwrite_b $pb $ib $((5 << 20))"; do
 		set -- $w
 		got=$(python3 -c '

@@ -46,11 +46,6 @@ iotap bitesize -i "$f" -d nvme0n1 2>&1
 echo "== end"
 GUEST
 
-# section OUT NAME - the lines of one "== NAME" block of the guest's output
-section() {
-	awk -v want="== $2" 'index($0, "== ") == 1 { on = $0 == want || index($0, want " ") == 1; next } on' "$1"
-}
-
 # slow_rows FILE SECTION - requests of a -m histogram section in buckets of 128 ms and more
 slow_rows() {
 	awk -v want="$2" '/^[a-z]+ = / { cur = $3; next }
@@ -59,14 +54,9 @@ slow_rows() {
 }
 
 for k in $VM_KERNELS; do
-	rc=0
+	vm_boot $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \
+		--bin "$DMSETUP" --disk nvme --timeout 120 -- "$LIVE_TMP/guest.sh"
 	out=$LIVE_TMP/vm-$k.out
-	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \
-		--bin "$DMSETUP" --disk nvme --timeout 120 -- "$LIVE_TMP/guest.sh" >"$out" \
-		2>"$LIVE_TMP/vm-$k.err" || rc=$?
-	[ $rc = 125 ] && { cat "$LIVE_TMP/vm-$k.err" >&2; skip "VM for $k could not run: $(tail -1 "$LIVE_TMP/vm-$k.err")"; }
-	[ -n "${IOTAP_VM_KEEP:-}" ] && cp "$out" "$IOTAP_VM_KEEP/ring-$k.out"
-	[ $rc = 0 ] || { cat "$out" "$LIVE_TMP/vm-$k.err"; fail "guest script failed on $k ($rc)"; }
 	dm=$(awk '$1 == "==" && $2 == "dm" { print $3 }' "$out")
 	[ -n "$dm" ] || fail "$k: no dm device: $(head -5 "$out")"
 	grep -q "^== record rc=0$" "$out" || fail "$k: record failed: $(section "$out" record)"

@@ -91,15 +91,11 @@ slow_rows() {
 }
 
 for k in $VM_KERNELS; do
-	rc=0 many=
+	many=
 	[ $k = 6.12 ] && many=many
+	vm_boot $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \
+		--bin "$DMSETUP" --disk both --timeout 175 -- "$LIVE_TMP/guest.sh" ${many:+"$many"}
 	out=$LIVE_TMP/vm-$k.out
-	"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \
-		--bin "$DMSETUP" --disk both --timeout 175 -- "$LIVE_TMP/guest.sh" ${many:+"$many"} >"$out" \
-		2>"$LIVE_TMP/vm-$k.err" || rc=$?
-	[ $rc = 125 ] && { cat "$LIVE_TMP/vm-$k.err" >&2; skip "VM for $k could not run: $(tail -1 "$LIVE_TMP/vm-$k.err")"; }
-	[ -n "${IOTAP_VM_KEEP:-}" ] && cp "$out" "$IOTAP_VM_KEEP/rotate-$k.out"
-	[ $rc = 0 ] || { cat "$out" "$LIVE_TMP/vm-$k.err"; fail "guest script failed on $k ($rc)"; }
 	grep -q "^== end$" "$out" || fail "$k: the guest did not finish: $(tail -5 "$out")"
 	grep -q "^== record rc=0$" "$out" || fail "$k: record failed: $(head -20 "$out")"
 	grep -q "^iotap record: [0-9]* events in .* written to /tmp/r\.\*, 0 lost$" "$out" ||

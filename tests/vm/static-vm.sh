@@ -41,23 +41,7 @@ cat >"$LIVE_TMP/guest.sh" <<GUEST
 N=$N M=$M E=$E
 GUEST
 cat >>"$LIVE_TMP/guest.sh" <<'GUEST'
-# traced OUT ARGS... - start iotap ARGS in the background, out to OUT and OUT.err; wait
-# (bounded) until it prints its banner
-traced() {
-	local out=$1
-	shift
-	iotap "$@" >"$out" 2>"$out.err" &
-	t=$!
-	for i in $(seq 1 100); do grep -qs 'Hit Ctrl-C' "$out" "$out.err" && return 0; sleep 0.1; done
-	echo "iotap did not start: $(cat "$out.err")"
-	exit 1
-}
-# untraced - end the tracer started last, once the workload settled
-untraced() {
-	sleep 0.5
-	kill -INT $t
-	wait $t
-}
+. /iotap/guest-lib.sh
 echo "== libs"
 find / -xdev \( -name '*.so' -o -name '*.so.*' \) 2>/dev/null
 echo "== version"
@@ -94,20 +78,10 @@ base64 /tmp/x.iotap
 echo "== end"
 GUEST
 
-# section OUT NAME - the lines of one "== NAME" block of the guest's output
-section() {
-	awk -v want="== $2" 'index($0, "== ") == 1 { on = $0 == want || index($0, want " ") == 1; next } on' "$1"
-}
-
 k=5.10
-rc=0
+vm_boot $k --bin "$STATIC" --file "$DIO:/usr/local/bin/dio" \
+	--file "$TRACEDAT" --disk nvme --timeout 150 -- "$LIVE_TMP/guest.sh"
 out=$LIVE_TMP/vm-$k.out
-"$IOTAP_SRCDIR/tests/vm/vm-run" --kernel $k --bin "$STATIC" --file "$DIO:/usr/local/bin/dio" \
-	--file "$TRACEDAT" --disk nvme --timeout 150 -- "$LIVE_TMP/guest.sh" >"$out" \
-	2>"$LIVE_TMP/vm-$k.err" || rc=$?
-[ $rc = 125 ] && { cat "$LIVE_TMP/vm-$k.err" >&2; skip "VM for $k could not run: $(tail -1 "$LIVE_TMP/vm-$k.err")"; }
-[ -n "${IOTAP_VM_KEEP:-}" ] && cp "$out" "$IOTAP_VM_KEEP/static-$k.out"
-[ $rc = 0 ] || { cat "$out" "$LIVE_TMP/vm-$k.err"; fail "guest script failed on $k ($rc)"; }
 [ -z "$(section "$out" libs)" ] || fail "$k: the guest has shared libraries: $(section "$out" libs)"
 section "$out" version >"$LIVE_TMP/version"
 grep -q '^iotap .*; static binary)$' "$LIVE_TMP/version" && grep -qx 'rc=0' "$LIVE_TMP/version" ||

@@ -185,10 +185,6 @@ journalctl -q -u $U --no-pager -o cat
 echo "== end"
 GUEST
 
-# section OUT NAME - the lines of one "== NAME" block of the guest's output
-section() {
-	awk -v want="== $2" 'index($0, "== ") == 1 { on = $0 == want; next } on' "$1"
-}
 # prop OUT SECTION NAME - a property systemctl show printed in that section
 prop() { section "$1" "$2" | sed -n "s/^$3=//p" | tail -n1; }
 
