@@ -419,7 +419,8 @@ static enum MHD_Result httpd_on_request(void *cls, struct MHD_Connection *c, con
 }
 
 /* httpd_log - libmicrohttpd's messages: the first while it starts says why it did not */
-static void httpd_log(void *cls, const char *fmt, va_list ap)
+static void __attribute__((format(printf, 2, 0)))
+httpd_log(void *cls, const char *fmt, va_list ap)
 {
 	struct httpd *h = cls;
 	char *nl;

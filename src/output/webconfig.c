@@ -20,7 +20,8 @@
  * webconfig_why - format one line into why; returns err. Names and values from the
  * file are in it, and a YAML scalar may hold line breaks: control bytes become '?'.
  */
-static int webconfig_why(int err, char *why, size_t whylen, const char *fmt, ...)
+static int __attribute__((format(printf, 4, 5)))
+webconfig_why(int err, char *why, size_t whylen, const char *fmt, ...)
 {
 	va_list ap;
 
