@@ -34,7 +34,8 @@ static size_t tids_unique(uint32_t *v, size_t n)
 {
 	size_t k = 0;
 
-	qsort(v, n, sizeof(*v), tid_cmp);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), tid_cmp);
 	for (size_t i = 0; i < n; i++)
 		if (!k || v[k - 1] != v[i])
 			v[k++] = v[i];
@@ -90,9 +91,11 @@ static void proc_threads(uint32_t pid, proc_task_fn fn, void *arg, uint32_t **v,
 
 		if (n < 0)
 			break;
-		qsort(*v + at, (size_t)n, sizeof(**v), tid_cmp);
+		/* A process gone before its listing is read lists nothing: *v may be NULL. */
+		if (n > 1)
+			qsort(*v + at, (size_t)n, sizeof(**v), tid_cmp);
 		same = pass && (size_t)n == prev_n &&
-		       !memcmp(*v + at, *v + prev_at, (size_t)n * sizeof(**v));
+		       (!n || !memcmp(*v + at, *v + prev_at, (size_t)n * sizeof(**v)));
 		prev_at = at;
 		prev_n = (size_t)n;
 		if (same)

@@ -478,7 +478,8 @@ static void hr_slow_write(struct iotap_ctx *ctx, FILE *f, struct hr_state *st)
 	char *text = NULL;
 	size_t len = 0;
 
-	qsort(st->slow, st->nr_slow, sizeof(st->slow[0]), hr_slow_cmp);
+	if (st->nr_slow)
+		qsort(st->slow, st->nr_slow, sizeof(st->slow[0]), hr_slow_cmp);
 	fprintf(f, "<section id=\"slowest\"><h2>The %zu slowest requests (biosnoop)</h2>\n"
 		"<table class=\"snoop\">\n<tr><th>TIME(s)</th><th>COMM</th><th>PID</th><th>DISK</th>"
 		"<th>T</th><th>SECTOR</th><th>BYTES</th><th>QUE(ms)</th><th>LAT(ms)</th>%s</tr>\n",
@@ -605,8 +606,11 @@ static int hr_report(struct iotap_ctx *ctx)
 		if (st->disks[i].nr * st->disks[i].col_ns / 1e9 > span)
 			span = st->disks[i].nr * st->disks[i].col_ns / 1e9;
 	drawn = st->nr_disks < HR_DISKS_DRAWN ? st->nr_disks : HR_DISKS_DRAWN;
-	qsort_r(st->disks, st->nr_disks, sizeof(*st->disks), hr_disk_busy_cmp, ctx);
-	qsort_r(st->disks, drawn, sizeof(*st->disks), hr_disk_cmp, ctx);
+	/* A recording of no block I/O has no disks, and no array to sort. */
+	if (st->nr_disks) {
+		qsort_r(st->disks, st->nr_disks, sizeof(*st->disks), hr_disk_busy_cmp, ctx);
+		qsort_r(st->disks, drawn, sizeof(*st->disks), hr_disk_cmp, ctx);
+	}
 	if (st->nr_disks > drawn)
 		qsort_r(st->disks + drawn, st->nr_disks - drawn, sizeof(*st->disks), hr_disk_cmp, ctx);
 	fputs("<nav id=\"disks\"><label>Disk: <select id=\"disk\"><option value=\"\">all</option>", f);
