@@ -114,17 +114,16 @@ static int exporter_on_done(void *arg, const struct blk_io *io)
 	struct exporter_params *p = ctx->params;
 	struct exporter_state *st = ctx->state;
 	const char *disk = exporter_disk(ctx, io->dev);
-	uint64_t dist;
 	int ret;
 
 	ret = flightsvc_request(st->ring, io);
 	if (!ret)
-		ret = blk_lastpos_seek(&st->pos, io->dev, io->sector, io->nr_sector, &dist);
+		ret = blk_lastpos_sequential(&st->pos, io);
 	if (ret >= 0 && p->stages && stagehist_request(&st->stages, disk, io))
 		ret = -ENOMEM;
 	if (ret < 0)
 		return ret;
-	return blkmetrics_request(&st->m, disk, io, ret && !dist ? BLKM_SEQUENTIAL : BLKM_RANDOM);
+	return blkmetrics_request(&st->m, disk, io, ret ? BLKM_SEQUENTIAL : BLKM_RANDOM);
 }
 
 /* exporter_on_nodata - a flush (no sector, no bytes): latency and errors only */
