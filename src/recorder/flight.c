@@ -451,7 +451,9 @@ int flight_setup(struct flight **out, const struct record_params *p, struct evst
 		free(f);
 		return -EINVAL;
 	}
-	f->ring = ring_alloc((p->ring + p->after) * NSEC_PER_SEC, cap);
+	/* A chunk the writer ends as RING_CHUNK fills is at most a slab. */
+	f->ring = ring_alloc((p->ring + p->after) * NSEC_PER_SEC, cap,
+			     REC_CHUNK_HDR + REC_STREAM_CHUNK);
 	es->w = f->ring ? rec_writer_create_sink_stored(flight_ring_chunk, f) : NULL;
 	if (!es->w) {
 		ring_free(f->ring);

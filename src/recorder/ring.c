@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "ring.h"
 
@@ -12,24 +13,28 @@ struct ring_chunk {
 	atomic_uint refs;		/* the ring's, and each holder's */
 	uint64_t t_first, t_last;
 	size_t len, room;		/* room: data's allocated bytes */
+	size_t map_len;			/* a slab's mapping; 0: malloc'd */
 	uint8_t data[];
 };
 
 struct ring {
 	struct ring_chunk *head, *tail;	/* oldest first */
 	size_t bytes, nr, cap;
+	size_t slab;			/* chunks of more than half this get a slab of it */
 	uint64_t keep_ns;
 	bool cap_bound;
 	/*
-	 * The last chunk dropped that nobody held, kept for the next one: a full
-	 * ring drops one as it adds one, and a fresh allocation of that size
-	 * would be fresh pages, faulted in one by one on the event path.
+	 * Slabs dropped that nobody held, kept for the next ones (linked by
+	 * next): a full ring drops one as it adds one, and after a lull drops
+	 * many at once that the next burst fills again; a fresh slab is fresh
+	 * pages. Kept while they and the chunks fit in the cap.
 	 */
 	struct ring_chunk *spare;
+	size_t spare_bytes;
 };
 
 /* ring_alloc - an empty ring */
-struct ring *ring_alloc(uint64_t keep_ns, size_t cap)
+struct ring *ring_alloc(uint64_t keep_ns, size_t cap, size_t slab)
 {
 	struct ring *r = calloc(1, sizeof(*r));
 
@@ -37,14 +42,61 @@ struct ring *ring_alloc(uint64_t keep_ns, size_t cap)
 		return NULL;
 	r->keep_ns = keep_ns;
 	r->cap = cap;
+	r->slab = slab;
 	return r;
+}
+
+/* ring_chunk_release - a chunk's memory back, by how it was had */
+static void ring_chunk_release(struct ring_chunk *c)
+{
+	if (!c)
+		return;
+	if (c->map_len)
+		munmap(c, c->map_len);
+	else
+		free(c);
+}
+
+/*
+ * ring_chunk_new - memory for a chunk of len bytes: a slab (the spare, or a
+ * mapping populated at once: faulted in page by page on the event path, a
+ * filling ring's fresh memory cost more than all else it does) for a large
+ * one, an allocation of its size for a small one (a second's few events)
+ */
+static struct ring_chunk *ring_chunk_new(struct ring *r, size_t len)
+{
+	struct ring_chunk *c;
+	size_t map_len;
+
+	if (r->slab && len > r->slab / 2 && len <= r->slab) {
+		if (r->spare) {
+			c = r->spare;
+			r->spare = c->next;
+			r->spare_bytes -= sizeof(*c) + c->room;
+			return c;
+		}
+		map_len = sizeof(*c) + r->slab;
+		c = mmap(NULL, map_len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (c == MAP_FAILED)
+			return NULL;
+		c->map_len = map_len;
+		c->room = r->slab;
+		return c;
+	}
+	c = malloc(sizeof(*c) + len);
+	if (!c)
+		return NULL;
+	c->map_len = 0;
+	c->room = len;
+	return c;
 }
 
 /* ring_chunk_put - one reference less; the last frees the chunk */
 static void ring_chunk_put(struct ring_chunk *c)
 {
 	if (atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) == 1)
-		free(c);
+		ring_chunk_release(c);
 }
 
 /* ring_drop - forget the oldest chunk; unheld, it may become the spare */
@@ -55,16 +107,17 @@ static void ring_drop(struct ring *r)
 	r->head = c->next;
 	if (!r->head)
 		r->tail = NULL;
-	r->bytes -= sizeof(*c) + c->len;
+	r->bytes -= sizeof(*c) + c->room;
 	r->nr--;
 	if (atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1)
 		return;
-	if (r->spare && r->spare->room >= c->room) {
-		free(c);
+	if (!c->map_len || r->bytes + r->spare_bytes + sizeof(*c) + c->room > r->cap) {
+		ring_chunk_release(c);
 		return;
 	}
-	free(r->spare);
+	c->next = r->spare;
 	r->spare = c;
+	r->spare_bytes += sizeof(*c) + c->room;
 }
 
 /* ring_free - every chunk, then the ring; accepts NULL */
@@ -74,16 +127,28 @@ void ring_free(struct ring *r)
 		return;
 	while (r->head)
 		ring_drop(r);
-	free(r->spare);
+	while (r->spare) {
+		struct ring_chunk *c = r->spare;
+
+		r->spare = c->next;
+		ring_chunk_release(c);
+	}
 	free(r);
+}
+
+/* ring_room - what a chunk of len bytes takes: a slab, or its own size */
+static size_t ring_room(const struct ring *r, size_t len)
+{
+	return r && r->slab && len > r->slab / 2 && len <= r->slab ? r->slab : len;
 }
 
 /* ring_add - keep a copy of chunk; evict by age, then by the cap */
 int ring_add(struct ring *r, const void *chunk, size_t len, uint64_t t_first, uint64_t t_last)
 {
 	struct ring_chunk *c;
+	size_t room = ring_room(r, len);
 
-	if (sizeof(*c) + len > r->cap) {
+	if (sizeof(*c) + room > r->cap) {
 		while (r->head)
 			ring_drop(r);
 		return -E2BIG;
@@ -91,19 +156,22 @@ int ring_add(struct ring *r, const void *chunk, size_t len, uint64_t t_first, ui
 	/* Room first (what the new chunk ends, by age, and what it would push over the cap). */
 	while (r->head && r->head->t_last + r->keep_ns < t_last)
 		ring_drop(r);
-	while (r->head && r->bytes + sizeof(*c) + len > r->cap) {
+	while (r->head && r->bytes + sizeof(*c) + room > r->cap) {
 		r->cap_bound = true;
 		ring_drop(r);
 	}
-	if (r->spare && r->spare->room >= len) {
-		c = r->spare;
-		r->spare = NULL;
-	} else {
-		c = malloc(sizeof(*c) + len);
-		if (!c)
-			return -ENOMEM;
-		c->room = len;
+	/* Spares give way to chunks: what is held stays within the cap. */
+	while (r->spare && (!r->slab || room != r->slab) &&
+	       r->bytes + r->spare_bytes + sizeof(*c) + room > r->cap) {
+		struct ring_chunk *sp = r->spare;
+
+		r->spare = sp->next;
+		r->spare_bytes -= sizeof(*sp) + sp->room;
+		ring_chunk_release(sp);
 	}
+	c = ring_chunk_new(r, len);
+	if (!c)
+		return -ENOMEM;
 	c->next = NULL;
 	atomic_init(&c->refs, 1);
 	c->t_first = t_first;
@@ -115,21 +183,21 @@ int ring_add(struct ring *r, const void *chunk, size_t len, uint64_t t_first, ui
 	else
 		r->head = c;
 	r->tail = c;
-	r->bytes += sizeof(*c) + len;
+	r->bytes += sizeof(*c) + c->room;
 	r->nr++;
 	return 0;
 }
 
-/* ring_bytes_per_chunk - a chunk's bytes and its bookkeeping */
-size_t ring_bytes_per_chunk(size_t len)
+/* ring_bytes_per_chunk - what a chunk of len takes: its room and its bookkeeping */
+size_t ring_bytes_per_chunk(const struct ring *r, size_t len)
 {
-	return sizeof(struct ring_chunk) + len;
+	return sizeof(struct ring_chunk) + ring_room(r, len);
 }
 
-/* ring_bytes - what the chunks take */
+/* ring_bytes - what the chunks take, and the slabs kept */
 size_t ring_bytes(const struct ring *r)
 {
-	return r->bytes;
+	return r->bytes + r->spare_bytes;
 }
 
 /* ring_count - how many chunks */

@@ -20,8 +20,13 @@
 struct ring;
 struct ring_chunk;
 
-/* A ring that keeps keep_ns of events in at most cap bytes; NULL with errno ENOMEM. */
-struct ring *ring_alloc(uint64_t keep_ns, size_t cap);
+/*
+ * A ring that keeps keep_ns of events in at most cap bytes; NULL with errno
+ * ENOMEM. A chunk of more than slab / 2 and at most slab bytes takes a slab
+ * of slab bytes, mapped populated and reused as the ring drops one (0: no
+ * slabs, each chunk its own size).
+ */
+struct ring *ring_alloc(uint64_t keep_ns, size_t cap, size_t slab);
 /* Accepts NULL. */
 void ring_free(struct ring *r);
 
@@ -32,10 +37,10 @@ void ring_free(struct ring *r);
  */
 int ring_add(struct ring *r, const void *chunk, size_t len, uint64_t t_first, uint64_t t_last);
 
-/* What a chunk of len bytes counts against the cap: its bytes and its bookkeeping. */
-size_t ring_bytes_per_chunk(size_t len);
+/* What a chunk of len bytes counts against the cap: its room and its bookkeeping (r NULL: a ring without slabs). */
+size_t ring_bytes_per_chunk(const struct ring *r, size_t len);
 
-/* Bytes held: the chunks and their bookkeeping. */
+/* Bytes held: the chunks, their bookkeeping, and the slabs kept for reuse. */
 size_t ring_bytes(const struct ring *r);
 size_t ring_count(const struct ring *r);
 

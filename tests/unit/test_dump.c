@@ -78,7 +78,7 @@ static struct dump *dump_make(const char *path, struct ring *ring, uint64_t from
 static void window_check(struct rec_writer *(*sink)(rec_chunk_fn, void *))
 {
 	struct record_params p = { 0 };
-	struct filler f = { ring_alloc(2 * SEC, 64 << 20) };
+	struct filler f = { ring_alloc(2 * SEC, 64 << 20, 0) };
 	struct rec_writer *w = sink(filler_chunk, &f);
 	char path[] = "/tmp/iotap-test-dump.XXXXXX";
 	int fd = mkstemp(path), ret, samples = 0, order = 0;
@@ -155,7 +155,7 @@ static void test_window_stored(void **state)
 static void test_fails(void **state)
 {
 	struct record_params p = { 0 };
-	struct filler f = { ring_alloc(2 * SEC, 64 << 20) };
+	struct filler f = { ring_alloc(2 * SEC, 64 << 20, 0) };
 	struct rec_writer *w = rec_writer_create_sink(filler_chunk, &f);
 	struct dump *d, *rest;
 	struct dumper *dp;

@@ -39,7 +39,7 @@ static void seen_hold(struct ring *r, uint64_t from, uint64_t to, struct seen *s
 /* test_age - a chunk whose newest event is older than keep_ns before the newest goes */
 static void test_age(void **state)
 {
-	struct ring *r = ring_alloc(3 * SEC, 1 << 20);
+	struct ring *r = ring_alloc(3 * SEC, 1 << 20, 0);
 	uint8_t c[100];
 	struct seen s = { 0 };
 
@@ -65,7 +65,7 @@ static void test_age(void **state)
 /* test_hold - a held chunk outlives its eviction, unchanged, until it is let go */
 static void test_hold(void **state)
 {
-	struct ring *r = ring_alloc(SEC, 1 << 20);
+	struct ring *r = ring_alloc(SEC, 1 << 20, 0);
 	struct ring_held *h;
 	uint8_t c[100];
 	size_t nr;
@@ -77,7 +77,7 @@ static void test_hold(void **state)
 	memset(c, 8, sizeof(c));
 	assert_int_equal(ring_add(r, c, sizeof(c), 5 * SEC, 5 * SEC), 0);
 	assert_int_equal(ring_count(r), 1);
-	assert_int_equal(ring_bytes(r), ring_bytes_per_chunk(sizeof(c)));
+	assert_int_equal(ring_bytes(r), ring_bytes_per_chunk(r, sizeof(c)));
 	assert_int_equal(h[0].len, sizeof(c));
 	assert_int_equal(((const uint8_t *)h[0].data)[99], 7);
 	assert_int_equal(h[0].t_last, SEC / 2);
@@ -93,8 +93,8 @@ static void test_hold(void **state)
 /* test_cap - past the cap the oldest go even within keep_ns, and the ring says so once */
 static void test_cap(void **state)
 {
-	size_t per = ring_bytes_per_chunk(1000);
-	struct ring *r = ring_alloc(60 * SEC, 3 * per);
+	size_t per = ring_bytes_per_chunk(NULL, 1000);
+	struct ring *r = ring_alloc(60 * SEC, 3 * per, 0);
 	static uint8_t c[8192];
 
 	for (int i = 0; i < 3; i++)
@@ -113,6 +113,82 @@ static void test_cap(void **state)
 	assert_int_equal(ring_bytes(r), 0);
 	ring_free(r);
 	ring_free(NULL);
+}
+
+/*
+ * test_slab - a large chunk takes a slab (counted whole), a small one its
+ * size; a held slab outlives its drop with its bytes intact
+ */
+static void test_slab(void **state)
+{
+	static uint8_t c[4096];
+	struct ring *r = ring_alloc(2 * SEC, 1 << 20, 4096);
+	size_t slab = ring_bytes_per_chunk(r, 4096), small = ring_bytes_per_chunk(r, 100);
+	struct ring_held *h;
+	size_t nr;
+
+	assert_int_equal(ring_bytes_per_chunk(r, 2049), slab);
+	assert_int_equal(ring_bytes_per_chunk(r, 2048), ring_bytes_per_chunk(NULL, 2048));
+	assert_int_equal(small, ring_bytes_per_chunk(NULL, 100));
+	memset(c, 1, sizeof(c));
+	assert_int_equal(ring_add(r, c, 3000, 0, 0), 0);
+	assert_int_equal(ring_add(r, c, 100, SEC, SEC), 0);
+	assert_int_equal(ring_bytes(r), slab + small);
+	assert_int_equal(ring_hold(r, 0, 0, &h, &nr), 0);
+	assert_int_equal(nr, 1);
+	/* Full: each add drops the oldest; the held slab is not reused while held. */
+	for (uint64_t i = 2; i < 10; i++) {
+		memset(c, (int)i, sizeof(c));
+		assert_int_equal(ring_add(r, c, 2049 + i, i * SEC, i * SEC), 0);
+	}
+	assert_int_equal(ring_count(r), 3);
+	assert_int_equal(ring_bytes(r), 3 * slab);
+	assert_int_equal(((const uint8_t *)h[0].data)[2999], 1);
+	assert_int_equal(h[0].len, 3000);
+	ring_release(h, nr);
+	assert_int_equal(ring_hold(r, 0, UINT64_MAX, &h, &nr), 0);
+	assert_int_equal(nr, 3);
+	assert_int_equal(((const uint8_t *)h[2].data)[2049 + 9 - 1], 9);
+	assert_int_equal(h[2].len, 2049 + 9);
+	ring_release(h, nr);
+	/* Larger than a slab: its own size. */
+	assert_int_equal(ring_bytes_per_chunk(r, 5000), ring_bytes_per_chunk(NULL, 5000));
+	ring_free(r);
+}
+
+/*
+ * test_slab_lull - a lull drops every slab at once: they are kept (counted)
+ * for the next burst, within the cap, and give way to chunks that need room
+ */
+static void test_slab_lull(void **state)
+{
+	static uint8_t c[4096];
+	struct ring *r = ring_alloc(2 * SEC, 1 << 20, 4096);
+	size_t slab = ring_bytes_per_chunk(r, 4096);
+
+	for (uint64_t i = 0; i < 3; i++)
+		assert_int_equal(ring_add(r, c, 4000, i * SEC, i * SEC), 0);
+	assert_int_equal(ring_bytes(r), 3 * slab);
+	/* Ten seconds later: the three are dropped, kept as spares. */
+	assert_int_equal(ring_add(r, c, 100, 12 * SEC, 12 * SEC), 0);
+	assert_int_equal(ring_count(r), 1);
+	assert_int_equal(ring_bytes(r), 3 * slab + ring_bytes_per_chunk(r, 100));
+	/* The burst takes them again: no more memory. */
+	for (uint64_t i = 0; i < 3; i++)
+		assert_int_equal(ring_add(r, c, 3000, 12 * SEC + i, 12 * SEC + i), 0);
+	assert_int_equal(ring_count(r), 4);
+	assert_int_equal(ring_bytes(r), 3 * slab + ring_bytes_per_chunk(r, 100));
+	ring_free(r);
+
+	/* A cap of four slabs: spares go before a small chunk would pass it. */
+	r = ring_alloc(2 * SEC, 4 * slab, 4096);
+	for (uint64_t i = 0; i < 4; i++)
+		assert_int_equal(ring_add(r, c, 4000, i * SEC, i * SEC), 0);
+	assert_int_equal(ring_add(r, c, 100, 20 * SEC, 20 * SEC), 0);
+	assert_true(ring_bytes(r) <= 4 * slab);
+	assert_int_equal(ring_count(r), 1);
+	assert_false(ring_cap_bound(r));
+	ring_free(r);
 }
 
 /* test_trigger_parse - the accepted forms, and one line for each refusal */
@@ -171,6 +247,8 @@ int main(void)
 		cmocka_unit_test(test_age),
 		cmocka_unit_test(test_hold),
 		cmocka_unit_test(test_cap),
+		cmocka_unit_test(test_slab),
+		cmocka_unit_test(test_slab_lull),
 		cmocka_unit_test(test_trigger_parse),
 		cmocka_unit_test(test_trigger_match),
 	};
