@@ -360,8 +360,15 @@ void flight_stats(const struct flight *f, struct flight_stats *st)
 {
 	memcpy(st->dumps, f->by_reason, sizeof(st->dumps));
 	st->failures = f->failures;
-	st->ring_bytes = ring_bytes(f->ring);
+	/* The chunk being filled is held too: at a few hundred events a second, for a second. */
+	uint64_t from = ring_first_ns(f->ring);
+
+	st->ring_bytes = ring_bytes(f->ring) + rec_writer_pending(f->es->w);
 	st->ring_ns = ring_held_ns(f->ring);
+	if (!from)
+		from = f->chunk_t0;
+	if (f->chunk_t1 && from && f->chunk_t1 - from > st->ring_ns)
+		st->ring_ns = f->chunk_t1 - from;
 }
 
 /* flight_bytes - what the dumps written hold */

@@ -62,7 +62,7 @@ extern const char *const flight_reason_names[FLIGHT_REASONS];
 struct flight_stats {
 	uint64_t dumps[FLIGHT_REASONS];	/* written, by what fired them */
 	uint64_t failures;		/* dumps that could not be handed over or written */
-	uint64_t ring_bytes;		/* what the ring holds now: its chunks and their bookkeeping */
+	uint64_t ring_bytes;		/* what the ring holds now: its chunks, their bookkeeping, the chunk being filled */
 	uint64_t ring_ns;		/* and the event time they span */
 };
 

@@ -212,6 +212,12 @@ uint64_t ring_held_ns(const struct ring *r)
 	return r->head ? r->tail->t_last - r->head->t_first : 0;
 }
 
+/* ring_first_ns - the oldest chunk's first event time, 0 when empty */
+uint64_t ring_first_ns(const struct ring *r)
+{
+	return r->head ? r->head->t_first : 0;
+}
+
 /* ring_cap_bound - whether the cap evicted since the last call */
 bool ring_cap_bound(struct ring *r)
 {

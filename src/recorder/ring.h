@@ -47,6 +47,9 @@ size_t ring_count(const struct ring *r);
 /* Event time the ring holds now: from its oldest chunk's first to its newest's last. */
 uint64_t ring_held_ns(const struct ring *r);
 
+/* The oldest chunk's first event time (monotonic ns); 0 when the ring is empty. */
+uint64_t ring_first_ns(const struct ring *r);
+
 /*
  * Whether the cap has dropped a chunk still within keep_ns since the last
  * call (then the call clears it): the caller says so.

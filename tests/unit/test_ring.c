@@ -54,6 +54,7 @@ static void test_age(void **state)
 	assert_int_equal(s.first[0], 2);
 	assert_int_equal(s.first[3], 5);
 	assert_int_equal(ring_held_ns(r), 3 * SEC + SEC / 2);
+	assert_int_equal(ring_first_ns(r), 2 * SEC);
 	assert_false(ring_cap_bound(r));
 	/* A window picks the chunks that overlap it. */
 	seen_hold(r, 3 * SEC + SEC / 2 + 1, 4 * SEC, &s);
@@ -111,6 +112,7 @@ static void test_cap(void **state)
 	assert_int_equal(ring_add(r, c, 4 * per, 4 * SEC, 4 * SEC), -E2BIG);
 	assert_int_equal(ring_count(r), 0);
 	assert_int_equal(ring_bytes(r), 0);
+	assert_int_equal(ring_first_ns(r), 0);
 	ring_free(r);
 	ring_free(NULL);
 }
