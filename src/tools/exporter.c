@@ -27,7 +27,7 @@
 
 struct exporter_params {
 	const char *listen, *textfile, *disk, *web_config;
-	bool no_queue;
+	bool queue, no_queue;
 	struct record_params rec;	/* -o, --ring and the rest: the flight recorder's */
 	bool stages;
 };
@@ -62,10 +62,12 @@ static const struct opt exporter_opts[] = {
 	  "(node_exporter's --web.config.file): tls_server_config (cert_file, key_file, "
 	  "client_ca_file, client_auth_type) and basic_auth_users (bcrypt hashes); any other key "
 	  "is an error. Relative paths are from FILE's folder" },
+	{ 0, "queue-time", OPT_FLAG, P(queue), NULL,
+	  "also publish iotap_block_request_queue_seconds, from each request's creation to its "
+	  "issue: it traces block_io_start for requests with data too, three events per request "
+	  "instead of biolatency's two, so it costs more per I/O (bench/README.md); -Q implies it" },
 	{ 0, "no-queue-time", OPT_FLAG, P(no_queue), NULL,
-	  "no iotap_block_request_queue_seconds: take no block_io_start for requests with data, "
-	  "two events per request instead of three, and about biolatency's cost per I/O "
-	  "(bench/README.md)" },
+	  "no iotap_block_request_queue_seconds: the default (kept for the scripts that name it)" },
 	{ 'o', "output", OPT_OUTFILE, P(rec.output), "FILE",
 	  "with --ring: write each dump to FILE.<timestamp> (created mode 0600)" },
 	RECORD_RING_OPTS(P(rec), "with --ring: write at most N dumps, then keep serving metrics (default: no limit)"),
@@ -390,15 +392,16 @@ static int exporter_init(struct iotap_ctx *ctx)
 	struct exporter_params *p = ctx->params;
 	struct exporter_state *st = ctx->state;
 	struct blktrack_cfg cfg = {
-		.flags = p->no_queue ? 0 : BT_START,
+		.flags = p->queue || p->rec.queued ? BT_START : 0,
 		.on_done = exporter_on_done,
 		.on_nodata = exporter_on_nodata,
 		.arg = ctx,
 	};
 	int ret;
 
-	if (p->no_queue && p->rec.queued) {
-		iotap_err(ctx, "--no-queue-time: not with -Q, whose trigger times from creation");
+	if (p->no_queue && (p->rec.queued || p->queue)) {
+		iotap_err(ctx, "--no-queue-time: not with %s", p->queue ? "--queue-time" :
+			  "-Q, whose trigger times from creation");
 		return -EINVAL;
 	}
 	health_init(&st->health);
@@ -486,8 +489,8 @@ const struct tool tool_exporter = {
 		"disk and operation (read, write, flush, discard, other): "
 		"iotap_block_request_latency_seconds, a histogram from issue to completion with "
 		"biolatency's log2 buckets (its counts equal biolatency's for the same I/O); "
-		"iotap_block_request_queue_seconds, from creation to issue (not with "
-		"--no-queue-time); "
+		"with --queue-time (or -Q), iotap_block_request_queue_seconds, from creation to "
+		"issue; "
 		"iotap_block_request_size_bytes; iotap_block_requests_by_pattern_total "
 		"(sequential or random); and iotap_block_request_errors_total by BLK_STS name. "
 		"Where the kernel traces NVMe and SCSI commands (nvme:nvme_setup_cmd, "

@@ -45,7 +45,7 @@ EP=$(free_port)
 INSTANCE=127.0.0.1:$EP
 
 # Every disk: $disk is a choice among them, as on a real host.
-tracer_start "$LIVE_TMP/e.out" exporter --stages --ring 30 -o "$LIVE_TMP/dump" -l "$INSTANCE" 0.2
+tracer_start "$LIVE_TMP/e.out" exporter --stages --queue-time --ring 30 -o "$LIVE_TMP/dump" -l "$INSTANCE" 0.2
 EXP_PID=$TRACER_PID
 
 prom_config "$INSTANCE"

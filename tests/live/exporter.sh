@@ -98,6 +98,15 @@ for i in range(1, 28):
 assert int(cum["+Inf"]) == run
 PY
 echo "ok: over a recording of the same I/O, the histogram equals biolatency -D's bucket by bucket"
+# Queue time is opt-in (its event costs): absent by default, and with --queue-time one
+# queue time per read.
+! grep -q '^iotap_block_request_queue_seconds' "$LIVE_TMP/s1" ||
+	fail "the default exporter publishes queue times"
+"$IOTAP" exporter --queue-time -d "$D" -i "$REC" --textfile "$LIVE_TMP/sq" 2>/dev/null ||
+	fail "exporter --queue-time -i failed"
+got=$(metric "$LIVE_TMP/sq" "iotap_block_request_queue_seconds_count{$SEL}")
+[ "$got" = $N ] || fail "--queue-time: $got queue times, expected $N"
+echo "ok: queue times only with --queue-time, one per read ($N)"
 
 # Bad HTTP: answers or closed sockets, never a crash, and the counts stay right.
 python3 - "$EP" <<'PY' || fail "bad HTTP handling"
