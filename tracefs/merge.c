@@ -16,19 +16,24 @@ struct pending {
 
 /*
  * A burst (a reader that fell behind drains a full ring in one round) grows
- * the buffers to megabytes. Past these sizes, a buffer or queue that its
- * later rounds fill to a quarter at most is halved, so a long-running tracer
- * gives the memory back instead of keeping the largest burst it ever saw.
- * realloc, never free and malloc: a large block stays mmapped, and shrinking
- * it returns its pages to the kernel.
+ * the buffers to megabytes. Past these sizes, a buffer or queue that
+ * MERGE_QUIET_ROUNDS rounds in a row fill to a quarter at most is halved, so
+ * a long-running tracer gives the memory back instead of keeping the largest
+ * burst it ever saw. realloc, never free and malloc: a large block stays
+ * mmapped, and shrinking it returns its pages to the kernel. Not at the
+ * first quiet round: rounds of a busy reader vary by more than four times,
+ * and a buffer halved at each small one and grown at each large one had its
+ * pages faulted in afresh over and over, on the event path.
  */
 #define MERGE_BUF_KEEP (1u << 20)
 #define MERGE_Q_KEEP 16384
+#define MERGE_QUIET_ROUNDS 64
 
 struct roundbuf {
 	char *data;
 	size_t len, cap;
 	size_t live;		/* queued records still pointing into it */
+	unsigned int quiet;	/* uses in a row that filled a quarter at most */
 };
 
 struct merge {
@@ -37,6 +42,8 @@ struct merge {
 	struct pending *tmp;	/* merge_sort's other half: cap entries */
 	size_t tmp_cap;
 	size_t sorted;		/* q[0..sorted) is in order */
+	size_t nr_peak;		/* the most queued at once this round */
+	unsigned int q_quiet;	/* rounds in a row that filled a quarter of q at most */
 	struct roundbuf bufs[3];
 	uint32_t cur;
 	uint64_t seq;
@@ -72,9 +79,12 @@ static struct roundbuf *merge_buf_pick(struct merge *m)
 
 	if (b->live)
 		return b;
-	if (b->cap > MERGE_BUF_KEEP && b->len <= b->cap / 4 && (d = realloc(b->data, b->cap / 2))) {
+	b->quiet = b->len <= b->cap / 4 ? b->quiet + 1 : 0;
+	if (b->cap > MERGE_BUF_KEEP && b->quiet >= MERGE_QUIET_ROUNDS &&
+	    (d = realloc(b->data, b->cap / 2))) {
 		b->data = d;
 		b->cap /= 2;
+		b->quiet = 0;
 	}
 	b->len = 0;
 	return b;
@@ -112,6 +122,8 @@ int merge_push(struct merge *m, uint64_t time, const void *rec, size_t size)
 	}
 	memcpy(b->data + b->len, rec, size);
 	p = &m->q[m->nr++];
+	if (m->nr > m->nr_peak)
+		m->nr_peak = m->nr;
 	p->time = time;
 	p->seq = m->seq++;
 	p->buf = m->cur;
@@ -257,8 +269,12 @@ int merge_round_end(struct merge *m, uint64_t horizon, merge_emit_fn emit, void 
 
 	m->prev_max = m->round_max;
 	ret = merge_flush(m, limit, emit, arg);
-	if (m->cap > MERGE_Q_KEEP && m->nr <= m->cap / 4)
+	m->q_quiet = m->nr_peak <= m->cap / 4 ? m->q_quiet + 1 : 0;
+	m->nr_peak = m->nr;
+	if (m->cap > MERGE_Q_KEEP && m->q_quiet >= MERGE_QUIET_ROUNDS) {
 		merge_queue_shrink(m);
+		m->q_quiet = 0;
+	}
 	/*
 	 * Rotate among three buffers: records of round N are all emitted by the
 	 * end of round N+1 unless a flush limit held them, in which case the
@@ -266,6 +282,16 @@ int merge_round_end(struct merge *m, uint64_t horizon, merge_emit_fn emit, void 
 	 */
 	m->cur = (m->cur + 1) % 3;
 	return ret;
+}
+
+/* merge_held - bytes the buffers and queues hold allocated */
+size_t merge_held(const struct merge *m)
+{
+	size_t n = (m->cap + m->tmp_cap) * sizeof(struct pending);
+
+	for (int i = 0; i < 3; i++)
+		n += m->bufs[i].cap;
+	return n;
 }
 
 /* merge_pending - how many records wait in the queue */

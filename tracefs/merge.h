@@ -39,6 +39,8 @@ int merge_round_end(struct merge *m, uint64_t horizon, merge_emit_fn emit, void 
  * non-zero return
  */
 int merge_flush(struct merge *m, uint64_t limit, merge_emit_fn emit, void *arg);
+/* Bytes the buffers and queues hold allocated (a burst's, until quiet rounds give it back). */
+size_t merge_held(const struct merge *m);
 size_t merge_pending(const struct merge *m);
 uint64_t merge_late(const struct merge *m);
 

@@ -211,14 +211,17 @@ static int tally(void *arg, uint64_t time, const void *rec, size_t size)
 
 /*
  * test_burst_then_quiet - a round of 2^19 records (2 MiB of copies, a reader that fell a
- * ring behind) and then small rounds: the buffers that burst grew are halved as the
- * quiet rounds recycle them, and every record still comes out once, in order, intact
+ * ring behind) and then small rounds: the buffers that burst grew are kept through a few
+ * quiet rounds (rounds vary: halving at each small one faulted the pages in again at
+ * each large one) and halved once the quiet lasts, and every record still comes out
+ * once, in order, intact
  */
 static void test_burst_then_quiet(void **state)
 {
 	struct merge *m = merge_alloc();
 	struct tally t = { 0 };
 	uint64_t time = 1, pushed = 0;
+	size_t burst;
 
 	/* Two CPUs' sorted runs, interleaved in time. */
 	for (uint64_t i = 0; i < 1u << 18; i++, pushed += 2) {
@@ -227,15 +230,51 @@ static void test_burst_then_quiet(void **state)
 	}
 	time += 1u << 19;
 	assert_int_equal(merge_round_end(m, UINT64_MAX, tally, &t), 0);
+	burst = merge_held(m);
 	for (int r = 0; r < 40; r++) {
 		for (int i = 0; i < 10; i++, pushed++, time++)
 			push(m, time, (uint32_t)time);
 		assert_int_equal(merge_round_end(m, UINT64_MAX, tally, &t), 0);
 	}
+	assert_true(merge_held(m) >= burst);
+	for (int r = 0; r < 400; r++) {
+		for (int i = 0; i < 10; i++, pushed++, time++)
+			push(m, time, (uint32_t)time);
+		assert_int_equal(merge_round_end(m, UINT64_MAX, tally, &t), 0);
+	}
+	assert_true(merge_held(m) <= burst / 4);
 	assert_int_equal(merge_flush(m, UINT64_MAX, tally, &t), 0);
 	assert_int_equal(t.n, pushed);
 	assert_int_equal(t.bad, 0);
 	assert_int_equal(merge_pending(m), 0);
+	merge_free(m);
+}
+
+/*
+ * test_varying_rounds - rounds that alternate between large and a tenth of it hold their
+ * memory: nothing is given back to be faulted in again at the next large one
+ */
+static void test_varying_rounds(void **state)
+{
+	struct merge *m = merge_alloc();
+	struct tally t = { 0 };
+	uint64_t time = 1, pushed = 0;
+	size_t held = 0;
+
+	for (int r = 0; r < 300; r++) {
+		int n = r % 2 ? 6000 : 60000;
+
+		for (int i = 0; i < n; i++, pushed++, time++)
+			push(m, time, (uint32_t)time);
+		assert_int_equal(merge_round_end(m, UINT64_MAX, tally, &t), 0);
+		if (r == 20)
+			held = merge_held(m);
+		if (r > 20)
+			assert_int_equal(merge_held(m), held);
+	}
+	assert_int_equal(merge_flush(m, UINT64_MAX, tally, &t), 0);
+	assert_int_equal(t.n, pushed);
+	assert_int_equal(t.bad, 0);
 	merge_free(m);
 }
 
@@ -250,6 +289,7 @@ int main(void)
 		cmocka_unit_test(test_horizon),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_burst_then_quiet),
+		cmocka_unit_test(test_varying_rounds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
