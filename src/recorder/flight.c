@@ -309,11 +309,20 @@ int flight_record(struct flight *f, struct session *s, const struct perf_event_h
 	return flight_check(f, s, f->last_t);
 }
 
-/* flight_tick - a chunk a second; an idle window over by the clock; the dumps written */
+/*
+ * flight_tick - a chunk a second at most (one that began a second ago ends,
+ * full or not: what the ring holds is dropped by age a second at a time; a
+ * busy ring fills its chunks faster, and ending them early only made odd
+ * sizes, each fresh memory); an idle window over by the clock; the dumps
+ * written
+ */
 int flight_tick(struct flight *f, struct session *s)
 {
 	struct dump *d;
-	int ret = flight_fail(f, rec_writer_flush(f->es->w));
+	int ret = 0;
+
+	if (!f->chunk_t0 || mono_now() >= f->chunk_t0 + NSEC_PER_SEC)
+		ret = flight_fail(f, rec_writer_flush(f->es->w));
 
 	/* Idle: the window is over when the clock says so (a second for events still merging). */
 	if (!ret)
