@@ -57,8 +57,26 @@ static void ring_chunk_release(struct ring_chunk *c)
 		free(c);
 }
 
+/* ring_is_slab - whether a chunk of len bytes takes a slab */
+static bool ring_is_slab(const struct ring *r, size_t len)
+{
+	return r && r->slab && len > r->slab / 2 && len <= r->slab;
+}
+
+/* ring_spare_take - a kept slab, out of the spares; NULL when none */
+static struct ring_chunk *ring_spare_take(struct ring *r)
+{
+	struct ring_chunk *c = r->spare;
+
+	if (c) {
+		r->spare = c->next;
+		r->spare_bytes -= sizeof(*c) + c->room;
+	}
+	return c;
+}
+
 /*
- * ring_chunk_new - memory for a chunk of len bytes: a slab (the spare, or a
+ * ring_chunk_new - memory for a chunk of len bytes: a slab (a spare, or a
  * mapping populated at once: faulted in page by page on the event path, a
  * filling ring's fresh memory cost more than all else it does) for a large
  * one, an allocation of its size for a small one (a second's few events)
@@ -68,13 +86,9 @@ static struct ring_chunk *ring_chunk_new(struct ring *r, size_t len)
 	struct ring_chunk *c;
 	size_t map_len;
 
-	if (r->slab && len > r->slab / 2 && len <= r->slab) {
-		if (r->spare) {
-			c = r->spare;
-			r->spare = c->next;
-			r->spare_bytes -= sizeof(*c) + c->room;
+	if (ring_is_slab(r, len)) {
+		if ((c = ring_spare_take(r)))
 			return c;
-		}
 		map_len = sizeof(*c) + r->slab;
 		c = mmap(NULL, map_len, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
@@ -127,19 +141,15 @@ void ring_free(struct ring *r)
 		return;
 	while (r->head)
 		ring_drop(r);
-	while (r->spare) {
-		struct ring_chunk *c = r->spare;
-
-		r->spare = c->next;
-		ring_chunk_release(c);
-	}
+	while (r->spare)
+		ring_chunk_release(ring_spare_take(r));
 	free(r);
 }
 
 /* ring_room - what a chunk of len bytes takes: a slab, or its own size */
 static size_t ring_room(const struct ring *r, size_t len)
 {
-	return r && r->slab && len > r->slab / 2 && len <= r->slab ? r->slab : len;
+	return ring_is_slab(r, len) ? r->slab : len;
 }
 
 /* ring_add - keep a copy of chunk; evict by age, then by the cap */
@@ -160,15 +170,10 @@ int ring_add(struct ring *r, const void *chunk, size_t len, uint64_t t_first, ui
 		r->cap_bound = true;
 		ring_drop(r);
 	}
-	/* Spares give way to chunks: what is held stays within the cap. */
-	while (r->spare && (!r->slab || room != r->slab) &&
-	       r->bytes + r->spare_bytes + sizeof(*c) + room > r->cap) {
-		struct ring_chunk *sp = r->spare;
-
-		r->spare = sp->next;
-		r->spare_bytes -= sizeof(*sp) + sp->room;
-		ring_chunk_release(sp);
-	}
+	/* Spares give way to other chunks (a slab takes one): what is held stays within the cap. */
+	while (r->spare && !ring_is_slab(r, len) &&
+	       r->bytes + r->spare_bytes + sizeof(*c) + room > r->cap)
+		ring_chunk_release(ring_spare_take(r));
 	c = ring_chunk_new(r, len);
 	if (!c)
 		return -ENOMEM;
