@@ -886,6 +886,13 @@ int blktrack_create(struct blktrack **out, struct iotap_ctx *ctx, const struct b
 	/* Without -Q a pid or cgroup filter still needs the submitter's event to know whose I/O it is. */
 	if (bt->filter)
 		want_start = true;
+	else if (want_start && (cfg->flags & BT_START_OPTIONAL) && !(cfg->flags & BT_START_STACK) &&
+		 !iotap_event_available(ctx, "block", "block_io_start") &&
+		 !iotap_event_available(ctx, "block", "block_rq_insert")) {
+		iotap_info(ctx, "no block_io_start or block_rq_insert events: requests are shown with "
+			   "the task that issued them, and no queue time");
+		want_start = false;
+	}
 	/* Else, for a tool that shows flushes, the submitter's event for them alone: who asked. */
 	bt->start_flush_only = !want_start && cfg->on_nodata &&
 			       iotap_event_available(ctx, "block", "block_io_start");

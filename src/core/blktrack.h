@@ -67,6 +67,14 @@ enum blk_bio_fate {
  * times 0. Not with BT_BIO.
  */
 #define BT_STAGES	(1u << 7)
+/*
+ * With BT_START: a source that has neither submitter event (a recording made
+ * without them, as an exporter's dump without --queue-time) is read with
+ * issue and completion alone, said in one info line: each request then
+ * carries the task that issued it, and no queue time. Not with a pid or
+ * cgroup filter, nor with BT_START_STACK, which need the submitter.
+ */
+#define BT_START_OPTIONAL (1u << 8)
 
 struct blktrack_cfg {
 	unsigned int flags;

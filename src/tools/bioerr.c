@@ -93,7 +93,7 @@ static int bioerr_init(struct iotap_ctx *ctx)
 	struct bioerr_params *p = ctx->params;
 	struct bioerr_state *st = ctx->state;
 	struct blktrack_cfg cfg = {
-		.flags = BT_START,
+		.flags = BT_START | BT_START_OPTIONAL,
 		.on_done = bioerr_on_done,
 		.on_nodata = bioerr_on_done,
 		.arg = ctx,

@@ -287,6 +287,9 @@ static int biosnoop_init(struct iotap_ctx *ctx)
 
 	if (p->timeline && !(st->tl = timeline_alloc()))
 		return -ENOMEM;
+	/* -Q times from the submitter's event; without it, who issued each request will do. */
+	if (!p->queued)
+		cfg.flags |= BT_START_OPTIONAL;
 	ret = blktrack_cfg_select(&cfg, ctx, p->disk, p->pid);
 	if (!ret && p->show_cgroup)
 		ret = iotap_cgroup_track(ctx);

@@ -163,7 +163,7 @@ static int biotop_init(struct iotap_ctx *ctx)
 	struct biotop_params *p = ctx->params;
 	struct biotop_state *st = ctx->state;
 	struct blktrack_cfg cfg = {
-		.flags = BT_START,
+		.flags = BT_START | BT_START_OPTIONAL,
 		.on_done = biotop_on_done,
 		.arg = ctx,
 	};

@@ -57,7 +57,7 @@ static int bitesize_init(struct iotap_ctx *ctx)
 {
 	struct bitesize_params *p = ctx->params;
 	struct blktrack_cfg cfg = {
-		.flags = BT_START,
+		.flags = BT_START | BT_START_OPTIONAL,
 		.on_issue = bitesize_on_issue,
 		.arg = ctx,
 	};

@@ -297,7 +297,7 @@ static int hr_init(struct iotap_ctx *ctx)
 {
 	struct hr_state *st = ctx->state;
 	struct blktrack_cfg cfg = {
-		.flags = BT_START,
+		.flags = BT_START | BT_START_OPTIONAL,
 		.on_done = hr_on_done,
 		.on_nodata = hr_on_nodata,
 		.arg = ctx,

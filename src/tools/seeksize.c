@@ -64,7 +64,7 @@ static int seeksize_init(struct iotap_ctx *ctx)
 	struct seeksize_params *p = ctx->params;
 	struct seeksize_state *st = ctx->state;
 	struct blktrack_cfg cfg = {
-		.flags = BT_START | BT_ISSUE_ALL,
+		.flags = BT_START | BT_START_OPTIONAL | BT_ISSUE_ALL,
 		.on_issue = seeksize_on_issue,
 		.arg = ctx,
 	};

@@ -32,6 +32,30 @@ cmp -s "$LIVE_TMP/perf.sectors" "$LIVE_TMP/want.sectors" || fail "biosnoop over 
 cmp -s "$LIVE_TMP/iotap.sectors" "$LIVE_TMP/want.sectors" || fail "biosnoop over the recording: sectors differ from dio's"
 echo "ok: perf.data and the iotap recording both give biolatency $N and biosnoop dio's $N sectors"
 
+# Without a submitter's event (an exporter's dump without --queue-time is one): the tools
+# that only attribute with it say so once and show each request with the task that issued
+# it; -Q, which times from it, refuses.
+P2=$LIVE_TMP/perf-rq.data
+perf record -q -o "$P2" -e block:block_rq_issue -e block:block_rq_complete -a -- \
+	"$IOTAP_PROGS/dio" read "$DEV" $N 4096 rand >/dev/null 2>"$LIVE_TMP/rec2.err" ||
+	fail "perf record failed: $(cat "$LIVE_TMP/rec2.err")"
+"$IOTAP" report -i "$P2" biosnoop -d "$D" >"$LIVE_TMP/bs2.out" 2>"$LIVE_TMP/bs2.err" ||
+	fail "biosnoop over issue and completion alone failed: $(cat "$LIVE_TMP/bs2.err")"
+grep -q 'no block_io_start or block_rq_insert events: requests are shown with the task that issued them' \
+	"$LIVE_TMP/bs2.err" || fail "biosnoop did not say it has no submitter's event: $(cat "$LIVE_TMP/bs2.err")"
+got=$(awk -v d="$D" '$2 == "dio" && $4 == d && $5 == "R" && $7 == 4096' "$LIVE_TMP/bs2.out" | wc -l)
+[ "$got" = $N ] || fail "biosnoop without a submitter's event: $got reads by dio, expected $N"
+for t in biotop bitesize seeksize bioerr; do
+	"$IOTAP" report -i "$P2" $t >/dev/null 2>"$LIVE_TMP/$t.err" ||
+		fail "$t over issue and completion alone failed: $(cat "$LIVE_TMP/$t.err")"
+done
+"$IOTAP" report -i "$P2" --html "$LIVE_TMP/rq.html" 2>"$LIVE_TMP/html2.err" ||
+	fail "report --html over issue and completion alone failed: $(cat "$LIVE_TMP/html2.err")"
+! "$IOTAP" report -i "$P2" biosnoop -Q >/dev/null 2>"$LIVE_TMP/q.err" ||
+	fail "biosnoop -Q ran without a submitter's event"
+[ "$(wc -l <"$LIVE_TMP/q.err")" = 1 ] || fail "biosnoop -Q: not one line: $(cat "$LIVE_TMP/q.err")"
+echo "ok: without a submitter's event, biosnoop shows dio's $N reads and says why; -Q refuses in one line"
+
 # -g: the stack tools take perf's callchains, and name the kernel frames from perf's build-id cache.
 perf record -q -g -o "$G" -e block:block_io_start -e block:block_rq_issue -e block:block_rq_complete \
 	-e block:block_bio_queue -a -- "$IOTAP_PROGS/stacky_fp" "$DEV" 20 >/dev/null 2>"$LIVE_TMP/rec.err" ||
