@@ -168,7 +168,10 @@ dump_step() {
 	echo "-- biolatency"
 	iotap report -i "$1" biolatency -D 2>&1
 	echo "-- biosnoop"
-	iotap report -i "$1" biosnoop 2>&1 | awk '$4 == "nvme0n1" && $5 == "R" && $7 == 4096' | wc -l
+	iotap report -i "$1" biosnoop >/tmp/biosnoop.out 2>&1
+	awk '$4 == "nvme0n1" && $5 == "R" && $7 == 4096' /tmp/biosnoop.out | wc -l
+	echo "-- biosnoop's first lines"
+	head -n 5 /tmp/biosnoop.out
 	echo "--"
 	show
 }
