@@ -476,6 +476,8 @@ int flight_setup(struct flight **out, const struct record_params *p, struct evst
 		free(f);
 		return -ENOMEM;
 	}
+	/* A SIGUSR2 an earlier flight recorder of this process did not take is not this one's. */
+	flight_usr2 = 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = flight_on_usr2;
 	sigemptyset(&sa.sa_mask);
