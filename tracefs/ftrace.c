@@ -9,12 +9,12 @@
 #include <unistd.h>
 
 #include <event-parse.h>
-#include <kbuffer.h>
 #include <tracefs.h>
 
 #include "ftrace.h"
 #include "log.h"
 #include "sample.h"
+#include "subbuf.h"
 #include "tfs.h"
 
 #define FTRACE_PREFIX "iotap_"
@@ -46,13 +46,11 @@ struct ftrace_ring {
 	size_t nr_ev;
 	struct ftrace_cpu *cpu;
 	int nr_cpus;
-	struct tep_handle *hp;		/* the instance's header_page, for kbuffer */
-	struct kbuffer *kb;
+	struct subbuf_decoder *dec;	/* of the instance's header_page */
 	void *page;			/* one sub-buffer */
 	int subbuf_size;
 	size_t round_subbufs;		/* read from a CPU per round at most: its buffer's */
-	uint64_t t_subbuf;		/* the newest event time of the last sub-buffer decoded */
-	char *rec;			/* the record being built */
+	struct ftrace_store store;	/* where sub-buffers are read into, when set */
 	bool all_enabled;		/* ftrace_ring_enable enabled the events that are not early */
 };
 
@@ -63,12 +61,6 @@ struct ftrace_ring *ftrace_ring_alloc(void)
 
 	if (!fr)
 		return NULL;
-	fr->rec = malloc(PERF_RECORD_MAX);
-	if (!fr->rec) {
-		ftrace_ring_free(fr);
-		errno = ENOMEM;
-		return NULL;
-	}
 	snprintf(fr->name, sizeof(fr->name), FTRACE_PREFIX "%d", (int)getpid());
 	return fr;
 }
@@ -102,12 +94,8 @@ void ftrace_ring_free(struct ftrace_ring *fr)
 		free(fr->ev[i].filter);
 	}
 	free(fr->ev);
-	if (fr->kb)
-		kbuffer_free(fr->kb);
-	if (fr->hp)
-		tep_free(fr->hp);
+	subbuf_decoder_free(fr->dec);
 	free(fr->page);
-	free(fr->rec);
 	free(fr);
 }
 
@@ -130,7 +118,8 @@ static int ftrace_event_add(struct ftrace_ring *fr, const char *sys, const char 
 	ev->filter = filter ? strdup(filter) : NULL;
 	ev->tp_id = tp_id;
 	ev->early = early;
-	if (!ev->sys || !ev->name || (filter && !ev->filter)) {
+	if (!ev->sys || !ev->name || (filter && !ev->filter) ||
+	    (fr->dec && subbuf_decoder_add(fr->dec, tp_id))) {
 		free(ev->sys);
 		free(ev->name);
 		free(ev->filter);
@@ -156,110 +145,37 @@ int ftrace_ring_add_early(struct ftrace_ring *fr, const char *sys, const char *n
 /* ftrace_ring_set_header_page - the sub-buffer layout to decode with (events/header_page text) */
 int ftrace_ring_set_header_page(struct ftrace_ring *fr, const char *text, size_t len)
 {
-	char *copy;
-
-	if (fr->kb)
+	if (fr->dec)
 		return -EBUSY;
-	fr->hp = tep_alloc();
-	copy = malloc(len + 1);
-	if (!fr->hp || !copy) {
-		free(copy);
-		return -ENOMEM;
-	}
-	memcpy(copy, text, len);
-	copy[len] = 0;
-	tep_set_long_size(fr->hp, sizeof(long));
-	if (tep_parse_header_page(fr->hp, copy, len, sizeof(long))) {
-		free(copy);
-		return -EINVAL;
-	}
-	free(copy);
-	fr->subbuf_size = tep_get_sub_buffer_size(fr->hp);
-	if (fr->subbuf_size <= 0)
-		fr->subbuf_size = getpagesize();
-	fr->kb = tep_kbuffer(fr->hp);
+	fr->dec = subbuf_decoder_new(text, len);
+	if (!fr->dec)
+		return -errno;
+	for (size_t i = 0; i < fr->nr_ev; i++)
+		if (subbuf_decoder_add(fr->dec, fr->ev[i].tp_id))
+			return -ENOMEM;
+	fr->subbuf_size = (int)subbuf_size(fr->dec);
 	fr->round_subbufs = FTRACE_ROUND_SUBBUFS;
 	fr->page = malloc(fr->subbuf_size);
-	if (!fr->kb || !fr->page)
-		return -ENOMEM;
-	return 0;
+	return fr->page ? 0 : -ENOMEM;
 }
 
-/* ftrace_known - whether a record's common_type is one of ours */
-static bool ftrace_known(const struct ftrace_ring *fr, int type)
-{
-	for (size_t i = 0; i < fr->nr_ev; i++)
-		if (fr->ev[i].tp_id == type)
-			return true;
-	return false;
-}
-
-/*
- * ftrace_subbuf_decode - hand every event of one sub-buffer to fn as a perf sample
- *
- * The raw data is the trace entry itself, exactly what perf's PERF_SAMPLE_RAW
- * carries, padded as perf pads it. Missed-event counts in the sub-buffer
- * header go to st->missed (one when the kernel could not store the number).
- * The entry names its thread only: the sample's pid is that thread id too,
- * for the reader to replace with the process it knows (tgidmap.h).
- * Return: 0, -EINVAL for a sub-buffer kbuffer refuses, or fn's non-zero return.
- */
+/* ftrace_subbuf_decode - one sub-buffer's events to fn (subbuf.h says how) */
 int ftrace_subbuf_decode(struct ftrace_ring *fr, int cpu, void *subbuf, struct ftrace_stats *st,
 			 ftrace_record_fn fn, void *arg)
 {
-	struct perf_event_header *h = (void *)fr->rec;
-	unsigned long long ts;
-	void *data;
-	int missed, ret;
+	return fr->dec ? subbuf_decode(fr->dec, cpu, subbuf, st, NULL, fn, arg) : -EINVAL;
+}
 
-	if (!fr->kb)
-		return -EINVAL;
-	if (kbuffer_load_subbuffer(fr->kb, subbuf))
-		return -EINVAL;
-	missed = kbuffer_missed_events(fr->kb);
-	if (missed)
-		st->missed += missed > 0 ? (uint64_t)missed : 1;
-	for (data = kbuffer_read_event(fr->kb, &ts); data; data = kbuffer_next_event(fr->kb, &ts)) {
-		int size = kbuffer_event_size(fr->kb);
-		uint64_t *v = (uint64_t *)(h + 1);
-		uint32_t raw_size, tid;
-		uint16_t type;
-		int32_t pid;
-		char *raw;
+/* ftrace_ring_decoder - the decoder of the instance's sub-buffers, NULL before its header page */
+const struct subbuf_decoder *ftrace_ring_decoder(const struct ftrace_ring *fr)
+{
+	return fr->dec;
+}
 
-		fr->t_subbuf = ts;
-		if (size < 8)
-			continue;
-		memcpy(&type, data, 2);
-		if (!ftrace_known(fr, type)) {
-			st->foreign++;
-			continue;
-		}
-		/* struct trace_entry: u16 type, u8 flags, u8 preempt_count, s32 pid */
-		memcpy(&pid, (char *)data + 4, 4);
-		tid = (uint32_t)pid;
-		/* perf pads the raw data so that the u32 size and it end 8-byte aligned */
-		raw_size = ((size + 4 + 7) & ~7u) - 4;
-		if (sizeof(*h) + 32 + 4 + raw_size > PERF_RECORD_MAX)
-			continue;
-		v[0] = ftrace_sample_id(type);
-		/* The entry names the thread only: the reader fills in its process (tgidmap.h). */
-		v[1] = (uint64_t)tid << 32 | tid;
-		v[2] = ts;
-		v[3] = (uint32_t)cpu;
-		raw = (char *)(v + 4);
-		memcpy(raw, &raw_size, 4);
-		memcpy(raw + 4, data, size);
-		memset(raw + 4 + size, 0, raw_size - size);
-		h->type = PERF_RECORD_SAMPLE;
-		h->misc = PERF_RECORD_MISC_KERNEL;
-		h->size = sizeof(*h) + 32 + 4 + raw_size;
-		st->records++;
-		ret = fn(arg, ts, h);
-		if (ret)
-			return ret;
-	}
-	return 0;
+/* ftrace_ring_set_store - read sub-buffers into the store's room from now on (ftrace.h) */
+void ftrace_ring_set_store(struct ftrace_ring *fr, const struct ftrace_store *store)
+{
+	fr->store = store ? *store : (struct ftrace_store){ 0 };
 }
 
 /* ftrace_write - write a control file of the instance, -errno on refusal */
@@ -519,16 +435,28 @@ static int ftrace_read_errno(int n)
 	return errno == EAGAIN || errno == EINTR || errno == 0 ? 0 : -errno;
 }
 
-/* ftrace_cpu_decode - decode the sub-buffer just read from c */
-static int ftrace_cpu_decode(struct ftrace_ring *fr, struct ftrace_cpu *c, ftrace_record_fn fn,
-			     void *arg)
+/* ftrace_cpu_room - where c's next sub-buffer is read: the store's room, or the ring's page */
+static void *ftrace_cpu_room(struct ftrace_ring *fr, struct ftrace_cpu *c)
 {
-	int ret;
+	void *room = fr->store.room ? fr->store.room(fr->store.arg, c->cpu, fr->subbuf_size) : NULL;
 
-	fr->t_subbuf = 0;
-	ret = ftrace_subbuf_decode(fr, c->cpu, fr->page, &c->st, fn, arg);
-	if (fr->t_subbuf > c->t_read)
-		c->t_read = fr->t_subbuf;
+	return room ? room : fr->page;
+}
+
+/*
+ * ftrace_cpu_decode - decode the sub-buffer just read from c into buf; a
+ * store keeps what of it decoding again needs
+ */
+static int ftrace_cpu_decode(struct ftrace_ring *fr, struct ftrace_cpu *c, void *buf,
+			     ftrace_record_fn fn, void *arg)
+{
+	struct subbuf_span span;
+	int ret = subbuf_decode(fr->dec, c->cpu, buf, &c->st, &span, fn, arg);
+
+	if (span.last > c->t_read)
+		c->t_read = span.last;
+	if (!ret && buf != fr->page && fr->store.keep && span.last)
+		ret = fr->store.keep(fr->store.arg, c->cpu, buf, subbuf_used(fr->dec, buf), &span);
 	return ret;
 }
 
@@ -542,13 +470,15 @@ static int ftrace_cpu_decode(struct ftrace_ring *fr, struct ftrace_cpu *c, ftrac
 static int ftrace_cpu_drain(struct ftrace_ring *fr, struct ftrace_cpu *c, bool flush,
 			    ftrace_record_fn fn, void *arg)
 {
+	void *buf = ftrace_cpu_room(fr, c);
 	size_t nr = 0;
 	int n = 0, ret;
 
 	c->behind = false;
 	/* Full sub-buffers through the splice pipe: no copy while the kernel fills the next. */
-	while (!flush && (n = ftrace_read_errno(tracefs_cpu_buffered_read(c->tcpu, fr->page, true))) > 0) {
-		ret = ftrace_cpu_decode(fr, c, fn, arg);
+	while (!flush && (n = ftrace_read_errno(tracefs_cpu_buffered_read(c->tcpu, buf, true))) > 0) {
+		ret = ftrace_cpu_decode(fr, c, buf, fn, arg);
+		buf = ftrace_cpu_room(fr, c);
 		if (ret)
 			return ret;
 		if (++nr >= fr->round_subbufs) {
@@ -569,11 +499,12 @@ static int ftrace_cpu_drain(struct ftrace_ring *fr, struct ftrace_cpu *c, bool f
 	 * the other reads, whose read(2) writes the events this one reads.
 	 */
 	for (;;) {
-		n = flush ? tracefs_cpu_flush(c->tcpu, fr->page) : tracefs_cpu_read(c->tcpu, fr->page, true);
+		n = flush ? tracefs_cpu_flush(c->tcpu, buf) : tracefs_cpu_read(c->tcpu, buf, true);
 		n = ftrace_read_errno(n);
 		if (n <= 0)
 			return n;
-		ret = ftrace_cpu_decode(fr, c, fn, arg);
+		ret = ftrace_cpu_decode(fr, c, buf, fn, arg);
+		buf = ftrace_cpu_room(fr, c);
 		if (ret || !flush)
 			return ret;
 	}

@@ -21,28 +21,23 @@
 #include <stdint.h>
 #include <linux/perf_event.h>
 
-/* Sample ids of ftrace events: far above the ids perf hands out (a counter from 1). */
-#define FTRACE_ID_BASE (1ull << 62)
-
-/* ftrace_sample_id - the sample id the records of tracepoint tp_id carry */
-static inline uint64_t ftrace_sample_id(int tp_id)
-{
-	return FTRACE_ID_BASE | (uint32_t)tp_id;
-}
-
-/* What one CPU's buffer delivered and lost. */
-struct ftrace_stats {
-	uint64_t records;	/* events decoded */
-	uint64_t missed;	/* sub-buffer headers' missed-event counts */
-	uint64_t overrun;	/* per_cpu/cpuN/stats: overrun */
-	uint64_t dropped;	/* per_cpu/cpuN/stats: dropped events (buffer full, no overwrite) */
-	uint64_t foreign;	/* events of a type not added (none expected) */
-};
-
-/* A record ready for the merge: valid during the call only. */
-typedef int (*ftrace_record_fn)(void *arg, uint64_t time, const struct perf_event_header *rec);
+#include "subbuf.h"
 
 struct ftrace_ring;
+
+/*
+ * Where sub-buffers are read, when not into the ring's own page: room gives
+ * size bytes for CPU cpu's next sub-buffer (the same room until keep takes
+ * it; NULL: the ring's page, not kept); once its events went to the reader's
+ * fn, keep is told the bytes of it decoding again needs (subbuf_used) and
+ * its events' times (a sub-buffer without events is not kept). keep's
+ * non-zero return ends the read with it.
+ */
+struct ftrace_store {
+	void *(*room)(void *arg, int cpu, size_t size);
+	int (*keep)(void *arg, int cpu, void *subbuf, size_t used, const struct subbuf_span *span);
+	void *arg;
+};
 
 /*
  * ftrace_ring_alloc - an empty ring, no instance until ftrace_ring_open: NULL with errno
@@ -116,6 +111,10 @@ const char *ftrace_ring_name(const struct ftrace_ring *fr);
  */
 int ftrace_subbuf_decode(struct ftrace_ring *fr, int cpu, void *subbuf, struct ftrace_stats *st,
 			 ftrace_record_fn fn, void *arg);
+/* The decoder of the instance's sub-buffers (subbuf.h), NULL before its header page; the ring's. */
+const struct subbuf_decoder *ftrace_ring_decoder(const struct ftrace_ring *fr);
+/* Read sub-buffers into store's rooms from now on (NULL: into the ring's own page again). */
+void ftrace_ring_set_store(struct ftrace_ring *fr, const struct ftrace_store *store);
 /*
  * ftrace_instance_remove_stale - remove iotap_<pid> instances whose run is dead: how many, or
  * -errno (tfs_libtracefs_sync's)

@@ -25,65 +25,9 @@
 #include "tfs.h"
 
 #define K618 "6.18.44-fc-v669"
-#define PAGE 4096
-#define COMMIT_MISSED (1ull << 31)
-#define COMMIT_STORED (1ull << 30)
-
-/* A sub-buffer being built: u64 time stamp, u64 commit, then events. */
-struct page {
-	uint8_t b[PAGE];
-	size_t len;		/* bytes of event data */
-};
-
-/* page_event - append one data event of len bytes (a multiple of 4) with its time delta */
-static void page_event(struct page *p, uint32_t delta, const void *data, size_t len)
-{
-	uint32_t hdr = (uint32_t)(len / 4) | delta << 5;
-
-	assert_true(len % 4 == 0 && len <= 112);
-	memcpy(p->b + 16 + p->len, &hdr, 4);
-	memcpy(p->b + 16 + p->len + 4, data, len);
-	p->len += 4 + len;
-}
-
-/* page_extend - a time-extend event: the next event is delta ns later */
-static void page_extend(struct page *p, uint64_t delta)
-{
-	uint32_t hdr = 30 | (uint32_t)(delta & ((1u << 27) - 1)) << 5, hi = delta >> 27;
-
-	memcpy(p->b + 16 + p->len, &hdr, 4);
-	memcpy(p->b + 16 + p->len + 4, &hi, 4);
-	p->len += 8;
-}
-
-/* page_seal - write the header; flags go in the commit word beside the length */
-static void page_seal(struct page *p, uint64_t ts, uint64_t flags)
-{
-	uint64_t commit = p->len | flags;
-
-	memcpy(p->b, &ts, 8);
-	memcpy(p->b + 8, &commit, 8);
-}
-
-/* A block_rq_complete entry as 6.18 lays it out (format file offsets). */
-static size_t complete_entry(uint8_t *e, uint16_t type, int32_t pid, uint32_t dev,
-			     uint64_t sector, uint32_t nr_sector)
-{
-	memset(e, 0, 48);
-	memcpy(e, &type, 2);
-	memcpy(e + 4, &pid, 4);
-	memcpy(e + 8, &dev, 4);
-	memcpy(e + 16, &sector, 8);
-	memcpy(e + 24, &nr_sector, 4);
-	memcpy(e + 34, "R", 2);
-	/* __data_loc cmd: empty string at offset 44 + 4 */
-	{
-		uint32_t loc = 1u << 16 | 48;
-
-		memcpy(e + 44, &loc, 4);
-	}
-	return 52;		/* 48 + the one-byte string, rounded up to 4 */
-}
+#define PAGE TESTLIB_PAGE
+#define COMMIT_MISSED TESTLIB_COMMIT_MISSED
+#define COMMIT_STORED TESTLIB_COMMIT_STORED
 
 struct seen {
 	struct perf_sample s[8];
@@ -160,19 +104,19 @@ static void test_decode(void **state)
 	struct fixture *f = *state;
 	struct ftrace_stats st = { 0 };
 	struct seen sn = { 0 };
-	struct page p = { 0 };
+	struct testlib_page p = { 0 };
 	uint8_t e[64], e2[64], other[16] = { 0 };
 	uint16_t other_type = 1;
 	size_t n;
 
-	n = complete_entry(e, f->complete->id, getpid(), 7340032, 123456, 8);
-	page_event(&p, 10, e, n);
+	n = testlib_complete_entry(e, f->complete->id, getpid(), 7340032, 123456, 8);
+	testlib_page_event(&p, 10, e, n);
 	memcpy(other, &other_type, 2);
-	page_event(&p, 5, other, sizeof(other));
-	page_extend(&p, 1ull << 30);
-	n = complete_entry(e2, f->complete->id, 0, 7340032, 99, 16);
-	page_event(&p, 7, e2, n);
-	page_seal(&p, 5000000000ull, 0);
+	testlib_page_event(&p, 5, other, sizeof(other));
+	testlib_page_extend(&p, 1ull << 30);
+	n = testlib_complete_entry(e2, f->complete->id, 0, 7340032, 99, 16);
+	testlib_page_event(&p, 7, e2, n);
+	testlib_page_seal(&p, 5000000000ull, 0);
 
 	assert_int_equal(ftrace_subbuf_decode(f->fr, 3, p.b, &st, collect, &sn), 0);
 	assert_int_equal(sn.n, 2);
@@ -205,22 +149,72 @@ static void test_missed(void **state)
 	struct fixture *f = *state;
 	struct ftrace_stats st = { 0 };
 	struct seen sn = { 0 };
-	struct page p = { 0 };
+	struct testlib_page p = { 0 };
 	uint8_t e[64];
 	uint64_t lost = 7;
-	size_t n = complete_entry(e, f->complete->id, 1, 7340032, 1, 8);
+	size_t n = testlib_complete_entry(e, f->complete->id, 1, 7340032, 1, 8);
 
-	page_event(&p, 1, e, n);
+	testlib_page_event(&p, 1, e, n);
 	memcpy(p.b + 16 + p.len, &lost, 8);
-	page_seal(&p, 100, COMMIT_MISSED | COMMIT_STORED);
+	testlib_page_seal(&p, 100, COMMIT_MISSED | COMMIT_STORED);
 	assert_int_equal(ftrace_subbuf_decode(f->fr, 0, p.b, &st, collect, &sn), 0);
 	assert_int_equal(sn.n, 1);
 	assert_int_equal(st.missed, 7);
 
-	page_seal(&p, 100, COMMIT_MISSED);
+	testlib_page_seal(&p, 100, COMMIT_MISSED);
 	assert_int_equal(ftrace_subbuf_decode(f->fr, 0, p.b, &st, collect, &sn), 0);
 	assert_int_equal(st.missed, 8);
 	assert_int_equal(st.records, 2);
+}
+
+/*
+ * test_kept - a sub-buffer kept as subbuf_used says (header, events, the
+ * stored missed count), with other bytes after it, decodes as the whole one
+ * did, by a clone of the ring's decoder as by the ring
+ */
+static void test_kept(void **state)
+{
+	struct fixture *f = *state;
+	struct ftrace_stats st = { 0 }, st2 = { 0 };
+	struct seen sn = { 0 }, sn2 = { 0 };
+	struct testlib_page p = { 0 };
+	uint8_t e[64], kept[PAGE];
+	uint64_t lost = 3;
+	struct subbuf_span span = { 1, 1 };
+	struct subbuf_decoder *d = subbuf_decoder_clone(ftrace_ring_decoder(f->fr));
+	size_t n = testlib_complete_entry(e, f->complete->id, 42, 7340032, 77, 8), used;
+
+	assert_non_null(d);
+	assert_int_equal(subbuf_size(d), PAGE);
+	testlib_page_event(&p, 4, e, n);
+	testlib_page_event(&p, 6, e, n);
+	memcpy(p.b + 16 + p.len, &lost, 8);
+	testlib_page_seal(&p, 1000, COMMIT_MISSED | COMMIT_STORED);
+	used = subbuf_used(d, p.b);
+	assert_int_equal(used, 16 + p.len + 8);
+
+	memset(kept, 0xa5, sizeof(kept));
+	memcpy(kept, p.b, used);
+	assert_int_equal(ftrace_subbuf_decode(f->fr, 1, p.b, &st, collect, &sn), 0);
+	assert_int_equal(subbuf_decode(d, 1, kept, &st2, &span, collect, &sn2), 0);
+	assert_int_equal(sn2.n, 2);
+	assert_int_equal(sn.n, 2);
+	assert_int_equal(span.first, 1004);
+	assert_int_equal(span.last, 1010);
+	assert_int_equal(st2.missed, 3);
+	assert_int_equal(st2.records, st.records);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(sn2.time[i], sn.time[i]);
+		assert_int_equal(sn2.s[i].tid, 42);
+		assert_int_equal(sn2.s[i].raw_size, sn.s[i].raw_size);
+		assert_memory_equal(sn2.s[i].raw, sn.s[i].raw, sn.s[i].raw_size);
+	}
+	/* A full sub-buffer takes all of it; one kbuffer refuses, nothing. */
+	p.len = PAGE - 16;
+	testlib_page_seal(&p, 1000, 0);
+	assert_int_equal(subbuf_used(d, p.b), PAGE);
+	subbuf_decoder_free(d);
+	subbuf_decoder_free(NULL);
 }
 
 /* test_lost - the headers tell of the losses the counters count: not counted twice */
@@ -243,10 +237,10 @@ static void test_empty(void **state)
 	struct fixture *f = *state;
 	struct ftrace_stats st = { 0 };
 	struct seen sn = { 0 };
-	struct page p = { 0 };
+	struct testlib_page p = { 0 };
 	struct ftrace_ring *bare = ftrace_ring_alloc();
 
-	page_seal(&p, 1, 0);
+	testlib_page_seal(&p, 1, 0);
 	assert_int_equal(ftrace_subbuf_decode(f->fr, 0, p.b, &st, collect, &sn), 0);
 	assert_int_equal(sn.n, 0);
 	assert_int_equal(ftrace_subbuf_decode(bare, 0, p.b, &st, collect, &sn), -EINVAL);
@@ -260,6 +254,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_decode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kept, setup, teardown),
 		cmocka_unit_test(test_lost),
 		cmocka_unit_test_setup_teardown(test_empty, setup, teardown),
 	};

@@ -286,3 +286,51 @@ void testlib_log_keep(enum log_level level, const char *msg)
 	snprintf(testlib_log + n, sizeof(testlib_log) - n, "%s%s\n",
 		 level == LOG_WARN ? "warning: " : "", msg);
 }
+
+/* testlib_page_event - one data event appended, with its time delta */
+void testlib_page_event(struct testlib_page *p, uint32_t delta, const void *data, size_t len)
+{
+	uint32_t hdr = (uint32_t)(len / 4) | delta << 5;
+
+	assert_true(len % 4 == 0 && len <= 112 && 16 + p->len + 4 + len <= TESTLIB_PAGE);
+	memcpy(p->b + 16 + p->len, &hdr, 4);
+	memcpy(p->b + 16 + p->len + 4, data, len);
+	p->len += 4 + len;
+}
+
+/* testlib_page_extend - a time-extend event: the next event is delta ns later */
+void testlib_page_extend(struct testlib_page *p, uint64_t delta)
+{
+	uint32_t hdr = 30 | (uint32_t)(delta & ((1u << 27) - 1)) << 5, hi = delta >> 27;
+
+	memcpy(p->b + 16 + p->len, &hdr, 4);
+	memcpy(p->b + 16 + p->len + 4, &hi, 4);
+	p->len += 8;
+}
+
+/* testlib_page_seal - the header: time stamp, and the commit word with flags beside it */
+void testlib_page_seal(struct testlib_page *p, uint64_t ts, uint64_t flags)
+{
+	uint64_t commit = p->len | flags;
+
+	memcpy(p->b, &ts, 8);
+	memcpy(p->b + 8, &commit, 8);
+}
+
+/* testlib_complete_entry - a block_rq_complete entry at 6.18's format file offsets */
+size_t testlib_complete_entry(uint8_t *e, uint16_t type, int32_t pid, uint32_t dev,
+			      uint64_t sector, uint32_t nr_sector)
+{
+	uint32_t loc = 1u << 16 | 48;
+
+	memset(e, 0, 52);
+	memcpy(e, &type, 2);
+	memcpy(e + 4, &pid, 4);
+	memcpy(e + 8, &dev, 4);
+	memcpy(e + 16, &sector, 8);
+	memcpy(e + 24, &nr_sector, 4);
+	memcpy(e + 34, "R", 2);
+	/* __data_loc cmd: an empty string at offset 48 */
+	memcpy(e + 44, &loc, 4);
+	return 52;		/* 48 + the one-byte string, rounded up to 4 */
+}

@@ -90,4 +90,26 @@ extern char testlib_log[4096];
 /* testlib_log_keep - a log hook (log_set) appending each line to testlib_log */
 void testlib_log_keep(enum log_level level, const char *msg);
 
+/*
+ * An ftrace sub-buffer being built, as 6.18's header_page lays it out: u64
+ * time stamp, u64 commit (its length, flags beside it), then the events.
+ */
+#define TESTLIB_PAGE 4096
+#define TESTLIB_COMMIT_MISSED (1ull << 31)
+#define TESTLIB_COMMIT_STORED (1ull << 30)
+struct testlib_page {
+	uint8_t b[TESTLIB_PAGE];
+	size_t len;		/* bytes of event data */
+};
+
+/* testlib_page_event - append one data event of len bytes (a multiple of 4) with its time delta */
+void testlib_page_event(struct testlib_page *p, uint32_t delta, const void *data, size_t len);
+/* testlib_page_extend - a time-extend event: the next event is delta ns later */
+void testlib_page_extend(struct testlib_page *p, uint64_t delta);
+/* testlib_page_seal - write the header; flags go in the commit word beside the length */
+void testlib_page_seal(struct testlib_page *p, uint64_t ts, uint64_t flags);
+/* testlib_complete_entry - a block_rq_complete entry as 6.18 lays it out, into e: its bytes */
+size_t testlib_complete_entry(uint8_t *e, uint16_t type, int32_t pid, uint32_t dev,
+			      uint64_t sector, uint32_t nr_sector);
+
 #endif
