@@ -31,6 +31,7 @@ struct ring {
 	 */
 	struct ring_chunk *spare;
 	size_t spare_bytes;
+	struct ring_chunk *fill;	/* the slab being filled in place, counted in bytes */
 };
 
 /* ring_alloc - an empty ring */
@@ -141,6 +142,7 @@ void ring_free(struct ring *r)
 		return;
 	while (r->head)
 		ring_drop(r);
+	ring_chunk_release(r->fill);
 	while (r->spare)
 		ring_chunk_release(ring_spare_take(r));
 	free(r);
@@ -150,6 +152,21 @@ void ring_free(struct ring *r)
 static size_t ring_room(const struct ring *r, size_t len)
 {
 	return ring_is_slab(r, len) ? r->slab : len;
+}
+
+/* ring_link - c (counted in bytes already) after the newest, the too old dropped first */
+static void ring_link(struct ring *r, struct ring_chunk *c)
+{
+	c->next = NULL;
+	atomic_init(&c->refs, 1);
+	while (r->head && r->head->t_last + r->keep_ns < c->t_last)
+		ring_drop(r);
+	if (r->tail)
+		r->tail->next = c;
+	else
+		r->head = c;
+	r->tail = c;
+	r->nr++;
 }
 
 /* ring_add - keep a copy of chunk; evict by age, then by the cap */
@@ -177,26 +194,98 @@ int ring_add(struct ring *r, const void *chunk, size_t len, uint64_t t_first, ui
 	c = ring_chunk_new(r, len);
 	if (!c)
 		return -ENOMEM;
-	c->next = NULL;
-	atomic_init(&c->refs, 1);
 	c->t_first = t_first;
 	c->t_last = t_last;
 	c->len = len;
 	memcpy(c->data, chunk, len);
-	if (r->tail)
-		r->tail->next = c;
-	else
-		r->head = c;
-	r->tail = c;
 	r->bytes += sizeof(*c) + c->room;
-	r->nr++;
+	ring_link(r, c);
 	return 0;
+}
+
+/* ring_fill_room - room for len more bytes in the slab being filled, taking one first */
+void *ring_fill_room(struct ring *r, size_t len)
+{
+	struct ring_chunk *c = r->fill;
+
+	if (!r->slab || len > r->slab || sizeof(*c) + r->slab > r->cap) {
+		errno = E2BIG;
+		return NULL;
+	}
+	if (c && c->len + len > c->room) {
+		ring_fill_end(r);
+		c = NULL;
+	}
+	if (!c) {
+		/* Within the cap with the slab counted: the oldest go first. */
+		while (r->head && r->bytes + sizeof(*c) + r->slab > r->cap) {
+			r->cap_bound = true;
+			ring_drop(r);
+		}
+		c = ring_chunk_new(r, r->slab);
+		if (!c) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		c->len = 0;
+		c->t_first = c->t_last = 0;
+		r->bytes += sizeof(*c) + c->room;
+		r->fill = c;
+	}
+	return c->data + c->len;
+}
+
+/* ring_fill_commit - the room's first len bytes are the chunk's, events up to t_last */
+void ring_fill_commit(struct ring *r, size_t len, uint64_t t_first, uint64_t t_last)
+{
+	struct ring_chunk *c = r->fill;
+
+	if (!c || c->len + len > c->room)
+		return;
+	c->len += len;
+	if (t_first && (!c->t_first || t_first < c->t_first))
+		c->t_first = t_first;
+	if (t_last > c->t_last)
+		c->t_last = t_last;
+}
+
+/* ring_fill_len - the bytes committed to the slab being filled */
+size_t ring_fill_len(const struct ring *r)
+{
+	return r->fill ? r->fill->len : 0;
+}
+
+/*
+ * ring_fill_end - the slab being filled joins the ring; one mostly empty (a
+ * quiet second's) joins as a copy of its size, and the slab fills on
+ */
+void ring_fill_end(struct ring *r)
+{
+	struct ring_chunk *c = r->fill;
+
+	if (!c || !c->len)
+		return;
+	if (!c->t_first)
+		c->t_first = c->t_last;
+	if (c->len <= r->slab / 2 && !ring_add(r, c->data, c->len, c->t_first, c->t_last)) {
+		c->len = 0;
+		c->t_first = c->t_last = 0;
+		return;
+	}
+	r->fill = NULL;
+	ring_link(r, c);
 }
 
 /* ring_bytes_per_chunk - what a chunk of len takes: its room and its bookkeeping */
 size_t ring_bytes_per_chunk(const struct ring *r, size_t len)
 {
 	return sizeof(struct ring_chunk) + ring_room(r, len);
+}
+
+/* ring_cap - the cap */
+size_t ring_cap(const struct ring *r)
+{
+	return r->cap;
 }
 
 /* ring_bytes - what the chunks take, and the slabs kept */

@@ -37,9 +37,30 @@ void ring_free(struct ring *r);
  */
 int ring_add(struct ring *r, const void *chunk, size_t len, uint64_t t_first, uint64_t t_last);
 
+/*
+ * A chunk filled in place, by a store that reads straight into the ring's
+ * memory (no copy): ring_fill_room gives room for len more bytes at the end
+ * of the slab being filled, taking a slab first (counted against the cap
+ * from then on; the oldest chunks go to make room for it); the room stays
+ * the same until ring_fill_commit makes its first len bytes the chunk's,
+ * with events from t_first (0: none) to t_last; ring_fill_end adds the slab
+ * to the ring, the chunks too old for it dropped, as ring_add does (a slab
+ * too full for the next room ends by itself); a slab at most half full joins
+ * as a copy of its bytes instead, and is filled again. Only a ring with slabs fills
+ * in place. room: NULL with errno E2BIG (len beyond a slab, no slabs, or a
+ * cap below one) or ENOMEM.
+ */
+void *ring_fill_room(struct ring *r, size_t len);
+void ring_fill_commit(struct ring *r, size_t len, uint64_t t_first, uint64_t t_last);
+void ring_fill_end(struct ring *r);
+/* The bytes committed to the slab being filled (0: none). */
+size_t ring_fill_len(const struct ring *r);
+
 /* What a chunk of len bytes counts against the cap: its room and its bookkeeping (r NULL: a ring without slabs). */
 size_t ring_bytes_per_chunk(const struct ring *r, size_t len);
 
+/* The cap it was made with. */
+size_t ring_cap(const struct ring *r);
 /* Bytes held: the chunks, their bookkeeping, and the slabs kept for reuse. */
 size_t ring_bytes(const struct ring *r);
 size_t ring_count(const struct ring *r);

@@ -193,6 +193,95 @@ static void test_slab_lull(void **state)
 	ring_free(r);
 }
 
+/*
+ * test_fill - records written into the ring's room are the chunk's once
+ * committed, the slab counted from when it was taken; a slab too full for
+ * the next room ends by itself; age and the cap drop filled slabs as added
+ * ones; without slabs, or past one, no room
+ */
+static void test_fill(void **state)
+{
+	struct ring *r = ring_alloc(2 * SEC, 1 << 20, 4096);
+	size_t slab = ring_bytes_per_chunk(r, 4096);
+	struct ring_held *h;
+	uint8_t *p, *q;
+	size_t nr;
+
+	assert_int_equal(ring_fill_len(r), 0);
+	p = ring_fill_room(r, 1000);
+	assert_non_null(p);
+	assert_int_equal(ring_bytes(r), slab);
+	assert_int_equal(ring_count(r), 0);
+	/* Uncommitted, the room stays where it was. */
+	assert_ptr_equal(ring_fill_room(r, 1000), p);
+	memset(p, 7, 1000);
+	ring_fill_commit(r, 1000, SEC, SEC + 5);
+	q = ring_fill_room(r, 3000);
+	assert_ptr_equal(q, p + 1000);
+	memset(q, 8, 2000);
+	ring_fill_commit(r, 2000, 0, SEC + 9);
+	assert_int_equal(ring_fill_len(r), 3000);
+	/* 1,200 more do not fit: the slab joins the ring, a new one is taken. */
+	q = ring_fill_room(r, 1200);
+	assert_non_null(q);
+	assert_int_equal(ring_count(r), 1);
+	assert_int_equal(ring_bytes(r), 2 * slab);
+	assert_int_equal(ring_fill_len(r), 0);
+	assert_int_equal(ring_hold(r, 0, UINT64_MAX, &h, &nr), 0);
+	assert_int_equal(nr, 1);
+	assert_int_equal(h[0].len, 3000);
+	assert_int_equal(h[0].t_first, SEC);
+	assert_int_equal(h[0].t_last, SEC + 9);
+	assert_int_equal(((const uint8_t *)h[0].data)[999], 7);
+	assert_int_equal(((const uint8_t *)h[0].data)[2999], 8);
+	ring_release(h, nr);
+	/*
+	 * An empty slab does not end; one at most half full joins as a copy of
+	 * its size (the too old dropped) and fills again from its start.
+	 */
+	ring_fill_end(r);
+	assert_int_equal(ring_count(r), 1);
+	memset(q, 9, 1200);
+	ring_fill_commit(r, 1200, 10 * SEC, 10 * SEC);
+	ring_fill_end(r);
+	assert_int_equal(ring_count(r), 1);
+	assert_int_equal(ring_first_ns(r), 10 * SEC);
+	assert_int_equal(ring_fill_len(r), 0);
+	/* The slab filling, the copy, and the first slab (dropped by age) kept as a spare. */
+	assert_int_equal(ring_bytes(r), 2 * slab + ring_bytes_per_chunk(r, 1200));
+	assert_ptr_equal(ring_fill_room(r, 10), q);
+	assert_int_equal(ring_hold(r, 0, UINT64_MAX, &h, &nr), 0);
+	assert_int_equal(nr, 1);
+	assert_int_equal(h[0].len, 1200);
+	assert_int_equal(((const uint8_t *)h[0].data)[1199], 9);
+	ring_release(h, nr);
+	assert_false(ring_cap_bound(r));
+	ring_free(r);
+	/* The cap: three slabs, the oldest goes when a fourth is taken. */
+	r = ring_alloc(2 * SEC, 3 * slab, 4096);
+	for (uint64_t i = 1; i <= 4; i++) {
+		assert_non_null(ring_fill_room(r, 4000));
+		ring_fill_commit(r, 4000, i, i);
+	}
+	assert_int_equal(ring_count(r), 2);
+	assert_int_equal(ring_bytes(r), 3 * slab);
+	assert_int_equal(ring_first_ns(r), 2);
+	assert_true(ring_cap_bound(r));
+	/* No room past a slab. */
+	errno = 0;
+	assert_null(ring_fill_room(r, 4097));
+	assert_int_equal(errno, E2BIG);
+	ring_free(r);
+	/* No slabs, no filling; a ring freed while filling frees the slab. */
+	r = ring_alloc(SEC, 1 << 20, 0);
+	assert_null(ring_fill_room(r, 10));
+	ring_free(r);
+	r = ring_alloc(SEC, 1 << 20, 4096);
+	assert_non_null(ring_fill_room(r, 10));
+	ring_fill_commit(r, 10, 1, 1);
+	ring_free(r);
+}
+
 /* test_trigger_parse - the accepted forms, and one line for each refusal */
 static void test_trigger_parse(void **state)
 {
@@ -251,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_cap),
 		cmocka_unit_test(test_slab),
 		cmocka_unit_test(test_slab_lull),
+		cmocka_unit_test(test_fill),
 		cmocka_unit_test(test_trigger_parse),
 		cmocka_unit_test(test_trigger_match),
 	};
