@@ -23,10 +23,19 @@ struct tgid_births {
 	unsigned int pid_off, pid_size, flags_off, flags_size, min_size;
 };
 
+/* A thread that exited, still known for a while (tgidmap_linger). */
+struct tgid_gone {
+	uint32_t tid, tgid;
+	uint64_t t_exit;
+};
+
 struct tgidmap {
 	struct tgid_ent *tab;
 	size_t nr, cap;			/* cap: a power of two */
 	struct tgid_births births;
+	uint64_t linger_ns;		/* 0: exited threads are forgotten at once */
+	struct tgid_gone *gone;		/* oldest exit first */
+	size_t nr_gone, cap_gone;
 };
 
 /* tgidmap_alloc - see tgidmap.h */
@@ -208,8 +217,67 @@ static void tgid_birth(struct tgidmap *m, uint32_t tid, const char *raw, uint32_
 	tgid_set(m, child, flags & CLONE_THREAD ? tgidmap_of(m, tid) : child);
 }
 
-/* tgidmap_record - see tgidmap.h */
-bool tgidmap_record(struct tgidmap *m, struct perf_event_header *rec)
+/*
+ * tgid_gone_add - with lingering, an exiting thread is kept with its exit
+ * time; those that exited linger_ns before it are let go
+ */
+static void tgid_gone_add(struct tgidmap *m, uint32_t tid, uint64_t t_exit)
+{
+	struct tgid_ent *e = tgid_slot(m->tab, m->cap, tid);
+	size_t old = 0;
+
+	if (!m->linger_ns || !tid || !e->key)
+		return;
+	while (old < m->nr_gone && m->gone[old].t_exit + m->linger_ns < t_exit)
+		old++;
+	if (old) {
+		m->nr_gone -= old;
+		memmove(m->gone, m->gone + old, m->nr_gone * sizeof(*m->gone));
+	}
+	if (m->nr_gone == m->cap_gone) {
+		size_t cap = m->cap_gone ? m->cap_gone * 2 : 64;
+		struct tgid_gone *g = realloc(m->gone, cap * sizeof(*g));
+
+		if (!g)
+			return;
+		m->gone = g;
+		m->cap_gone = cap;
+	}
+	m->gone[m->nr_gone++] = (struct tgid_gone){ tid, e->tgid, t_exit };
+}
+
+/* tgidmap_linger - see tgidmap.h */
+void tgidmap_linger(struct tgidmap *m, uint64_t ns)
+{
+	m->linger_ns = ns;
+}
+
+/* tgidmap_copy_at - see tgidmap.h */
+struct tgidmap *tgidmap_copy_at(const struct tgidmap *m, uint64_t t)
+{
+	struct tgidmap *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->cap = m->cap;
+	c->nr = m->nr;
+	c->births = m->births;
+	c->tab = malloc(c->cap * sizeof(*c->tab));
+	if (!c->tab) {
+		free(c);
+		errno = ENOMEM;
+		return NULL;
+	}
+	memcpy(c->tab, m->tab, c->cap * sizeof(*c->tab));
+	/* A thread that exited after t was its tid's owner at t, whoever owns it now. */
+	for (size_t i = 0; i < m->nr_gone; i++)
+		if (m->gone[i].t_exit >= t)
+			tgid_set(c, m->gone[i].tid, m->gone[i].tgid);
+	return c;
+}
+
+/* tgidmap_learn - learn from a record; with fill, an ftrace sample gets its process (tgidmap.h) */
+static bool tgidmap_learn(struct tgidmap *m, struct perf_event_header *rec, bool fill)
 {
 	if (rec->type == PERF_RECORD_FORK) {
 		const struct { uint32_t pid, ppid, tid, ptid; } *f = (const void *)(rec + 1);
@@ -222,6 +290,12 @@ bool tgidmap_record(struct tgidmap *m, struct perf_event_header *rec)
 		/* The thread's last record: none of its events comes after it in the stream. */
 		const struct { uint32_t pid, ppid, tid, ptid; } *f = (const void *)(rec + 1);
 
+		if (rec->size >= sizeof(*rec) + sizeof(*f) + 8) {
+			uint64_t t;
+
+			memcpy(&t, f + 1, 8);
+			tgid_gone_add(m, f->tid, t);
+		}
 		if (rec->size >= sizeof(*rec) + sizeof(*f))
 			tgid_forget(m, f->tid);
 		return false;
@@ -233,7 +307,8 @@ bool tgidmap_record(struct tgidmap *m, struct perf_event_header *rec)
 		/* IDENTIFIER first (ftrace's: the base and a tracepoint id), then TID: u32 pid, u32 tid. */
 		if ((v[0] & ~(uint64_t)UINT32_MAX) != FTRACE_ID_BASE)
 			return false;
-		v[1] = (uint64_t)tid << 32 | tgidmap_of(m, tid);
+		if (fill)
+			v[1] = (uint64_t)tid << 32 | tgidmap_of(m, tid);
 		if (!m->births.id || v[0] != m->births.id)
 			return false;
 		/* Then TIME, CPU, and RAW: a u32 size and the trace entry. */
@@ -248,6 +323,28 @@ bool tgidmap_record(struct tgidmap *m, struct perf_event_header *rec)
 	return false;
 }
 
+/* tgidmap_record - see tgidmap.h */
+bool tgidmap_record(struct tgidmap *m, struct perf_event_header *rec)
+{
+	return tgidmap_learn(m, rec, true);
+}
+
+/* tgidmap_track - see tgidmap.h */
+bool tgidmap_track(struct tgidmap *m, const struct perf_event_header *rec)
+{
+	uint64_t id;
+
+	/* A sample teaches nothing unless it is a birth. */
+	if (rec->type == PERF_RECORD_SAMPLE) {
+		if (!m->births.id || rec->size < sizeof(*rec) + 8)
+			return false;
+		memcpy(&id, rec + 1, 8);
+		if (id != m->births.id)
+			return false;
+	}
+	return tgidmap_learn(m, (struct perf_event_header *)rec, false);
+}
+
 /* tgidmap_count - see tgidmap.h */
 size_t tgidmap_count(const struct tgidmap *m)
 {
@@ -260,5 +357,6 @@ void tgidmap_free(struct tgidmap *m)
 	if (!m)
 		return;
 	free(m->tab);
+	free(m->gone);
 	free(m);
 }

@@ -42,8 +42,22 @@ int tgidmap_births(struct tgidmap *m, uint64_t id, struct tep_event *tp);
  * Return: true for a birth, which is the map's alone and goes no further.
  */
 bool tgidmap_record(struct tgidmap *m, struct perf_event_header *rec);
+/* tgidmap_track - tgidmap_record without filling anything in: rec is left as it is. */
+bool tgidmap_track(struct tgidmap *m, const struct perf_event_header *rec);
 /* tgidmap_of - the process of thread tid (tid itself when nothing says otherwise) */
 uint32_t tgidmap_of(struct tgidmap *m, uint32_t tid);
+/*
+ * tgidmap_linger - keep each thread that exits (its PERF_RECORD_EXIT) known
+ * for ns more, as of its exit time, for tgidmap_copy_at; 0: not at all
+ */
+void tgidmap_linger(struct tgidmap *m, uint64_t ns);
+/*
+ * tgidmap_copy_at - a map of its own, as m was at event time t for the
+ * threads living then: m's, with those that exited since t (and within the
+ * linger) back, owning their tids again. Replaying the records from t on
+ * through it (tgidmap_record) fills each in as m did. NULL with errno ENOMEM.
+ */
+struct tgidmap *tgidmap_copy_at(const struct tgidmap *m, uint64_t t);
 /* tgidmap_count - the threads the map holds */
 size_t tgidmap_count(const struct tgidmap *m);
 /* tgidmap_free - free the map; accepts NULL */

@@ -284,6 +284,58 @@ static void test_exit_forgets(void **state)
 	tgidmap_free(m);
 }
 
+/* at - a FORK or EXIT record made by fork_rec, at time t */
+static void *at(uint8_t *buf, uint64_t t)
+{
+	memcpy(buf + sizeof(struct perf_event_header) + 16, &t, 8);
+	return buf;
+}
+
+/*
+ * test_linger - tracking learns as recording does, filling nothing in; a
+ * thread that exits lingers: a copy as of a time before its exit has it
+ * again, one as of after does not, and an exit linger_ns later lets it go
+ */
+static void test_linger(void **state)
+{
+	struct tgidmap *m = tgidmap_alloc(), *c;
+	uint32_t proc = 4194304 + 20, thr = 4194304 + 21, late = 4194304 + 22;
+	uint8_t buf[64];
+
+	assert_non_null(m);
+	tgidmap_linger(m, 100);
+	fork_rec(buf, proc, thr);
+	assert_false(tgidmap_track(m, at(buf, 5)));
+	fork_rec(buf, proc, late);
+	assert_false(tgidmap_track(m, at(buf, 6)));
+	sample_rec(buf, ftrace_sample_id(42), thr);
+	assert_false(tgidmap_track(m, (struct perf_event_header *)buf));
+	assert_int_equal(pid_of(buf), thr);
+	assert_int_equal(tgidmap_count(m), 2);
+
+	exit_rec(buf, proc, thr);
+	assert_false(tgidmap_track(m, at(buf, 50)));
+	assert_int_equal(tgidmap_count(m), 1);
+	c = tgidmap_copy_at(m, 40);
+	assert_non_null(c);
+	assert_int_equal(tgidmap_count(c), 2);
+	assert_int_equal(tgidmap_of(c, thr), proc);
+	tgidmap_free(c);
+	c = tgidmap_copy_at(m, 60);
+	assert_int_equal(tgidmap_count(c), 1);
+	tgidmap_free(c);
+
+	/* 150 after thr's exit, past the linger: thr is let go, late lingers. */
+	exit_rec(buf, proc, late);
+	assert_false(tgidmap_track(m, at(buf, 200)));
+	assert_int_equal(tgidmap_count(m), 0);
+	c = tgidmap_copy_at(m, 40);
+	assert_int_equal(tgidmap_count(c), 1);
+	assert_int_equal(tgidmap_of(c, late), proc);
+	tgidmap_free(c);
+	tgidmap_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -292,6 +344,7 @@ int main(void)
 		cmocka_unit_test(test_births),
 		cmocka_unit_test(test_births_refused),
 		cmocka_unit_test(test_exit_forgets),
+		cmocka_unit_test(test_linger),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
