@@ -31,6 +31,12 @@ struct session_opts {
 	bool track_mmap;		/* live: MMAP2 side-band, for user symbols */
 	bool walk_only;			/* the consumer names no frames (a recorder) */
 	bool no_procs;			/* live: no consumer names processes nor pids: no side-band */
+	/*
+	 * live: the map of each thread's process is kept (a flight recorder's
+	 * dumps fill events in from it, replay.h) but no event's is filled in
+	 * as it is delivered: its pid is its thread's id
+	 */
+	bool pids_unread;
 	int call_graph;			/* enum stack_call_graph: how user stacks are walked */
 	const char *symfs;		/* where a recording's binaries are looked up */
 	int source;			/* enum session_source: where live events are read */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "dump.h"
+#include "replay.h"
 #include "sample.h"
 #include "sections.h"
 
@@ -30,6 +31,7 @@ struct dumper {
 	/* The writer's own: for the chunks at a window's edges. */
 	struct rec_inflater *z;
 	uint8_t *raw;
+	uint8_t *rec;			/* a replayed record the map fills in */
 };
 
 /* dump_alloc - an empty dump to be written to path */
@@ -67,6 +69,8 @@ void dump_free(struct dump *d)
 	dump_chunks_free(d->head);
 	dump_chunks_free(d->names);
 	ring_release(d->held, d->nr_held);
+	subbuf_decoder_free(d->dec);
+	tgidmap_free(d->tgids);
 	rec_writer_free(d->w);
 	free(d->path);
 	free(d);
@@ -136,12 +140,37 @@ static int dump_trim(struct dumper *dp, struct rec_writer *w, const struct dump 
 	return ret ? ret : rec_writer_flush(w);
 }
 
+/* dump_record - a replayed record into the file's stream */
+static int dump_record(void *w, const struct perf_event_header *h)
+{
+	return rec_writer_stream(w, REC_SEC_EVTS, h, h->size);
+}
+
+/* dump_replay - the window's records made again from its chunks and sub-buffers (replay.h) */
+static int dump_replay(struct dumper *dp, struct rec_writer *w, struct dump *d)
+{
+	struct replay rp = { .dec = d->dec, .tgids = d->tgids };
+	int ret;
+
+	if (!dp->z && !(dp->z = rec_inflater_new()))
+		return -ENOMEM;
+	if (!dp->raw && !(dp->raw = malloc(REC_CHUNK_MAX + 1)))
+		return -ENOMEM;
+	if (!dp->rec && !(dp->rec = malloc(PERF_RECORD_MAX)))
+		return -ENOMEM;
+	rp.z = dp->z;
+	rp.raw = dp->raw;
+	rp.rec = dp->rec;
+	ret = replay_window(&rp, d->held, d->nr_held, d->from, d->to, dump_record, w);
+	return ret ? ret : rec_writer_flush(w);
+}
+
 /* dump_put_window - the ring's chunks of the window, then they are let go */
 static int dump_put_window(struct dumper *dp, struct rec_writer *w, struct dump *d)
 {
-	int ret = 0;
+	int ret = d->dec ? dump_replay(dp, w, d) : 0;
 
-	for (size_t i = 0; i < d->nr_held && !ret; i++) {
+	for (size_t i = 0; i < d->nr_held && !ret && !d->dec; i++) {
 		const struct ring_held *h = &d->held[i];
 
 		if (h->t_first < d->from || h->t_last > d->to)
@@ -342,5 +371,6 @@ void dumper_stop(struct dumper *dp, struct dump **rest)
 	pthread_mutex_destroy(&dp->lock);
 	rec_inflater_free(dp->z);
 	free(dp->raw);
+	free(dp->rec);
 	free(dp);
 }

@@ -21,6 +21,8 @@
 
 #include "ring.h"
 #include "snapshot.h"
+#include "subbuf.h"
+#include "tgidmap.h"
 
 #define DUMP_INFLIGHT 2
 
@@ -37,6 +39,8 @@ struct dump {
 	bool to_names;			/* dump_sink fills names from now on */
 	struct ring_held *held;
 	size_t nr_held;
+	struct subbuf_decoder *dec;	/* the window holds sub-buffers: its records are replayed (replay.h) */
+	struct tgidmap *tgids;		/* and the map as of from; NULL: pids stay tids */
 	struct snap_info info;		/* its pointers outlive the dumper */
 	struct rec_writer *w;		/* a part to finish instead: its STAT, END, close */
 	uint64_t records, samples;	/* the part's, for its STAT */

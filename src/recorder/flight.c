@@ -8,11 +8,15 @@
 
 #include "dump.h"
 #include "flight.h"
+#include "live.h"
 #include "log.h"
 #include "reqwatch.h"
 #include "ring.h"
 #include "rotate.h"
+#include "sample.h"
 #include "sections.h"
+#include "subbufs.h"
+#include "tgidmap.h"
 #include "trigger.h"
 
 #define NSEC_PER_SEC 1000000000ull
@@ -54,6 +58,13 @@ struct flight {
 	struct incident inc;
 	struct session *sess;
 	struct sigaction old_usr2;
+	/*
+	 * The ftrace sub-buffers kept in the ring as read (subbufs.h): their
+	 * events are not written to it one by one, a dump makes them again.
+	 */
+	bool subbufs;
+	struct subbufs sb;
+	struct live_subbufs live;
 };
 
 /* SIGUSR2: dump now. */
@@ -135,6 +146,7 @@ static int flight_on_done(void *arg, const struct blk_io *io)
 	struct flight *f = arg;
 	const char *disk;
 	char what[512], rwbs[16];
+	uint32_t pid = io->pid;
 	uint64_t lat;
 
 	if ((f->trig_dev && io->dev != f->dev) || io->t_done < f->holdoff ||
@@ -147,15 +159,18 @@ static int flight_on_done(void *arg, const struct blk_io *io)
 	if (flight_full(f))
 		return 0;
 	disk = iotap_disk_name(&f->sess->ctx, io->dev);
+	/* Events delivered without their process (pids_unread): the live map knows it. */
+	if (f->live.tgids && f->sess->opts.pids_unread)
+		pid = tgidmap_of(f->live.tgids, io->pid);
 	snprintf(rwbs, sizeof(rwbs), "%s", io->rwbs);
 	if (io->error)
 		snprintf(what, sizeof(what), "error %d (%s): %s %s sector %llu, %u bytes, %.3f ms, pid %u (%.16s)",
 			 io->error, block_status_name(io->error), disk, rwbs,
-			 (unsigned long long)io->sector, io->bytes, lat / 1e6, io->pid, io->comm);
+			 (unsigned long long)io->sector, io->bytes, lat / 1e6, pid, io->comm);
 	else
 		snprintf(what, sizeof(what), "latency %.3f ms > %.3f ms%s: %s %s sector %llu, %u bytes, pid %u (%.16s)",
 			 lat / 1e6, f->trig.latency_ns / 1e6, f->p->queued ? " (queued + device)" : "",
-			 disk, rwbs, (unsigned long long)io->sector, io->bytes, io->pid, io->comm);
+			 disk, rwbs, (unsigned long long)io->sector, io->bytes, pid, io->comm);
 	flight_incident_begin(f, io->t_done, io->error ? "error" : "latency", what);
 	rec_buf_meta(&f->inc.why, "disk", "%s", disk);
 	rec_buf_meta(&f->inc.why, "dev", "%u", io->dev);
@@ -164,7 +179,7 @@ static int flight_on_done(void *arg, const struct blk_io *io)
 	rec_buf_meta(&f->inc.why, "rwbs", "%s", rwbs);
 	rec_buf_meta(&f->inc.why, "latency_ns", "%llu", (unsigned long long)lat);
 	rec_buf_meta(&f->inc.why, "error", "%d", io->error);
-	rec_buf_meta(&f->inc.why, "pid", "%u", io->pid);
+	rec_buf_meta(&f->inc.why, "pid", "%u", pid);
 	rec_buf_meta(&f->inc.why, "comm", "%.16s", io->comm);
 	return 0;
 }
@@ -192,6 +207,15 @@ static int flight_dump_make(struct flight *f, struct session *s, struct dump *d)
 	if (!ret)
 		ret = rec_writer_flush(w);
 	rec_writer_free(w);
+	if (!ret && f->subbufs) {
+		/* The slab being filled holds the window's last sub-buffers. */
+		subbufs_end(&f->sb);
+		d->dec = subbuf_decoder_clone(f->live.dec);
+		if (!d->dec)
+			ret = -ENOMEM;
+		if (!ret && f->live.tgids && !(d->tgids = tgidmap_copy_at(f->live.tgids, d->from)))
+			ret = -ENOMEM;
+	}
 	return ret ? ret : ring_hold(f->ring, d->from, d->to, &d->held, &d->nr_held);
 }
 
@@ -285,6 +309,20 @@ int flight_record(struct flight *f, struct session *s, const struct perf_event_h
 	int ret = 0;
 
 	/*
+	 * Served, with the sub-buffers kept: an ftrace event (an IOTAP_SAMPLE_BASE
+	 * sample: its id, then its thread, then its time) is only a time here.
+	 */
+	if (f->subbufs && !f->watch && rec->type == PERF_RECORD_SAMPLE && rec->size >= 32) {
+		uint64_t v[3];
+
+		memcpy(v, rec + 1, sizeof(v));
+		if (v[0] & FTRACE_ID_BASE) {
+			if (v[2] > f->last_t)
+				f->last_t = v[2];
+			return flight_usr2 || f->inc.pending ? flight_check(f, s, f->last_t) : 0;
+		}
+	}
+	/*
 	 * Served (the program pairs the requests): only the time is wanted, at
 	 * its fixed place in a sample, not a second parse of every record.
 	 */
@@ -296,6 +334,10 @@ int flight_record(struct flight *f, struct session *s, const struct perf_event_h
 		f->last_t = t;
 	if (f->watch)
 		ret = reqwatch_feed(f->watch, s, &r, &first);
+	/* An ftrace event is in the sub-buffers kept: a dump makes its record again. */
+	if (!ret && f->subbufs && rec->type == PERF_RECORD_SAMPLE &&
+	    (perf_record_id(rec) & FTRACE_ID_BASE))
+		return flight_check(f, s, f->last_t);
 	if (!ret && rec_writer_pending(f->es->w) + rec->size > RING_CHUNK)
 		ret = flight_fail(f, rec_writer_flush(f->es->w));
 	if (!ret)
@@ -323,6 +365,12 @@ int flight_tick(struct flight *f, struct session *s)
 
 	if (!f->chunk_t0 || mono_now() >= f->chunk_t0 + NSEC_PER_SEC)
 		ret = flight_fail(f, rec_writer_flush(f->es->w));
+	if (f->subbufs && f->sb.t_first && mono_now() >= f->sb.t_first + NSEC_PER_SEC)
+		subbufs_end(&f->sb);
+	if (!ret && f->sb.err) {
+		log_msg(LOG_ERR, "the ring cannot keep the events it reads: %s", strerror(-f->sb.err));
+		ret = flight_fail(f, f->sb.err);
+	}
 
 	/* Idle: the window is over when the clock says so (a second for events still merging). */
 	if (!ret)
@@ -367,23 +415,61 @@ int flight_request(struct flight *f, const struct blk_io *io)
 /* flight_stats - dumps by reason, failures, and what the ring holds now */
 void flight_stats(const struct flight *f, struct flight_stats *st)
 {
+	uint64_t from = ring_first_ns(f->ring), to = 0;
+
 	memcpy(st->dumps, f->by_reason, sizeof(st->dumps));
 	st->failures = f->failures;
-	/* The chunk being filled is held too: at a few hundred events a second, for a second. */
-	uint64_t from = ring_first_ns(f->ring);
-
 	st->ring_bytes = ring_bytes(f->ring) + rec_writer_pending(f->es->w);
 	st->ring_ns = ring_held_ns(f->ring);
-	if (!from)
-		from = f->chunk_t0;
-	if (f->chunk_t1 && from && f->chunk_t1 - from > st->ring_ns)
-		st->ring_ns = f->chunk_t1 - from;
+	/*
+	 * What is being filled is held too: the chunk of records (at a few
+	 * hundred events a second, for a second), the slab of sub-buffers.
+	 */
+	if (f->chunk_t1) {
+		to = f->chunk_t1;
+		from = from && from < f->chunk_t0 ? from : f->chunk_t0;
+	}
+	if (f->sb.t_first) {
+		to = to > f->last_t ? to : f->last_t;
+		from = from && from < f->sb.t_first ? from : f->sb.t_first;
+	}
+	if (to && from && to - from > st->ring_ns)
+		st->ring_ns = to - from;
 }
 
 /* flight_bytes - what the dumps written hold */
 uint64_t flight_bytes(const struct flight *f)
 {
 	return f->bytes;
+}
+
+/*
+ * flight_keep_subbufs - a live session's ftrace sub-buffers go into the ring
+ * as read, when its events are theirs alone (no callchains joined, none
+ * written with ids) and the cap holds a few slabs; else each record is
+ * written to the ring as delivered, as from other sources. Threads that
+ * exit stay known for the ring's span, for the dumps' process of each event.
+ */
+static int flight_keep_subbufs(struct flight *f, struct session *s)
+{
+	int ret = -EOPNOTSUPP;
+
+	if (!f->es->stacks && ring_bytes_per_chunk(f->ring, REC_CHUNK_HDR + REC_STREAM_CHUNK) * 4 <=
+				      ring_cap(f->ring)) {
+		subbufs_init(&f->sb, f->ring);
+		ret = live_store_subbufs(s, &f->sb.ops, &f->live);
+	}
+	if (ret == -EOPNOTSUPP) {
+		/* Each record goes to the ring as delivered: with its process. */
+		s->opts.pids_unread = false;
+		return 0;
+	}
+	if (ret)
+		return ret;
+	f->subbufs = true;
+	if (f->live.tgids)
+		tgidmap_linger(f->live.tgids, (f->p->ring + f->p->after) * NSEC_PER_SEC);
+	return 0;
 }
 
 /* flight_start - -d resolved now that disks are known; the triggers watch requests; the writer */
@@ -423,9 +509,11 @@ int flight_start(struct flight *f, struct session *s, const struct snap_info *in
 			return ret;
 	}
 	ret = dumper_start(&f->dumper);
-	if (ret)
+	if (ret) {
 		log_msg(LOG_ERR, "cannot start the dump writer: %s", strerror(-ret));
-	return ret;
+		return ret;
+	}
+	return flight_keep_subbufs(f, s);
 }
 
 /* flight_setup - --ring and what goes with it, checked: one error line each */

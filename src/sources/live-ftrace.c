@@ -363,6 +363,15 @@ static void ftrace_free(void *priv)
 	free(f);
 }
 
+/* ftrace_store - read sub-buffers into st's rooms from now on; the decoder to read them again */
+static const struct subbuf_decoder *ftrace_store(void *priv, const struct ftrace_store *st)
+{
+	struct live_ftrace *f = priv;
+
+	ftrace_ring_set_store(f->fr, st);
+	return ftrace_ring_decoder(f->fr);
+}
+
 const struct live_backend_ops live_ftrace = {
 	.name = "ftrace",
 	.alloc = ftrace_alloc,
@@ -384,5 +393,6 @@ const struct live_backend_ops live_ftrace = {
 	.nr_cpus = ftrace_nr_cpus,
 	.event_ids = ftrace_event_ids,
 	.records = ftrace_records,
+	.store = ftrace_store,
 	.free = ftrace_free,
 };

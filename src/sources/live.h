@@ -27,6 +27,9 @@ struct tep_event;
 struct perf_event_header;
 struct source_ops;
 struct host_ops;
+struct ftrace_store;
+struct subbuf_decoder;
+struct tgidmap;
 
 /* Where a backend's reader hands each record, perf-shaped; it is copied. */
 typedef int (*live_push_fn)(void *arg, uint64_t time, const struct perf_event_header *rec);
@@ -84,6 +87,12 @@ struct live_backend_ops {
 			 size_t *nr);
 	/* Records read so far, for --verbose. */
 	uint64_t (*records)(void *priv);
+	/*
+	 * Optional (ftrace): read the ring's sub-buffers into st's rooms from
+	 * now on (ftrace.h), and the decoder that reads them again (the
+	 * backend's: clone it for another thread); NULL: none.
+	 */
+	const struct subbuf_decoder *(*store)(void *priv, const struct ftrace_store *st);
 	void (*free)(void *priv);
 };
 
@@ -104,6 +113,26 @@ extern const struct source_ops source_live;
  * make something (a recording's file) before the source opens.
  */
 int live_permitted(void);
+
+/*
+ * What a store of the ftrace sub-buffers needs to make records of them again
+ * as the live source makes them: the decoder (the backend's; clone it for
+ * another thread) and the map that fills in each thread's process (the
+ * source's, NULL when no consumer names one; copy it, tgidmap_copy_at).
+ */
+struct live_subbufs {
+	const struct subbuf_decoder *dec;
+	struct tgidmap *tgids;
+};
+
+/*
+ * live_store_subbufs - a live session's ftrace sub-buffers read into st's
+ * rooms from now on (before the first read: every ftrace event it delivers
+ * is in them), *out what makes records of them again. -EOPNOTSUPP when the
+ * session is not live, reads no ftrace ring, or joins ftrace events with
+ * perf's callchains (their records are not the sub-buffers' alone).
+ */
+int live_store_subbufs(struct session *s, const struct ftrace_store *st, struct live_subbufs *out);
 
 /* Its host facts, from the running system (host-live.c). */
 extern const struct host_ops host_live;

@@ -314,13 +314,32 @@ static int live_probe_create(struct session *s, const struct probe_spec *p, cons
 	return live_probes_create(&lv->probes, lv->dyn, p, sys);
 }
 
+/* live_store_subbufs - the ftrace backend's sub-buffers into st's rooms (live.h) */
+int live_store_subbufs(struct session *s, const struct ftrace_store *st, struct live_subbufs *out)
+{
+	struct live_src *lv = s->src == &source_live ? s->src_priv : NULL;
+
+	if (!lv || lv->join || lv->nr_twins)
+		return -EOPNOTSUPP;
+	for (int i = 0; i < lv->nr_be; i++) {
+		if (!lv->be[i].ops->store)
+			continue;
+		out->dec = lv->be[i].ops->store(lv->be[i].priv, st);
+		out->tgids = lv->tgids;
+		return out->dec ? 0 : -EOPNOTSUPP;
+	}
+	return -EOPNOTSUPP;
+}
+
 /* live_deliver - records come out of the merge here, in time order */
 static int live_deliver(void *arg, uint64_t time, const void *rec, size_t size)
 {
 	struct live_src *lv = ((struct session *)arg)->src_priv;
 
 	/* The merge's own copy, delivered once: the process is filled in where it is missing. */
-	if (lv->tgids && tgidmap_record(lv->tgids, (struct perf_event_header *)rec))
+	if (lv->tgids && (((struct session *)arg)->opts.pids_unread ?
+			  tgidmap_track(lv->tgids, rec) :
+			  tgidmap_record(lv->tgids, (struct perf_event_header *)rec)))
 		return 0;
 	return session_dispatch(arg, rec);
 }

@@ -419,6 +419,9 @@ static int exporter_init(struct iotap_ctx *ctx)
 	 */
 	if (!ret && !st->ring && !ctx->sess->opts.cgroup && !ctx->sess->opts.input)
 		ctx->sess->opts.no_procs = true;
+	/* With it, the dumps fill them in as they are written, when the ring keeps sub-buffers. */
+	if (!ret && st->ring && !ctx->sess->opts.cgroup)
+		ctx->sess->opts.pids_unread = true;
 	if (!ret)
 		ret = exporter_listen(ctx);
 	if (!ret)

@@ -29,11 +29,15 @@ echo "ok: one process ($P), its one instance iotap_$P"
 
 read -r r0 _ _ _ w0 _ <"/sys/block/$D/stat"
 dio read "$DEV" 3000 4096 rand >/dev/null
+# Four threads of one process, one read at a time: the dump names the process, not the threads.
+echo go | "$IOTAP_PROGS/threadio" "$DEV" 4 50 4096 one-by-one >/dev/null &
+TP=$!
+wait $TP || fail "threadio failed"
 dio write "$DEV" 700 4096 rand >/dev/null
 read -r r1 _ _ _ w1 _ <"/sys/block/$D/stat"
 R=$((r1 - r0))
 W=$((w1 - w0))
-[ $R = 3000 ] && [ $W = 700 ] || fail "the disk counted $R reads and $W writes, not 3000 and 700"
+[ $R = 3200 ] && [ $W = 700 ] || fail "the disk counted $R reads and $W writes, not 3200 and 700"
 
 # metric NAME - one series' value from a fresh scrape, 0 when absent
 metric() {
@@ -87,7 +91,11 @@ n=$(hist_total "$LIVE_TMP/bl")
 nr=$(awk -v d="$D" '$4 == d && $5 == "R" && $7 == 4096' "$LIVE_TMP/bs" | wc -l)
 nw=$(awk -v d="$D" '$4 == d && $5 ~ /^W/ && $7 == 4096' "$LIVE_TMP/bs" | wc -l)
 [ "$nr" = $R ] && [ "$nw" = $W ] || fail "biosnoop over the dump shows $nr reads and $nw writes, not $R and $W"
-echo "ok: SIGUSR2 dump: biolatency counts $n, biosnoop $nr reads and $nw writes; iotap_flight_dumps_total{reason=\"signal\"} 1"
+nt=$(awk -v p="$TP" '$2 == "threadio" && $3 == p' "$LIVE_TMP/bs" | wc -l)
+na=$(awk '$2 == "threadio"' "$LIVE_TMP/bs" | wc -l)
+[ "$nt" = 200 ] && [ "$na" = 200 ] ||
+	fail "biosnoop over the dump shows $na reads by threadio, $nt of them by its process $TP, not 200"
+echo "ok: SIGUSR2 dump: biolatency counts $n, biosnoop $nr reads and $nw writes, threadio's 200 by its process; iotap_flight_dumps_total{reason=\"signal\"} 1"
 
 tracer_stop TERM
 [ ! -e "$TRACEFS/instances/iotap_$P" ] || fail "instance iotap_$P left behind"
