@@ -84,6 +84,17 @@ static int flight_fail(struct flight *f, int err)
 	return err;
 }
 
+/* flight_cap_said - once, that the cap dropped events still within --ring */
+static void flight_cap_said(struct flight *f)
+{
+	if (!ring_cap_bound(f->ring) || f->cap_said)
+		return;
+	f->cap_said = true;
+	log_msg(LOG_WARN, "--ring-size %s binds: the ring holds the last %.1f s of events, not %llu s",
+		f->p->ring_size ? f->p->ring_size : "256M", ring_held_ns(f->ring) / 1e9,
+		(unsigned long long)f->p->ring);
+}
+
 /* flight_ring_chunk - the sink of the ring's writer: a chunk made, kept with its events' times */
 static int flight_ring_chunk(void *arg, const void *chunk, size_t len)
 {
@@ -98,12 +109,8 @@ static int flight_ring_chunk(void *arg, const void *chunk, size_t len)
 		stackmap_clear(f->es->stacks);
 	if (ret == -E2BIG)
 		ret = 0;	/* a chunk larger than the cap: dropped, the cap binds */
-	if (!ret && ring_cap_bound(f->ring) && !f->cap_said) {
-		f->cap_said = true;
-		log_msg(LOG_WARN, "--ring-size %s binds: the ring holds the last %.1f s of events, not %llu s",
-			f->p->ring_size ? f->p->ring_size : "256M", ring_held_ns(f->ring) / 1e9,
-			(unsigned long long)f->p->ring);
-	}
+	if (!ret)
+		flight_cap_said(f);
 	return ret;
 }
 
@@ -367,6 +374,9 @@ int flight_tick(struct flight *f, struct session *s)
 		ret = flight_fail(f, rec_writer_flush(f->es->w));
 	if (f->subbufs && f->sb.t_first && mono_now() >= f->sb.t_first + NSEC_PER_SEC)
 		subbufs_end(&f->sb);
+	/* Slabs of sub-buffers make room for themselves as they are taken. */
+	if (f->subbufs)
+		flight_cap_said(f);
 	if (!ret && f->sb.err) {
 		log_msg(LOG_ERR, "the ring cannot keep the events it reads: %s", strerror(-f->sb.err));
 		ret = flight_fail(f, f->sb.err);

@@ -138,6 +138,23 @@ grep -q "dump 1: .*: error -28 (BLK_STS_NOSPC): $(basename "$EDEV") WS\? sector 
 grep -q "BLK_STS_NOSPC" "$LIVE_TMP/bioerr" || fail "the error dump has no failed request: $(cat "$LIVE_TMP/bioerr")"
 echo "ok: --trigger error dumps the failed write"
 
+# A cap that binds: 8M holds seconds of 100,000 reads, not the 60 s asked. It says so once,
+# holds at most the cap, and a dump holds the reads of its last seconds.
+ring_start --ring 60 --ring-size 8M
+reads 100000
+sleep 1.5
+[ "$(grep -c -- "--ring-size 8M binds: the ring holds the last" "$ERR")" = 1 ] ||
+	fail "a binding cap is not said once: $(cat "$ERR")"
+rss=$(awk '/^VmRSS:/ { print $2 }' /proc/$RING_PID/status)
+reads 300
+kill -USR2 $RING_PID
+f=$(dump_wait 1)
+n=$(count "$f" biolatency)
+[ "$n" -ge 300 ] && [ "$n" -lt 100300 ] || fail "the capped ring's dump counts $n reads"
+kill -INT $RING_PID; wait $RING_PID || fail "the recorder exited $?"
+rm -f "$B".*
+echo "ok: --ring-size 8M binds, said once (RSS $rss kB); the dump holds the last $n reads"
+
 # Bad expressions: one line each, usage status.
 for e in 'latency>' 'latency>0' 'latency>abc' 'latency>1.1234567' 'error,error' 'latency<5' 'latency>5,'; do
 	rc=0; "$IOTAP" record -o "$B" --ring 5 --trigger "$e" -D 1 2>"$LIVE_TMP/err" || rc=$?
