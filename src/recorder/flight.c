@@ -311,23 +311,18 @@ static int flight_check(struct flight *f, struct session *s, uint64_t now)
 /* flight_record - into the ring: a chunk ends before a record could overflow it */
 int flight_record(struct flight *f, struct session *s, const struct perf_event_header *rec)
 {
+	/* An ftrace event is in the sub-buffers kept: a dump makes its record again. */
+	bool kept = f->subbufs && rec->type == PERF_RECORD_SAMPLE &&
+		    (perf_record_id(rec) & FTRACE_ID_BASE);
 	struct reqwatch_rec r;
 	uint64_t t = 0, first;
 	int ret = 0;
 
-	/*
-	 * Served, with the sub-buffers kept: an ftrace event (an IOTAP_SAMPLE_BASE
-	 * sample: its id, then its thread, then its time) is only a time here.
-	 */
-	if (f->subbufs && !f->watch && rec->type == PERF_RECORD_SAMPLE && rec->size >= 32) {
-		uint64_t v[3];
-
-		memcpy(v, rec + 1, sizeof(v));
-		if (v[0] & FTRACE_ID_BASE) {
-			if (v[2] > f->last_t)
-				f->last_t = v[2];
-			return flight_usr2 || f->inc.pending ? flight_check(f, s, f->last_t) : 0;
-		}
+	/* Served, such an event is only a time here. */
+	if (kept && !f->watch) {
+		if (!perf_record_time(rec, &t) && t > f->last_t)
+			f->last_t = t;
+		return flight_usr2 || f->inc.pending ? flight_check(f, s, f->last_t) : 0;
 	}
 	/*
 	 * Served (the program pairs the requests): only the time is wanted, at
@@ -341,9 +336,7 @@ int flight_record(struct flight *f, struct session *s, const struct perf_event_h
 		f->last_t = t;
 	if (f->watch)
 		ret = reqwatch_feed(f->watch, s, &r, &first);
-	/* An ftrace event is in the sub-buffers kept: a dump makes its record again. */
-	if (!ret && f->subbufs && rec->type == PERF_RECORD_SAMPLE &&
-	    (perf_record_id(rec) & FTRACE_ID_BASE))
+	if (!ret && kept)
 		return flight_check(f, s, f->last_t);
 	if (!ret && rec_writer_pending(f->es->w) + rec->size > RING_CHUNK)
 		ret = flight_fail(f, rec_writer_flush(f->es->w));
@@ -455,8 +448,8 @@ uint64_t flight_bytes(const struct flight *f)
 
 /*
  * flight_keep_subbufs - a live session's ftrace sub-buffers go into the ring
- * as read, when its events are theirs alone (no callchains joined, none
- * written with ids) and the cap holds a few slabs; else each record is
+ * as read, when its events are theirs alone (no callchains joined to them or
+ * written beside them) and the cap holds a few slabs; else each record is
  * written to the ring as delivered, as from other sources. Threads that
  * exit stay known for the ring's span, for the dumps' process of each event.
  */
