@@ -159,13 +159,6 @@ int ftrace_ring_set_header_page(struct ftrace_ring *fr, const char *text, size_t
 	return fr->page ? 0 : -ENOMEM;
 }
 
-/* ftrace_subbuf_decode - one sub-buffer's events to fn (subbuf.h says how) */
-int ftrace_subbuf_decode(struct ftrace_ring *fr, int cpu, void *subbuf, struct ftrace_stats *st,
-			 ftrace_record_fn fn, void *arg)
-{
-	return fr->dec ? subbuf_decode(fr->dec, cpu, subbuf, st, NULL, fn, arg) : -EINVAL;
-}
-
 /* ftrace_ring_decoder - the decoder of the instance's sub-buffers, NULL before its header page */
 const struct subbuf_decoder *ftrace_ring_decoder(const struct ftrace_ring *fr)
 {

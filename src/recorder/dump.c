@@ -168,16 +168,20 @@ static int dump_replay(struct dumper *dp, struct rec_writer *w, struct dump *d)
 /* dump_put_window - the ring's chunks of the window, then they are let go */
 static int dump_put_window(struct dumper *dp, struct rec_writer *w, struct dump *d)
 {
-	int ret = d->dec ? dump_replay(dp, w, d) : 0;
+	int ret = 0;
 
-	for (size_t i = 0; i < d->nr_held && !ret && !d->dec; i++) {
-		const struct ring_held *h = &d->held[i];
+	/* Sub-buffers kept: every record is made again, in order; else the chunks as they are. */
+	if (d->dec)
+		ret = dump_replay(dp, w, d);
+	else
+		for (size_t i = 0; i < d->nr_held && !ret; i++) {
+			const struct ring_held *h = &d->held[i];
 
-		if (h->t_first < d->from || h->t_last > d->to)
-			ret = dump_trim(dp, w, d, h->data, h->len);
-		else
-			ret = rec_writer_put_chunk(w, h->data, h->len);
-	}
+			if (h->t_first < d->from || h->t_last > d->to)
+				ret = dump_trim(dp, w, d, h->data, h->len);
+			else
+				ret = rec_writer_put_chunk(w, h->data, h->len);
+		}
 	ring_release(d->held, d->nr_held);
 	d->held = NULL;
 	d->nr_held = 0;

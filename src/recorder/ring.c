@@ -154,13 +154,18 @@ static size_t ring_room(const struct ring *r, size_t len)
 	return ring_is_slab(r, len) ? r->slab : len;
 }
 
-/* ring_link - c (counted in bytes already) after the newest, the too old dropped first */
+/* ring_age - drop the chunks too old beside one whose newest event is at t_last */
+static void ring_age(struct ring *r, uint64_t t_last)
+{
+	while (r->head && r->head->t_last + r->keep_ns < t_last)
+		ring_drop(r);
+}
+
+/* ring_link - c (counted in bytes already) after the newest */
 static void ring_link(struct ring *r, struct ring_chunk *c)
 {
 	c->next = NULL;
 	atomic_init(&c->refs, 1);
-	while (r->head && r->head->t_last + r->keep_ns < c->t_last)
-		ring_drop(r);
 	if (r->tail)
 		r->tail->next = c;
 	else
@@ -181,8 +186,7 @@ int ring_add(struct ring *r, const void *chunk, size_t len, uint64_t t_first, ui
 		return -E2BIG;
 	}
 	/* Room first (what the new chunk ends, by age, and what it would push over the cap). */
-	while (r->head && r->head->t_last + r->keep_ns < t_last)
-		ring_drop(r);
+	ring_age(r, t_last);
 	while (r->head && r->bytes + sizeof(*c) + room > r->cap) {
 		r->cap_bound = true;
 		ring_drop(r);
@@ -273,6 +277,7 @@ void ring_fill_end(struct ring *r)
 		return;
 	}
 	r->fill = NULL;
+	ring_age(r, c->t_last);
 	ring_link(r, c);
 }
 

@@ -332,16 +332,7 @@ bool tgidmap_record(struct tgidmap *m, struct perf_event_header *rec)
 /* tgidmap_track - see tgidmap.h */
 bool tgidmap_track(struct tgidmap *m, const struct perf_event_header *rec)
 {
-	uint64_t id;
-
-	/* A sample teaches nothing unless it is a birth. */
-	if (rec->type == PERF_RECORD_SAMPLE) {
-		if (!m->births.id || rec->size < sizeof(*rec) + 8)
-			return false;
-		memcpy(&id, rec + 1, 8);
-		if (id != m->births.id)
-			return false;
-	}
+	/* Without fill, nothing is written to rec. */
 	return tgidmap_learn(m, (struct perf_event_header *)rec, false);
 }
 

@@ -54,6 +54,7 @@ static int collect(void *arg, uint64_t time, const struct perf_event_header *rec
 
 struct fixture {
 	struct ftrace_ring *fr;
+	struct subbuf_decoder *dec;	/* a clone of the ring's, as another thread decodes */
 	struct fmt_set fs;
 	struct tep_event *complete;
 };
@@ -73,6 +74,9 @@ static int setup(void **state)
 	f->complete = testlib_fmt_add(&f->fs, K618, "block", "block_rq_complete");
 	assert_int_equal(ftrace_ring_add(f->fr, "block", "block_rq_complete", f->complete->id,
 					 "dev == 7340032"), 0);
+	/* The event added after the header page is the decoder's too. */
+	f->dec = subbuf_decoder_clone(ftrace_ring_decoder(f->fr));
+	assert_non_null(f->dec);
 	*state = f;
 	return 0;
 }
@@ -83,6 +87,7 @@ static int teardown(void **state)
 	struct fixture *f = *state;
 
 	ftrace_ring_free(f->fr);
+	subbuf_decoder_free(f->dec);
 	fmt_set_release(&f->fs);
 	free(f);
 	return 0;
@@ -118,7 +123,7 @@ static void test_decode(void **state)
 	testlib_page_event(&p, 7, e2, n);
 	testlib_page_seal(&p, 5000000000ull, 0);
 
-	assert_int_equal(ftrace_subbuf_decode(f->fr, 3, p.b, &st, collect, &sn), 0);
+	assert_int_equal(subbuf_decode(f->dec, 3, p.b, &st, NULL, collect, &sn), 0);
 	assert_int_equal(sn.n, 2);
 	assert_int_equal(st.records, 2);
 	assert_int_equal(st.foreign, 1);
@@ -157,12 +162,12 @@ static void test_missed(void **state)
 	testlib_page_event(&p, 1, e, n);
 	memcpy(p.b + 16 + p.len, &lost, 8);
 	testlib_page_seal(&p, 100, COMMIT_MISSED | COMMIT_STORED);
-	assert_int_equal(ftrace_subbuf_decode(f->fr, 0, p.b, &st, collect, &sn), 0);
+	assert_int_equal(subbuf_decode(f->dec, 0, p.b, &st, NULL, collect, &sn), 0);
 	assert_int_equal(sn.n, 1);
 	assert_int_equal(st.missed, 7);
 
 	testlib_page_seal(&p, 100, COMMIT_MISSED);
-	assert_int_equal(ftrace_subbuf_decode(f->fr, 0, p.b, &st, collect, &sn), 0);
+	assert_int_equal(subbuf_decode(f->dec, 0, p.b, &st, NULL, collect, &sn), 0);
 	assert_int_equal(st.missed, 8);
 	assert_int_equal(st.records, 2);
 }
@@ -195,7 +200,7 @@ static void test_kept(void **state)
 
 	memset(kept, 0xa5, sizeof(kept));
 	memcpy(kept, p.b, used);
-	assert_int_equal(ftrace_subbuf_decode(f->fr, 1, p.b, &st, collect, &sn), 0);
+	assert_int_equal(subbuf_decode(f->dec, 1, p.b, &st, NULL, collect, &sn), 0);
 	assert_int_equal(subbuf_decode(d, 1, kept, &st2, &span, collect, &sn2), 0);
 	assert_int_equal(sn2.n, 2);
 	assert_int_equal(sn.n, 2);
@@ -231,7 +236,7 @@ static void test_lost(void **state)
 	assert_int_equal(ftrace_stats_lost(&st), 0);
 }
 
-/* test_empty - an empty sub-buffer gives nothing; no header page refuses */
+/* test_empty - an empty sub-buffer gives nothing; no header page, no decoder */
 static void test_empty(void **state)
 {
 	struct fixture *f = *state;
@@ -241,9 +246,9 @@ static void test_empty(void **state)
 	struct ftrace_ring *bare = ftrace_ring_alloc();
 
 	testlib_page_seal(&p, 1, 0);
-	assert_int_equal(ftrace_subbuf_decode(f->fr, 0, p.b, &st, collect, &sn), 0);
+	assert_int_equal(subbuf_decode(f->dec, 0, p.b, &st, NULL, collect, &sn), 0);
 	assert_int_equal(sn.n, 0);
-	assert_int_equal(ftrace_subbuf_decode(bare, 0, p.b, &st, collect, &sn), -EINVAL);
+	assert_null(ftrace_ring_decoder(bare));
 	assert_int_equal(ftrace_ring_add(bare, "a", "b", 1, NULL), 0);
 	ftrace_ring_free(bare);
 	ftrace_ring_free(NULL);
