@@ -70,4 +70,12 @@ struct consumer_ops {
  */
 int session_consumer_add(struct session *s, const struct consumer_ops *ops, void *priv);
 
+/*
+ * session_consumer_skip_ftrace - the consumer of priv takes the samples of
+ * ftrace events another way (the flight recorder keeps the sub-buffers they
+ * were read from): from now on its on_record sees every other record only.
+ * From the consumer's start. Return: 0, or -ENOENT when priv is no consumer.
+ */
+int session_consumer_skip_ftrace(struct session *s, void *priv);
+
 #endif

@@ -11,6 +11,7 @@
 #include "array.h"
 #include "log.h"
 #include "session.h"
+#include "subbuf.h"
 
 const char *const session_source_names[] = { "auto", "ftrace", "perf", NULL };
 
@@ -111,7 +112,9 @@ int session_consumer_add(struct session *s, const struct consumer_ops *ops, void
 	if (array_reserve(&s->cons, &s->cap_cons, s->nr_cons + 1, sizeof(*s->cons), 4))
 		return -ENOMEM;
 	s->cons[s->nr_cons].ops = ops;
+	s->cons[s->nr_cons].no_ftrace = false;
 	s->cons[s->nr_cons++].priv = priv;
+	s->rec_stale = true;
 	if (ops->observer)
 		return 0;
 	if (ops->on_record)
@@ -119,6 +122,19 @@ int session_consumer_add(struct session *s, const struct consumer_ops *ops, void
 	else
 		s->nr_decoders++;
 	return 0;
+}
+
+/* session_consumer_skip_ftrace - see consumer.h */
+int session_consumer_skip_ftrace(struct session *s, void *priv)
+{
+	for (size_t i = 0; i < s->nr_cons; i++) {
+		if (s->cons[i].priv != priv)
+			continue;
+		s->cons[i].no_ftrace = true;
+		s->rec_stale = true;
+		return 0;
+	}
+	return -ENOENT;
 }
 
 /* session_fini - the fini of the consumers, or of the observers, last added first */
@@ -144,16 +160,40 @@ static int session_start(struct session *s, bool observers)
 	return 0;
 }
 
-/* session_on_record - rec to the observers, or to the consumers that take records raw */
-static int session_on_record(struct session *s, bool observers,
-			     const struct perf_event_header *rec)
+/* session_rec_list - the consumers with on_record, observers first; 0 or -ENOMEM */
+static int session_rec_list(struct session *s)
 {
+	struct session_consumer *r = realloc(s->rec, (s->nr_cons ? s->nr_cons : 1) * sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	s->rec = r;
+	s->nr_rec = s->nr_rec_skip = 0;
+	for (int obs = 1; obs >= 0; obs--)
+		for (size_t i = 0; i < s->nr_cons; i++) {
+			if (s->cons[i].ops->observer != obs || !s->cons[i].ops->on_record)
+				continue;
+			s->rec[s->nr_rec++] = s->cons[i];
+			s->nr_rec_skip += s->cons[i].no_ftrace;
+		}
+	s->rec_stale = false;
+	return 0;
+}
+
+/* session_on_record - rec to the observers, then to the consumers that take records raw */
+static int session_on_record(struct session *s, const struct perf_event_header *rec)
+{
+	bool ftrace;
 	int ret;
 
-	for (size_t i = 0; i < s->nr_cons; i++) {
-		if (s->cons[i].ops->observer != observers || !s->cons[i].ops->on_record)
+	if (s->rec_stale && (ret = session_rec_list(s)))
+		return ret;
+	ftrace = s->nr_rec_skip && rec->type == PERF_RECORD_SAMPLE &&
+		 (perf_record_id(rec) & ~0xffffffffull) == FTRACE_ID_BASE;
+	for (size_t i = 0; i < s->nr_rec; i++) {
+		if (ftrace && s->rec[i].no_ftrace)
 			continue;
-		ret = s->cons[i].ops->on_record(s, s->cons[i].priv, rec);
+		ret = s->rec[i].ops->on_record(s, s->rec[i].priv, rec);
 		if (ret)
 			return ret;
 	}
@@ -216,6 +256,9 @@ static void session_observers_fini(struct session *s)
 	free(s->cons);
 	s->cons = NULL;
 	s->nr_cons = s->cap_cons = s->nr_raw = s->nr_decoders = 0;
+	free(s->rec);
+	s->rec = NULL;
+	s->nr_rec = s->nr_rec_skip = 0;
 }
 
 /* session_comm_index - rebuild the pid index of the names kept (after session_reset) */
@@ -529,9 +572,7 @@ int session_dispatch(struct session *s, const struct perf_event_header *rec)
 			memcpy(rec->type == IOTAP_RECORD_STACKLESS ? &ev->stackless : &ev->undelivered,
 			       rec + 1, 8);
 	}
-	ret = session_on_record(s, true, rec);
-	if (!ret)
-		ret = session_on_record(s, false, rec);
+	ret = session_on_record(s, rec);
 	if (ret || (s->nr_raw && !s->nr_decoders))
 		return ret;
 	if (rec->type == PERF_RECORD_COMM) {

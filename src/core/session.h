@@ -63,6 +63,7 @@ struct iotap_handler {
 struct session_consumer {
 	const struct consumer_ops *ops;
 	void *priv;
+	bool no_ftrace;			/* session_consumer_skip_ftrace */
 };
 
 /* One event a session delivers, with the handlers subscribed to it. */
@@ -104,6 +105,13 @@ struct session {
 	size_t nr_cons, cap_cons;
 	size_t nr_raw;			/* consumers with on_record */
 	size_t nr_decoders;		/* and without: samples are decoded (consumer.h) */
+	/*
+	 * The consumers with on_record, observers first, as session_on_record
+	 * calls them: made again when one is added or skips ftrace samples.
+	 */
+	struct session_consumer *rec;
+	size_t nr_rec, nr_rec_skip;	/* nr_rec_skip: of which no_ftrace */
+	bool rec_stale;
 	/*
 	 * A consumer takes stacks on an event (user: user frames too): make s->sym,
 	 * an observer of the records. NULL: stacks are delivered unnamed. The

@@ -95,12 +95,18 @@ static void flight_cap_said(struct flight *f)
 		(unsigned long long)f->p->ring);
 }
 
+/* flight_newest - the time of the newest event: recorded, or in a sub-buffer kept */
+static uint64_t flight_newest(const struct flight *f)
+{
+	return f->sb.t_last > f->last_t ? f->sb.t_last : f->last_t;
+}
+
 /* flight_ring_chunk - the sink of the ring's writer: a chunk made, kept with its events' times */
 static int flight_ring_chunk(void *arg, const void *chunk, size_t len)
 {
 	struct flight *f = arg;
-	uint64_t t0 = f->chunk_t0 ? f->chunk_t0 : f->last_t;
-	uint64_t t1 = f->chunk_t1 ? f->chunk_t1 : f->last_t;
+	uint64_t t0 = f->chunk_t0 ? f->chunk_t0 : flight_newest(f);
+	uint64_t t1 = f->chunk_t1 ? f->chunk_t1 : flight_newest(f);
 	int ret = ring_add(f->ring, chunk, len, t0, t1);
 
 	f->chunk_t0 = f->chunk_t1 = 0;
@@ -257,7 +263,7 @@ static int flight_dump(struct flight *f, struct session *s, bool wait)
 		d->force = f->p->force;
 		d->from = from;
 		d->to = to;
-		d->t_end = to < f->last_t ? to : f->last_t;
+		d->t_end = to < flight_newest(f) ? to : flight_newest(f);
 		d->info = *f->info;
 		d->info.t_start = from;
 		d->t = f->inc.t;
@@ -311,19 +317,16 @@ static int flight_check(struct flight *f, struct session *s, uint64_t now)
 /* flight_record - into the ring: a chunk ends before a record could overflow it */
 int flight_record(struct flight *f, struct session *s, const struct perf_event_header *rec)
 {
-	/* An ftrace event is in the sub-buffers kept: a dump makes its record again. */
+	/*
+	 * An ftrace event is in the sub-buffers kept: a dump makes its record
+	 * again. Only the triggers' pairing still takes it here (flight_start).
+	 */
 	bool kept = f->subbufs && rec->type == PERF_RECORD_SAMPLE &&
 		    (perf_record_id(rec) & FTRACE_ID_BASE);
 	struct reqwatch_rec r;
 	uint64_t t = 0, first;
 	int ret = 0;
 
-	/* Served, such an event is only a time here. */
-	if (kept && !f->watch) {
-		if (!perf_record_time(rec, &t) && t > f->last_t)
-			f->last_t = t;
-		return flight_usr2 || f->inc.pending ? flight_check(f, s, f->last_t) : 0;
-	}
 	/*
 	 * Served (the program pairs the requests): only the time is wanted, at
 	 * its fixed place in a sample, not a second parse of every record.
@@ -375,7 +378,10 @@ int flight_tick(struct flight *f, struct session *s)
 		ret = flight_fail(f, f->sb.err);
 	}
 
-	/* Idle: the window is over when the clock says so (a second for events still merging). */
+	/*
+	 * Idle, or the sub-buffers kept (their events are not handed here): the
+	 * window is over when the clock says so (a second for events still merging).
+	 */
 	if (!ret)
 		ret = flight_check(f, s, mono_now() - NSEC_PER_SEC);
 	while ((d = dumper_done(f->dumper))) {
@@ -433,7 +439,7 @@ void flight_stats(const struct flight *f, struct flight_stats *st)
 		from = from && from < f->chunk_t0 ? from : f->chunk_t0;
 	}
 	if (f->sb.t_first) {
-		to = to > f->last_t ? to : f->last_t;
+		to = to > flight_newest(f) ? to : flight_newest(f);
 		from = from && from < f->sb.t_first ? from : f->sb.t_first;
 	}
 	if (to && from && to - from > st->ring_ns)
@@ -476,7 +482,8 @@ static int flight_keep_subbufs(struct flight *f, struct session *s)
 }
 
 /* flight_start - -d resolved now that disks are known; the triggers watch requests; the writer */
-int flight_start(struct flight *f, struct session *s, const struct snap_info *info)
+int flight_start(struct flight *f, struct session *s, const struct snap_info *info,
+		 void *consumer)
 {
 	bool bio;
 	int ret;
@@ -516,7 +523,11 @@ int flight_start(struct flight *f, struct session *s, const struct snap_info *in
 		log_msg(LOG_ERR, "cannot start the dump writer: %s", strerror(-ret));
 		return ret;
 	}
-	return flight_keep_subbufs(f, s);
+	ret = flight_keep_subbufs(f, s);
+	/* Their events are in the ring, and nothing here pairs them: not one call each. */
+	if (!ret && f->subbufs && !f->watch)
+		ret = session_consumer_skip_ftrace(s, consumer);
+	return ret;
 }
 
 /* flight_setup - --ring and what goes with it, checked: one error line each */

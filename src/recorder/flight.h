@@ -28,9 +28,14 @@ int flight_setup(struct flight **out, const struct record_params *p, struct evst
 /*
  * Tracing runs: -d resolved, the triggers' pairing, the writer thread. info
  * is what the dumps say besides the session; it must outlive the flight.
+ * consumer is the priv of the session's consumer that hands records to
+ * flight_record: when the ring keeps the ftrace sub-buffers and nothing here
+ * pairs requests, it is told to skip the ftrace samples
+ * (session_consumer_skip_ftrace), which flight_record would only time.
  * 0, or -errno (-EINVAL: -d names no disk, said; the thread's or the triggers' error).
  */
-int flight_start(struct flight *f, struct session *s, const struct snap_info *info);
+int flight_start(struct flight *f, struct session *s, const struct snap_info *info,
+		 void *consumer);
 /* One record into the ring, in time order; an incident over by then goes to the writer. 0 or
  * -errno (the ring's writer's). */
 int flight_record(struct flight *f, struct session *s, const struct perf_event_header *rec);

@@ -19,7 +19,7 @@ static int flightsvc_start(struct session *s, void *priv)
 {
 	struct flightsvc *fs = priv;
 
-	return flight_start(fs->f, s, &fs->info);
+	return flight_start(fs->f, s, &fs->info, fs);
 }
 
 /* flightsvc_on_record - every record into the ring, as record --ring puts it there */

@@ -473,7 +473,7 @@ static int record_start(struct session *s, void *priv)
 		if (!ret && (ret = dumper_start(&rc->closer)))
 			log_msg(LOG_ERR, "cannot start the writer of parts: %s", strerror(-ret));
 	} else if (rc->flight) {
-		ret = flight_start(rc->flight, s, &rc->info);
+		ret = flight_start(rc->flight, s, &rc->info, rc);
 	}
 	if (!ret && !rc->flight)
 		ret = record_put_state(rc, s);

@@ -52,6 +52,8 @@ static int subbufs_keep(void *arg, int cpu, void *subbuf, size_t used,
 	ring_fill_commit(sb->ring, ENTRY_LEN + pad8(used), span->first, span->last);
 	if (!sb->t_first)
 		sb->t_first = span->first;
+	if (span->last > sb->t_last)
+		sb->t_last = span->last;
 	return 0;
 }
 

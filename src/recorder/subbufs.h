@@ -21,6 +21,7 @@ struct subbufs {
 	struct ftrace_store ops;	/* hand these to live_store_subbufs */
 	struct ring *ring;
 	uint64_t t_first;		/* of the slab being filled; 0: none */
+	uint64_t t_last;		/* of the newest event kept */
 	int err;			/* -errno of the first room refused: events not kept */
 };
 
