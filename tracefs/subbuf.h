@@ -10,8 +10,10 @@
  * layout and events. The decoder owns its copy of the header_page text and
  * of the event types; nothing it returns outlives the next call.
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <linux/perf_event.h>
 
 /* Sample ids of ftrace events: far above the ids perf hands out (a counter from 1). */
@@ -21,6 +23,17 @@
 static inline uint64_t ftrace_sample_id(int tp_id)
 {
 	return FTRACE_ID_BASE | (uint32_t)tp_id;
+}
+
+/* ftrace_sample_is - whether rec is the sample of an ftrace event (its id first, as ftrace.h lays it) */
+static inline bool ftrace_sample_is(const struct perf_event_header *rec)
+{
+	uint64_t id;
+
+	if (rec->type != PERF_RECORD_SAMPLE || rec->size < sizeof(*rec) + sizeof(id))
+		return false;
+	memcpy(&id, rec + 1, sizeof(id));
+	return (id & ~(uint64_t)UINT32_MAX) == FTRACE_ID_BASE;
 }
 
 /* What one CPU's buffer delivered and lost. */

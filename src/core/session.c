@@ -163,19 +163,23 @@ static int session_start(struct session *s, bool observers)
 /* session_rec_list - the consumers with on_record, observers first; 0 or -ENOMEM */
 static int session_rec_list(struct session *s)
 {
-	struct session_consumer *r = realloc(s->rec, (s->nr_cons ? s->nr_cons : 1) * sizeof(*r));
+	struct session_consumer *r = realloc(s->rec, (2 * s->nr_cons + 1) * sizeof(*r));
 
 	if (!r)
 		return -ENOMEM;
 	s->rec = r;
-	s->nr_rec = s->nr_rec_skip = 0;
+	s->nr_rec = s->nr_rec_ftrace = 0;
+	s->rec_skip = false;
 	for (int obs = 1; obs >= 0; obs--)
 		for (size_t i = 0; i < s->nr_cons; i++) {
 			if (s->cons[i].ops->observer != obs || !s->cons[i].ops->on_record)
 				continue;
 			s->rec[s->nr_rec++] = s->cons[i];
-			s->nr_rec_skip += s->cons[i].no_ftrace;
+			s->rec_skip |= s->cons[i].no_ftrace;
 		}
+	for (size_t i = 0; s->rec_skip && i < s->nr_rec; i++)
+		if (!s->rec[i].no_ftrace)
+			s->rec[s->nr_rec + s->nr_rec_ftrace++] = s->rec[i];
 	s->rec_stale = false;
 	return 0;
 }
@@ -183,17 +187,20 @@ static int session_rec_list(struct session *s)
 /* session_on_record - rec to the observers, then to the consumers that take records raw */
 static int session_on_record(struct session *s, const struct perf_event_header *rec)
 {
-	bool ftrace;
+	const struct session_consumer *c;
+	size_t n;
 	int ret;
 
 	if (s->rec_stale && (ret = session_rec_list(s)))
 		return ret;
-	ftrace = s->nr_rec_skip && rec->type == PERF_RECORD_SAMPLE &&
-		 (perf_record_id(rec) & ~0xffffffffull) == FTRACE_ID_BASE;
-	for (size_t i = 0; i < s->nr_rec; i++) {
-		if (ftrace && s->rec[i].no_ftrace)
-			continue;
-		ret = s->rec[i].ops->on_record(s, s->rec[i].priv, rec);
+	c = s->rec;
+	n = s->nr_rec;
+	if (s->rec_skip && ftrace_sample_is(rec)) {
+		c += s->nr_rec;
+		n = s->nr_rec_ftrace;
+	}
+	for (size_t i = 0; i < n; i++) {
+		ret = c[i].ops->on_record(s, c[i].priv, rec);
 		if (ret)
 			return ret;
 	}
@@ -258,7 +265,7 @@ static void session_observers_fini(struct session *s)
 	s->nr_cons = s->cap_cons = s->nr_raw = s->nr_decoders = 0;
 	free(s->rec);
 	s->rec = NULL;
-	s->nr_rec = s->nr_rec_skip = 0;
+	s->nr_rec = s->nr_rec_ftrace = 0;
 }
 
 /* session_comm_index - rebuild the pid index of the names kept (after session_reset) */

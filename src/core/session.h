@@ -107,11 +107,13 @@ struct session {
 	size_t nr_decoders;		/* and without: samples are decoded (consumer.h) */
 	/*
 	 * The consumers with on_record, observers first, as session_on_record
-	 * calls them: made again when one is added or skips ftrace samples.
+	 * calls them, made again when one is added or skips ftrace samples:
+	 * rec[0..nr_rec) take every record; then, when one skips them, the
+	 * nr_rec_ftrace that take an ftrace sample.
 	 */
 	struct session_consumer *rec;
-	size_t nr_rec, nr_rec_skip;	/* nr_rec_skip: of which no_ftrace */
-	bool rec_stale;
+	size_t nr_rec, nr_rec_ftrace;
+	bool rec_skip, rec_stale;
 	/*
 	 * A consumer takes stacks on an event (user: user frames too): make s->sym,
 	 * an observer of the records. NULL: stacks are delivered unnamed. The

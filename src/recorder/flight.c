@@ -321,8 +321,7 @@ int flight_record(struct flight *f, struct session *s, const struct perf_event_h
 	 * An ftrace event is in the sub-buffers kept: a dump makes its record
 	 * again. Only the triggers' pairing still takes it here (flight_start).
 	 */
-	bool kept = f->subbufs && rec->type == PERF_RECORD_SAMPLE &&
-		    (perf_record_id(rec) & FTRACE_ID_BASE);
+	bool kept = f->subbufs && ftrace_sample_is(rec);
 	struct reqwatch_rec r;
 	uint64_t t = 0, first;
 	int ret = 0;
@@ -418,7 +417,12 @@ void flight_serve(struct flight *f)
 /* flight_request - a request that program paired: does it fire the trigger? */
 int flight_request(struct flight *f, const struct blk_io *io)
 {
-	return f->p->trigger ? flight_on_done(f, io) : 0;
+	uint64_t lat;
+
+	/* Most requests fire nothing: that is seen here, without a call. */
+	if (!f->p->trigger || !trigger_match(&f->trig, io, f->p->queued, &lat))
+		return 0;
+	return flight_on_done(f, io);
 }
 
 /* flight_stats - dumps by reason, failures, and what the ring holds now */

@@ -100,18 +100,3 @@ int trigger_parse(const char *s, struct trigger *t, char *why, size_t whylen)
 	}
 }
 
-/* trigger_match - whether io meets a condition of t */
-bool trigger_match(const struct trigger *t, const struct blk_io *io, bool queued,
-		   uint64_t *lat_ns)
-{
-	uint64_t from = io->t_issue;
-
-	if (queued && io->t_start && (!from || io->t_start < from))
-		from = io->t_start;
-	if (queued && io->t_insert && (!from || io->t_insert < from))
-		from = io->t_insert;
-	*lat_ns = from && io->t_done > from ? io->t_done - from : 0;
-	if (t->error && io->error)
-		return true;
-	return t->latency_ns && from && *lat_ns > t->latency_ns;
-}

@@ -332,6 +332,14 @@ bool tgidmap_record(struct tgidmap *m, struct perf_event_header *rec)
 /* tgidmap_track - see tgidmap.h */
 bool tgidmap_track(struct tgidmap *m, const struct perf_event_header *rec)
 {
+	uint64_t id;
+
+	/* Most records are samples of events other than births: nothing to learn from them. */
+	if (rec->type == PERF_RECORD_SAMPLE && rec->size >= sizeof(*rec) + sizeof(id)) {
+		memcpy(&id, rec + 1, sizeof(id));
+		if (!m->births.id || id != m->births.id)
+			return false;
+	}
 	/* Without fill, nothing is written to rec. */
 	return tgidmap_learn(m, (struct perf_event_header *)rec, false);
 }

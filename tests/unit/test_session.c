@@ -19,6 +19,7 @@
 #include "session.h"
 #include "source-recording.h"
 #include "stacks.h"
+#include "subbuf.h"
 #include "testlib.h"
 
 /* What the counting tool was asked for and saw. */
@@ -478,6 +479,87 @@ static void test_comm_flat(void **state)
 }
 
 /* main - run the session tests */
+/* What a consumer that takes records raw saw, and whether it skips ftrace samples. */
+struct raw_seen {
+	bool skip, observer;
+	uint64_t records, ftrace;
+	uint64_t *order;		/* the records all consumers saw, in calls */
+	uint64_t first;			/* its position among those calls at its first record */
+};
+
+/* raw_start - a skipper says so once events flow, as the flight recorder does */
+static int raw_start(struct session *s, void *priv)
+{
+	struct raw_seen *r = priv;
+
+	return r->skip ? session_consumer_skip_ftrace(s, priv) : 0;
+}
+
+/* raw_on_record - count what came, and its ftrace samples */
+static int raw_on_record(struct session *s, void *priv, const struct perf_event_header *rec)
+{
+	struct raw_seen *r = priv;
+
+	if (!r->records++)
+		r->first = *r->order;
+	r->ftrace += ftrace_sample_is(rec);
+	++*r->order;
+	return 0;
+}
+
+static const struct consumer_ops raw_ops = {
+	.name = "raw", .start = raw_start, .on_record = raw_on_record,
+};
+static const struct consumer_ops raw_observer_ops = {
+	.name = "raw observer", .observer = true, .on_record = raw_on_record,
+};
+
+/*
+ * test_skip_ftrace - a consumer that skips ftrace samples sees every other
+ * record, the others every one, observers first; a stranger is refused
+ */
+static void test_skip_ftrace(void **state)
+{
+	struct session_opts so = { .mmap_pages = 128 };
+	uint64_t order = 0;
+	struct raw_seen all = { .order = &order }, skip = { .skip = true, .order = &order };
+	struct raw_seen obs = { .observer = true, .order = &order };
+	struct { struct perf_event_header h; uint64_t id, tid, time; } ft = {
+		{ PERF_RECORD_SAMPLE, 0, sizeof(ft) }, ftrace_sample_id(5), 1, 2,
+	}, perf = { { PERF_RECORD_SAMPLE, 0, sizeof(perf) }, 7, 1, 3 };
+	struct { struct perf_event_header h; uint32_t pid, ppid, tid, ptid; uint64_t time; } fork = {
+		{ PERF_RECORD_FORK, 0, sizeof(fork) }, 10, 1, 10, 1, 4,
+	};
+	struct session s;
+	size_t len;
+	uint8_t *buf = testlib_data_load("recordings", "linux-6.18-loop.iotap", &len);
+
+	so.input_buf = buf;
+	so.input_len = len;
+	assert_int_equal(session_init(&s, NULL, NULL, &so), 0);
+	assert_int_equal(session_consumer_add(&s, &raw_ops, &skip), 0);
+	assert_int_equal(session_consumer_add(&s, &raw_ops, &all), 0);
+	assert_int_equal(session_consumer_add(&s, &raw_observer_ops, &obs), 0);
+	assert_int_equal(session_consumer_skip_ftrace(&s, &order), -ENOENT);
+	assert_int_equal(raw_start(&s, &skip), 0);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(session_dispatch(&s, &ft.h), 0);
+		assert_int_equal(session_dispatch(&s, &perf.h), 0);
+		assert_int_equal(session_dispatch(&s, &fork.h), 0);
+	}
+	session_release(&s);
+	assert_int_equal(all.records, 6);
+	assert_int_equal(all.ftrace, 2);
+	assert_int_equal(skip.records, 4);
+	assert_int_equal(skip.ftrace, 0);
+	assert_int_equal(obs.records, 6);
+	/* The observer first, the skipper second (after the first ftrace sample), then the other. */
+	assert_int_equal(obs.first, 0);
+	assert_int_equal(all.first, 1);
+	assert_int_equal(skip.first, 3);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -490,6 +572,7 @@ int main(void)
 		cmocka_unit_test(test_reset_refused),
 		cmocka_unit_test(test_host_unknown),
 		cmocka_unit_test(test_comm_flat),
+		cmocka_unit_test(test_skip_ftrace),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
