@@ -1024,13 +1024,15 @@ int blk_lastpos_seek(struct blk_lastpos *lp, uint32_t dev, uint64_t sector, uint
 {
 	struct blk_pos *d;
 
-	for (size_t i = 0; i < lp->nr; i++) {
-		if (lp->d[i].dev == dev) {
-			d = &lp->d[i];
-			*dist = sector > d->end ? sector - d->end : d->end - sector;
-			d->end = sector + nr_sector;
-			return 1;
-		}
+	/* Requests come in runs of one disk's. */
+	if (lp->last >= lp->nr || lp->d[lp->last].dev != dev)
+		for (lp->last = 0; lp->last < lp->nr && lp->d[lp->last].dev != dev; lp->last++)
+			;
+	if (lp->last < lp->nr) {
+		d = &lp->d[lp->last];
+		*dist = sector > d->end ? sector - d->end : d->end - sector;
+		d->end = sector + nr_sector;
+		return 1;
 	}
 	d = realloc(lp->d, (lp->nr + 1) * sizeof(*d));
 	if (!d)
@@ -1072,5 +1074,5 @@ void blk_lastpos_release(struct blk_lastpos *lp)
 {
 	free(lp->d);
 	lp->d = NULL;
-	lp->nr = 0;
+	lp->nr = lp->last = 0;
 }

@@ -118,6 +118,7 @@ struct blk_pos {
 struct blk_lastpos {
 	struct blk_pos *d;
 	size_t nr;
+	size_t last;			/* d[last]: the disk of the last request, looked at first */
 };
 
 /*

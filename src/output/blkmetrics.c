@@ -19,7 +19,7 @@ static const char *const blkmetrics_op_names[] = {
 struct blkmetrics_series {
 	char disk[32];
 	unsigned int op;
-	struct hist lat, queue, size;
+	struct hist_buckets lat, queue, size;	/* size: hist_buckets_add_le */
 	uint64_t seq, rnd;
 };
 
@@ -36,7 +36,7 @@ struct blkmetrics_cmd {
 	bool scsi;
 	char dev[32];			/* nvme0n1, nvme0 (admin commands), or H:C:I:L */
 	unsigned int op;
-	struct hist lat;
+	struct hist_buckets lat;
 };
 
 /* blkmetrics_op - see blkmetrics.h */
@@ -148,16 +148,14 @@ int blkmetrics_request(struct blkmetrics *m, const char *disk, const struct blk_
 
 	if (!s)
 		return -ENOMEM;
-	if (hist_add(&s->lat, io->t_done > io->t_issue ? (io->t_done - io->t_issue) / 1000 : 0))
-		return -ENOMEM;
-	if (from && hist_add(&s->queue, io->t_issue > from ? (io->t_issue - from) / 1000 : 0))
-		return -ENOMEM;
+	hist_buckets_add(&s->lat, io->t_done > io->t_issue ? (io->t_done - io->t_issue) / 1000 : 0);
+	if (from)
+		hist_buckets_add(&s->queue, io->t_issue > from ? (io->t_issue - from) / 1000 : 0);
 	if (io->error && blkmetrics_error(m, disk, op, io->error))
 		return -ENOMEM;
 	if (pattern == BLKM_NODATA)
 		return 0;
-	if (hist_add(&s->size, io->bytes))
-		return -ENOMEM;
+	hist_buckets_add_le(&s->size, io->bytes);
 	if (pattern == BLKM_SEQUENTIAL)
 		s->seq++;
 	else
@@ -176,8 +174,10 @@ int blkmetrics_command(struct blkmetrics *m, bool scsi, const char *dev, enum bl
 		c = &m->c[i];
 		if (c->scsi != scsi)
 			continue;
-		if (c->op == op && !strcmp(c->dev, dev))
-			return hist_add(&c->lat, ns / 1000) ? -ENOMEM : 0;
+		if (c->op == op && !strcmp(c->dev, dev)) {
+			hist_buckets_add(&c->lat, ns / 1000);
+			return 0;
+		}
 		mine++;
 	}
 	if (mine >= m->max_devs && strcmp(dev, "other"))
@@ -189,7 +189,8 @@ int blkmetrics_command(struct blkmetrics *m, bool scsi, const char *dev, enum bl
 	c->scsi = scsi;
 	snprintf(c->dev, sizeof(c->dev), "%s", dev);
 	c->op = op;
-	return hist_add(&c->lat, ns / 1000) ? -ENOMEM : 0;
+	hist_buckets_add(&c->lat, ns / 1000);
+	return 0;
 }
 
 /* blkmetrics_labels - disk="...",op="..." (and a third label when name is not NULL) */
@@ -214,17 +215,17 @@ static int blkmetrics_series_fold(struct blkmetrics *m, struct blkmetrics_series
 	    blkmetrics_labels(seq, sizeof(seq), s->disk, s->op, "pattern", "sequential") ||
 	    blkmetrics_labels(rnd, sizeof(rnd), s->disk, s->op, "pattern", "random"))
 		return -ENOSPC;
-	ret = prom_hist_add(m->prom, "iotap_block_request_latency_seconds",
-			    "Block I/O request latency from issue to the device until completion "
-			    "(biolatency's histogram)", labels, &s->lat, 1e-6, BLKM_TOP, false);
+	ret = prom_buckets_add(m->prom, "iotap_block_request_latency_seconds",
+			       "Block I/O request latency from issue to the device until completion "
+			       "(biolatency's histogram)", labels, &s->lat, 1e-6, BLKM_TOP);
 	if (!ret && s->queue.count)
-		ret = prom_hist_add(m->prom, "iotap_block_request_queue_seconds",
-				    "Block I/O request time from creation (block_io_start, else "
-				    "block_rq_insert) until issue to the device", labels, &s->queue,
-				    1e-6, BLKM_TOP, false);
+		ret = prom_buckets_add(m->prom, "iotap_block_request_queue_seconds",
+				       "Block I/O request time from creation (block_io_start, else "
+				       "block_rq_insert) until issue to the device", labels, &s->queue,
+				       1e-6, BLKM_TOP);
 	if (!ret && s->size.count)
-		ret = prom_hist_add(m->prom, "iotap_block_request_size_bytes",
-				    "Block I/O request size", labels, &s->size, 1, BLKM_TOP, true);
+		ret = prom_buckets_add(m->prom, "iotap_block_request_size_bytes",
+				       "Block I/O request size", labels, &s->size, 1, BLKM_TOP);
 	if (!ret && s->seq + s->rnd) {
 		const char *help = "Block I/O requests with data, sequential when they start where "
 				   "the disk's last completed request ended, else random";
@@ -235,9 +236,9 @@ static int blkmetrics_series_fold(struct blkmetrics *m, struct blkmetrics_series
 			ret = prom_counter_add(m->prom, "iotap_block_requests_by_pattern_total", help,
 					       rnd, (double)s->rnd);
 	}
-	hist_reset(&s->lat);
-	hist_reset(&s->queue);
-	hist_reset(&s->size);
+	memset(&s->lat, 0, sizeof(s->lat));
+	memset(&s->queue, 0, sizeof(s->queue));
+	memset(&s->size, 0, sizeof(s->size));
 	s->seq = s->rnd = 0;
 	return ret;
 }
@@ -254,16 +255,16 @@ static int blkmetrics_cmd_fold(struct blkmetrics *m, struct blkmetrics_cmd *c)
 	    prom_label(labels, sizeof(labels), "op", blkmetrics_op_names[c->op]))
 		return -ENOSPC;
 	if (c->scsi)
-		ret = prom_hist_add(m->prom, "iotap_scsi_command_latency_seconds",
-				    "SCSI command latency from dispatch to the host adapter until "
-				    "done, per device (host:channel:id:lun) and opcode class "
-				    "(scsilatency's histogram)", labels, &c->lat, 1e-6, BLKM_TOP, false);
+		ret = prom_buckets_add(m->prom, "iotap_scsi_command_latency_seconds",
+				       "SCSI command latency from dispatch to the host adapter until "
+				       "done, per device (host:channel:id:lun) and opcode class "
+				       "(scsilatency's histogram)", labels, &c->lat, 1e-6, BLKM_TOP);
 	else
-		ret = prom_hist_add(m->prom, "iotap_nvme_command_latency_seconds",
-				    "NVMe command latency from setup until completion, per namespace "
-				    "(admin commands: per controller) and command class "
-				    "(nvmelatency's histogram)", labels, &c->lat, 1e-6, BLKM_TOP, false);
-	hist_reset(&c->lat);
+		ret = prom_buckets_add(m->prom, "iotap_nvme_command_latency_seconds",
+				       "NVMe command latency from setup until completion, per namespace "
+				       "(admin commands: per controller) and command class "
+				       "(nvmelatency's histogram)", labels, &c->lat, 1e-6, BLKM_TOP);
+	memset(&c->lat, 0, sizeof(c->lat));
 	return ret;
 }
 
@@ -272,15 +273,9 @@ void blkmetrics_forget_disk(struct blkmetrics *m, const char *disk)
 {
 	size_t kept = 0;
 
-	for (size_t i = 0; i < m->nr; i++) {
-		if (strcmp(m->s[i].disk, disk)) {
+	for (size_t i = 0; i < m->nr; i++)
+		if (strcmp(m->s[i].disk, disk))
 			m->s[kept++] = m->s[i];
-			continue;
-		}
-		hist_release(&m->s[i].lat);
-		hist_release(&m->s[i].queue);
-		hist_release(&m->s[i].size);
-	}
 	m->nr = kept;
 	kept = 0;
 	for (size_t i = 0; i < m->nr_e; i++)
@@ -305,7 +300,6 @@ void blkmetrics_forget_cmds(struct blkmetrics *m,
 			continue;
 		}
 		prom_drop(m->prom, c->scsi ? "device" : "disk", c->dev);
-		hist_release(&c->lat);
 	}
 	m->nr_c = kept;
 }
@@ -338,14 +332,7 @@ int blkmetrics_fold(struct blkmetrics *m)
 /* blkmetrics_release - see blkmetrics.h */
 void blkmetrics_release(struct blkmetrics *m)
 {
-	for (size_t i = 0; i < m->nr_c; i++)
-		hist_release(&m->c[i].lat);
 	free(m->c);
-	for (size_t i = 0; i < m->nr; i++) {
-		hist_release(&m->s[i].lat);
-		hist_release(&m->s[i].queue);
-		hist_release(&m->s[i].size);
-	}
 	free(m->s);
 	free(m->e);
 	m->c = NULL;

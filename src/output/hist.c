@@ -7,18 +7,6 @@
 
 #include "hist.h"
 
-/* hist_log2_slot - BCC's bpf_log2l(v) + 1 slot: 0 and 1 share slot 1 */
-unsigned int hist_log2_slot(uint64_t v)
-{
-	return v < 2 ? 1 : 64 - __builtin_clzll(v);
-}
-
-/* hist_le_slot - the smallest i with v <= 2^i: 4096 is under le="4096", 4097 under le="8192" */
-unsigned int hist_le_slot(uint64_t v)
-{
-	return v < 2 ? 0 : 64 - __builtin_clzll(v - 1);
-}
-
 /* hist_fine_slot - log-linear bucket: exact below 64, then 64 per power of two */
 static unsigned int hist_fine_slot(uint64_t v)
 {

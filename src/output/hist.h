@@ -24,6 +24,18 @@ struct hist {
 	uint32_t *fine;			/* allocated on first add */
 };
 
+/*
+ * Log2 buckets alone, with their count and sum: what a Prometheus histogram
+ * publishes, at a fraction of hist_add's cost and none of its fine buckets'
+ * memory (the exporter's series). slot[i] counts as struct hist's slot[i]
+ * (hist_buckets_add) or as its le[i] (hist_buckets_add_le): one or the other
+ * for all of a histogram's values, as its publisher reads them.
+ */
+struct hist_buckets {
+	uint64_t slot[HIST_LOG2_SLOTS];
+	uint64_t count, sum;
+};
+
 /* A linear histogram of step-wide buckets from 0 (BCC print_linear_hist). */
 struct lhist {
 	uint64_t step;
@@ -52,9 +64,33 @@ struct hist_set {
 	size_t nr, cap;
 };
 
-unsigned int hist_log2_slot(uint64_t v);
+/* hist_log2_slot - BCC's bpf_log2l(v) + 1 slot: 0 and 1 share slot 1 */
+static inline unsigned int hist_log2_slot(uint64_t v)
+{
+	return v < 2 ? 1 : 64 - __builtin_clzll(v);
+}
+
 /* hist_le_slot - the smallest i with v <= 2^i: Prometheus' bucket le="2^i" */
-unsigned int hist_le_slot(uint64_t v);
+static inline unsigned int hist_le_slot(uint64_t v)
+{
+	return v < 2 ? 0 : 64 - __builtin_clzll(v - 1);
+}
+
+/* hist_buckets_add - count v in its slot as struct hist's slot[] counts */
+static inline void hist_buckets_add(struct hist_buckets *b, uint64_t v)
+{
+	b->slot[hist_log2_slot(v)]++;
+	b->count++;
+	b->sum += v;
+}
+
+/* hist_buckets_add_le - count v in its slot as struct hist's le[] counts */
+static inline void hist_buckets_add_le(struct hist_buckets *b, uint64_t v)
+{
+	b->slot[hist_le_slot(v)]++;
+	b->count++;
+	b->sum += v;
+}
 /* hist_add - count one value: 0 or -ENOMEM */
 int hist_add(struct hist *h, uint64_t v);
 void hist_reset(struct hist *h);

@@ -174,12 +174,11 @@ static struct prom_series *prom_series_get(struct prom *p, enum prom_kind kind, 
 	return s;
 }
 
-/* prom_hist_add - see prom.h */
-int prom_hist_add(struct prom *p, const char *metric, const char *help, const char *labels,
-		  const struct hist *h, double unit, unsigned int top, bool exact)
+/* prom_slots_add - a histogram's slots, count and sum into metric{labels} (prom_hist_add) */
+static int prom_slots_add(struct prom *p, const char *metric, const char *help,
+			  const char *labels, const uint64_t *b, uint64_t count, uint64_t sum,
+			  double unit, unsigned int top)
 {
-	const uint64_t *b = exact ? h->le : h->slot;
-
 	struct prom_series *s;
 
 	if (!prom_name_valid(metric) || !top || top >= HIST_LOG2_SLOTS)
@@ -193,9 +192,24 @@ int prom_hist_add(struct prom *p, const char *metric, const char *help, const ch
 	}
 	for (int i = 0; i < HIST_LOG2_SLOTS; i++)
 		s->slot[i] += b[i];
-	s->count += h->count;
-	s->value += h->sum * unit;
+	s->count += count;
+	s->value += sum * unit;
 	return 0;
+}
+
+/* prom_hist_add - see prom.h */
+int prom_hist_add(struct prom *p, const char *metric, const char *help, const char *labels,
+		  const struct hist *h, double unit, unsigned int top, bool exact)
+{
+	return prom_slots_add(p, metric, help, labels, exact ? h->le : h->slot, h->count, h->sum,
+			      unit, top);
+}
+
+/* prom_buckets_add - see prom.h */
+int prom_buckets_add(struct prom *p, const char *metric, const char *help, const char *labels,
+		     const struct hist_buckets *b, double unit, unsigned int top)
+{
+	return prom_slots_add(p, metric, help, labels, b->slot, b->count, b->sum, unit, top);
 }
 
 /* prom_hist_set_add - see prom.h */

@@ -56,6 +56,13 @@ int prom_hist_add(struct prom *p, const char *metric, const char *help, const ch
 		  const struct hist *h, double unit, unsigned int top, bool exact);
 
 /*
+ * prom_hist_add of buckets alone: exact or not as b was filled (hist_buckets_add_le or
+ * hist_buckets_add).
+ */
+int prom_buckets_add(struct prom *p, const char *metric, const char *help, const char *labels,
+		     const struct hist_buckets *b, double unit, unsigned int top);
+
+/*
  * prom_hist_add for every histogram of hs, labelled label="key"; keys that
  * are empty (no -D or -F) give a series without labels. 0 or as prom_hist_add.
  */

@@ -32,6 +32,12 @@ struct exporter_params {
 	bool stages;
 };
 
+/* A disk with series of its own, and its name as they label it. */
+struct exporter_disk {
+	uint32_t dev;
+	char name[32];
+};
+
 struct exporter_state {
 	struct blktrack *bt;
 	struct nvme_pair nvme;
@@ -39,8 +45,8 @@ struct exporter_state {
 	struct blk_lastpos pos;
 	struct blkmetrics m;		/* the series; m.prom: every one, cumulative */
 	struct stagehist stages;	/* --stages: btt's stages, into m.prom each snapshot */
-	uint32_t *devs;			/* the disks with series of their own */
-	size_t nr_devs;
+	struct exporter_disk *devs;	/* the disks with series of their own */
+	size_t nr_devs, last;		/* devs[last]: the last request's, looked at first */
 	struct httpd *httpd;
 	struct webconfig *web;
 	struct health health;
@@ -96,17 +102,21 @@ static const struct tool_event exporter_events[] = {
 static const char *exporter_disk(struct iotap_ctx *ctx, uint32_t dev)
 {
 	struct exporter_state *st = ctx->state;
-	size_t i;
+	size_t i = st->last;
 
-	for (i = 0; i < st->nr_devs; i++)
-		if (st->devs[i] == dev)
-			break;
+	/* Requests come in runs of one disk's: the name is looked up once, when it is new. */
+	if (i >= st->nr_devs || st->devs[i].dev != dev)
+		for (i = 0; i < st->nr_devs && st->devs[i].dev != dev; i++)
+			;
 	if (i == st->nr_devs) {
 		if (st->nr_devs == EXPORTER_MAX_DISKS)
 			return "other";
-		st->devs[st->nr_devs++] = dev;
+		st->devs[i].dev = dev;
+		snprintf(st->devs[i].name, sizeof(st->devs[i].name), "%s", iotap_disk_name(ctx, dev));
+		st->nr_devs++;
 	}
-	return iotap_disk_name(ctx, dev);
+	st->last = i;
+	return st->devs[i].name;
 }
 
 /* exporter_on_done - a request with data: also its size and whether it was sequential */
@@ -185,16 +195,17 @@ static void exporter_gone(struct iotap_ctx *ctx)
 	char num[24];
 
 	for (size_t i = 0; i < st->nr_devs;) {
-		uint32_t dev = st->devs[i];
+		uint32_t dev = st->devs[i].dev;
 
 		snprintf(num, sizeof(num), "%u:%u", BLOCK_DEV_MAJOR(dev), BLOCK_DEV_MINOR(dev));
 		if (iotap_device_gone(ctx, IOTAP_DEV_BLOCK, num) <= 0) {
 			i++;
 			continue;
 		}
-		blkmetrics_forget_disk(&st->m, iotap_disk_name(ctx, dev));
-		stagehist_forget_disk(&st->stages, iotap_disk_name(ctx, dev));
+		blkmetrics_forget_disk(&st->m, st->devs[i].name);
+		stagehist_forget_disk(&st->stages, st->devs[i].name);
 		st->devs[i] = st->devs[--st->nr_devs];
+		st->last = 0;
 	}
 	blkmetrics_forget_cmds(&st->m, exporter_cmd_gone, ctx);
 }
