@@ -28,11 +28,18 @@ struct ft_event {
 	uint32_t id;		/* its tracepoint's id, looked up on every record */
 };
 
+/* ftrace_find's memory of the events it found: by tracepoint id modulo its size. */
+#define FTRACE_FOUND_SLOTS 64
+
 struct live_ftrace {
 	struct session *s;
 	struct ftrace_ring *fr;
 	struct ft_event *ev;
 	size_t nr;
+	struct {
+		uint32_t id;
+		struct iotap_event *ev;	/* NULL: none yet */
+	} found[FTRACE_FOUND_SLOTS];
 	int *cpus;
 	int nr_cpus;
 	uint64_t *lost_pushed;	/* per CPU: losses already in the stream */
@@ -293,12 +300,20 @@ static int ftrace_account(void *priv, struct merge *m, uint64_t time)
 static struct iotap_event *ftrace_find(void *priv, uint64_t id)
 {
 	struct live_ftrace *f = priv;
+	uint32_t tp = (uint32_t)id;
+	size_t slot = tp % FTRACE_FOUND_SLOTS;
 
 	if ((id & ~0xffffffffull) != FTRACE_ID_BASE)
 		return NULL;
+	/* Every record asks: a few events, each asked for over and over. */
+	if (f->found[slot].ev && f->found[slot].id == tp)
+		return f->found[slot].ev;
 	for (size_t i = 0; i < f->nr; i++)
-		if (f->ev[i].id == (uint32_t)id && !f->ev[i].twin)
+		if (f->ev[i].id == tp && !f->ev[i].twin) {
+			f->found[slot].id = tp;
+			f->found[slot].ev = f->ev[i].ev;
 			return f->ev[i].ev;
+		}
 	return NULL;
 }
 
