@@ -1042,17 +1042,6 @@ int blk_lastpos_seek(struct blk_lastpos *lp, uint32_t dev, uint64_t sector, uint
 	return 0;
 }
 
-/* blk_lastpos_sequential - see blktrack.h */
-int blk_lastpos_sequential(struct blk_lastpos *lp, const struct blk_io *io)
-{
-	uint64_t dist;
-	int ret = blk_lastpos_seek(lp, io->dev, io->sector, io->nr_sector, &dist);
-
-	if (ret < 0)
-		return ret;
-	return ret && !dist;
-}
-
 /* blk_io_type - see blktrack.h */
 const char *blk_io_type(const struct blk_io *io)
 {

@@ -154,9 +154,24 @@ int blk_lastpos_seek(struct blk_lastpos *lp, uint32_t dev, uint64_t sector, uint
 		     uint64_t *dist);
 /*
  * blk_lastpos_sequential - whether io starts where its disk's last request ended (biopattern's
- * sequential; a disk's first request is random): 1, 0, or -ENOMEM
+ * sequential; a disk's first request is random): 1, 0, or -ENOMEM. Inline for a request of
+ * the last request's disk, as most are: the exporter asks of every one.
  */
-int blk_lastpos_sequential(struct blk_lastpos *lp, const struct blk_io *io);
+static inline int blk_lastpos_sequential(struct blk_lastpos *lp, const struct blk_io *io)
+{
+	uint64_t dist;
+	int ret;
+
+	if (lp->last < lp->nr && lp->d[lp->last].dev == io->dev) {
+		struct blk_pos *d = &lp->d[lp->last];
+
+		ret = io->sector == d->end;
+		d->end = io->sector + io->nr_sector;
+		return ret;
+	}
+	ret = blk_lastpos_seek(lp, io->dev, io->sector, io->nr_sector, &dist);
+	return ret < 0 ? ret : ret && !dist;
+}
 void blk_lastpos_release(struct blk_lastpos *lp);
 /* blk_io_type - biosnoop's T column: "W", "R", "F" for flushes, "D" for discards */
 const char *blk_io_type(const struct blk_io *io);

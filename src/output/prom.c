@@ -13,6 +13,9 @@
 enum prom_kind { PROM_COUNTER, PROM_HIST, PROM_GAUGE };
 
 /* One series: a metric with one set of labels. */
+/* A bucket's bound as %.9g prints it: "-1.23456789e+308" at the longest. */
+#define PROM_LE_LEN 24
+
 struct prom_series {
 	char *metric, *help, *labels;
 	enum prom_kind kind;
@@ -21,6 +24,7 @@ struct prom_series {
 	double value;			/* counters and gauges; histograms: the sum */
 	uint64_t count;
 	uint64_t slot[HIST_LOG2_SLOTS];	/* hist.le: bucket i counts (2^(i-1), 2^i] units */
+	char (*le)[PROM_LE_LEN];	/* histograms: le="..." of bucket i, made at the first print */
 };
 
 struct prom {
@@ -63,6 +67,7 @@ void prom_free(struct prom *p)
 		free(p->s[i].metric);
 		free(p->s[i].help);
 		free(p->s[i].labels);
+		free(p->s[i].le);
 	}
 	free(p->s);
 	free(p->path);
@@ -287,6 +292,7 @@ size_t prom_drop(struct prom *p, const char *name, const char *value)
 		free(s->metric);
 		free(s->help);
 		free(s->labels);
+		free(s->le);
 	}
 	dropped = p->nr - kept;
 	p->nr = kept;
@@ -305,39 +311,96 @@ static int prom_cmp(const void *a, const void *b)
 /* prom_help - the HELP text, escaped (\\ and \n) */
 static void prom_help(FILE *f, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '\\')
-			fputs("\\\\", f);
-		else if (*s == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*s, f);
+	for (;;) {
+		size_t n = strcspn(s, "\\\n");
+
+		fwrite(s, 1, n, f);
+		s += n;
+		if (!*s)
+			return;
+		fputs(*s == '\\' ? "\\\\" : "\\n", f);
+		s++;
 	}
 }
 
-/* prom_series_write - one series: a counter line, or buckets, sum and count */
-static void prom_series_write(FILE *f, const struct prom_series *s)
+/* prom_put_u64 - v in decimal, then a newline */
+static void prom_put_u64(FILE *f, uint64_t v)
 {
-	const char *sep = *s->labels ? "," : "";
+	char buf[24], *p = buf + sizeof(buf);
+
+	*--p = '\n';
+	do
+		*--p = (char)('0' + v % 10);
+	while ((v /= 10));
+	fwrite(p, 1, buf + sizeof(buf) - p, f);
+}
+
+/* prom_put_value - v as %.15g prints it, then a newline; a whole number without printf's cost */
+static void prom_put_value(FILE *f, double v)
+{
+	/* Below 1e15, %.15g prints a whole number's digits as they are. */
+	if (v >= 0 && v < 1e15 && v == (double)(uint64_t)v)
+		prom_put_u64(f, (uint64_t)v);
+	else
+		fprintf(f, "%.15g\n", v);
+}
+
+/* prom_put_name - metric and suffix, then {labels} when there are any, then a space */
+static void prom_put_name(FILE *f, const struct prom_series *s, const char *suffix)
+{
+	fputs(s->metric, f);
+	fputs(suffix, f);
+	if (*s->labels) {
+		fputc('{', f);
+		fputs(s->labels, f);
+		fputc('}', f);
+	}
+	fputc(' ', f);
+}
+
+/* prom_put_bucket - metric_bucket{labels,le="le"} cum */
+static void prom_put_bucket(FILE *f, const struct prom_series *s, const char *le, uint64_t cum)
+{
+	fputs(s->metric, f);
+	fputs("_bucket{", f);
+	fputs(s->labels, f);
+	fputs(*s->labels ? ",le=\"" : "le=\"", f);
+	fputs(le, f);
+	fputs("\"} ", f);
+	prom_put_u64(f, cum);
+}
+
+/*
+ * prom_series_write - one series: a counter line, or buckets, sum and count.
+ * -ENOMEM: no room for a histogram's bounds, which it keeps from its first page on.
+ */
+static int prom_series_write(FILE *f, struct prom_series *s)
+{
 	uint64_t cum = 0;
 
 	if (s->kind != PROM_HIST) {
-		fprintf(f, "%s%s%s%s %.15g\n", s->metric, *s->labels ? "{" : "", s->labels,
-			*s->labels ? "}" : "", s->value);
-		return;
+		prom_put_name(f, s, "");
+		prom_put_value(f, s->value);
+		return 0;
+	}
+	if (!s->le) {
+		s->le = malloc((s->top + 1) * sizeof(*s->le));
+		if (!s->le)
+			return -ENOMEM;
+		for (unsigned int i = 1; i <= s->top; i++)
+			snprintf(s->le[i], sizeof(s->le[i]), "%.9g", (double)(1ull << i) * s->unit);
 	}
 	for (unsigned int i = 0; i <= s->top; i++) {
 		cum += s->slot[i];
 		if (i)
-			fprintf(f, "%s_bucket{%s%sle=\"%.9g\"} %llu\n", s->metric, s->labels, sep,
-				(double)(1ull << i) * s->unit, (unsigned long long)cum);
+			prom_put_bucket(f, s, s->le[i], cum);
 	}
-	fprintf(f, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", s->metric, s->labels, sep,
-		(unsigned long long)s->count);
-	fprintf(f, "%s_sum%s%s%s %.15g\n", s->metric, *s->labels ? "{" : "", s->labels,
-		*s->labels ? "}" : "", s->value);
-	fprintf(f, "%s_count%s%s%s %llu\n", s->metric, *s->labels ? "{" : "", s->labels,
-		*s->labels ? "}" : "", (unsigned long long)s->count);
+	prom_put_bucket(f, s, "+Inf", s->count);
+	prom_put_name(f, s, "_sum");
+	prom_put_value(f, s->value);
+	prom_put_name(f, s, "_count");
+	prom_put_u64(f, s->count);
+	return 0;
 }
 
 /* prom_kind_name - the TYPE line's word for a kind */
@@ -352,14 +415,15 @@ int prom_print(struct prom *p, FILE *f)
 	if (p->nr)
 		qsort(p->s, p->nr, sizeof(*p->s), prom_cmp);
 	for (size_t i = 0; i < p->nr; i++) {
-		const struct prom_series *s = &p->s[i];
+		struct prom_series *s = &p->s[i];
 
 		if (!i || strcmp(s->metric, p->s[i - 1].metric)) {
 			fprintf(f, "# HELP %s ", s->metric);
 			prom_help(f, s->help);
 			fprintf(f, "\n# TYPE %s %s\n", s->metric, prom_kind_name(s->kind));
 		}
-		prom_series_write(f, s);
+		if (prom_series_write(f, s))
+			return -ENOMEM;
 	}
 	return ferror(f) ? -EIO : 0;
 }

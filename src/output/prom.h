@@ -86,7 +86,8 @@ size_t prom_drop(struct prom *p, const char *name, const char *value);
 
 /*
  * Print every series to f in the text exposition format (version 0.0.4),
- * sorted, each family with its HELP and TYPE lines. 0 or -EIO when f failed.
+ * sorted, each family with its HELP and TYPE lines. 0, -EIO when f failed, or
+ * -ENOMEM (a histogram keeps its bounds as text from its first print on).
  */
 int prom_print(struct prom *p, FILE *f);
 

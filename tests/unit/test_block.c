@@ -616,6 +616,25 @@ static void test_lastpos(void **state)
 	blk_lastpos_release(&lp);
 }
 
+/* test_sequential - a request sequential when it starts where its disk's last one ended */
+static void test_sequential(void **state)
+{
+	struct blk_lastpos lp = { 0 };
+	struct blk_io a = { .dev = 1, .sector = 100, .nr_sector = 8 }, b = { .dev = 2, .nr_sector = 8 };
+
+	assert_int_equal(blk_lastpos_sequential(&lp, &a), 0);	/* the disk's first */
+	a.sector = 108;
+	assert_int_equal(blk_lastpos_sequential(&lp, &a), 1);	/* the last disk's, inline */
+	assert_int_equal(blk_lastpos_sequential(&lp, &b), 0);
+	a.sector = 116;
+	assert_int_equal(blk_lastpos_sequential(&lp, &a), 1);	/* another disk's, looked up */
+	a.sector = 116;
+	assert_int_equal(blk_lastpos_sequential(&lp, &a), 0);	/* back where it was */
+	b.sector = 8;
+	assert_int_equal(blk_lastpos_sequential(&lp, &b), 1);
+	blk_lastpos_release(&lp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -631,6 +650,7 @@ int main(void)
 		cmocka_unit_test(test_pair_issue_all),
 		cmocka_unit_test(test_stages),
 		cmocka_unit_test(test_lastpos),
+		cmocka_unit_test(test_sequential),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

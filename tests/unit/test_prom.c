@@ -234,12 +234,39 @@ static void test_bad_path(void **unused)
 	prom_free(NULL);
 }
 
+/* test_values - each value as %.15g prints it, whole numbers by the quick way too */
+static void test_values(void **unused)
+{
+	static const double v[] = {
+		0, 1, 12345, 999999999999999, 1e15, 123456789012345678.0, 2.5, 0.000262144, -3,
+		1e-7, 4503599627370496.5,
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct prom *p = prom_alloc(NULL);
+		char *text = NULL, want[64];
+		size_t len = 0;
+		FILE *f;
+
+		assert_non_null(p);
+		assert_int_equal(prom_gauge_set(p, "g", "G", "", v[i]), 0);
+		f = open_memstream(&text, &len);
+		assert_non_null(f);
+		assert_int_equal(prom_print(p, f), 0);
+		fclose(f);
+		snprintf(want, sizeof(want), "# HELP g G\n# TYPE g gauge\ng %.15g\n", v[i]);
+		assert_string_equal(text, want);
+		free(text);
+		prom_free(p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_label_escape),
 		cmocka_unit_test(test_label_nospace),
 		cmocka_unit_test(test_hist_cumulative),
+		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_hist_le_inclusive),
 		cmocka_unit_test(test_families),
 		cmocka_unit_test(test_memory_gauges),
