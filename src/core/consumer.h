@@ -18,8 +18,9 @@
  *             come after every start returned.
  *   on_record every record in time order, before the handlers of the
  *             sample's event, for a consumer that takes records raw (the
- *             recorder). NULL: the consumer sees the samples of the events it
- *             subscribed to, through their handlers.
+ *             recorder); but ftrace samples, once it skips them
+ *             (session_consumer_skip_ftrace). NULL: the consumer sees the
+ *             samples of the events it subscribed to, through their handlers.
  *   report    each in order, at every interval (final false) and once at the
  *             end (final true); not at all after a second SIGINT.
  *   fini      session_release, in reverse order, once for every consumer
