@@ -39,6 +39,7 @@ struct httpd {
 	/* The sweep: its thread, and the connections it watches (under conns_lock). */
 	pthread_mutex_t conns_lock;
 	pthread_cond_t wake;
+	uint64_t sweep_at;		/* when the sweep wakes next (httpd_now); UINT64_MAX: at a signal */
 	pthread_t sweeper;
 	bool sweeping, stopping;
 	struct httpd_conn *conns;
@@ -225,6 +226,21 @@ static void httpd_head_came(struct httpd *h, struct MHD_Connection *c)
 	pthread_mutex_unlock(&h->conns_lock);
 }
 
+/* httpd_deadline - when conn is late: no whole head, or no exchange done, in time */
+static uint64_t httpd_deadline(const struct httpd_conn *conn)
+{
+	return conn->since + (uint64_t)(conn->head ? HTTPD_TIMEOUT : HTTPD_HEAD_SECONDS) * 1000000000;
+}
+
+/* httpd_sweep_by - conn's deadline, new or sooner, comes before the sweep wakes: wake it (conns_lock held) */
+static void httpd_sweep_by(struct httpd *h, const struct httpd_conn *conn)
+{
+	if (httpd_deadline(conn) < h->sweep_at) {
+		h->sweep_at = 0;	/* it will say when it wakes next */
+		pthread_cond_signal(&h->wake);
+	}
+}
+
 /* httpd_on_completed - an answer sent: a kept-alive connection starts over for the next head */
 static void httpd_on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 			       enum MHD_RequestTerminationCode toe)
@@ -237,6 +253,7 @@ static void httpd_on_completed(void *cls, struct MHD_Connection *c, void **req_c
 	pthread_mutex_lock(&h->conns_lock);
 	conn->since = httpd_now();
 	conn->head = false;
+	httpd_sweep_by(h, conn);
 	pthread_mutex_unlock(&h->conns_lock);
 }
 
@@ -267,6 +284,7 @@ static void httpd_on_connection(void *cls, struct MHD_Connection *c, void **sock
 		if (h->conns)
 			h->conns->prev = conn;
 		h->conns = conn;
+		httpd_sweep_by(h, conn);
 		pthread_mutex_unlock(&h->conns_lock);
 		*socket_context = conn;
 		return;
@@ -285,7 +303,11 @@ static void httpd_on_connection(void *cls, struct MHD_Connection *c, void **sock
 	*socket_context = NULL;
 }
 
-/* httpd_sweep - every HTTPD_SWEEP_MS: shut down connections past a deadline */
+/*
+ * httpd_sweep - shut down connections past their deadline, waking at the
+ * next one, or when a connection opens or is answered (its next deadline may
+ * come sooner); with none open, only then: an idle server costs no wake-ups
+ */
 static void *httpd_sweep(void *arg)
 {
 	struct httpd *h = arg;
@@ -293,24 +315,31 @@ static void *httpd_sweep(void *arg)
 
 	pthread_mutex_lock(&h->conns_lock);
 	while (!h->stopping) {
-		uint64_t now = httpd_now();
+		uint64_t now = httpd_now(), next = UINT64_MAX;
 
 		for (struct httpd_conn *conn = h->conns; conn; conn = conn->next) {
-			uint64_t age = now - conn->since;
+			uint64_t due = httpd_deadline(conn);
 
-			if (conn->closed || (age < (uint64_t)HTTPD_TIMEOUT * 1000000000 &&
-					     (conn->head || age < (uint64_t)HTTPD_HEAD_SECONDS *
-								   1000000000)))
+			if (conn->closed)
 				continue;
+			if (now < due) {
+				next = due < next ? due : next;
+				continue;
+			}
 			/* libmicrohttpd sees the end of the stream and closes the connection. */
 			shutdown(conn->fd, SHUT_RDWR);
 			conn->closed = true;
 			h->late++;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += HTTPD_SWEEP_MS * 1000000L;
-		ts.tv_sec += ts.tv_nsec / 1000000000;
-		ts.tv_nsec %= 1000000000;
+		h->sweep_at = next == UINT64_MAX ? next : next + HTTPD_SWEEP_SLACK_MS * 1000000ull;
+		if (next == UINT64_MAX) {
+			pthread_cond_wait(&h->wake, &h->conns_lock);
+			continue;
+		}
+		/* The clock of the condition variable's (httpd_cond_init), and of httpd_now. */
+		next = h->sweep_at;
+		ts.tv_sec = (time_t)(next / 1000000000);
+		ts.tv_nsec = (long)(next % 1000000000);
 		pthread_cond_timedwait(&h->wake, &h->conns_lock, &ts);
 	}
 	pthread_mutex_unlock(&h->conns_lock);

@@ -19,7 +19,9 @@
  * connection that has not sent a whole request head within
  * HTTPD_HEAD_SECONDS of opening (or of its last answer, on a kept-alive
  * connection), or has not finished an exchange within HTTPD_TIMEOUT, is
- * closed by a sweep HTTPD_SWEEP_MS apart, however it dribbles its bytes.
+ * closed at that deadline (within HTTPD_SWEEP_SLACK_MS), however it dribbles
+ * its bytes. The thread that closes them sleeps until the next deadline: with
+ * no connection open, it does not wake.
  * libmicrohttpd's own timeout is an idle one only: a byte now and then
  * renews it.
  *
@@ -32,7 +34,7 @@
 #define HTTPD_MAX_REQUEST	8192	/* bytes of request line and headers: larger gets 431 */
 #define HTTPD_HEAD_SECONDS	3	/* to send a whole request head */
 #define HTTPD_TIMEOUT		10	/* seconds an exchange may take, or a connection stay idle */
-#define HTTPD_SWEEP_MS		250	/* how often late connections are looked for */
+#define HTTPD_SWEEP_SLACK_MS	10	/* a late connection is closed this long after its deadline */
 
 struct httpd;
 struct webconfig;
