@@ -331,15 +331,15 @@ static void *httpd_sweep(void *arg)
 			conn->closed = true;
 			h->late++;
 		}
-		h->sweep_at = next == UINT64_MAX ? next : next + HTTPD_SWEEP_SLACK_MS * 1000000ull;
 		if (next == UINT64_MAX) {
+			h->sweep_at = UINT64_MAX;
 			pthread_cond_wait(&h->wake, &h->conns_lock);
 			continue;
 		}
 		/* The clock of the condition variable's (httpd_cond_init), and of httpd_now. */
-		next = h->sweep_at;
-		ts.tv_sec = (time_t)(next / 1000000000);
-		ts.tv_nsec = (long)(next % 1000000000);
+		h->sweep_at = next + HTTPD_SWEEP_SLACK_MS * 1000000ull;
+		ts.tv_sec = (time_t)(h->sweep_at / 1000000000);
+		ts.tv_nsec = (long)(h->sweep_at % 1000000000);
 		pthread_cond_timedwait(&h->wake, &h->conns_lock, &ts);
 	}
 	pthread_mutex_unlock(&h->conns_lock);

@@ -12,10 +12,10 @@
 
 enum prom_kind { PROM_COUNTER, PROM_HIST, PROM_GAUGE };
 
-/* One series: a metric with one set of labels. */
 /* A bucket's bound as %.9g prints it: "-1.23456789e+308" at the longest. */
 #define PROM_LE_LEN 24
 
+/* One series: a metric with one set of labels. */
 struct prom_series {
 	char *metric, *help, *labels;
 	enum prom_kind kind;

@@ -276,8 +276,8 @@ struct tgidmap *tgidmap_copy_at(const struct tgidmap *m, uint64_t t)
 	return c;
 }
 
-/* tgidmap_learn - learn from a record; with fill, an ftrace sample gets its process (tgidmap.h) */
-static bool tgidmap_learn(struct tgidmap *m, struct perf_event_header *rec, bool fill)
+/* tgidmap_sideband - learn from a FORK, forget at an EXIT; any other record is left alone */
+static bool tgidmap_sideband(struct tgidmap *m, const struct perf_event_header *rec)
 {
 	if (rec->type == PERF_RECORD_FORK) {
 		const struct { uint32_t pid, ppid, tid, ptid; } *f = (const void *)(rec + 1);
@@ -298,50 +298,53 @@ static bool tgidmap_learn(struct tgidmap *m, struct perf_event_header *rec, bool
 		}
 		if (rec->size >= sizeof(*rec) + sizeof(*f))
 			tgid_forget(m, f->tid);
-		return false;
-	}
-	if (rec->type == PERF_RECORD_SAMPLE && rec->size >= sizeof(*rec) + 16) {
-		uint64_t *v = (uint64_t *)(rec + 1);
-		uint32_t tid = (uint32_t)(v[1] >> 32), raw_size;
-
-		/* IDENTIFIER first (ftrace's: the base and a tracepoint id), then TID: u32 pid, u32 tid. */
-		if ((v[0] & ~(uint64_t)UINT32_MAX) != FTRACE_ID_BASE)
-			return false;
-		if (fill)
-			v[1] = (uint64_t)tid << 32 | tgidmap_of(m, tid);
-		if (!m->births.id || v[0] != m->births.id)
-			return false;
-		/* Then TIME, CPU, and RAW: a u32 size and the trace entry. */
-		if (rec->size < sizeof(*rec) + 36)
-			return true;
-		memcpy(&raw_size, v + 4, 4);
-		if (raw_size > rec->size - sizeof(*rec) - 36)
-			return true;
-		tgid_birth(m, tid, (const char *)(v + 4) + 4, raw_size);
-		return true;
 	}
 	return false;
+}
+
+/*
+ * tgidmap_birth - a sample of at least IDENTIFIER and TID (u32 pid, u32 tid): when it is a
+ * birth (its id the births'), the new thread learnt from its trace entry, and true
+ */
+static bool tgidmap_birth(struct tgidmap *m, const struct perf_event_header *rec)
+{
+	const uint64_t *v = (const uint64_t *)(rec + 1);
+	uint32_t raw_size;
+
+	if (!m->births.id || v[0] != m->births.id)
+		return false;
+	/* Then TIME, CPU, and RAW: a u32 size and the trace entry. */
+	if (rec->size < sizeof(*rec) + 36)
+		return true;
+	memcpy(&raw_size, v + 4, 4);
+	if (raw_size > rec->size - sizeof(*rec) - 36)
+		return true;
+	tgid_birth(m, (uint32_t)(v[1] >> 32), (const char *)(v + 4) + 4, raw_size);
+	return true;
 }
 
 /* tgidmap_record - see tgidmap.h */
 bool tgidmap_record(struct tgidmap *m, struct perf_event_header *rec)
 {
-	return tgidmap_learn(m, rec, true);
+	uint64_t *v = (uint64_t *)(rec + 1);
+	uint32_t tid;
+
+	if (rec->type != PERF_RECORD_SAMPLE)
+		return tgidmap_sideband(m, rec);
+	/* IDENTIFIER first (ftrace's: the base and a tracepoint id), then TID: u32 pid, u32 tid. */
+	if (!ftrace_sample_is(rec) || rec->size < sizeof(*rec) + 16)
+		return false;
+	tid = (uint32_t)(v[1] >> 32);
+	v[1] = (uint64_t)tid << 32 | tgidmap_of(m, tid);
+	return tgidmap_birth(m, rec);
 }
 
 /* tgidmap_track - see tgidmap.h */
 bool tgidmap_track(struct tgidmap *m, const struct perf_event_header *rec)
 {
-	uint64_t id;
-
-	/* Most records are samples of events other than births: nothing to learn from them. */
-	if (rec->type == PERF_RECORD_SAMPLE && rec->size >= sizeof(*rec) + sizeof(id)) {
-		memcpy(&id, rec + 1, sizeof(id));
-		if (!m->births.id || id != m->births.id)
-			return false;
-	}
-	/* Without fill, nothing is written to rec. */
-	return tgidmap_learn(m, (struct perf_event_header *)rec, false);
+	if (rec->type != PERF_RECORD_SAMPLE)
+		return tgidmap_sideband(m, rec);
+	return rec->size >= sizeof(*rec) + 16 && tgidmap_birth(m, rec);
 }
 
 /* tgidmap_count - see tgidmap.h */
