@@ -208,12 +208,15 @@ static int ftrace_cpu_file(struct ftrace_ring *fr, struct ftrace_cpu *c, const c
  */
 static int ftrace_cpu_open(struct ftrace_ring *fr, struct ftrace_cpu *c)
 {
-	c->stats_fd = ftrace_cpu_file(fr, c, "stats", O_RDONLY);
-	if (c->stats_fd < 0)
-		return c->stats_fd;
-	c->fd = ftrace_cpu_file(fr, c, "trace_pipe_raw", O_RDONLY | O_NONBLOCK);
-	if (c->fd < 0)
-		return c->fd;
+	int fd = ftrace_cpu_file(fr, c, "stats", O_RDONLY);
+
+	if (fd < 0)
+		return fd;
+	c->stats_fd = fd;
+	fd = ftrace_cpu_file(fr, c, "trace_pipe_raw", O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return fd;
+	c->fd = fd;
 	c->tcpu = tracefs_cpu_alloc_fd(c->fd, fr->subbuf_size, true);
 	if (!c->tcpu) {
 		close(c->fd);
