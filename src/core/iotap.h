@@ -187,6 +187,13 @@ int iotap_event_each(struct iotap_ctx *ctx, const char *sys, const char *pattern
 bool iotap_probe_available(struct iotap_ctx *ctx, const struct probe_spec *p);
 int iotap_probe_create(struct iotap_ctx *ctx, const struct probe_spec *p, const char **sys);
 void iotap_stop(struct iotap_ctx *ctx);
+/*
+ * iotap_procs_unused - from init: nothing this tool shows names a process or
+ * filters by one, so a live session takes no process side-band (the host's
+ * COMM, FORK and EXIT records, and each event's thread looked up in the map
+ * of processes). No effect with --cgroup, whose tracker follows tasks.
+ */
+void iotap_procs_unused(struct iotap_ctx *ctx);
 
 /*
  * File descriptors' names beyond the traced open syscalls (systrack.h).

@@ -210,6 +210,13 @@ bool iotap_event_available(struct iotap_ctx *ctx, const char *sys, const char *n
 	return s->src->event_available(s, sys, name);
 }
 
+/* iotap_procs_unused - see iotap.h */
+void iotap_procs_unused(struct iotap_ctx *ctx)
+{
+	if (!ctx->sess->opts.cgroup && !ctx->sess->opts.input)
+		ctx->sess->opts.no_procs = true;
+}
+
 /* iotap_event_stacks - whether sys:name is there and can come with its callchain */
 bool iotap_event_stacks(struct iotap_ctx *ctx, const char *sys, const char *name)
 {

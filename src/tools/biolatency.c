@@ -153,6 +153,9 @@ static int biolatency_init(struct iotap_ctx *ctx)
 		if (ret)
 			return ret;
 	}
+	/* Histograms by latency, disk or flags: a process matters only to -p. */
+	if (!p->pid)
+		iotap_procs_unused(ctx);
 	ret = blktrack_cfg_select(&cfg, ctx, p->disk, p->pid);
 	if (ret)
 		return ret;

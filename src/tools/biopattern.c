@@ -90,6 +90,7 @@ static int biopattern_init(struct iotap_ctx *ctx)
 	};
 	int ret = tool_prom_open(ctx, p->prom, &st->prom);
 
+	iotap_procs_unused(ctx);
 	if (!ret)
 		ret = blktrack_cfg_select(&cfg, ctx, p->disk, 0);
 	return ret ? ret : blktrack_create(&st->bt, ctx, &cfg);

@@ -65,6 +65,7 @@ static int biostages_init(struct iotap_ctx *ctx)
 	};
 	int ret = blktrack_cfg_select(&cfg, ctx, p->disk, 0);
 
+	iotap_procs_unused(ctx);
 	/* JSON lines are for a program: the banner goes to the log. */
 	ctx->data_out = p->json;
 	if (ret)

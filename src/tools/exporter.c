@@ -428,8 +428,8 @@ static int exporter_init(struct iotap_ctx *ctx)
 	 * Its series name no process: without the ring (whose dumps name them),
 	 * the host's process side-band would be work for nobody.
 	 */
-	if (!ret && !st->ring && !ctx->sess->opts.cgroup && !ctx->sess->opts.input)
-		ctx->sess->opts.no_procs = true;
+	if (!ret && !st->ring)
+		iotap_procs_unused(ctx);
 	/* With it, the dumps fill them in as they are written, when the ring keeps sub-buffers. */
 	if (!ret && st->ring && !ctx->sess->opts.cgroup)
 		ctx->sess->opts.pids_unread = true;

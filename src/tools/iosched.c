@@ -52,6 +52,7 @@ static int iosched_init(struct iotap_ctx *ctx)
 		.arg = ctx,
 	};
 
+	iotap_procs_unused(ctx);
 	return keyhist_init(ctx->state, ctx, &cfg, p->disk, 0, p->prom);
 }
 

@@ -90,6 +90,7 @@ static int nvmelatency_init(struct iotap_ctx *ctx)
 			return -EINVAL;
 		}
 	}
+	iotap_procs_unused(ctx);
 	return nvme_pair_use(&st->pair, ctx, disk, nvmelatency_done);
 }
 

@@ -75,6 +75,7 @@ static int scsilatency_init(struct iotap_ctx *ctx)
 		}
 		sp->has_dev = true;
 	}
+	iotap_procs_unused(ctx);
 	ret = scsi_pair_use(sp, ctx, scsilatency_done);
 	if (!ret && !sp->f_start.driver_tag.present)
 		iotap_info(ctx, "this kernel does not trace the driver tag: commands are paired per device in dispatch order");

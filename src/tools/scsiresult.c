@@ -85,6 +85,7 @@ static int scsiresult_init(struct iotap_ctx *ctx)
 		}
 		st->has_dev = true;
 	}
+	iotap_procs_unused(ctx);
 	ev = iotap_event_use(ctx, "scsi", "scsi_dispatch_cmd_done", 0, scsiresult_on_done, NULL);
 	if (!ev)
 		return -errno;

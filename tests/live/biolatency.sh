@@ -8,10 +8,18 @@ OTHER=$(loop_create b 16)
 D=$(basename "$DEV")
 N=2000
 
-# Exactly N direct reads -> the disk's histogram counts N.
+# perf_fds PID - how many perf_event_open rings PID holds (the process side-band's)
+perf_fds() {
+	find "/proc/$1/fd" -lname 'anon_inode:\[perf_event\]' | wc -l
+}
+
+# Exactly N direct reads -> the disk's histogram counts N. Without -p nothing it
+# shows names a process: no process side-band is taken (no perf ring at all).
 tracer_start "$LIVE_TMP/d.out" biolatency -D -d "$D"
 dio read "$DEV" $N 4096 >/dev/null
+fds=$(perf_fds $TRACER_PID)
 tracer_stop
+[ "$fds" = 0 ] || fail "-D without -p holds $fds perf rings: a process side-band nobody reads"
 [ "$(hist_sections "$LIVE_TMP/d.out")" = "$D" ] || fail "-D sections: $(hist_sections "$LIVE_TMP/d.out")"
 got=$(hist_total "$LIVE_TMP/d.out" "$D")
 [ "$got" = $N ] || fail "-D counted $got, expected $N"
@@ -66,7 +74,9 @@ dio read "$DEV" 250 4096 seq 8388608 >/dev/null &
 noise=$!
 echo go >"$LIVE_TMP/go"
 wait $target $noise
+fds=$(perf_fds $TRACER_PID)
 tracer_stop
+[ "$fds" -gt 0 ] || fail "-p holds no perf ring: no process side-band to tell its threads"
 [ "$(hist_total "$LIVE_TMP/p.out")" = 400 ] || fail "-p counted $(hist_total "$LIVE_TMP/p.out"), expected 400"
 echo "ok: -p counts only the target's 400 reads"
 
