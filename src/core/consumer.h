@@ -61,6 +61,13 @@ struct consumer_ops {
 	 * recorder's dump asked for by SIGUSR2.
 	 */
 	int (*tick)(struct session *s, void *priv);
+	/*
+	 * Live, when the fd given to session_consumer_wake_fd is readable, once
+	 * the stream is delivered up to that moment: for work another thread
+	 * asks for and waits on, such as a page built at a scrape. It reads the
+	 * fd itself.
+	 */
+	int (*wake)(struct session *s, void *priv);
 	void (*fini)(struct session *s, void *priv);
 };
 
@@ -78,5 +85,14 @@ int session_consumer_add(struct session *s, const struct consumer_ops *ops, void
  * From the consumer's start. Return: 0, or -ENOENT when priv is no consumer.
  */
 int session_consumer_skip_ftrace(struct session *s, void *priv);
+
+/*
+ * session_consumer_wake_fd - the run loop polls fd (owned by the caller, open
+ * until fini) beside the events and calls the wake of the consumer of priv
+ * when it is readable. From the consumer's init. Return: 0, -ENOENT when priv
+ * is no consumer, -EOPNOTSUPP when the source does not wait on anything (a
+ * file: the stream is read as fast as it goes).
+ */
+int session_consumer_wake_fd(struct session *s, void *priv, int fd);
 
 #endif

@@ -143,6 +143,8 @@ struct tool {
 	void (*fini)(struct iotap_ctx *ctx);
 	/* Optional: once events flow, before the first is delivered. */
 	int (*start)(struct iotap_ctx *ctx);
+	/* Optional: the fd given to iotap_wake_fd is readable, the events up to now delivered. */
+	int (*wake)(struct iotap_ctx *ctx);
 };
 
 /* What a tool sees of the session. */
@@ -194,6 +196,13 @@ void iotap_stop(struct iotap_ctx *ctx);
  * of processes). No effect with --cgroup, whose tracker follows tasks.
  */
 void iotap_procs_unused(struct iotap_ctx *ctx);
+/*
+ * iotap_wake_fd - from init: when fd (the tool's, open until its fini) is
+ * readable, the events so far are delivered and the tool's wake runs, which
+ * reads fd. For work another thread asks for (a scrape). 0, or -EOPNOTSUPP
+ * when the source never waits (a file: the tool's reports are all it gets).
+ */
+int iotap_wake_fd(struct iotap_ctx *ctx, int fd);
 
 /*
  * File descriptors' names beyond the traced open syscalls (systrack.h).

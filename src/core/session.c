@@ -113,6 +113,7 @@ int session_consumer_add(struct session *s, const struct consumer_ops *ops, void
 		return -ENOMEM;
 	s->cons[s->nr_cons].ops = ops;
 	s->cons[s->nr_cons].no_ftrace = false;
+	s->cons[s->nr_cons].wake_fd = -1;
 	s->cons[s->nr_cons++].priv = priv;
 	s->rec_stale = true;
 	if (ops->observer)
@@ -132,6 +133,20 @@ int session_consumer_skip_ftrace(struct session *s, void *priv)
 			continue;
 		s->cons[i].no_ftrace = true;
 		s->rec_stale = true;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* session_consumer_wake_fd - see consumer.h */
+int session_consumer_wake_fd(struct session *s, void *priv, int fd)
+{
+	if (!s->src->wakes)
+		return -EOPNOTSUPP;
+	for (size_t i = 0; i < s->nr_cons; i++) {
+		if (s->cons[i].priv != priv)
+			continue;
+		s->cons[i].wake_fd = fd;
 		return 0;
 	}
 	return -ENOENT;
@@ -774,6 +789,21 @@ static int session_tick(struct session *s)
 	return ret;
 }
 
+/* session_wake - the wake of every consumer with a wake fd; the first error, after all had theirs */
+static int session_wake(struct session *s)
+{
+	int ret = 0, r;
+
+	for (size_t i = 0; i < s->nr_cons; i++) {
+		if (s->cons[i].wake_fd < 0 || !s->cons[i].ops->wake)
+			continue;
+		r = s->cons[i].ops->wake(s, s->cons[i].priv);
+		if (r && !ret)
+			ret = r;
+	}
+	return ret;
+}
+
 /* session_run - init the consumers, trace, report per interval or once at the end */
 int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_t duration_ns)
 {
@@ -817,6 +847,13 @@ int session_run(struct session *s, uint64_t interval_ns, uint64_t count, uint64_
 			return ret;
 		if (session_aborted(s))
 			return 0;
+		/* Woken: the same deadline after. */
+		if (ret == 2) {
+			ret = session_wake(s);
+			if (ret)
+				return ret;
+			continue;
+		}
 		/* A tick is no report: the stream time of reports stays the interval's. */
 		if (ret == 1 && ticking) {
 			ret = session_tick(s);

@@ -64,6 +64,7 @@ struct session_consumer {
 	const struct consumer_ops *ops;
 	void *priv;
 	bool no_ftrace;			/* session_consumer_skip_ftrace */
+	int wake_fd;			/* session_consumer_wake_fd; -1: none */
 };
 
 /* One event a session delivers, with the handlers subscribed to it. */

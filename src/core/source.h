@@ -64,8 +64,14 @@ struct source_ops {
 	int (*probe_create)(struct session *s, const struct probe_spec *p, const char **sys);
 	/* Begin delivering (after every event is attached); sets t_start and now. */
 	int (*start)(struct session *s);
-	/* Deliver records up to deadline: 1 when it was reached, 0 at the end (now set), or -errno. */
+	/*
+	 * Deliver records up to deadline: 1 when it was reached, 0 at the end
+	 * (now set), 2 when a consumer's wake fd became readable first (the
+	 * stream delivered up to that moment, as at a deadline), or -errno.
+	 */
 	int (*run)(struct session *s, uint64_t deadline);
+	/* Whether run waits on the consumers' wake fds (session_consumer_wake_fd). */
+	bool wakes;
 	/* The event a sample id belongs to, NULL when no tool uses it. */
 	struct iotap_event *(*find)(struct session *s, uint64_t id);
 	/* The callchain a sample of a chain_ids event names; -EINVAL: none. */

@@ -148,6 +148,17 @@ static int tool_consumer_report(struct session *s, void *priv, bool final)
 	return ret;
 }
 
+/* tool_consumer_wake - the tool's wake, flushed */
+static int tool_consumer_wake(struct session *s, void *priv)
+{
+	struct iotap_ctx *ctx = priv;
+	int ret = ctx->tool->wake ? ctx->tool->wake(ctx) : 0;
+
+	if (fflush(ctx->out) && !ret)
+		ret = -errno;
+	return ret;
+}
+
 /* tool_consumer_fini - the tool's fini; a ctx of session_tool_add's is freed */
 static void tool_consumer_fini(struct session *s, void *priv)
 {
@@ -164,6 +175,7 @@ static const struct consumer_ops tool_consumer = {
 	.init = tool_consumer_init,
 	.start = tool_consumer_start,
 	.report = tool_consumer_report,
+	.wake = tool_consumer_wake,
 	.fini = tool_consumer_fini,
 };
 
@@ -215,6 +227,12 @@ void iotap_procs_unused(struct iotap_ctx *ctx)
 {
 	if (!ctx->sess->opts.cgroup && !ctx->sess->opts.input)
 		ctx->sess->opts.no_procs = true;
+}
+
+/* iotap_wake_fd - see iotap.h */
+int iotap_wake_fd(struct iotap_ctx *ctx, int fd)
+{
+	return session_consumer_wake_fd(ctx->sess, ctx, fd);
 }
 
 /* iotap_event_stacks - whether sys:name is there and can come with its callchain */

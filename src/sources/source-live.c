@@ -62,6 +62,7 @@ struct live_src {
 	struct stackjoin *join;		/* with twins: their two streams made one */
 	struct pollfd *pfd;
 	int nr_pfd;
+	int nr_pfd_events;		/* pfd: the backends' first, then the consumers' wake fds */
 	struct dynevent_set *dyn;
 	bool enabled;
 	struct live_probes probes;	/* where this run's probes went */
@@ -454,6 +455,13 @@ static int live_start(struct session *s)
 		lv->nr_pfd += lv->be[i].ops->pollfds(lv->be[i].priv, lv->pfd + lv->nr_pfd,
 						     LIVE_POLLFDS_MAX - lv->nr_pfd);
 	}
+	lv->nr_pfd_events = lv->nr_pfd;
+	for (size_t i = 0; i < s->nr_cons && lv->nr_pfd < LIVE_POLLFDS_MAX; i++) {
+		if (s->cons[i].wake_fd < 0)
+			continue;
+		lv->pfd[lv->nr_pfd].fd = s->cons[i].wake_fd;
+		lv->pfd[lv->nr_pfd++].events = POLLIN;
+	}
 	ret = live_join_open(s);
 	if (ret)
 		return ret;
@@ -600,7 +608,32 @@ static void live_disable(struct live_src *lv)
 	lv->enabled = false;
 }
 
-/* live_run - poll and drain the rings until deadline or a stop signal */
+/* live_woken - whether the last poll found a consumer's wake fd readable */
+static bool live_woken(const struct live_src *lv)
+{
+	for (int i = lv->nr_pfd_events; i < lv->nr_pfd; i++)
+		if (lv->pfd[i].revents & POLLIN)
+			return true;
+	return false;
+}
+
+/* live_catch_up - read, account and deliver all the merge may emit up to until */
+static int live_catch_up(struct session *s, uint64_t until)
+{
+	struct live_src *lv = s->src_priv;
+	uint64_t limit;
+	int ret = live_read_round(s, false);
+
+	if (!ret)
+		ret = live_account(s, until);
+	/* What the join holds is older than until: a later round has it. */
+	limit = live_horizon(lv) < until ? live_horizon(lv) : until;
+	if (!ret)
+		ret = merge_flush(lv->merge, limit, live_deliver, s);
+	return ret;
+}
+
+/* live_run - poll and drain the rings until deadline, a consumer's wake or a stop signal */
 static int live_run(struct session *s, uint64_t deadline)
 {
 	struct live_src *lv = s->src_priv;
@@ -611,15 +644,7 @@ static int live_run(struct session *s, uint64_t deadline)
 		int timeout;
 
 		if (now >= deadline) {
-			uint64_t limit;
-
-			ret = live_read_round(s, false);
-			if (!ret)
-				ret = live_account(s, deadline);
-			/* What the join holds is older than the deadline: the next interval has it. */
-			limit = live_horizon(lv) < deadline ? live_horizon(lv) : deadline;
-			if (!ret)
-				ret = merge_flush(lv->merge, limit, live_deliver, s);
+			ret = live_catch_up(s, deadline);
 			return ret ? ret : 1;
 		}
 		/* Drain on a timer too, so an idle CPU's ring does not hold events back. */
@@ -628,6 +653,10 @@ static int live_run(struct session *s, uint64_t deadline)
 		ret = poll(lv->pfd, lv->nr_pfd, timeout);
 		if (ret < 0 && errno != EINTR)
 			return -errno;
+		if (ret > 0 && live_woken(lv)) {
+			ret = live_catch_up(s, mono_now());
+			return ret ? ret : 2;
+		}
 		ret = live_read_round(s, false);
 		if (ret)
 			return ret;
@@ -747,6 +776,7 @@ static void live_close(struct session *s)
 
 const struct source_ops source_live = {
 	.name = "live",
+	.wakes = true,
 	.open = live_open,
 	.event_names = live_event_names,
 	.event_available = live_event_available,
