@@ -36,6 +36,12 @@ struct httpd {
 	size_t len;
 	char *content_type;
 	unsigned long long requests[HTTPD_BAD_METHOD + 1];	/* under lock */
+	/* httpd_demand, under lock: requests asked, taken by the publisher, answered by a page. */
+	int demand_fd;			/* -1: pages are published as the publisher likes */
+	pthread_cond_t published;
+	uint64_t asked, taken, answered;
+	uint64_t published_at;		/* httpd_now of the last page */
+	bool closing;			/* httpd_stop: nobody waits for a page any more */
 	/* The sweep: its thread, and the connections it watches (under conns_lock). */
 	pthread_mutex_t conns_lock;
 	pthread_cond_t wake;
@@ -412,6 +418,26 @@ static bool httpd_allowed(struct httpd *h, struct MHD_Connection *c, enum MHD_Re
 	return false;
 }
 
+/*
+ * httpd_demand_wait - with h->lock held: unless the page is fresh, ask the
+ * publisher for one and wait until it answers, HTTPD_DEMAND_WAIT_MS at most
+ */
+static void httpd_demand_wait(struct httpd *h)
+{
+	uint64_t now = httpd_now(), until = now + HTTPD_DEMAND_WAIT_MS * 1000000ull, me, one = 1;
+	struct timespec ts = { (time_t)(until / 1000000000), (long)(until % 1000000000) };
+
+	if (h->published_at && now - h->published_at < HTTPD_DEMAND_FRESH_MS * 1000000ull)
+		return;
+	me = ++h->asked;
+	/* An eventfd: never blocks before 2^64 - 2 requests unread. */
+	if (write(h->demand_fd, &one, sizeof(one)) != sizeof(one))
+		return;
+	while (h->answered < me && !h->closing)
+		if (pthread_cond_timedwait(&h->published, &h->lock, &ts) == ETIMEDOUT)
+			break;
+}
+
 /* httpd_on_request - libmicrohttpd's access handler: answer at once, never read a body */
 static enum MHD_Result httpd_on_request(void *cls, struct MHD_Connection *c, const char *url,
 					const char *method, const char *version,
@@ -429,6 +455,8 @@ static enum MHD_Result httpd_on_request(void *cls, struct MHD_Connection *c, con
 		return ret;
 	pthread_mutex_lock(&h->lock);
 	h->requests[r]++;
+	if (r == HTTPD_PAGE && h->demand_fd >= 0)
+		httpd_demand_wait(h);
 	if (r == HTTPD_PAGE) {
 		/* Copied while locked: the publisher may free the page right after. */
 		ret = httpd_queue(c, MHD_HTTP_OK, h->page ? h->page : "", h->len, h->content_type,
@@ -526,6 +554,7 @@ int httpd_start(struct httpd **out, const char *listen, const char *content_type
 	h->web = web;
 	h->why = why;
 	h->whylen = whylen;
+	h->demand_fd = -1;
 	if (!(h->content_type = strdup(content_type))) {
 		ret = -ENOMEM;
 		goto free_h;
@@ -547,10 +576,13 @@ int httpd_start(struct httpd **out, const char *listen, const char *content_type
 	ret = httpd_cond_init(&h->wake);
 	if (ret)
 		goto destroy_conns_lock;
+	ret = httpd_cond_init(&h->published);
+	if (ret)
+		goto destroy_wake;
 	fd = httpd_bind(&ss, len);
 	if (fd < 0) {
 		ret = fd;
-		goto destroy_wake;
+		goto destroy_published;
 	}
 	/* The server's threads inherit this mask: signals go to the tracing thread. */
 	sigemptyset(&block);
@@ -570,11 +602,13 @@ int httpd_start(struct httpd **out, const char *listen, const char *content_type
 			MHD_stop_daemon(h->d);
 		else
 			close(fd);
-		goto destroy_wake;
+		goto destroy_published;
 	}
 	h->sweeping = true;
 	*out = h;
 	return 0;
+destroy_published:
+	pthread_cond_destroy(&h->published);
 destroy_wake:
 	pthread_cond_destroy(&h->wake);
 destroy_conns_lock:
@@ -602,9 +636,28 @@ int httpd_publish(struct httpd *h, const char *text, size_t len)
 	old = h->page;
 	h->page = page;
 	h->len = len;
+	h->published_at = httpd_now();
+	h->answered = h->taken;
+	pthread_cond_broadcast(&h->published);
 	pthread_mutex_unlock(&h->lock);
 	free(old);
 	return 0;
+}
+
+/* httpd_demand - see httpd.h */
+void httpd_demand(struct httpd *h, int fd)
+{
+	pthread_mutex_lock(&h->lock);
+	h->demand_fd = fd;
+	pthread_mutex_unlock(&h->lock);
+}
+
+/* httpd_demand_take - see httpd.h */
+void httpd_demand_take(struct httpd *h)
+{
+	pthread_mutex_lock(&h->lock);
+	h->taken = h->asked;
+	pthread_mutex_unlock(&h->lock);
 }
 
 /* httpd_requests - see httpd.h */
@@ -641,9 +694,15 @@ void httpd_stop(struct httpd *h)
 	pthread_mutex_unlock(&h->conns_lock);
 	if (h->sweeping)
 		pthread_join(h->sweeper, NULL);
+	/* A request waiting for a page is answered now, with the last one. */
+	pthread_mutex_lock(&h->lock);
+	h->closing = true;
+	pthread_cond_broadcast(&h->published);
+	pthread_mutex_unlock(&h->lock);
 	/* Joins the server's thread and closes the listening socket and every connection. */
 	MHD_stop_daemon(h->d);
 	webauth_free(h->auth);
+	pthread_cond_destroy(&h->published);
 	pthread_cond_destroy(&h->wake);
 	pthread_mutex_destroy(&h->conns_lock);
 	pthread_mutex_destroy(&h->lock);

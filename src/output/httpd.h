@@ -11,8 +11,10 @@
  * its own. It serves the last page published, never anything the tracing
  * thread is still changing: httpd_publish copies the page under a mutex that
  * a request holds only while it copies the page out, so a slow or hostile
- * client never holds up tracing. Only GET and HEAD of /metrics (the page) and
- * / (a link to it) are answered; other paths get 404, other methods 405.
+ * client never holds up tracing. With httpd_demand, a request asks the
+ * publisher for a page and waits for it, a bounded time. Only GET and HEAD
+ * of /metrics (the page) and / (a link to it) are answered; other paths get
+ * 404, other methods 405.
  *
  * No client can keep a scrape from being answered: connections are bounded
  * in all and per client address (more are closed at accept), and a
@@ -35,6 +37,8 @@
 #define HTTPD_HEAD_SECONDS	3	/* to send a whole request head */
 #define HTTPD_TIMEOUT		10	/* seconds an exchange may take, or a connection stay idle */
 #define HTTPD_SWEEP_SLACK_MS	10	/* a late connection is closed this long after its deadline */
+#define HTTPD_DEMAND_WAIT_MS	500	/* httpd_demand: a request waits this long for its page */
+#define HTTPD_DEMAND_FRESH_MS	100	/* httpd_demand: a page this young is served as it is */
 
 struct httpd;
 struct webconfig;
@@ -81,6 +85,22 @@ bool httpd_web_supported(void);
 
 /* Replace the page with a copy of len bytes of text. 0 or -ENOMEM (the old page stays). */
 int httpd_publish(struct httpd *h, const char *text, size_t len);
+
+/*
+ * httpd_demand - from now on the page is built when asked for: a request for
+ * it adds 1 to the eventfd fd (the caller's, open until httpd_stop) and waits,
+ * at most HTTPD_DEMAND_WAIT_MS, for a page published after an
+ * httpd_demand_take; then it is served whatever page is there. A page
+ * published less than HTTPD_DEMAND_FRESH_MS ago is served at once, so that
+ * no client makes the publisher build more than ten a second.
+ */
+void httpd_demand(struct httpd *h, int fd);
+
+/*
+ * httpd_demand_take - the page published next answers every request that
+ * asked so far: call it (after reading fd) before building that page.
+ */
+void httpd_demand_take(struct httpd *h);
 
 /* Requests answered so far, by route (index: enum httpd_route). */
 unsigned long long httpd_requests(struct httpd *h, enum httpd_route r);

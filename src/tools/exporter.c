@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "blkmetrics.h"
 #include "cmdpair.h"
@@ -48,6 +50,7 @@ struct exporter_state {
 	struct exporter_disk *devs;	/* the disks with series of their own */
 	size_t nr_devs, last;		/* devs[last]: the last request's, looked at first */
 	struct httpd *httpd;
+	int demand_fd;			/* live: a scrape asks for the page through it; -1: none */
 	struct webconfig *web;
 	struct health health;
 	struct flightsvc *ring;		/* --ring: the flight recorder in this session */
@@ -397,6 +400,45 @@ static int exporter_ring(struct iotap_ctx *ctx)
 	return flightsvc_add(&st->ring, ctx->sess, &p->rec);
 }
 
+/*
+ * exporter_demand - live, the page is built when a scrape asks for it, with
+ * the events up to then: not every interval for nobody (Prometheus scrapes
+ * every 15 s by default), nor as old as an interval when read. From a
+ * recording, every interval as before.
+ */
+static int exporter_demand(struct iotap_ctx *ctx)
+{
+	struct exporter_state *st = ctx->state;
+	int fd, ret;
+
+	if (!st->httpd)
+		return 0;
+	fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = iotap_wake_fd(ctx, fd);
+	if (ret) {
+		close(fd);
+		return ret == -EOPNOTSUPP ? 0 : ret;
+	}
+	st->demand_fd = fd;
+	httpd_demand(st->httpd, fd);
+	return 0;
+}
+
+/* exporter_wake - a scrape asks for the page: build it from the events so far */
+static int exporter_wake(struct iotap_ctx *ctx)
+{
+	struct exporter_state *st = ctx->state;
+	uint64_t n;
+
+	/* Nonblocking: nothing to read is a wake whose scrapes a page already answered. */
+	if (read(st->demand_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		return -errno;
+	httpd_demand_take(st->httpd);
+	return exporter_snapshot(ctx);
+}
+
 /* exporter_init - check options, take the port, subscribe to the request events */
 static int exporter_init(struct iotap_ctx *ctx)
 {
@@ -410,6 +452,7 @@ static int exporter_init(struct iotap_ctx *ctx)
 	};
 	int ret;
 
+	st->demand_fd = -1;
 	if (p->no_queue && (p->rec.queued || p->queue)) {
 		iotap_err(ctx, "--no-queue-time: not with %s", p->queue ? "--queue-time" :
 			  "-Q, whose trigger times from creation");
@@ -436,6 +479,8 @@ static int exporter_init(struct iotap_ctx *ctx)
 	if (!ret)
 		ret = exporter_listen(ctx);
 	if (!ret)
+		ret = exporter_demand(ctx);
+	if (!ret)
 		ret = blktrack_cfg_select(&cfg, ctx, p->disk, 0);
 	if (p->stages)
 		cfg.flags |= BT_INSERT | BT_STAGES;
@@ -459,16 +504,21 @@ static int exporter_start(struct iotap_ctx *ctx)
 	return exporter_snapshot(ctx);
 }
 
-/* exporter_report - every interval: a new snapshot; at the end, the final textfile */
+/*
+ * exporter_report - every interval: a new snapshot, unless scrapes ask for
+ * the page and there is no textfile; at the end, the final page and textfile
+ */
 static int exporter_report(struct iotap_ctx *ctx)
 {
+	struct exporter_params *p = ctx->params;
 	struct exporter_state *st = ctx->state;
-	int ret;
+	int ret = 0;
 
 	/* The last dumps count in the last page and textfile. */
 	if (ctx->final)
 		flightsvc_finish(st->ring, ctx->sess);
-	ret = exporter_snapshot(ctx);
+	if (ctx->final || p->textfile || st->demand_fd < 0)
+		ret = exporter_snapshot(ctx);
 	nvme_pair_say(&st->nvme, ctx);
 	scsi_pair_say(&st->scsi, ctx);
 	if (ctx->final)
@@ -482,6 +532,8 @@ static void exporter_fini(struct iotap_ctx *ctx)
 	struct exporter_state *st = ctx->state;
 
 	httpd_stop(st->httpd);
+	if (st->demand_fd >= 0)
+		close(st->demand_fd);
 	webconfig_free(st->web);
 	blktrack_free(st->bt);
 	nvme_pair_release(&st->nvme);
@@ -519,12 +571,15 @@ const struct tool tool_exporter = {
 		"_events_undelivered_total, _unpaired_completions_total, _http_requests_total, "
 		"_http_slow_connections_closed_total, "
 		"process_cpu_seconds_total, process_resident_memory_bytes and iotap_build_info. "
-		"Series are cumulative since the start; the page is rebuilt every interval "
-		"(1 second by default) and served from a thread of its own, so scrapes never wait "
-		"on tracing nor tracing on scrapes. Disks that appear later get series of their "
+		"Series are cumulative since the start. Live, the page is built when a scrape asks "
+		"for it, from every event up to then, and served from a thread of its own: the "
+		"scrape waits for the page (0.5 s at most, then it gets the last one), tracing "
+		"never waits on a client, and a page younger than 0.1 s is served as it is. With "
+		"--textfile, and from a recording (-i), the page is rebuilt every interval "
+		"(1 second by default). Disks that appear later get series of their "
 		"own under their name, up to 64; I/O on further disks counts as disk=\"other\". "
 		"A disk or device that goes away (its /sys/dev/block entry, or a size of 0: a "
-		"detached loop device) loses its series at the next interval; should it come "
+		"detached loop device) loses its series at the next page; should it come "
 		"back, they start again from zero. "
 		"Only GET and HEAD of /metrics and / are answered (404 and 405 otherwise); at most "
 		"64 connections, 8 from one address, 8 KiB of request headers, 3 seconds to send "
@@ -559,13 +614,14 @@ const struct tool tool_exporter = {
 	.banner = "Tracing block device I/O for Prometheus... Hit Ctrl-C to end.",
 	.args = TOOL_ARGS_INTERVAL,
 	.default_interval = 1,
-	.interval_does = "publish the metrics, cumulative since the start,",
+	.interval_does = "rewrite the textfile, and over a recording the page (live, each scrape builds the page),",
 	.opts = exporter_opts,
 	.events = exporter_events,
 	.params_size = sizeof(struct exporter_params),
 	.state_size = sizeof(struct exporter_state),
 	.init = exporter_init,
 	.report = exporter_report,
+	.wake = exporter_wake,
 	.fini = exporter_fini,
 	.start = exporter_start,
 };

@@ -264,3 +264,22 @@ before=$(echo "$before" | theirs)
 after=$(echo "$after" | theirs)
 [ "$after" = "$before" ] || { diff <(echo "$before") <(echo "$after") >&2; fail "tracefs changed after SIGTERM"; }
 echo "ok: SIGTERM exits 0 and leaves tracefs as found"
+
+# Live, the page is built when a scrape asks for it, from the events up to then: with an
+# interval of an hour, each scrape still counts every read done before it, exactly. A
+# page younger than 0.1 s is served as it is: each scrape waits that long after the reads.
+DEV2=$(loop_create c 16)
+EP2=$(free_port)
+tracer_start "$LIVE_TMP/h.out" exporter -d "$(basename "$DEV2")" -l "127.0.0.1:$EP2" 3600
+SEL2="disk=\"$(basename "$DEV2")\",op=\"read\""
+total=0
+for n in 321 45; do
+	dio read "$DEV2" $n 4096 >/dev/null
+	total=$((total + n))
+	sleep 0.15
+	curl -sf -m 5 "http://127.0.0.1:$EP2/metrics" -o "$LIVE_TMP/h.prom" || fail "scrape of the hourly exporter failed"
+	got=$(metric "$LIVE_TMP/h.prom" "iotap_block_request_latency_seconds_count{$SEL2}")
+	[ "$got" = $total ] || fail "interval 3600: a scrape after $total reads counts '$got'"
+done
+tracer_stop
+echo "ok: with an interval of an hour, scrapes count 321, then 366 reads: pages built on demand"

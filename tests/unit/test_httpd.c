@@ -3,6 +3,8 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -230,6 +233,76 @@ static void test_auth(void **unused)
 	webconfig_free(wc);
 }
 
+/* The publisher's side of test_demand: one wake, one page. */
+struct demand_pub {
+	struct httpd *h;
+	int fd;
+	uint64_t asked;
+};
+
+static void *demand_publish(void *arg)
+{
+	struct demand_pub *d = arg;
+	struct pollfd pfd = { .fd = d->fd, .events = POLLIN };
+
+	if (poll(&pfd, 1, 5000) == 1 && read(d->fd, &d->asked, sizeof(d->asked)) == 8) {
+		httpd_demand_take(d->h);
+		httpd_publish(d->h, "new 1\n", 6);
+	}
+	return NULL;
+}
+
+/* httpd_ms - CLOCK_MONOTONIC in ms */
+static double httpd_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* With httpd_demand, a scrape asks for its page and gets the one published for it. */
+static void test_demand(void **unused)
+{
+	char listen[32], buf[4096];
+	struct demand_pub d = { .fd = eventfd(0, EFD_NONBLOCK) };
+	int port = free_port();
+	pthread_t t;
+	uint64_t n;
+	double t0;
+
+	assert_true(d.fd >= 0);
+	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
+	assert_int_equal(httpd_start(&d.h, listen, "x", NULL, NULL, 0), 0);
+	assert_int_equal(httpd_publish(d.h, "old\n", 4), 0);
+	httpd_demand(d.h, d.fd);
+	/* Younger than HTTPD_DEMAND_FRESH_MS: served as it is, nobody asked. */
+	get(port, "GET /metrics HTTP/1.0\r\n\r\n", buf, sizeof(buf));
+	assert_non_null(strstr(buf, "\r\n\r\nold\n"));
+	assert_int_equal(read(d.fd, &n, sizeof(n)), -1);
+	usleep((HTTPD_DEMAND_FRESH_MS + 20) * 1000);
+	/* Older: the scrape waits for the page published after it asked. */
+	assert_int_equal(pthread_create(&t, NULL, demand_publish, &d), 0);
+	get(port, "GET /metrics HTTP/1.0\r\n\r\n", buf, sizeof(buf));
+	pthread_join(t, NULL);
+	assert_int_equal(d.asked, 1);
+	assert_non_null(strstr(buf, "\r\n\r\nnew 1\n"));
+	/* Nobody publishes: after HTTPD_DEMAND_WAIT_MS, the last page. */
+	usleep((HTTPD_DEMAND_FRESH_MS + 20) * 1000);
+	t0 = httpd_ms();
+	get(port, "GET /metrics HTTP/1.0\r\n\r\n", buf, sizeof(buf));
+	assert_true(httpd_ms() - t0 >= HTTPD_DEMAND_WAIT_MS - 10);
+	assert_true(httpd_ms() - t0 < HTTPD_DEMAND_WAIT_MS + 2000);
+	assert_non_null(strstr(buf, "\r\n\r\nnew 1\n"));
+	assert_int_equal(read(d.fd, &n, sizeof(n)), 8);
+	assert_int_equal(n, 1);
+	/* The index page never asks. */
+	get(port, "GET / HTTP/1.0\r\n\r\n", buf, sizeof(buf));
+	assert_int_equal(read(d.fd, &n, sizeof(n)), -1);
+	httpd_stop(d.h);
+	close(d.fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -238,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_serve),
 		cmocka_unit_test(test_deadline),
 		cmocka_unit_test(test_auth),
+		cmocka_unit_test(test_demand),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
