@@ -151,7 +151,13 @@ bool tfs_file_exists(const char *rel)
 {
 	char path[PATH_MAX];
 
-	return tfs_path_of(rel, path, sizeof(path)) == 0 && access(path, F_OK) == 0;
+	struct stat st;
+
+	/*
+	 * stat, not access: access checks with the real uid, without capabilities,
+	 * so a user given CAP_DAC_OVERRIDE would find no event at all.
+	 */
+	return tfs_path_of(rel, path, sizeof(path)) == 0 && stat(path, &st) == 0;
 }
 
 /* tfs_name_cmp - order names for qsort */
