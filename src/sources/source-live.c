@@ -95,15 +95,24 @@ static int live_tracefs_readable(const char *dir)
 	return -EACCES;
 }
 
-/*
- * live_permitted - whether the kernel lets this process trace, asked in the
- * order of what a run needs, before anything is set up (live.h)
- */
-int live_permitted(void)
+/* live_perf_permitted - whether perf events are open to this process; said in one line */
+static int live_perf_permitted(void)
+{
+	char why[512];
+	int ret = perf_probe();
+
+	if (ret) {
+		perf_refusal_explain(ret, why, sizeof(why));
+		log_msg(LOG_ERR, "%s", why);
+	}
+	return ret;
+}
+
+/* live_tracefs_permitted - lockdown, then tracefs mounted and readable; said in one line */
+static int live_tracefs_permitted(void)
 {
 	enum lockdown_mode mode;
 	const char *dir;
-	char why[512];
 	int ret;
 
 	if (!lockdown_read(&mode) && mode == LOCKDOWN_CONFIDENTIALITY) {
@@ -121,15 +130,18 @@ int live_permitted(void)
 			strerror(-ret));
 		return ret;
 	}
-	ret = live_tracefs_readable(dir);
-	if (ret)
-		return ret;
-	ret = perf_probe();
-	if (ret) {
-		perf_refusal_explain(ret, why, sizeof(why));
-		log_msg(LOG_ERR, "%s", why);
-	}
-	return ret;
+	return live_tracefs_readable(dir);
+}
+
+/*
+ * live_permitted - whether the kernel lets this process trace, asked in the
+ * order of what a run needs, before anything is set up (live.h)
+ */
+int live_permitted(void)
+{
+	int ret = live_tracefs_permitted();
+
+	return ret ? ret : live_perf_permitted();
 }
 
 /* live_open - find tracefs, clear dead runs' leftovers, read formats, list the disks */
@@ -143,7 +155,8 @@ static int live_open(struct session *s)
 	if (!lv)
 		return -ENOMEM;
 	s->src_priv = lv;
-	ret = live_permitted();
+	/* perf is asked at the start, when the tools have said whether they need it. */
+	ret = live_tracefs_permitted();
 	if (!ret)
 		ret = tfs_dir_get(&dir);
 	if (ret)
@@ -447,6 +460,14 @@ static int live_start(struct session *s)
 		if (!live_backend_get(s, &live_perf))
 			return -errno;
 		host_live_comms_warm(s);
+	}
+	/* A run without perf (no process named, no stack) needs tracefs alone. */
+	for (int i = 0; i < lv->nr_be; i++) {
+		if (lv->be[i].ops != &live_perf)
+			continue;
+		ret = live_perf_permitted();
+		if (ret)
+			return ret;
 	}
 	for (int i = 0; i < lv->nr_be; i++) {
 		ret = lv->be[i].ops->open(lv->be[i].priv);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # VM tier: restricted hosts under Debian's 5.10 and 6.1 (qemu; exit 77 when the VM cannot run).
 # Boot 1, lockdown=integrity: root counts exactly, so does a user with CAP_PERFMON and
-# CAP_DAC_OVERRIDE; kernel.perf_event_paranoid 3 (Debian's default), a missing capability,
+# CAP_DAC_OVERRIDE, and one with CAP_DAC_OVERRIDE alone running biolatency, which opens no
+# perf event; kernel.perf_event_paranoid 3 (Debian's default), a missing capability,
 # a closed or unmounted tracefs, and lockdown raised to confidentiality each give their one
 # line. Boot 2, lockdown=confidentiality: tracing and record are refused in one line, before
 # anything is made; reports of a recording still work, byte for byte as on the host.
@@ -60,8 +61,15 @@ traced /tmp/user.out /usr/local/bin/setpriv --reuid 1000 --regid 1000 --clear-gr
 	/usr/local/bin/iotap biolatency -D
 dio read /dev/nvme0n1 200 4096 >/dev/null
 untraced /tmp/user.out
+# biolatency names no process: it opens no perf event, so tracefs access is all it needs.
+echo "== user without perfmon"
+traced /tmp/noperf.out /usr/local/bin/setpriv --reuid 1000 --regid 1000 --clear-groups \
+	--inh-caps +dac_override --ambient-caps +dac_override -- /usr/local/bin/iotap biolatency -D
+dio read /dev/nvme0n1 100 4096 >/dev/null
+untraced /tmp/noperf.out
+# biosnoop names each request's process: perf's side-band, which needs CAP_PERFMON here.
 refused no-perfmon setpriv --reuid 1000 --regid 1000 --clear-groups \
-	--inh-caps +dac_override --ambient-caps +dac_override -- /usr/local/bin/iotap biolatency
+	--inh-caps +dac_override --ambient-caps +dac_override -- /usr/local/bin/iotap biosnoop
 refused no-dac-override user /usr/local/bin/iotap biolatency
 # Debian's level 3: CAP_PERFMON is not enough, root without CAP_SYS_ADMIN is refused too.
 echo 3 >/proc/sys/kernel/perf_event_paranoid
@@ -140,14 +148,16 @@ for k in $kernels; do
 	[ "$(hist_total "$LIVE_TMP/root" nvme0n1)" = 300 ] || { cat "$out"; fail "$k: root under integrity: nvme0n1 count $(hist_total "$LIVE_TMP/root" nvme0n1), expected 300"; }
 	section "$out" "user with caps" >"$LIVE_TMP/user"
 	[ "$(hist_total "$LIVE_TMP/user" nvme0n1)" = 200 ] || { cat "$out"; fail "$k: uid 1000 with CAP_PERFMON, CAP_DAC_OVERRIDE: nvme0n1 count $(hist_total "$LIVE_TMP/user" nvme0n1), expected 200"; }
-	expect_refused "$out" no-perfmon "iotap biolatency: perf_event_open refused: kernel.perf_event_paranoid is 2, where perf events on a whole CPU need CAP_PERFMON or CAP_SYS_ADMIN, which this process lacks; run as root, or give iotap CAP_PERFMON"
+	section "$out" "user without perfmon" >"$LIVE_TMP/noperf"
+	[ "$(hist_total "$LIVE_TMP/noperf" nvme0n1)" = 100 ] || { cat "$out"; fail "$k: uid 1000 with CAP_DAC_OVERRIDE alone: biolatency's nvme0n1 count $(hist_total "$LIVE_TMP/noperf" nvme0n1), expected 100"; }
+	expect_refused "$out" no-perfmon "iotap biosnoop: perf_event_open refused: kernel.perf_event_paranoid is 2, where perf events on a whole CPU need CAP_PERFMON or CAP_SYS_ADMIN, which this process lacks; run as root, or give iotap CAP_PERFMON"
 	expect_refused "$out" no-dac-override "iotap biolatency: tracefs at /sys/kernel/tracing (mode 0700, owner uid 0, group 0) is closed to uid 1000: run as root, or give iotap CAP_DAC_OVERRIDE (with CAP_PERFMON for perf)"
 	expect_refused "$out" paranoid-3 "iotap biostacks: perf_event_open refused: kernel.perf_event_paranoid is 3, where this kernel leaves perf to CAP_SYS_ADMIN (CAP_PERFMON is not enough), and iotap reads process names and stacks through perf; run as root or with CAP_SYS_ADMIN, or set kernel.perf_event_paranoid=2 and give iotap CAP_PERFMON"
 	expect_refused "$out" unmounted "iotap biolatency: tracefs is not mounted and this process may not mount it (that needs CAP_SYS_ADMIN); as root: mount -t tracefs nodev /sys/kernel/tracing"
 	[ -z "$(section "$out" leftovers)" ] || fail "$k: left in tracefs: $(section "$out" leftovers)"
 	expect_refused "$out" raised "iotap biolatency: $LOCKDOWN"
 	[ -z "$(section "$out" "raised instances")" ] || fail "$k: instances under raised lockdown: $(section "$out" "raised instances")"
-	echo "ok: $k: lockdown=integrity: root 300 and uid 1000 with CAP_PERFMON+CAP_DAC_OVERRIDE 200 exact; paranoid 3, no CAP_PERFMON, closed and unmounted tracefs, raised lockdown: one line each, exit 2, nothing left"
+	echo "ok: $k: lockdown=integrity: root 300, uid 1000 with CAP_PERFMON+CAP_DAC_OVERRIDE 200 and with CAP_DAC_OVERRIDE alone (biolatency, no perf) 100 exact; paranoid 3, no CAP_PERFMON, closed and unmounted tracefs, raised lockdown: one line each, exit 2, nothing left"
 
 	vm "$k" confidentiality --file "$REC"
 	out=$LIVE_TMP/$k-confidentiality.out
