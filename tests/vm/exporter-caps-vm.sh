@@ -3,7 +3,9 @@
 # under Debian's 5.10, 6.1 and 6.12 (about 30 s each). Root with the unit's bounding
 # set (read from systemd/iotap-exporter.service) runs the exporter with its ring: its
 # textfile counts 300 reads exactly and SIGUSR2 writes a dump that biolatency reads with
-# 300 too; the bounding set the unit had before (CAP_PERFMON alone) is refused in one line.
+# 300 too; the bounding set the unit had before (CAP_PERFMON alone) is refused in one line
+# (the ring's dumps name processes, so it takes the perf side-band; without the ring the
+# exporter opens no perf event).
 . "$(dirname "$0")/../live/lib.sh"
 [ "$(id -u)" = 0 ] || skip "VM tests need root for apt-get download of the kernel"
 [ -x "${IOTAP_SRCDIR:-.}/tests/vm/vm-run" ] || skip "no vm-run"
@@ -52,7 +54,7 @@ echo "== report"
 iotap report -i /tmp/dump.* biolatency -D 2>&1
 echo "== old set"
 /usr/local/bin/setpriv --bounding-set -all,+perfmon -- /usr/local/bin/iotap exporter \
-	--textfile /tmp/old.prom >/tmp/o.out 2>/tmp/o.err
+	--textfile /tmp/old.prom --ring 60 -o /tmp/olddump >/tmp/o.out 2>/tmp/o.err
 echo "rc=$?"
 cat /tmp/o.err
 echo "== leftovers"
