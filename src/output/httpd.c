@@ -653,11 +653,15 @@ void httpd_demand(struct httpd *h, int fd)
 }
 
 /* httpd_demand_take - see httpd.h */
-void httpd_demand_take(struct httpd *h)
+bool httpd_demand_take(struct httpd *h)
 {
+	bool waits;
+
 	pthread_mutex_lock(&h->lock);
 	h->taken = h->asked;
+	waits = h->taken > h->answered;
 	pthread_mutex_unlock(&h->lock);
+	return waits;
 }
 
 /* httpd_requests - see httpd.h */

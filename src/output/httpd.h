@@ -99,8 +99,10 @@ void httpd_demand(struct httpd *h, int fd);
 /*
  * httpd_demand_take - the page published next answers every request that
  * asked so far: call it (after reading fd) before building that page.
+ * Return: whether any of them still waits; false: a page published since
+ * answered them all, and there is nothing to build.
  */
-void httpd_demand_take(struct httpd *h);
+bool httpd_demand_take(struct httpd *h);
 
 /* Requests answered so far, by route (index: enum httpd_route). */
 unsigned long long httpd_requests(struct httpd *h, enum httpd_route r);

@@ -435,8 +435,8 @@ static int exporter_wake(struct iotap_ctx *ctx)
 	/* Nonblocking: nothing to read is a wake whose scrapes a page already answered. */
 	if (read(st->demand_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
 		return -errno;
-	httpd_demand_take(st->httpd);
-	return exporter_snapshot(ctx);
+	/* A scrape that asked while the last page was built was answered by it. */
+	return httpd_demand_take(st->httpd) ? exporter_snapshot(ctx) : 0;
 }
 
 /* exporter_init - check options, take the port, subscribe to the request events */
