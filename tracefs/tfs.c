@@ -150,7 +150,6 @@ int tfs_file_append(const char *rel, const char *text)
 bool tfs_file_exists(const char *rel)
 {
 	char path[PATH_MAX];
-
 	struct stat st;
 
 	/*
