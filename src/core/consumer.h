@@ -56,9 +56,9 @@ struct consumer_ops {
 	int (*on_record)(struct session *s, void *priv, const struct perf_event_header *rec);
 	int (*report)(struct session *s, void *priv, bool final);
 	/*
-	 * Live, four times a second whatever the interval (none without it):
-	 * for work that must not wait for a long interval, such as a flight
-	 * recorder's dump asked for by SIGUSR2.
+	 * Live, once a second whatever the interval (none without it): for
+	 * work that must not wait for a long interval, such as a flight
+	 * recorder's chunk of the last second and a dump whose window is over.
 	 */
 	int (*tick)(struct session *s, void *priv);
 	/*

@@ -762,8 +762,8 @@ static int session_report(struct session *s, bool final)
 	return ret;
 }
 
-/* How often consumers tick (consumer.h): dumps asked for wait no longer than this. */
-#define SESSION_TICK_NS 250000000ull
+/* How often consumers tick (consumer.h): what is asked for at once comes through a wake fd. */
+#define SESSION_TICK_NS 1000000000ull
 
 /* session_tick_due - the first tick after t_start, or never when no consumer ticks */
 static uint64_t session_tick_due(const struct session *s)

@@ -28,6 +28,7 @@ struct dumper {
 	size_t writing;			/* queued or being written */
 	size_t pending;			/* submitted, not given back */
 	bool stop;
+	int notify;			/* an eventfd told of each dump done; -1: none */
 	/* The writer's own: for the chunks at a window's edges. */
 	struct rec_inflater *z;
 	uint8_t *raw;
@@ -267,6 +268,7 @@ static struct dump *dump_pop(struct dump **list)
 static void *dumper_main(void *arg)
 {
 	struct dumper *dp = arg;
+	const uint64_t one = 1;
 	struct dump *d;
 
 	pthread_mutex_lock(&dp->lock);
@@ -282,13 +284,16 @@ static void *dumper_main(void *arg)
 		dump_push(&dp->done, d);
 		dp->writing--;
 		pthread_cond_signal(&dp->room);
+		if (dp->notify >= 0 && write(dp->notify, &one, sizeof(one)) < 0) {
+			/* The counter full: the loop is woken already. */
+		}
 	}
 	pthread_mutex_unlock(&dp->lock);
 	return NULL;
 }
 
 /* dumper_start - the writer thread, which takes no signal */
-int dumper_start(struct dumper **out)
+int dumper_start(struct dumper **out, int notify)
 {
 	struct dumper *dp = calloc(1, sizeof(*dp));
 	sigset_t all, old;
@@ -297,6 +302,7 @@ int dumper_start(struct dumper **out)
 	*out = NULL;
 	if (!dp)
 		return -ENOMEM;
+	dp->notify = notify;
 	pthread_mutex_init(&dp->lock, NULL);
 	pthread_cond_init(&dp->wake, NULL);
 	pthread_cond_init(&dp->room, NULL);

@@ -62,8 +62,12 @@ int dump_sink(void *d, const void *chunk, size_t len);
 
 struct dumper;
 
-/* The writer thread, started with every signal blocked (the loop takes them). 0 or -errno. */
-int dumper_start(struct dumper **out);
+/*
+ * The writer thread, started with every signal blocked (the loop takes
+ * them); after each dump it adds 1 to the eventfd notify (the caller's, open
+ * until dumper_stop; -1: none) for a loop that polls it. 0 or -errno.
+ */
+int dumper_start(struct dumper **out, int notify);
 /*
  * Hand d to the writer: 0, and the dumper owns d until dumper_done gives it
  * back; with DUMP_INFLIGHT dumps queued or being written, -EBUSY (d stays

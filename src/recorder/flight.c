@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "dump.h"
 #include "flight.h"
@@ -58,6 +60,7 @@ struct flight {
 	struct incident inc;
 	struct session *sess;
 	struct sigaction old_usr2;
+	int wake_fd;			/* readable after a SIGUSR2; -1 when it could not be made */
 	/*
 	 * The ftrace sub-buffers kept in the ring as read (subbufs.h): their
 	 * events are not written to it one by one, a dump makes them again.
@@ -67,13 +70,21 @@ struct flight {
 	struct live_subbufs live;
 };
 
-/* SIGUSR2: dump now. */
+/* SIGUSR2: dump now; and the eventfd that wakes the run loop for it (-1: none). */
 static volatile sig_atomic_t flight_usr2;
+static volatile sig_atomic_t flight_usr2_fd = -1;
 
-/* flight_on_usr2 - SIGUSR2: a dump is asked for */
+/* flight_on_usr2 - SIGUSR2: a dump is asked for, the loop woken (any thread may take it) */
 static void flight_on_usr2(int sig)
 {
+	uint64_t one = 1;
+	int saved = errno, fd = flight_usr2_fd;
+
 	flight_usr2 = 1;
+	if (fd >= 0 && write(fd, &one, sizeof(one)) < 0) {
+		/* The counter full: the loop is woken already. */
+	}
+	errno = saved;
 }
 
 /* flight_fail - remember the ring writer's first error */
@@ -392,6 +403,23 @@ int flight_tick(struct flight *f, struct session *s)
 	return ret;
 }
 
+/* flight_wake_fd - see flight.h */
+int flight_wake_fd(const struct flight *f)
+{
+	return f->wake_fd;
+}
+
+/* flight_wake - see flight.h */
+int flight_wake(struct flight *f, struct session *s)
+{
+	uint64_t n;
+
+	/* Nonblocking: nothing to read is another consumer's wake. */
+	if (read(f->wake_fd, &n, sizeof(n)) < 0)
+		return errno == EAGAIN ? 0 : -errno;
+	return flight_tick(f, s);
+}
+
 /* flight_finish - the open incident as far as it got, then every dump said */
 void flight_finish(struct flight *f, struct session *s)
 {
@@ -522,7 +550,7 @@ int flight_start(struct flight *f, struct session *s, const struct snap_info *in
 		if (ret)
 			return ret;
 	}
-	ret = dumper_start(&f->dumper);
+	ret = dumper_start(&f->dumper, f->wake_fd);
 	if (ret) {
 		log_msg(LOG_ERR, "cannot start the dump writer: %s", strerror(-ret));
 		return ret;
@@ -584,6 +612,8 @@ int flight_setup(struct flight **out, const struct record_params *p, struct evst
 	}
 	/* A SIGUSR2 an earlier flight recorder of this process did not take is not this one's. */
 	flight_usr2 = 0;
+	f->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	flight_usr2_fd = f->wake_fd;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = flight_on_usr2;
 	sigemptyset(&sa.sa_mask);
@@ -607,6 +637,9 @@ void flight_free(struct flight *f)
 		dump_free(d);
 	}
 	sigaction(SIGUSR2, &f->old_usr2, NULL);
+	flight_usr2_fd = -1;
+	if (f->wake_fd >= 0)
+		close(f->wake_fd);
 	rec_writer_free(f->es->w);
 	f->es->w = NULL;
 	reqwatch_free(f->watch);

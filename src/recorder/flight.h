@@ -46,6 +46,14 @@ int flight_record(struct flight *f, struct session *s, const struct perf_event_h
  */
 int flight_tick(struct flight *f, struct session *s);
 /*
+ * An fd that becomes readable when SIGUSR2 asks for a dump or the writer is
+ * through with one (for the run loop to poll: session_consumer_wake_fd), -1
+ * when none could be made; the flight's until flight_free.
+ */
+int flight_wake_fd(const struct flight *f);
+/* That fd readable: it is read, then flight_tick; nothing to read, nothing done. 0 or -errno. */
+int flight_wake(struct flight *f, struct session *s);
+/*
  * Recording stopped: an open incident is dumped as far as it got; waits
  * for the writer and says every dump.
  */

@@ -14,6 +14,18 @@ struct flightsvc {
 	bool finished;			/* flightsvc_finish ran: the dumps are all said */
 };
 
+/* flightsvc_init - SIGUSR2 wakes the run loop: its dump does not wait for the next tick */
+static int flightsvc_init(struct session *s, void *priv)
+{
+	struct flightsvc *fs = priv;
+	int fd = flight_wake_fd(fs->f), ret;
+
+	if (fd < 0)
+		return 0;
+	ret = session_consumer_wake_fd(s, fs, fd);
+	return ret == -EOPNOTSUPP ? 0 : ret;
+}
+
 /* flightsvc_start - events flow: -d resolved, the writer thread */
 static int flightsvc_start(struct session *s, void *priv)
 {
@@ -28,10 +40,16 @@ static int flightsvc_on_record(struct session *s, void *priv, const struct perf_
 	return flight_record(((struct flightsvc *)priv)->f, s, rec);
 }
 
-/* flightsvc_tick - four times a second, whatever the interval: a chunk, the dumps asked for */
+/* flightsvc_tick - once a second, whatever the interval: a chunk, the dumps due */
 static int flightsvc_tick(struct session *s, void *priv)
 {
 	return flight_tick(((struct flightsvc *)priv)->f, s);
+}
+
+/* flightsvc_wake - SIGUSR2: the incident it opens, at once */
+static int flightsvc_wake(struct session *s, void *priv)
+{
+	return flight_wake(((struct flightsvc *)priv)->f, s);
 }
 
 /* flightsvc_report - at the end, the open incident, unless the tool finished it first */
@@ -55,10 +73,12 @@ static void flightsvc_fini(struct session *s, void *priv)
 /* The ring takes every record raw, after the tool subscribed to its events. */
 static const struct consumer_ops flightsvc_consumer = {
 	.name = "flight recorder",
+	.init = flightsvc_init,
 	.start = flightsvc_start,
 	.on_record = flightsvc_on_record,
 	.report = flightsvc_report,
 	.tick = flightsvc_tick,
+	.wake = flightsvc_wake,
 	.fini = flightsvc_fini,
 };
 

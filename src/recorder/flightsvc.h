@@ -10,8 +10,9 @@
  * tool pairs the requests and hands each completed one over for the
  * triggers (flightsvc_request). --ring, --ring-size, --trigger, --after,
  * -d and -Q mean what they mean to record --ring; --max-dumps ends the
- * dumps, not the session. The ring is flushed and asked-for dumps go out
- * four times a second (the session's tick), whatever the tool's interval.
+ * dumps, not the session. The ring is flushed and the dumps whose window
+ * is over go out once a second (the session's tick), whatever the tool's
+ * interval; SIGUSR2 and each dump written wake the loop at once.
  */
 #include "flight.h"
 #include "record-params.h"

@@ -451,6 +451,10 @@ static int record_init(struct session *s, void *priv)
 		ret = evstream_init_stacks(&rc->es);
 	if (!ret && !rc->flight)
 		ret = record_put_static(rc, s);
+	/* SIGUSR2 and the dumps written wake the loop: no second's wait for either. */
+	if (!ret && rc->flight && flight_wake_fd(rc->flight) >= 0 &&
+	    (ret = session_consumer_wake_fd(s, rc, flight_wake_fd(rc->flight))) == -EOPNOTSUPP)
+		ret = 0;
 	if (!ret && rc->command)
 		ret = command_spawn(rc->command, &rc->child);
 	rc->info.pid = rc->child.pid;
@@ -470,7 +474,7 @@ static int record_start(struct session *s, void *priv)
 		if (!ret && rc->watch)
 			ret = reqwatch_add_bio_disks(rc->watch, s);
 		reqwatch_handover(rc->watch, &rc->ho);
-		if (!ret && (ret = dumper_start(&rc->closer)))
+		if (!ret && (ret = dumper_start(&rc->closer, -1)))
 			log_msg(LOG_ERR, "cannot start the writer of parts: %s", strerror(-ret));
 	} else if (rc->flight) {
 		ret = flight_start(rc->flight, s, &rc->info, rc);
@@ -508,6 +512,12 @@ static int record_report(struct session *s, void *priv, bool final)
 	return ret;
 }
 
+/* record_wake - the flight recorder's fd readable: a dump asked for, or one written */
+static int record_wake(struct session *s, void *priv)
+{
+	return flight_wake(((struct recorder *)priv)->flight, s);
+}
+
 /* The recorder as a consumer of the session's run loop: it takes every record raw. */
 static const struct consumer_ops record_consumer = {
 	.name = "record",
@@ -515,6 +525,7 @@ static const struct consumer_ops record_consumer = {
 	.start = record_start,
 	.report = record_report,
 	.on_record = record_on_record,
+	.wake = record_wake,
 };
 
 /* record_parts_setup - --switch-output and --max-files, checked: one error line each */

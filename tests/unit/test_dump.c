@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -85,6 +87,8 @@ static void window_check(struct rec_writer *(*sink)(rec_chunk_fn, void *))
 	struct dump *d, *rest;
 	struct dumper *dp;
 	struct rec_reader *r;
+	uint64_t told = 0;
+	int efd;
 	const void *data;
 	uint32_t type;
 	size_t len;
@@ -99,9 +103,15 @@ static void window_check(struct rec_writer *(*sink)(rec_chunk_fn, void *))
 	/* The ring moves on: chunks 1 and 2 leave it, held by the dump alone. */
 	fill(w, &f, 10 * SEC);
 	assert_int_equal(ring_count(f.ring), 1);
-	assert_int_equal(dumper_start(&dp), 0);
+	/* The loop is told when the dump is written: its eventfd counts one. */
+	assert_true((efd = eventfd(0, EFD_CLOEXEC)) >= 0);
+	assert_int_equal(dumper_start(&dp, efd), 0);
 	assert_int_equal(dumper_submit(dp, d, false), 0);
+	assert_int_equal(poll(&(struct pollfd){ .fd = efd, .events = POLLIN }, 1, 10000), 1);
+	assert_int_equal(read(efd, &told, sizeof(told)), sizeof(told));
+	assert_int_equal(told, 1);
 	dumper_stop(dp, &rest);
+	close(efd);
 	assert_ptr_equal(rest, d);
 	assert_null(d->next);
 	assert_int_equal(d->err, 0);
@@ -162,7 +172,7 @@ static void test_fails(void **state)
 
 	fill(w, &f, SEC);
 	d = dump_make("/nonexistent-iotap-dir/dump", f.ring, 0, 2 * SEC, &p);
-	assert_int_equal(dumper_start(&dp), 0);
+	assert_int_equal(dumper_start(&dp, -1), 0);
 	assert_int_equal(dumper_submit(dp, d, false), 0);
 	dumper_stop(dp, &rest);
 	assert_ptr_equal(rest, d);
