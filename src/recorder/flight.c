@@ -60,7 +60,7 @@ struct flight {
 	struct incident inc;
 	struct session *sess;
 	struct sigaction old_usr2;
-	int wake_fd;			/* readable after a SIGUSR2; -1 when it could not be made */
+	int wake_fd;			/* readable after a SIGUSR2 or a dump written; -1: none */
 	/*
 	 * The ftrace sub-buffers kept in the ring as read (subbufs.h): their
 	 * events are not written to it one by one, a dump makes them again.
