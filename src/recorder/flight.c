@@ -403,10 +403,15 @@ int flight_tick(struct flight *f, struct session *s)
 	return ret;
 }
 
-/* flight_wake_fd - see flight.h */
-int flight_wake_fd(const struct flight *f)
+/* flight_wake_join - see flight.h */
+int flight_wake_join(struct flight *f, struct session *s, void *consumer)
 {
-	return f->wake_fd;
+	int ret;
+
+	if (f->wake_fd < 0)
+		return 0;
+	ret = session_consumer_wake_fd(s, consumer, f->wake_fd);
+	return ret == -EOPNOTSUPP ? 0 : ret;
 }
 
 /* flight_wake - see flight.h */

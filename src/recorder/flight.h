@@ -46,12 +46,17 @@ int flight_record(struct flight *f, struct session *s, const struct perf_event_h
  */
 int flight_tick(struct flight *f, struct session *s);
 /*
- * An fd that becomes readable when SIGUSR2 asks for a dump or the writer is
- * through with one (for the run loop to poll: session_consumer_wake_fd), -1
- * when none could be made; the flight's until flight_free.
+ * From the init of the session's consumer of priv consumer: its wake (which
+ * calls flight_wake) runs when SIGUSR2 asks for a dump or the writer is
+ * through with one, not at the next tick. Without a wake fd (none could be
+ * made, or a source that waits on nothing) the ticks do it. 0 or -errno
+ * (-ENOENT: consumer is no consumer of s).
  */
-int flight_wake_fd(const struct flight *f);
-/* That fd readable: it is read, then flight_tick; nothing to read, nothing done. 0 or -errno. */
+int flight_wake_join(struct flight *f, struct session *s, void *consumer);
+/*
+ * The wake of that consumer: what woke it is read, then flight_tick; nothing
+ * to read (another consumer's wake), nothing done. 0 or -errno.
+ */
 int flight_wake(struct flight *f, struct session *s);
 /*
  * Recording stopped: an open incident is dumped as far as it got; waits

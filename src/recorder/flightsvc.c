@@ -17,13 +17,7 @@ struct flightsvc {
 /* flightsvc_init - SIGUSR2 wakes the run loop: its dump does not wait for the next tick */
 static int flightsvc_init(struct session *s, void *priv)
 {
-	struct flightsvc *fs = priv;
-	int fd = flight_wake_fd(fs->f), ret;
-
-	if (fd < 0)
-		return 0;
-	ret = session_consumer_wake_fd(s, fs, fd);
-	return ret == -EOPNOTSUPP ? 0 : ret;
+	return flight_wake_join(((struct flightsvc *)priv)->f, s, priv);
 }
 
 /* flightsvc_start - events flow: -d resolved, the writer thread */

@@ -452,9 +452,8 @@ static int record_init(struct session *s, void *priv)
 	if (!ret && !rc->flight)
 		ret = record_put_static(rc, s);
 	/* SIGUSR2 and the dumps written wake the loop: no second's wait for either. */
-	if (!ret && rc->flight && flight_wake_fd(rc->flight) >= 0 &&
-	    (ret = session_consumer_wake_fd(s, rc, flight_wake_fd(rc->flight))) == -EOPNOTSUPP)
-		ret = 0;
+	if (!ret && rc->flight)
+		ret = flight_wake_join(rc->flight, s, rc);
 	if (!ret && rc->command)
 		ret = command_spawn(rc->command, &rc->child);
 	rc->info.pid = rc->child.pid;
