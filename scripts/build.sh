@@ -17,7 +17,12 @@ shift || true
 set -- "${static[@]+"${static[@]}"}" "$@"
 cd "$top"
 # Again when configure.ac changed: an old configure would ignore an option it does not know.
-[ -x configure ] && [ configure -nt configure.ac ] || autoreconf -fi >/dev/null 2>&1
+# A fresh machine without the autotools gets told what to run, not a silent exit.
+if ! { [ -x configure ] && [ configure -nt configure.ac ]; }; then
+	command -v autoreconf >/dev/null ||
+		{ echo "build: no autoreconf: run scripts/deps.sh first (as root)" >&2; exit 1; }
+	autoreconf -fi >/dev/null 2>&1 || { echo "build: autoreconf -fi failed" >&2; exit 1; }
+fi
 mkdir -p "$dir"
 cd "$dir"
 # What configure found depends on what is installed (cmocka decides whether the
