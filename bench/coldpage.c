@@ -43,8 +43,8 @@ static char *region(size_t len, int huge)
 	if (m == MAP_FAILED)
 		return NULL;
 	a = (char *)(((uintptr_t)m + HUGE - 1) & ~(uintptr_t)(HUGE - 1));
-	if (huge)
-		madvise(a, len, MADV_HUGEPAGE);
+	if (huge && madvise(a, len, MADV_HUGEPAGE))
+		fprintf(stderr, "coldpage: no huge pages (madvise: %m): the third ring is like the second\n");
 	memset(a, 0, len);
 	return a;
 }
