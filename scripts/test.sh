@@ -23,11 +23,12 @@ if [ "${1:-}" = --asan ]; then
 	make -j"$(nproc)" CFLAGS="-O2 -g" $(make -s print-test-progs) >/dev/null
 fi
 # Build in parallel, test serially: live tests share the kernel's tracing state
-# and assert exact counts, so they must not load the machine for each other.
+# and assert exact counts, so they must not load the machine for each other. The VM tests
+# trace kernels of their own, each in a qemu that uses one CPU: one per CPU at a time.
 make -j"$(nproc)" check TESTS= >/dev/null
 # Each test runs once: a failure is a defect to find, in the product or the test.
 # check: units, golden, lint, formats; check-live: this kernel; check-vm: Debian's in qemu.
-if ! { make check && make check-live && make check-vm; }; then
+if ! { make check && make check-live && make -j"$(nproc)" check-vm; }; then
 	for t in $(grep -l '^:test-result: \(FAIL\|ERROR\)' $(find tests -name '*.trs')); do
 		echo "=== ${t%.trs}.log"
 		tail -50 "${t%.trs}.log"
