@@ -16,10 +16,10 @@
 #   fuzz_http     the exporter's request handling (src/output/httpd.c) behind libmicrohttpd
 #   fuzz_webconfig the exporter's --web.config.file: YAML (src/output/webconfig.c), users (webauth.c)
 # FUZZ_ONLY="a b" runs only those harnesses (names without fuzz_).
-# Environment: FUZZ_SECONDS per fuzzer (default 60), BUILDDIR holding config.h (default: the
-# source tree), FUZZ_OUT for binaries, grown corpora and crash files (default: a temporary
-# directory, removed unless something failed), CLANG (default clang), ASAN_OPTIONS (default
-# quarantine_size_mb=16). FUZZ_OUT/fuzz_NAME.cpu_ms: the CPU time each harness used.
+# Environment: FUZZ_SECONDS per fuzzer (default 60), FUZZ_JOBS fuzzers at a time (default: the
+# CPUs), BUILDDIR holding config.h (default: the source tree), FUZZ_OUT for binaries, grown
+# corpora and crash files (default: a temporary directory, removed unless something failed),
+# CLANG (default clang), ASAN_OPTIONS (default quarantine_size_mb=16). FUZZ_OUT/fuzz_NAME.cpu_ms: the CPU time each harness used.
 # Exit status: 0 when every fuzzer ran its time without a finding.
 set -euo pipefail
 
@@ -85,11 +85,14 @@ PY
 }
 
 # cpu_children - CPU_MS: milliseconds of CPU (user + system) the shell's finished children used
+# (a file of this shell's own: harnesses run side by side, each in a subshell)
 cpu_children() {
-	times >"$OUT/times"	# a builtin in a pipe or $() would report a subshell's
+	local f=$OUT/times.$BASHPID	# this shell's PID: not the $() below's
+	times >"$f"	# a builtin in a pipe or $() would report a subshell's
 	CPU_MS=$(awk 'NR == 2 { t = 0
 		for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60000 + a[2] * 1000 }
-		printf "%d\n", t }' "$OUT/times")
+		printf "%d\n", t }' "$f")
+	rm -f "$f"
 }
 
 # The core once, as objects: every harness links all of it.
@@ -131,20 +134,21 @@ harness_timeout() {
 	t=$(sed -n 's/^ \* FUZZ_TIMEOUT: //p' "$TOP/tests/fuzz/fuzz_$1.c")
 	echo "${t:-10}"
 }
-rc=0
-for f in "${HARNESSES[@]}"; do
-	corpus=$OUT/corpus-$f
-	seeds=()
+# fuzz_one NAME - run one harness its time; its lines of the report in $OUT/fuzz_NAME.report,
+# 0 when it ran without a finding. Run in a subshell of its own, so that `times` counts its
+# fuzzer alone while others run beside it.
+fuzz_one() {
+	local f=$1 corpus=$OUT/corpus-$1 seeds=() status=0 cpu0 cpu execs cov
 	mkdir -p "$corpus"
 	# corpus-NAME: the seeds; grown-NAME: what longer runs found (bench/fuzz --save).
 	for d in "$TOP/tests/fuzz/corpus-$f" "$TOP/tests/fuzz/grown-$f"; do
 		if [[ -d $d ]]; then seeds+=("$d"); fi
 	done
-	if [[ $f == report ]]; then unpack_seeds "$TOP/tests/fuzz/corpus-report" "$corpus"; fi
-	echo "== fuzz_$f for ${SECS}s"
+	if [[ $f == report ]]; then
+		unpack_seeds "$TOP/tests/fuzz/corpus-report" "$corpus" || { echo "fuzz_$f: cannot unpack its seeds"; return 1; }
+	fi
 	cpu_children
 	cpu0=$CPU_MS
-	status=0
 	# New inputs go to the first corpus directory; the committed seeds stay as they are.
 	LSAN_OPTIONS=suppressions=$TOP/tests/fuzz/lsan.supp:print_suppressions=0 ASAN_OPTIONS=$ASAN_OPTS \
 		"$OUT/fuzz_$f" -max_total_time="$SECS" -timeout="$(harness_timeout "$f")" -rss_limit_mb=2048 \
@@ -164,15 +168,34 @@ for f in "${HARNESSES[@]}"; do
 		echo "fuzz_$f FAILED; its log and the input are in $OUT:"
 		grep -E '^(==[0-9]+==ERROR|SUMMARY|artifact_prefix|Test unit written)' "$OUT/fuzz_$f.log" || \
 			tail -20 "$OUT/fuzz_$f.log"
-		rc=1
-		KEEP=1
-	else
-		# The harness's own stats come last: a forked child that a sanitizer ends prints some first.
-		execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$OUT/fuzz_$f.log" | tail -1)
-		cov=$(grep -o 'cov: [0-9]*' "$OUT/fuzz_$f.log" | tail -1)
-		echo "fuzz_$f: ${execs:-?} inputs in ${SECS}s ($(( ${execs:-0} / SECS ))/s," \
-			"$(( ${execs:-0} * 1000 / (cpu ? cpu : 1) )) per CPU-second), $cov"
+		return 1
 	fi
+	# The harness's own stats come last: a forked child that a sanitizer ends prints some first.
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$OUT/fuzz_$f.log" | tail -1)
+	cov=$(grep -o 'cov: [0-9]*' "$OUT/fuzz_$f.log" | tail -1)
+	echo "fuzz_$f: ${execs:-?} inputs in ${SECS}s ($(( ${execs:-0} / SECS ))/s," \
+		"$(( ${execs:-0} * 1000 / (cpu ? cpu : 1) )) per CPU-second), $cov"
+}
+
+# FUZZ_JOBS harnesses at a time (default: one per CPU): each libFuzzer process uses one CPU,
+# and each still runs its full FUZZ_SECONDS. Their reports are printed in harness order.
+JOBS=${FUZZ_JOBS:-$(nproc)}
+((JOBS >= 1)) || die "FUZZ_JOBS must be 1 or more"
+running=0
+for f in "${HARNESSES[@]}"; do
+	if ((running >= JOBS)); then
+		wait -n || true
+		running=$((running - 1))
+	fi
+	echo "== fuzz_$f for ${SECS}s"
+	( st=0; fuzz_one "$f" >"$OUT/fuzz_$f.report" 2>&1 || st=$?; echo $st >"$OUT/fuzz_$f.status" ) &
+	running=$((running + 1))
+done
+wait
+rc=0
+for f in "${HARNESSES[@]}"; do
+	cat "$OUT/fuzz_$f.report"
+	[[ $(cat "$OUT/fuzz_$f.status" 2>/dev/null) == 0 ]] || { rc=1; KEEP=1; }
 done
 if ((KEEP)); then echo "kept $OUT"; else rm -rf "$OUT"; fi
 exit $rc
