@@ -27,10 +27,10 @@ fi
 # trace kernels of their own, each in a qemu that uses one CPU and 1 GiB (systemd-vm boots
 # two): one per CPU at a time, as many as 2 GiB each of the memory available allows.
 make -j"$(nproc)" check TESTS= >/dev/null
-vm_jobs=$(awk -v cpus="$(nproc)" '$1 == "MemAvailable:" { j = int($2 / 2097152); print (j < 1 ? 1 : j < cpus ? j : cpus) }' /proc/meminfo)
+vm_jobs=$("$top/scripts/jobs.sh" 2)
 # Each test runs once: a failure is a defect to find, in the product or the test.
 # check: units, golden, lint, formats; check-live: this kernel; check-vm: Debian's in qemu.
-if ! { make check && make check-live && make -j"${vm_jobs:-1}" check-vm; }; then
+if ! { make check && make check-live && make -j"$vm_jobs" check-vm; }; then
 	for t in $(grep -l '^:test-result: \(FAIL\|ERROR\)' $(find tests -name '*.trs')); do
 		echo "=== ${t%.trs}.log"
 		tail -50 "${t%.trs}.log"

@@ -17,9 +17,10 @@
 #   fuzz_webconfig the exporter's --web.config.file: YAML (src/output/webconfig.c), users (webauth.c)
 # FUZZ_ONLY="a b" runs only those harnesses (names without fuzz_).
 # Environment: FUZZ_SECONDS per fuzzer (default 60), FUZZ_JOBS fuzzers at a time (default: the
-# CPUs, fewer when memory is short), BUILDDIR holding config.h (default: the source tree), FUZZ_OUT for binaries, grown
-# corpora and crash files (default: a temporary directory, removed unless something failed),
-# CLANG (default clang), ASAN_OPTIONS (default quarantine_size_mb=16). FUZZ_OUT/fuzz_NAME.cpu_ms: the CPU time each harness used.
+# CPUs, fewer when memory is short), BUILDDIR holding config.h (default: the source tree),
+# FUZZ_OUT for binaries, grown corpora and crash files (default: a temporary directory, removed
+# unless something failed), CLANG (default clang), ASAN_OPTIONS (default
+# quarantine_size_mb=16). FUZZ_OUT/fuzz_NAME.cpu_ms: the CPU time each harness used.
 # Exit status: 0 when every fuzzer ran its time without a finding.
 set -euo pipefail
 
@@ -38,8 +39,7 @@ command -v "$CLANG" >/dev/null || die "no $CLANG (apt-get install clang)"
 # FUZZ_JOBS harnesses at a time (default: one per CPU, as many as 2 GiB each of the memory
 # available allows, their -rss_limit_mb): each libFuzzer process uses one CPU, and each still
 # runs its full FUZZ_SECONDS. Their reports are printed in harness order.
-JOBS=${FUZZ_JOBS:-$(awk -v cpus="$(nproc)" '$1 == "MemAvailable:" {
-	j = int($2 / 2097152); print (j < 1 ? 1 : j < cpus ? j : cpus) }' /proc/meminfo)}
+JOBS=${FUZZ_JOBS:-$("$TOP/scripts/jobs.sh" 2)}
 ((JOBS >= 1)) || die "FUZZ_JOBS must be 1 or more"
 
 PKGS="libtracecmd libtraceevent libtracefs libdw libelf zlib libmicrohttpd yaml-0.1 libxcrypt gnutls"
