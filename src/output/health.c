@@ -103,6 +103,15 @@ static int health_http(struct health *h, struct prom *p, struct httpd *httpd)
 				       (double)(late - h->late));
 		h->late = late;
 	}
+	if (httpd && !ret) {
+		unsigned long long evicted = httpd_evicted(httpd);
+
+		ret = prom_counter_add(p, "iotap_exporter_http_connections_evicted_total",
+				       "connections closed to make room for a newer one while the "
+				       "server held all it can: those longest without a whole "
+				       "request head first", "", (double)(evicted - h->evicted));
+		h->evicted = evicted;
+	}
 	return ret;
 }
 

@@ -32,6 +32,7 @@ struct health {
 	struct health_now last;			/* as of the last call */
 	unsigned long long requests[HTTPD_BAD_METHOD + 1];
 	unsigned long long late;		/* connections the server closed as too slow */
+	unsigned long long evicted;		/* connections it closed for a newer one */
 	double cpu;
 	time_t started;
 };

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,7 +27,7 @@ struct httpd_conn {
 	int fd;
 	uint64_t since;			/* opened, or last answered: the deadlines count from here */
 	bool head;			/* a whole request head came since then */
-	bool closed;			/* shut down by the sweep */
+	bool closed;			/* shut down by the sweep or evicted */
 };
 
 struct httpd {
@@ -49,7 +50,9 @@ struct httpd {
 	pthread_t sweeper;
 	bool sweeping, stopping;
 	struct httpd_conn *conns;
-	unsigned long long late;
+	unsigned int capacity;		/* conns not closed, at most: past it, one is evicted */
+	unsigned int live;		/* conns not closed */
+	unsigned long long late, evicted;
 	/* With a web configuration. */
 	const struct webconfig *web;
 	struct webauth *auth;		/* only ever used from the server's thread */
@@ -192,6 +195,31 @@ close_fd:
 	return -err;
 }
 
+/*
+ * httpd_fd_capacity - the connections this process can hold: HTTPD_MAX_CONNECTIONS,
+ * raising the soft fd limit toward the hard one for them, or what the hard
+ * one leaves beside HTTPD_EVICT_SLACK and HTTPD_FD_RESERVE (8 at the least)
+ */
+static unsigned int httpd_fd_capacity(void)
+{
+	const rlim_t need = HTTPD_MAX_CONNECTIONS + HTTPD_EVICT_SLACK + HTTPD_FD_RESERVE;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return HTTPD_MAX_CONNECTIONS;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+		struct rlimit want = { rl.rlim_max < need ? rl.rlim_max : need, rl.rlim_max };
+
+		if (!setrlimit(RLIMIT_NOFILE, &want))
+			rl.rlim_cur = want.rlim_cur;
+	}
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+		return HTTPD_MAX_CONNECTIONS;
+	if (rl.rlim_cur < HTTPD_EVICT_SLACK + HTTPD_FD_RESERVE + 8)
+		return 8;
+	return (unsigned int)(rl.rlim_cur - HTTPD_EVICT_SLACK - HTTPD_FD_RESERVE);
+}
+
 /* httpd_queue - answer one request with status and a copy of body */
 static enum MHD_Result httpd_queue(struct MHD_Connection *c, unsigned int status, const char *body,
 				   size_t len, const char *type, bool allow)
@@ -264,6 +292,41 @@ static void httpd_on_completed(void *cls, struct MHD_Connection *c, void **req_c
 }
 
 /*
+ * httpd_close - shut conn down (conns_lock held): libmicrohttpd sees the end
+ * of the stream and closes the connection, and says so to httpd_on_connection
+ */
+static void httpd_close(struct httpd *h, struct httpd_conn *conn)
+{
+	shutdown(conn->fd, SHUT_RDWR);
+	conn->closed = true;
+	h->live--;
+}
+
+/*
+ * httpd_evict - the server is full: close the connection that has gone
+ * longest without a whole request head, or the oldest exchange when every
+ * one has its head (conns_lock held). A scraper sends its head as soon as it
+ * is connected (or through TLS), so it would take a whole capacity of newer
+ * connections in that time to make it the one evicted.
+ */
+static void httpd_evict(struct httpd *h)
+{
+	struct httpd_conn *victim = NULL;
+
+	for (struct httpd_conn *conn = h->conns; conn; conn = conn->next) {
+		if (conn->closed)
+			continue;
+		if (!victim || (victim->head && !conn->head) ||
+		    (victim->head == conn->head && conn->since < victim->since))
+			victim = conn;
+	}
+	if (!victim)
+		return;
+	httpd_close(h, victim);
+	h->evicted++;
+}
+
+/*
  * httpd_on_connection - libmicrohttpd's notice of a connection opened or closed: the
  * sweep's list. It shuts a socket down only while it is listed, and libmicrohttpd
  * closes the socket only after saying it closed, so no fd is shut down once reused.
@@ -286,10 +349,13 @@ static void httpd_on_connection(void *cls, struct MHD_Connection *c, void **sock
 		conn->fd = ci->connect_fd;
 		conn->since = httpd_now();
 		pthread_mutex_lock(&h->conns_lock);
+		if (h->live >= h->capacity)
+			httpd_evict(h);
 		conn->next = h->conns;
 		if (h->conns)
 			h->conns->prev = conn;
 		h->conns = conn;
+		h->live++;
 		httpd_sweep_by(h, conn);
 		pthread_mutex_unlock(&h->conns_lock);
 		*socket_context = conn;
@@ -298,6 +364,8 @@ static void httpd_on_connection(void *cls, struct MHD_Connection *c, void **sock
 	if (!conn)
 		return;
 	pthread_mutex_lock(&h->conns_lock);
+	if (!conn->closed)
+		h->live--;
 	if (conn->prev)
 		conn->prev->next = conn->next;
 	else
@@ -332,9 +400,7 @@ static void *httpd_sweep(void *arg)
 				next = due < next ? due : next;
 				continue;
 			}
-			/* libmicrohttpd sees the end of the stream and closes the connection. */
-			shutdown(conn->fd, SHUT_RDWR);
-			conn->closed = true;
+			httpd_close(h, conn);
 			h->late++;
 		}
 		if (next == UINT64_MAX) {
@@ -500,8 +566,8 @@ static size_t httpd_options(struct httpd *h, int fd, struct MHD_OptionItem *o)
 	/* libmicrohttpd takes its logger only as the first option. */
 	OPT(MHD_OPTION_EXTERNAL_LOGGER, httpd_log, h);
 	OPT(MHD_OPTION_LISTEN_SOCKET, fd, NULL);
-	OPT(MHD_OPTION_CONNECTION_LIMIT, HTTPD_MAX_CONNECTIONS, NULL);
-	OPT(MHD_OPTION_PER_IP_CONNECTION_LIMIT, HTTPD_MAX_PER_ADDRESS, NULL);
+	/* Evicted connections close a moment later: room for them, not a quota. */
+	OPT(MHD_OPTION_CONNECTION_LIMIT, h->capacity + HTTPD_EVICT_SLACK, NULL);
 	OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, HTTPD_MAX_REQUEST, NULL);
 	OPT(MHD_OPTION_CONNECTION_TIMEOUT, HTTPD_TIMEOUT, NULL);
 	OPT(MHD_OPTION_NOTIFY_CONNECTION, httpd_on_connection, h);
@@ -532,7 +598,7 @@ int httpd_start(struct httpd **out, const char *listen, const char *content_type
 		const struct webconfig *web, char *why, size_t whylen)
 {
 	struct MHD_OptionItem opts[16];
-	unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+	unsigned int flags = MHD_USE_ERROR_LOG;
 	struct sockaddr_storage ss;
 	sigset_t block, old;
 	socklen_t len;
@@ -546,8 +612,16 @@ int httpd_start(struct httpd **out, const char *listen, const char *content_type
 		return ret;
 	if (web && !httpd_web_supported())
 		return -ENOTSUP;
+	/*
+	 * epoll, but poll under TLS: libmicrohttpd 0.9.75's epoll loop spins on a
+	 * connection whose TLS handshake waits for the rest of a record (one client
+	 * sending half a ClientHello took a whole CPU until its head deadline),
+	 * where poll sleeps. poll costs O(connections) a wake-up; epoll O(1).
+	 */
 	if (web && web->tls)
-		flags |= MHD_USE_TLS;
+		flags |= MHD_USE_TLS | MHD_USE_POLL_INTERNAL_THREAD;
+	else
+		flags |= MHD_USE_AUTO_INTERNAL_THREAD;
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
@@ -555,6 +629,7 @@ int httpd_start(struct httpd **out, const char *listen, const char *content_type
 	h->why = why;
 	h->whylen = whylen;
 	h->demand_fd = -1;
+	h->capacity = httpd_fd_capacity();
 	if (!(h->content_type = strdup(content_type))) {
 		ret = -ENOMEM;
 		goto free_h;
@@ -684,6 +759,23 @@ unsigned long long httpd_late_closed(struct httpd *h)
 	n = h->late;
 	pthread_mutex_unlock(&h->conns_lock);
 	return n;
+}
+
+/* httpd_evicted - see httpd.h */
+unsigned long long httpd_evicted(struct httpd *h)
+{
+	unsigned long long n;
+
+	pthread_mutex_lock(&h->conns_lock);
+	n = h->evicted;
+	pthread_mutex_unlock(&h->conns_lock);
+	return n;
+}
+
+/* httpd_capacity - see httpd.h */
+unsigned int httpd_capacity(struct httpd *h)
+{
+	return h->capacity;
 }
 
 /* httpd_stop - see httpd.h */

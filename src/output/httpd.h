@@ -16,23 +16,29 @@
  * of /metrics (the page) and / (a link to it) are answered; other paths get
  * 404, other methods 405.
  *
- * No client can keep a scrape from being answered: connections are bounded
- * in all and per client address (more are closed at accept), and a
- * connection that has not sent a whole request head within
- * HTTPD_HEAD_SECONDS of opening (or of its last answer, on a kept-alive
- * connection), or has not finished an exchange within HTTPD_TIMEOUT, is
- * closed at that deadline (within HTTPD_SWEEP_SLACK_MS), however it dribbles
- * its bytes. The thread that closes them sleeps until the next deadline: with
- * no connection open, it does not wake.
- * libmicrohttpd's own timeout is an idle one only: a byte now and then
+ * No client can keep a scrape from being answered, wherever it connects
+ * from: the server holds up to httpd_capacity connections (HTTPD_MAX_CONNECTIONS,
+ * fewer where the fd limit cannot be raised for them), and a newcomer past
+ * that evicts the connection that has gone longest without a whole request
+ * head (the oldest exchange, when every one has its head), so a scraper that
+ * sends its head at once is never the one closed. No quota per address: a
+ * scraper shares its address with others (NAT, a node IP, a sidecar), and
+ * refusing newcomers would let any of them shut it out. A connection that
+ * has not sent a whole request head within HTTPD_HEAD_SECONDS of opening (or
+ * of its last answer, on a kept-alive connection), or has not finished an
+ * exchange within HTTPD_TIMEOUT, is closed at that deadline (within
+ * HTTPD_SWEEP_SLACK_MS), however it dribbles its bytes. The thread that closes
+ * them sleeps until the next deadline: with no connection open, it does not
+ * wake. libmicrohttpd's own timeout is an idle one only: a byte now and then
  * renews it.
  *
  * With a web configuration (webconfig.h): TLS, client certificates checked
  * against its CA, and basic auth (webauth.h): a request without a matching
  * user and password gets 401 with WWW-Authenticate, whatever its path.
  */
-#define HTTPD_MAX_CONNECTIONS	64	/* at once; more are refused at accept */
-#define HTTPD_MAX_PER_ADDRESS	8	/* at once from one client address; more are refused */
+#define HTTPD_MAX_CONNECTIONS	1024	/* held at once; a newcomer past them evicts one */
+#define HTTPD_EVICT_SLACK	64	/* evicted, not yet closed by libmicrohttpd: over this, refused */
+#define HTTPD_FD_RESERVE	256	/* fds left to the rest of the process (rings, files) */
 #define HTTPD_MAX_REQUEST	8192	/* bytes of request line and headers: larger gets 431 */
 #define HTTPD_HEAD_SECONDS	3	/* to send a whole request head */
 #define HTTPD_TIMEOUT		10	/* seconds an exchange may take, or a connection stay idle */
@@ -69,6 +75,10 @@ int httpd_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *le
  * /metrics from a thread of its own, with content_type, until
  * httpd_stop. The thread starts with SIGINT, SIGTERM and SIGHUP blocked, so
  * signals reach the caller. The page is empty until the first httpd_publish.
+ * It raises the process's soft fd limit (RLIMIT_NOFILE) toward the hard one
+ * when that is what HTTPD_MAX_CONNECTIONS need (as Go's runtime does for
+ * node_exporter): under systemd's default of 1024, a flood of connections
+ * would otherwise take the fds the scraper's connection needs.
  * web (NULL: plain HTTP, no users) must outlive the server. 0 or -errno
  * (-EINVAL: bad address; bind's errors: -EADDRINUSE, -EACCES...; -ENOTSUP:
  * a web configuration in a build without TLS; -EIO: the server could not
@@ -109,6 +119,15 @@ unsigned long long httpd_requests(struct httpd *h, enum httpd_route r);
 
 /* Connections closed for want of a whole request head or exchange in time. */
 unsigned long long httpd_late_closed(struct httpd *h);
+
+/* Connections closed to make room for a newer one (the server was full). */
+unsigned long long httpd_evicted(struct httpd *h);
+
+/*
+ * How many connections h holds before it evicts: HTTPD_MAX_CONNECTIONS, or
+ * fewer where the hard fd limit (RLIMIT_NOFILE) is lower than they need.
+ */
+unsigned int httpd_capacity(struct httpd *h);
 
 /* Stop the thread, close every connection and free h; h may be NULL. */
 void httpd_stop(struct httpd *h);
