@@ -11,7 +11,8 @@ build_pkgs=(gcc make autoconf automake pkg-config libtraceevent-dev libtracefs-d
 # libdw.a needs libbz2.a and liblzma.a; libc.a is in libc6-dev.
 static_pkgs=(libc6-dev libbz2-dev liblzma-dev)
 test_pkgs=(file libcmocka-dev clang python3 qemu-system-x86 busybox-static kmod cpio
-	libxml2-utils fio chromium debhelper dpkg-dev lintian man-db prometheus curl mmdebstrap
+	libxml2-utils fio chromium debhelper dpkg-dev lintian man-db prometheus
+	prometheus-node-exporter curl mmdebstrap
 	e2fsprogs xfsprogs trace-cmd systemd libbpf-tools bpfcc-tools bpftrace
 	openssl apache2-utils)
 
@@ -32,5 +33,12 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "deps: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
+# Servers in the test set (prometheus, node_exporter) would start listening on every address
+# as they install: the tests start their own, on loopback. policy-rc.d says no to that.
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+	printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+	chmod 755 /usr/sbin/policy-rc.d
+	trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+fi
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
