@@ -20,32 +20,10 @@ static struct tep_format_field *field_find(struct tep_event *ev, const char *nam
 	return NULL;
 }
 
-/*
- * field_read - an unsigned number of size bytes at p, in the trace's byte
- * order: a plain load where it is this host's (every live trace), which is
- * most of what decoding an event costs
- */
-static uint64_t field_read(const struct field *f, const char *p, int size)
+/* field_read_other - a number of an unusual width, through libtraceevent */
+uint64_t field_read_other(const struct field *f, const char *p, int size)
 {
-	uint64_t v8;
-	uint32_t v4;
-	uint16_t v2;
-
-	switch (size) {
-	case 1:
-		return *(const uint8_t *)p;
-	case 2:
-		memcpy(&v2, p, 2);
-		return f->swap ? __builtin_bswap16(v2) : v2;
-	case 4:
-		memcpy(&v4, p, 4);
-		return f->swap ? __builtin_bswap32(v4) : v4;
-	case 8:
-		memcpy(&v8, p, 8);
-		return f->swap ? __builtin_bswap64(v8) : v8;
-	default:
-		return tep_read_number(f->tep, p, size);
-	}
+	return tep_read_number(f->tep, p, size);
 }
 
 /* field_init - locate name in ev's format; -ENOENT leaves the field absent */
@@ -75,25 +53,6 @@ int field_init_any(struct field *f, struct tep_event *ev, const char *const *nam
 	return -ENOENT;
 }
 
-/* field_u64 - the field as an unsigned number; 0 when absent or out of the record */
-uint64_t field_u64(const struct field *f, const void *raw, uint32_t size)
-{
-	if (!f->present || f->dynamic || f->size > 8 || (uint32_t)f->offset + f->size > size)
-		return 0;
-	return field_read(f, (const char *)raw + f->offset, f->size);
-}
-
-/* field_s64 - the field sign-extended from its own width */
-int64_t field_s64(const struct field *f, const void *raw, uint32_t size)
-{
-	uint64_t v = field_u64(f, raw, size);
-	int bits = f->size * 8;
-
-	if (f->is_signed && bits > 0 && bits < 64 && (v >> (bits - 1)) & 1)
-		v |= ~0ull << bits;
-	return (int64_t)v;
-}
-
 /* field_str - copy a char array or __data_loc string field, NUL-terminated; returns its length */
 size_t field_str(const struct field *f, const void *raw, uint32_t size, char *out, size_t outlen)
 {
@@ -113,10 +72,11 @@ size_t field_str(const struct field *f, const void *raw, uint32_t size, char *ou
 		if (off + len > size)
 			return 0;
 	}
-	n = strnlen((const char *)raw + off, len);
-	if (n >= outlen)
-		n = outlen - 1;
-	memcpy(out, (const char *)raw + off, n);
+	/* One pass that copies and finds the end: the arrays are a few bytes (rwbs, comm). */
+	if (len > outlen - 1)
+		len = (uint32_t)(outlen - 1);
+	for (n = 0; n < len && ((const char *)raw)[off + n]; n++)
+		out[n] = ((const char *)raw)[off + n];
 	out[n] = 0;
 	return n;
 }

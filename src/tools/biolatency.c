@@ -68,7 +68,8 @@ static int biolatency_on_done(void *arg, const struct blk_io *io)
 	struct biolatency_params *p = ctx->params;
 	struct biolatency_state *st = ctx->state;
 	uint64_t from = io->t_issue, delta;
-	char key[128] = "";
+	char flags[128] = "";
+	const char *key = flags;
 	struct hist *h;
 
 	if (p->queued)
@@ -76,9 +77,9 @@ static int biolatency_on_done(void *arg, const struct blk_io *io)
 	delta = io->t_done > from ? io->t_done - from : 0;
 	delta /= p->msecs ? 1000000 : 1000;
 	if (p->disks)
-		snprintf(key, sizeof(key), "%s", iotap_disk_name(ctx, io->dev));
+		key = iotap_disk_name(ctx, io->dev);
 	else if (p->flags)
-		block_flags_name(io->op, io->flags, key, sizeof(key));
+		block_flags_name(io->op, io->flags, flags, sizeof(flags));
 	h = hist_set_get(&st->hs, key);
 	if (!h || hist_add(h, delta))
 		return -ENOMEM;
