@@ -42,7 +42,6 @@ struct evlist {
 	struct pollfd *pfd;
 	struct idmap_ent *ids;
 	size_t nr_ids;
-	struct merge *merge;
 	bool opened;
 	bool disabled;
 	bool counted_elsewhere;	/* every event's count comes from another ring */
@@ -97,11 +96,6 @@ struct evlist *evlist_alloc(void)
 
 	if (!el)
 		return NULL;
-	el->merge = merge_alloc();
-	if (!el->merge) {
-		free(el);
-		return NULL;
-	}
 	return el;
 }
 
@@ -145,7 +139,6 @@ void evlist_free(struct evlist *el)
 	free(el->ids);
 	free(el->sel);
 	free(el->cpus);
-	merge_free(el->merge);
 	free(el);
 }
 
@@ -470,14 +463,6 @@ int evlist_disable(struct evlist *el)
 	return evlist_ioctl_all(el, PERF_EVENT_IOC_DISABLE);
 }
 
-/* evlist_poll - wait until a ring passes its watermark or timeout_ms passes */
-int evlist_poll(struct evlist *el, int timeout_ms)
-{
-	int ret = poll(el->pfd, el->nr_cpus, timeout_ms);
-
-	return ret < 0 ? -errno : ret;
-}
-
 /* evlist_set_compact - have every sample pass through fn before the merge copies it */
 void evlist_set_compact(struct evlist *el, evlist_compact_fn fn, void *arg)
 {
@@ -551,34 +536,6 @@ static int ring_read(struct evlist *el, struct ring *r, evlist_push_fn push, voi
 	}
 	__atomic_store_n(&pc->data_tail, tail, __ATOMIC_RELEASE);
 	return ret;
-}
-
-struct emit_ctx {
-	evlist_record_fn fn;
-	void *arg;
-};
-
-/* evlist_emit - adapt the merge callback to the record callback */
-static int evlist_emit(void *arg, uint64_t time, const void *rec, size_t size)
-{
-	struct emit_ctx *e = arg;
-
-	return e->fn(e->arg, rec);
-}
-
-/* evlist_queue - an evlist_push_fn into the list's own merge */
-static int evlist_queue(void *arg, uint64_t time, const struct perf_event_header *rec)
-{
-	return merge_push(arg, time, rec, rec->size);
-}
-
-/* evlist_read_round - drain every ring once, then emit what ordering now allows */
-int evlist_read_round(struct evlist *el, evlist_record_fn fn, void *arg)
-{
-	struct emit_ctx e = { fn, arg };
-	int ret = evlist_read(el, evlist_queue, el->merge);
-
-	return ret ? ret : merge_round_end(el->merge, UINT64_MAX, evlist_emit, &e);
 }
 
 /* evlist_read - every ring's complete records to push, in each ring's order */
@@ -658,14 +615,6 @@ int evlist_account(struct evlist *el, struct merge *m, uint64_t time)
 	return 0;
 }
 
-/* evlist_flush - emit every queued record not newer than limit */
-int evlist_flush(struct evlist *el, uint64_t limit, evlist_record_fn fn, void *arg)
-{
-	struct emit_ctx e = { fn, arg };
-
-	return merge_flush(el->merge, limit, evlist_emit, &e);
-}
-
 /* evlist_find_id - the event a sample id belongs to */
 struct evsel *evlist_find_id(const struct evlist *el, uint64_t id)
 {
@@ -673,12 +622,6 @@ struct evsel *evlist_find_id(const struct evlist *el, uint64_t id)
 
 	e = bsearch(&key, el->ids, el->nr_ids, sizeof(key), evlist_id_cmp);
 	return e ? e->sel : NULL;
-}
-
-/* evlist_sel - the i-th declared event */
-struct evsel *evlist_sel(const struct evlist *el, size_t i)
-{
-	return i < el->nr ? el->sel[i] : NULL;
 }
 
 /* evlist_nr - how many events are declared */
@@ -709,10 +652,4 @@ const struct ring_stats *evlist_ring_stats(const struct evlist *el, int i)
 bool evlist_counted_elsewhere(const struct evlist *el)
 {
 	return el->counted_elsewhere;
-}
-
-/* evlist_late - records that the merge had to emit out of order */
-uint64_t evlist_late(const struct evlist *el)
-{
-	return merge_late(el->merge);
 }

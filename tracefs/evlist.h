@@ -40,9 +40,6 @@ struct ring_stats {
 	uint64_t lost;		/* PERF_RECORD_LOST + LOST_SAMPLES */
 };
 
-/* Every record read, in time order; returns non-zero to stop. */
-typedef int (*evlist_record_fn)(void *arg, const struct perf_event_header *rec);
-
 struct evlist;
 
 /* evlist_alloc - an empty event list, or NULL with errno (ENOMEM) */
@@ -77,18 +74,6 @@ int evlist_enable(struct evlist *el);
 /* evlist_disable - stop sampling (the rings can still be read): 0, or -errno from the ioctl */
 int evlist_disable(struct evlist *el);
 /*
- * evlist_poll - wait until a ring passes its watermark or timeout_ms passes: rings ready (0:
- * timeout), or -errno
- */
-int evlist_poll(struct evlist *el, int timeout_ms);
-/*
- * evlist_read_round - drain every ring once, then emit what ordering allows: 0, -errno
- * (-ENOMEM), or fn's non-zero return
- */
-int evlist_read_round(struct evlist *el, evlist_record_fn fn, void *arg);
-/* evlist_flush - emit every queued record not newer than limit: 0, or fn's non-zero return */
-int evlist_flush(struct evlist *el, uint64_t limit, evlist_record_fn fn, void *arg);
-/*
  * For a reader that merges several kinds of ring: every complete record goes
  * to push (which must copy it: its ring space is released after the read),
  * each ring's records in the order they were written.
@@ -112,13 +97,10 @@ int evlist_account(struct evlist *el, struct merge *m, uint64_t time);
 int evsel_count_read(const struct evsel *sel, int nr_cpus, uint64_t *count);
 /* evlist_find_id - the event a sample id belongs to, or NULL for an id of none (no error) */
 struct evsel *evlist_find_id(const struct evlist *el, uint64_t id);
-/* evlist_sel - the i-th declared event, or NULL past the last (no error) */
-struct evsel *evlist_sel(const struct evlist *el, size_t i);
 size_t evlist_nr(const struct evlist *el);
 int evlist_nr_cpus(const struct evlist *el);
 const int *evlist_cpus(const struct evlist *el);
 const struct ring_stats *evlist_ring_stats(const struct evlist *el, int i);
-uint64_t evlist_late(const struct evlist *el);
 bool evlist_counted_elsewhere(const struct evlist *el);
 /*
  * cpus_online - the online CPU numbers from sysfs into *cpus (freed by the caller): how many,

@@ -66,12 +66,6 @@ struct ftrace_ring *ftrace_ring_alloc(void)
 	return fr;
 }
 
-/* ftrace_ring_name - the instance's name, iotap_<pid> */
-const char *ftrace_ring_name(const struct ftrace_ring *fr)
-{
-	return fr->name;
-}
-
 /* ftrace_ring_free - close the readers, remove the instance from the kernel, free; accepts NULL */
 void ftrace_ring_free(struct ftrace_ring *fr)
 {

@@ -104,7 +104,6 @@ int ftrace_ring_stats_update(struct ftrace_ring *fr);
  */
 const struct ftrace_stats *ftrace_ring_stats(const struct ftrace_ring *fr, int i);
 uint64_t ftrace_stats_lost(const struct ftrace_stats *st);
-const char *ftrace_ring_name(const struct ftrace_ring *fr);
 /* The decoder of the instance's sub-buffers (subbuf.h), NULL before its header page; the ring's. */
 const struct subbuf_decoder *ftrace_ring_decoder(const struct ftrace_ring *fr);
 /* Read sub-buffers into store's rooms from now on (NULL: into the ring's own page again). */

@@ -128,24 +128,6 @@ out_free:
 	return ret;
 }
 
-/* tfs_file_append - append text to a tracefs control file (e.g. dynamic_events) */
-int tfs_file_append(const char *rel, const char *text)
-{
-	char path[PATH_MAX];
-	size_t len = strlen(text);
-	int fd, ret;
-
-	ret = tfs_path_of(rel, path, sizeof(path));
-	if (ret)
-		return ret;
-	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, text, len) == (ssize_t)len ? 0 : -errno;
-	close(fd);
-	return ret;
-}
-
 /* tfs_file_exists - whether a tracefs file exists (features differ across kernels) */
 bool tfs_file_exists(const char *rel)
 {

@@ -21,11 +21,6 @@ int tfs_dir_get(const char **dir);
 int tfs_libtracefs_sync(void);
 /* tfs_file_read - a whole tracefs file into a NUL-terminated *buf the caller frees: 0 or -errno */
 int tfs_file_read(const char *rel, char **buf, size_t *len);
-/*
- * tfs_file_append - append text to a tracefs control file (dynamic_events): 0, or -errno from
- * open(2) or write(2)
- */
-int tfs_file_append(const char *rel, const char *text);
 bool tfs_event_exists(const char *sys, const char *name);
 bool tfs_file_exists(const char *rel);
 /*

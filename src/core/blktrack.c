@@ -958,12 +958,6 @@ const struct blktrack_stats *blktrack_stats(const struct blktrack *bt)
 	return &bt->st;
 }
 
-/* blktrack_reqtab_stats - eviction counters of the in-flight table */
-const struct reqtab_stats *blktrack_reqtab_stats(const struct blktrack *bt)
-{
-	return reqtab_stats(bt->tab);
-}
-
 /* blktrack_has_start - whether a submitter-context event is traced */
 bool blktrack_has_start(const struct blktrack *bt)
 {

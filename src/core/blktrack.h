@@ -135,7 +135,6 @@ int blktrack_cfg_select(struct blktrack_cfg *cfg, struct iotap_ctx *ctx, const c
 int blktrack_create(struct blktrack **out, struct iotap_ctx *ctx, const struct blktrack_cfg *cfg);
 void blktrack_free(struct blktrack *bt);
 const struct blktrack_stats *blktrack_stats(const struct blktrack *bt);
-const struct reqtab_stats *blktrack_reqtab_stats(const struct blktrack *bt);
 bool blktrack_has_start(const struct blktrack *bt);
 /* blktrack_stage_events - which stage events are traced (BT_STAGES) */
 const struct blktrack_stage_events *blktrack_stage_events(const struct blktrack *bt);

@@ -214,69 +214,6 @@ int hist_print_percentiles(const struct hist *h, FILE *out, const char *unit)
 	return ferror(out) ? -EIO : 0;
 }
 
-/* lhist_init - nr buckets of width step, the last one collecting everything above */
-int lhist_init(struct lhist *h, uint64_t step, uint64_t nr)
-{
-	memset(h, 0, sizeof(*h));
-	if (!step || !nr)
-		return -EINVAL;
-	h->slot = calloc(nr, sizeof(*h->slot));
-	if (!h->slot)
-		return -ENOMEM;
-	h->step = step;
-	h->nr = nr;
-	return 0;
-}
-
-/* lhist_add - count one value */
-void lhist_add(struct lhist *h, uint64_t v)
-{
-	uint64_t i = v / h->step;
-
-	h->slot[i < h->nr ? i : h->nr - 1]++;
-	h->count++;
-	h->sum += v;
-	if (v > h->max)
-		h->max = v;
-}
-
-/* lhist_reset - forget all values */
-void lhist_reset(struct lhist *h)
-{
-	memset(h->slot, 0, h->nr * sizeof(*h->slot));
-	h->count = h->sum = h->max = 0;
-}
-
-/* lhist_release - free the buckets; safe twice */
-void lhist_release(struct lhist *h)
-{
-	free(h->slot);
-	memset(h, 0, sizeof(*h));
-}
-
-/* lhist_print - BCC's print_linear_hist layout; buckets are labelled by their start */
-int lhist_print(const struct lhist *h, FILE *out, const char *val_type)
-{
-	int64_t idx_max = -1;
-	uint64_t val_max = 0;
-	char bar[64];
-
-	for (uint64_t i = 0; i < h->nr; i++) {
-		if (h->slot[i])
-			idx_max = i;
-		if (h->slot[i] > val_max)
-			val_max = h->slot[i];
-	}
-	if (idx_max >= 0)
-		fprintf(out, "     %-13s : count     distribution\n", val_type);
-	for (int64_t i = 0; i <= idx_max; i++) {
-		hist_stars(bar, h->slot[i], val_max, 40);
-		fprintf(out, "        %-10llu : %-8llu |%-40s|\n",
-			(unsigned long long)(i * h->step), (unsigned long long)h->slot[i], bar);
-	}
-	return ferror(out) ? -EIO : 0;
-}
-
 /* hist_set_get - the histogram of section key, created empty on first use */
 struct hist *hist_set_get(struct hist_set *hs, const char *key)
 {

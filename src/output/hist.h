@@ -36,14 +36,6 @@ struct hist_buckets {
 	uint64_t count, sum;
 };
 
-/* A linear histogram of step-wide buckets from 0 (BCC print_linear_hist). */
-struct lhist {
-	uint64_t step;
-	uint64_t nr;
-	uint64_t *slot;			/* nr buckets, the last one open-ended */
-	uint64_t count, sum, max;
-};
-
 /*
  * A histogram as bpftrace's hist() prints it: buckets [0], [1], [2, 4), ...
  * [2^63, 2^64), and only the rows from the lowest to the highest used one,
@@ -108,17 +100,6 @@ int hist_print_json(const struct hist *h, FILE *out, const char *val_type, const
 int hist_print_percentiles(const struct hist *h, FILE *out, const char *unit);
 void hist_stars(char *buf, uint64_t val, uint64_t val_max, int width);
 void json_str(FILE *out, const char *s);
-
-/*
- * lhist_init - nr buckets of width step, the last one collecting everything above: 0, -EINVAL
- * (step or nr 0), or -ENOMEM
- */
-int lhist_init(struct lhist *h, uint64_t step, uint64_t nr);
-void lhist_add(struct lhist *h, uint64_t v);
-void lhist_reset(struct lhist *h);
-void lhist_release(struct lhist *h);
-/* lhist_print - BCC's print_linear_hist layout, buckets labelled by their start: 0 or -EIO */
-int lhist_print(const struct lhist *h, FILE *out, const char *val_type);
 
 /*
  * hist_set_get - the histogram of section key, created empty on first use; NULL with errno

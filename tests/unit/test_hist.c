@@ -171,31 +171,6 @@ static void test_json(void **state)
 	hist_release(&h);
 }
 
-/* test_linear - BCC's print_linear_hist layout, last bucket open-ended */
-static void test_linear(void **state)
-{
-	struct lhist h;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-
-	assert_int_equal(lhist_init(&h, 10, 3), 0);
-	lhist_add(&h, 0);
-	lhist_add(&h, 15);
-	lhist_add(&h, 15);
-	lhist_add(&h, 1000);
-	f = open_memstream(&buf, &len);
-	lhist_print(&h, f, "kbytes");
-	fclose(f);
-	assert_string_equal(buf,
-		"     kbytes        : count     distribution\n"
-		"        0          : 1        |********************                    |\n"
-		"        10         : 2        |****************************************|\n"
-		"        20         : 1        |********************                    |\n");
-	free(buf);
-	lhist_release(&h);
-}
-
 /* test_sections - sorted by name, reset empties */
 static void test_sections(void **state)
 {
@@ -296,7 +271,6 @@ int main(void)
 		cmocka_unit_test(test_stars),
 		cmocka_unit_test(test_percentiles),
 		cmocka_unit_test(test_json),
-		cmocka_unit_test(test_linear),
 		cmocka_unit_test(test_sections),
 		cmocka_unit_test(test_set_print),
 	};
