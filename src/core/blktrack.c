@@ -855,6 +855,20 @@ int blktrack_cfg_select(struct blktrack_cfg *cfg, struct iotap_ctx *ctx, const c
 	return 0;
 }
 
+/* blktrack_cfg_bio - --bio into cfg, after blktrack_cfg_select: a bio-based -d traces bios anyway */
+int blktrack_cfg_bio(struct blktrack_cfg *cfg, struct iotap_ctx *ctx, const char *disk, bool bio)
+{
+	bool bio_based = cfg->has_dev && blktrack_dev_bio_based(ctx, cfg->dev);
+
+	if (bio && cfg->has_dev && !bio_based) {
+		iotap_err(ctx, "--bio: %s completes requests, not bios: trace it without --bio", disk);
+		return -EINVAL;
+	}
+	if (bio || bio_based)
+		cfg->flags |= BT_BIO;
+	return 0;
+}
+
 /* blktrack_create - subscribe to the events the configuration needs */
 int blktrack_create(struct blktrack **out, struct iotap_ctx *ctx, const struct blktrack_cfg *cfg)
 {

@@ -129,6 +129,12 @@ struct blk_lastpos {
 int blktrack_cfg_select(struct blktrack_cfg *cfg, struct iotap_ctx *ctx, const char *disk,
 			int pid);
 /*
+ * blktrack_cfg_bio - a tool's --bio into cfg, once blktrack_cfg_select chose its disk: bios
+ * traced for --bio and for a bio-based disk (md, dm). 0, or -EINVAL with its error line:
+ * --bio of a disk that completes requests
+ */
+int blktrack_cfg_bio(struct blktrack_cfg *cfg, struct iotap_ctx *ctx, const char *disk, bool bio);
+/*
  * blktrack_create - subscribe to the events the configuration needs: 0, or -errno (an event
  * that cannot be had, its format's missing fields: -ENOENT with an error line; -ENOMEM)
  */

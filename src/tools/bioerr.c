@@ -102,12 +102,9 @@ static int bioerr_init(struct iotap_ctx *ctx)
 
 	if (ret)
 		return ret;
-	if (p->bio && cfg.has_dev && !blktrack_dev_bio_based(ctx, cfg.dev)) {
-		iotap_err(ctx, "--bio: %s completes requests, not bios: trace it without --bio", p->disk);
-		return -EINVAL;
-	}
-	if (p->bio || (cfg.has_dev && blktrack_dev_bio_based(ctx, cfg.dev)))
-		cfg.flags |= BT_BIO;
+	ret = blktrack_cfg_bio(&cfg, ctx, p->disk, p->bio);
+	if (ret)
+		return ret;
 	return blktrack_create(&st->bt, ctx, &cfg);
 }
 

@@ -160,12 +160,9 @@ static int biolatency_init(struct iotap_ctx *ctx)
 	ret = blktrack_cfg_select(&cfg, ctx, p->disk, p->pid);
 	if (ret)
 		return ret;
-	if (p->bio && cfg.has_dev && !blktrack_dev_bio_based(ctx, cfg.dev)) {
-		iotap_err(ctx, "--bio: %s completes requests, not bios: trace it without --bio", p->disk);
-		return -EINVAL;
-	}
-	if (p->bio || (cfg.has_dev && blktrack_dev_bio_based(ctx, cfg.dev)))
-		cfg.flags |= BT_BIO;
+	ret = blktrack_cfg_bio(&cfg, ctx, p->disk, p->bio);
+	if (ret)
+		return ret;
 	/* The flags view shows flushes too, under their own flag set (README: Flushes). */
 	if (p->flags)
 		cfg.on_nodata = biolatency_on_done;
