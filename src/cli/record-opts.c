@@ -22,7 +22,7 @@ static const struct opt record_opts[] = {
 	  "write the recording in parts FILE.<timestamp> (UTC, YYYYmmddHHMMSSmmm), a new one after SIZE bytes of events written (100M, 1G; B, K, M, G; the sections before them, kallsyms with -g, come on top) or TIME of events (30s, 10m, 1h, 1d); each part is a whole recording, and each request is in the part of its first event, completion included" },
 	{ 0, "max-files", OPT_UINT, P(max_files), "N",
 	  "with --switch-output: keep the newest N parts, removing the oldest", NULL, 1, 100000000 },
-	RECORD_RING_OPTS(0, "with --ring: stop after N dumps (default: no limit)"),
+	RECORD_RING_OPTS(0, "with --ring: stop after N dumps (default: no limit)", ""),
 	{ 'd', "disk", OPT_STR, P(disk), "DISK", "with --trigger: look at requests of this disk only (its bios, for md and dm disks; every disk is still recorded)" },
 	RECORD_OPT_QUEUED(0),
 	OPT_END

@@ -39,9 +39,9 @@ struct record_params {
  * -Q apart, so that each command places it after its -d.
  */
 #define RECORD_P(base, f) ((base) + offsetof(struct record_params, f))
-#define RECORD_RING_OPTS(base, max_dumps_help) \
+#define RECORD_RING_OPTS(base, max_dumps_help, ring_cost_help) \
 	{ 0, "ring", OPT_UINT, RECORD_P(base, ring), "SECS", \
-	  "flight recorder: keep the last SECS seconds of events in memory, as read (uncompressed: only what a dump writes is compressed), and write nothing until a trigger (--trigger, SIGUSR2); each trigger writes FILE.<timestamp>, a whole recording of the SECS before it and --after SECS after it", \
+	  "flight recorder: keep the last SECS seconds of events in memory, as read (uncompressed: only what a dump writes is compressed), and write nothing until a trigger (--trigger, SIGUSR2); each trigger writes FILE.<timestamp>, a whole recording of the SECS before it and --after SECS after it" ring_cost_help, \
 	  NULL, 1, 86400 }, \
 	{ 0, "ring-size", OPT_STR, RECORD_P(base, ring_size), "SIZE", \
 	  "with --ring: at most SIZE bytes of events in memory (default 256M; K, M, G); when it binds, the ring holds less than SECS and says once how much" }, \
