@@ -99,14 +99,14 @@ static int nvmelatency_report(struct iotap_ctx *ctx)
 {
 	struct nvmelatency_params *p = ctx->params;
 	struct nvmelatency_state *st = ctx->state;
-	const struct cmdpair_part parts[] = {
+	const struct tool_cmd_part parts[] = {
 		{ &st->io, NULL },
 		{ &st->adm, p->admin ? NULL : "admin" },
 		{ &st->status, "status" },
 	};
 	int ret;
 
-	ret = cmdpair_report(ctx, parts, 3, p->msecs, p->json, p->timestamp, p->percentiles);
+	ret = tool_cmd_report(ctx, parts, 3, p->msecs, p->json, p->timestamp, p->percentiles);
 	nvme_pair_say(&st->pair, ctx);
 	return ret;
 }

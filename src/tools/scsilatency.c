@@ -87,14 +87,14 @@ static int scsilatency_report(struct iotap_ctx *ctx)
 {
 	struct scsilatency_params *p = ctx->params;
 	struct scsilatency_state *st = ctx->state;
-	const struct cmdpair_part parts[] = {
+	const struct tool_cmd_part parts[] = {
 		{ &st->lat, NULL },
 		{ &st->timeouts, "timeout" },
 		{ &st->errors, "dispatch_error" },
 	};
 	int ret;
 
-	ret = cmdpair_report(ctx, parts, 3, p->msecs, p->json, p->timestamp, p->percentiles);
+	ret = tool_cmd_report(ctx, parts, 3, p->msecs, p->json, p->timestamp, p->percentiles);
 	scsi_pair_say(&st->pair, ctx);
 	return ret;
 }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "hist.h"
 #include "outfile.h"
 #include "prom.h"
 #include "shared.h"
@@ -57,5 +58,23 @@ int tool_prom_write(struct iotap_ctx *ctx, struct prom *prom, const char *path, 
 		ret = prom_write(prom);
 	if (ret)
 		iotap_err(ctx, "cannot write %s: %s", path, strerror(-ret));
+	return ret;
+}
+
+/* tool_cmd_report - see shared.h */
+int tool_cmd_report(struct iotap_ctx *ctx, const struct tool_cmd_part *parts, size_t n, bool msecs,
+		    bool json, bool timestamp, bool percentiles)
+{
+	const char *label = msecs ? "msecs" : "usecs";
+	char ts[32];
+	int ret = 0;
+
+	tool_report_begin(ctx, json, timestamp, ts, sizeof(ts));
+	for (size_t i = 0; i < n && !ret; i++)
+		ret = parts[i].count ?
+		      hist_set_print_counts(parts[i].set, ctx->out, parts[i].count, json) :
+		      hist_set_print_bt(parts[i].set, ctx->out, label, json, percentiles, ts);
+	for (size_t i = 0; i < n; i++)
+		hist_set_reset(parts[i].set);
 	return ret;
 }

@@ -90,4 +90,20 @@ int tool_prom_open(struct iotap_ctx *ctx, const char *path, struct prom **prom);
  */
 int tool_prom_write(struct iotap_ctx *ctx, struct prom *prom, const char *path, int ret);
 
+struct hist_set;
+
+/* One part of a command latency report: its set as latency histograms, or counted. */
+struct tool_cmd_part {
+	struct hist_set *set;
+	const char *count;		/* NULL: histograms; else the name its counts print under */
+};
+
+/*
+ * tool_cmd_report - nvmelatency's and scsilatency's report: the interval's beginning (json: its
+ * time on each object; -T: a timestamp line), each part in turn (histograms in msecs or
+ * usecs, bpftrace's layout), then every part's set reset. 0 or the first printing error.
+ */
+int tool_cmd_report(struct iotap_ctx *ctx, const struct tool_cmd_part *parts, size_t n, bool msecs,
+		    bool json, bool timestamp, bool percentiles);
+
 #endif

@@ -18,7 +18,7 @@
 #include <cmocka.h>
 #include <traceevent/event-parse.h>
 
-#include "tools/cmdpair.h"
+#include "cmdpair.h"
 #include "session.h"
 #include "testlib.h"
 

@@ -95,20 +95,4 @@ void scsi_pair_say(struct scsi_pair *sp, struct iotap_ctx *ctx);
 /* Free what sp holds; sp may be zeroed or released already. */
 void scsi_pair_release(struct scsi_pair *sp);
 
-struct hist_set;
-
-/* One part of a command latency report: its set as latency histograms, or counted. */
-struct cmdpair_part {
-	struct hist_set *set;
-	const char *count;		/* NULL: histograms; else the name its counts print under */
-};
-
-/*
- * cmdpair_report - nvmelatency's and scsilatency's report: the interval's beginning (json: its
- * time on each object; -T: a timestamp line), each part in turn (histograms in msecs or
- * usecs, bpftrace's layout), then every part's set reset. 0 or the first printing error.
- */
-int cmdpair_report(struct iotap_ctx *ctx, const struct cmdpair_part *parts, size_t n, bool msecs,
-	       bool json, bool timestamp, bool percentiles);
-
 #endif

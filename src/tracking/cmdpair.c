@@ -4,8 +4,6 @@
 #include <string.h>
 
 #include "cmdpair.h"
-#include "hist.h"
-#include "shared.h"
 
 #define NVME_MAX_INFLIGHT (1u << 20)
 #define NVME_MAX_AGE_NS (60ull * 1000000000ull)
@@ -348,22 +346,4 @@ void scsi_pair_release(struct scsi_pair *sp)
 	scsi_fmt_release(&sp->f_done);
 	scsi_fmt_release(&sp->f_timeout);
 	scsi_fmt_release(&sp->f_error);
-}
-
-/* cmdpair_report - see cmdpair.h */
-int cmdpair_report(struct iotap_ctx *ctx, const struct cmdpair_part *parts, size_t n, bool msecs,
-	       bool json, bool timestamp, bool percentiles)
-{
-	const char *label = msecs ? "msecs" : "usecs";
-	char ts[32];
-	int ret = 0;
-
-	tool_report_begin(ctx, json, timestamp, ts, sizeof(ts));
-	for (size_t i = 0; i < n && !ret; i++)
-		ret = parts[i].count ?
-		      hist_set_print_counts(parts[i].set, ctx->out, parts[i].count, json) :
-		      hist_set_print_bt(parts[i].set, ctx->out, label, json, percentiles, ts);
-	for (size_t i = 0; i < n; i++)
-		hist_set_reset(parts[i].set);
-	return ret;
 }
