@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* cgroup.c - every task's cgroup v2 along the event stream (cgroup.h) */
+/* cgroup.c - every task's cgroup along the event stream, in one hierarchy (cgroup.h) */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "../parsers/field.h"
 
 #define CGROUP2_MAGIC 0x63677270
+#define CGROUP_SUPER_MAGIC 0x27e0eb	/* a cgroup v1 hierarchy */
 /* Where a report takes a --cgroup path apart from the hierarchy path it names. */
 #define CGROUP_MOUNT "/sys/fs/cgroup"
 #define CGTRACK_PATHS_MAX 65536
@@ -28,6 +30,7 @@ struct cg_task {
 struct cgtrack {
 	struct cgtrack_ops ops;
 	char *filter;			/* hierarchy path, "/a/b"; NULL: none */
+	int root;			/* the hierarchy followed: 0 v2, else a v1 one's id */
 	char **paths;
 	int8_t *match;			/* per path: -1 unknown, 0, 1 */
 	size_t nr_paths, cap_paths;
@@ -136,13 +139,13 @@ static int cg_on_fork(struct iotap_ctx *ctx, const struct perf_sample *s, void *
 	return 0;
 }
 
-/* cg_on_attach - a task moved to another cgroup of the v2 hierarchy (its id is 0) */
+/* cg_on_attach - a task moved to another cgroup of the hierarchy followed (dst_root: its id) */
 static int cg_on_attach(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
 {
 	struct cgtrack *ct = arg;
 	char path[PATH_MAX];
 
-	if (field_s64(&ct->att_root, s->raw, s->raw_size) != 0 ||
+	if (field_s64(&ct->att_root, s->raw, s->raw_size) != ct->root ||
 	    !field_str(&ct->att_path, s->raw, s->raw_size, path, sizeof(path)))
 		return 0;
 	cg_set(ct, (uint32_t)field_u64(&ct->att_pid, s->raw, s->raw_size), cg_path_id(ct, path),
@@ -176,40 +179,146 @@ static void cg_mount_relative(char *real, const struct stat *st)
 		memmove(real, real + root, strlen(real + root) + 1);
 }
 
-/* cg_dir - whether arg is a cgroup v2 directory here; its hierarchy path in real */
-static bool cg_dir(const char *arg, char *real)
+/* cg_has_word - whether list, words split by commas, holds the n bytes of word */
+static bool cg_has_word(const char *list, const char *word, size_t n)
+{
+	for (const char *p = list;;) {
+		size_t k = strcspn(p, ",");
+
+		if (k == n && !strncmp(p, word, n))
+			return true;
+		if (!p[k])
+			return false;
+		p += k + 1;
+	}
+}
+
+/*
+ * cg_v1_mount_opts - the super options ("rw,blkio") of the cgroup v1 mount that real lies
+ * on, the one with the longest mount point over it (/proc/self/mountinfo): 0, or -ENOENT
+ */
+static int cg_v1_mount_opts(const char *real, char *opts, size_t len)
+{
+	char line[PATH_MAX * 2], mnt[PATH_MAX];
+	size_t best = 0;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+
+	if (!f)
+		return -ENOENT;
+	while (fgets(line, sizeof(line), f)) {
+		char *dash = strstr(line, " - cgroup "), sopts[PATH_MAX];
+		size_t n;
+
+		/* id parent major:minor root mount-point ... - cgroup source super-options */
+		if (!dash || sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1 ||
+		    sscanf(dash + 10, "%*s %4095s", sopts) != 1)
+			continue;
+		n = strlen(mnt);
+		if (n >= best && !strncmp(real, mnt, n) && (real[n] == '/' || !real[n])) {
+			best = n;
+			snprintf(opts, len, "%s", sopts);
+		}
+	}
+	fclose(f);
+	return best ? 0 : -ENOENT;
+}
+
+/*
+ * cg_v1_root - the id of the v1 hierarchy real lies on: the /proc/self/cgroup line whose
+ * controllers ("blkio", "cpu,cpuacct", "name=systemd") are all in its mount's options; >0,
+ * or -ENOENT
+ */
+static int cg_v1_root(const char *real)
+{
+	char opts[PATH_MAX], line[PATH_MAX + 64];
+	int root = -ENOENT;
+	FILE *f;
+
+	if (cg_v1_mount_opts(real, opts, sizeof(opts)) || !(f = fopen("/proc/self/cgroup", "re")))
+		return -ENOENT;
+	while (root < 0 && fgets(line, sizeof(line), f)) {
+		char *ctl = strchr(line, ':'), *end = ctl ? strchr(ctl + 1, ':') : NULL;
+		long id = strtol(line, NULL, 10);
+		bool all = end && end > ctl + 1;
+
+		for (char *c = ctl + 1; all && c < end; c += strcspn(c, ",:") + 1)
+			all = cg_has_word(opts, c, strcspn(c, ",:"));
+		if (all && id > 0)
+			root = (int)id;
+	}
+	fclose(f);
+	return root;
+}
+
+/*
+ * cg_dir - whether arg is a cgroup directory here: its hierarchy path in real, and in
+ * *root 0 for v2, or the id of its v1 hierarchy
+ */
+static bool cg_dir(const char *arg, char *real, int *root)
 {
 	struct statfs sfs;
 	struct stat st;
 
-	if (!realpath(arg, real) || statfs(real, &sfs) || stat(real, &st) ||
-	    sfs.f_type != CGROUP2_MAGIC || !S_ISDIR(st.st_mode))
+	if (!realpath(arg, real) || statfs(real, &sfs) || stat(real, &st) || !S_ISDIR(st.st_mode))
+		return false;
+	if (sfs.f_type == CGROUP2_MAGIC)
+		*root = 0;
+	else if (sfs.f_type != CGROUP_SUPER_MAGIC || (*root = cg_v1_root(real)) < 0)
 		return false;
 	cg_mount_relative(real, &st);
 	return true;
 }
 
 /* cgroup_path_here - see cgroup.h */
-int cgroup_path_here(const char *arg, char *path, size_t len)
+int cgroup_path_here(const char *arg, char *path, size_t len, int *root)
 {
 	char real[PATH_MAX];
 
-	if (!cg_dir(arg, real)) {
-		log_msg(LOG_ERR, "--cgroup '%s' is not a cgroup v2 directory (e.g. %s/system.slice)", arg,
-			CGROUP_MOUNT);
+	if (!cg_dir(arg, real, root)) {
+		log_msg(LOG_ERR, "--cgroup '%s' is not a cgroup directory (v2: e.g. %s/system.slice; v1: a hierarchy's, e.g. %s/blkio/system.slice)",
+			arg, CGROUP_MOUNT, CGROUP_MOUNT);
 		return -ENOENT;
 	}
 	snprintf(path, len, "%s", real);
 	return 0;
 }
 
+/* cg_v1_named - whether arg, a path under the cgroup mount, is in one of v1's usual hierarchies */
+static bool cg_v1_named(const char *arg)
+{
+	static const char *const v1[] = {
+		"blkio", "cpu", "cpuacct", "cpu,cpuacct", "cpuacct,cpu", "cpuset", "memory",
+		"devices", "freezer", "net_cls", "net_prio", "net_cls,net_prio", "net_prio,net_cls",
+		"perf_event", "hugetlb", "pids", "rdma", "misc", "systemd", "elogind",
+	};
+	size_t n = strlen(CGROUP_MOUNT);
+
+	if (strncmp(arg, CGROUP_MOUNT "/", n + 1))
+		return false;
+	arg += n + 1;
+	for (size_t i = 0; i < sizeof(v1) / sizeof(v1[0]); i++) {
+		size_t k = strlen(v1[i]);
+
+		if (!strncmp(arg, v1[i], k) && (!arg[k] || arg[k] == '/'))
+			return true;
+	}
+	return false;
+}
+
 /* cgroup_path_named - see cgroup.h */
-int cgroup_path_named(const char *arg, char *path, size_t len)
+int cgroup_path_named(const char *arg, char *path, size_t len, int *root)
 {
 	static const char *const mounts[] = { CGROUP_MOUNT "/unified", CGROUP_MOUNT };
 	char real[PATH_MAX];
 
-	if (cg_dir(arg, real)) {
+	*root = 0;
+	if (cg_dir(arg, real, root) || cg_v1_named(arg)) {
+		if (*root || cg_v1_named(arg)) {
+			log_msg(LOG_ERR, "--cgroup '%s': a cgroup v1 hierarchy is followed live only; a recording holds cgroup v2 paths (e.g. %s/system.slice)",
+				arg, CGROUP_MOUNT);
+			*root = 0;
+			return -EINVAL;
+		}
 		snprintf(path, len, "%s", real);
 		return 0;
 	}
@@ -251,8 +360,8 @@ int cgtrack_create(struct cgtrack **out, const struct cgtrack_ops *ops, const ch
 		return -ENOMEM;
 	ct->ops = *ops;
 	if (path) {
-		ret = ops->path ? ops->path(ops->arg, path, hpath, sizeof(hpath)) :
-			cgroup_path_named(path, hpath, sizeof(hpath));
+		ret = ops->path ? ops->path(ops->arg, path, hpath, sizeof(hpath), &ct->root) :
+			cgroup_path_named(path, hpath, sizeof(hpath), &ct->root);
 		/* "/a/b/" names /a/b. */
 		for (size_t n = strlen(hpath); !ret && n > 1 && hpath[n - 1] == '/'; n--)
 			hpath[n - 1] = 0;
@@ -293,8 +402,11 @@ out_free:
 	return ret;
 }
 
-/* cg_read_task - the v2 line ("0::/path") of one /proc/PID/task/TID/cgroup file */
-static void cg_read_task(const char *file, uint32_t tid, cgroup_task_fn fn, void *arg)
+/*
+ * cg_read_task - the line of hierarchy root of one /proc/PID/task/TID/cgroup file
+ * ("0::/path" for v2, "7:blkio:/path" for a v1 hierarchy of id 7)
+ */
+static void cg_read_task(const char *file, uint32_t tid, int root, cgroup_task_fn fn, void *arg)
 {
 	char line[PATH_MAX + 8];
 	struct timespec ts;
@@ -309,10 +421,12 @@ static void cg_read_task(const char *file, uint32_t tid, cgroup_task_fn fn, void
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "0::", 3))
+		char *end, *path;
+
+		if (strtol(line, &end, 10) != root || *end != ':' || !(path = strchr(end + 1, ':')))
 			continue;
-		line[strcspn(line, "\n")] = 0;
-		fn(arg, tid, line + 3, t);
+		path[1 + strcspn(path + 1, "\n")] = 0;
+		fn(arg, tid, path + 1, t);
 		break;
 	}
 	fclose(f);
@@ -320,6 +434,7 @@ static void cg_read_task(const char *file, uint32_t tid, cgroup_task_fn fn, void
 
 /* What cgroup_tasks_proc hands each task's cgroup to. */
 struct cg_tasks_walk {
+	int root;
 	cgroup_task_fn fn;
 	void *arg;
 };
@@ -331,13 +446,13 @@ static void cg_task_proc(void *arg, uint32_t pid, uint32_t tid)
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%u/task/%u/cgroup", pid, tid);
-	cg_read_task(path, tid, w->fn, w->arg);
+	cg_read_task(path, tid, w->root, w->fn, w->arg);
 }
 
 /* cgroup_tasks_proc - see cgroup.h */
-int cgroup_tasks_proc(cgroup_task_fn fn, void *arg)
+int cgroup_tasks_proc(int root, cgroup_task_fn fn, void *arg)
 {
-	struct cg_tasks_walk w = { fn, arg };
+	struct cg_tasks_walk w = { root, fn, arg };
 
 	return proc_tasks_each(cg_task_proc, &w);
 }
@@ -346,7 +461,7 @@ int cgroup_tasks_proc(cgroup_task_fn fn, void *arg)
 void cgtrack_started(struct cgtrack *ct)
 {
 	if (ct && ct->ops.tasks)
-		ct->ops.tasks(ct->ops.arg, cg_snapshot_one, ct);
+		ct->ops.tasks(ct->ops.arg, ct->root, cg_snapshot_one, ct);
 }
 
 /* cgtrack_of - see cgroup.h */

@@ -3,7 +3,9 @@
 #define IOTAP_CGROUP_H
 
 /*
- * Which cgroup (v2) each task is in, at every moment of the event stream,
+ * Which cgroup each task is in, at every moment of the event stream, in one
+ * hierarchy: cgroup v2's, or with --cgroup naming a v1 directory (blkio on a
+ * hybrid or v1 host, a named hierarchy such as name=systemd) that one,
  * kept in user space so that it works whatever delivers the events (perf
  * rings, the ftrace ring buffer, a recording): a snapshot of every task's
  * /proc/TID/cgroup when tracing starts, then sched:sched_process_fork (a
@@ -32,10 +34,13 @@ struct cgtrack_ops {
 	/* Subscribe fn to sys:name (outside any tool's events table): its format, or NULL with errno. */
 	struct tep_event *(*event_use)(void *arg, const char *sys, const char *name,
 				       iotap_handler_fn fn, void *fn_arg);
-	/* The hierarchy path a --cgroup argument names (host_ops.cgroup_path); NULL: cgroup_path_named. */
-	int (*path)(void *arg, const char *in, char *out, size_t len);
-	/* Every task's cgroup when events began to flow (host_ops.cgroup_tasks); NULL: none known. */
-	int (*tasks)(void *arg, cgroup_task_fn fn, void *fn_arg);
+	/*
+	 * The hierarchy path a --cgroup argument names, and its hierarchy in *root
+	 * (host_ops.cgroup_path); NULL: cgroup_path_named.
+	 */
+	int (*path)(void *arg, const char *in, char *out, size_t len, int *root);
+	/* Every task's cgroup in hierarchy root when events began to flow (host_ops.cgroup_tasks); NULL: none known. */
+	int (*tasks)(void *arg, int root, cgroup_task_fn fn, void *fn_arg);
 };
 
 /*
@@ -59,15 +64,23 @@ bool cgtrack_filtering(const struct cgtrack *ct);
 void cgtrack_free(struct cgtrack *ct);
 
 /* For the sources. */
-/* cgroup_path_here - a cgroup v2 directory of this machine as a hierarchy path: 0, or -ENOENT logged */
-int cgroup_path_here(const char *arg, char *path, size_t len);
 /*
- * cgroup_path_named - that, or a path of the recording machine's hierarchy (its mount left out):
- * 0, or -EINVAL logged for a relative path that is no cgroup here
+ * cgroup_path_here - a cgroup directory of this machine as a hierarchy path, and its
+ * hierarchy in *root: 0 for cgroup v2, the id /proc/self/cgroup gives a v1 hierarchy
+ * (blkio, name=systemd, ...). 0, or -ENOENT logged
  */
-int cgroup_path_named(const char *arg, char *path, size_t len);
-/* cgroup_tasks_proc - every task's cgroup v2 path from /proc, stamped when read: 0, or -errno when
- * /proc cannot be read */
-int cgroup_tasks_proc(cgroup_task_fn fn, void *arg);
+int cgroup_path_here(const char *arg, char *path, size_t len, int *root);
+/*
+ * cgroup_path_named - a cgroup v2 directory here, or a path of the recording machine's v2
+ * hierarchy (its mount left out), for reports: a recording holds v2 paths only. 0, or
+ * -EINVAL logged for a relative path that is no cgroup here, or for a v1 hierarchy's
+ * directory (here, or named by its mount: /sys/fs/cgroup/blkio/...)
+ */
+int cgroup_path_named(const char *arg, char *path, size_t len, int *root);
+/*
+ * cgroup_tasks_proc - every task's cgroup path in hierarchy root (0: v2) from /proc, stamped
+ * when read: 0, or -errno when /proc cannot be read
+ */
+int cgroup_tasks_proc(int root, cgroup_task_fn fn, void *arg);
 
 #endif

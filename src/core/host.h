@@ -26,7 +26,7 @@ struct recording_info;
 struct ksyms;
 struct usyms;
 
-/* A task (tid) was in the cgroup v2 at path from stream time t on. */
+/* A task (tid) was in the cgroup at path (of the hierarchy asked for) from stream time t on. */
 typedef void (*cgroup_task_fn)(void *arg, uint32_t tid, const char *path, uint64_t t);
 
 struct host_ops {
@@ -64,10 +64,18 @@ struct host_ops {
 	int (*device_gone)(struct session *s, enum iotap_device kind, const char *name);
 	/* The load averages text ("0.10 0.20 0.30 1/100 42"); -ENODATA when unknown. */
 	int (*loadavg)(struct session *s, char *buf, size_t len);
-	/* The hierarchy path ("/a/b") a --cgroup argument names; logs why not (live: no such cgroup). */
-	int (*cgroup_path)(struct session *s, const char *arg, char *path, size_t len);
-	/* Every task's cgroup v2 path when tracing began, one fn call each; -EINVAL damaged. */
-	int (*cgroup_tasks)(struct session *s, cgroup_task_fn fn, void *arg);
+	/*
+	 * The hierarchy path ("/a/b") a --cgroup argument names, and in *root its
+	 * hierarchy (0: cgroup v2; else a v1 hierarchy's id, as /proc/PID/cgroup
+	 * and cgroup_attach_task's dst_root number it); logs why not (live: no
+	 * such cgroup; a recording: a v1 hierarchy, which it does not hold).
+	 */
+	int (*cgroup_path)(struct session *s, const char *arg, char *path, size_t len, int *root);
+	/*
+	 * Every task's cgroup path in hierarchy root when tracing began, one fn
+	 * call each; -EINVAL damaged, -ENOTSUP a hierarchy the source does not hold.
+	 */
+	int (*cgroup_tasks)(struct session *s, int root, cgroup_task_fn fn, void *arg);
 	/* A tool's banner, where events are traced as they happen: on ctx->out, or the log with data_out. */
 	void (*announce)(struct session *s, struct iotap_ctx *ctx, const char *banner);
 	/*

@@ -33,19 +33,19 @@ static bool session_cg_available(void *arg, const char *sys, const char *name)
 }
 
 /* session_cg_path - the source turns a --cgroup argument into a hierarchy path */
-static int session_cg_path(void *arg, const char *in, char *out, size_t len)
+static int session_cg_path(void *arg, const char *in, char *out, size_t len, int *root)
 {
 	struct session *s = arg;
 
-	return s->host->cgroup_path(s, in, out, len);
+	return s->host->cgroup_path(s, in, out, len, root);
 }
 
 /* session_cg_tasks - the source knows every task's cgroup when events began to flow */
-static int session_cg_tasks(void *arg, cgroup_task_fn fn, void *fn_arg)
+static int session_cg_tasks(void *arg, int root, cgroup_task_fn fn, void *fn_arg)
 {
 	struct session *s = arg;
 
-	return s->host->cgroup_tasks(s, fn, fn_arg);
+	return s->host->cgroup_tasks(s, root, fn, fn_arg);
 }
 
 /* cgroup_observer_start - events flow: every task's cgroup then */

@@ -303,7 +303,7 @@ static int snap_put_cgroups(struct rec_writer *w)
 	int ret;
 
 	rec_sec_cgrp_begin(&cg.b);
-	ret = cgroup_tasks_proc(snap_cgroup_add, &cg);
+	ret = cgroup_tasks_proc(0, snap_cgroup_add, &cg);
 	if (ret)
 		log_msg(LOG_WARN, "cannot list /proc: %s; only tasks that fork or move have a cgroup",
 			strerror(-ret));

@@ -182,16 +182,17 @@ static int host_live_member_offset(struct session *s, const char *strct, const c
 	return btf_vmlinux_member_offset(strct, member, offset);
 }
 
-/* host_live_cgroup_path - --cgroup names a cgroup v2 directory of this machine */
-static int host_live_cgroup_path(struct session *s, const char *arg, char *path, size_t len)
+/* host_live_cgroup_path - --cgroup names a cgroup directory of this machine, v2 or v1 */
+static int host_live_cgroup_path(struct session *s, const char *arg, char *path, size_t len,
+				 int *root)
 {
-	return cgroup_path_here(arg, path, len);
+	return cgroup_path_here(arg, path, len, root);
 }
 
-/* host_live_cgroup_tasks - every task's cgroup now, from /proc */
-static int host_live_cgroup_tasks(struct session *s, cgroup_task_fn fn, void *arg)
+/* host_live_cgroup_tasks - every task's cgroup in hierarchy root now, from /proc */
+static int host_live_cgroup_tasks(struct session *s, int root, cgroup_task_fn fn, void *arg)
 {
-	return cgroup_tasks_proc(fn, arg);
+	return cgroup_tasks_proc(root, fn, arg);
 }
 
 const struct host_ops host_live = {

@@ -889,11 +889,15 @@ static int file_maps_load(struct session *s, struct usyms *us)
 }
 
 /* file_cgroup_tasks - every task's cgroup when recording began (record --cgroups) */
-static int file_cgroup_tasks(struct session *s, cgroup_task_fn fn, void *arg)
+static int file_cgroup_tasks(struct session *s, int root, cgroup_task_fn fn, void *arg)
 {
 	const struct file_src *f = s->src_priv;
 	char why[128] = "";
 	int ret = 0;
+
+	/* Recorded: the v2 hierarchy's (cgroup_path_named refuses a v1 one first). */
+	if (root)
+		return -ENOTSUP;
 
 	for (size_t k = 0; k < f->nr_blobs && !ret; k++)
 		if (f->blobs[k].type == REC_SEC_CGRP)

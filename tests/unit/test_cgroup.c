@@ -109,12 +109,38 @@ static void test_not_recorded(void **state)
 	free(buf);
 }
 
+/*
+ * test_v1_in_report - a recording holds v2 paths: a v1 hierarchy's directory, named by its
+ * mount here or on the recording machine, is refused in one line, never counted as nothing
+ */
+static void test_v1_in_report(void **state)
+{
+	size_t len;
+	uint8_t *buf = testlib_data_load("recordings", CG_FILE, &len);
+	char *out = NULL;
+
+	testlib_log[0] = 0;
+	assert_int_equal(testlib_tool_run(buf, len, NULL, &out, "biolatency", "--cgroup",
+					  "/sys/fs/cgroup/blkio/iotap-rec/a", NULL), -EINVAL);
+	assert_non_null(strstr(testlib_log, "followed live only"));
+	assert_null(strchr(strchr(testlib_log, '\n') + 1, '\n'));
+	free(out);
+	/* The v2 mount of a hybrid host is taken apart from the path, as before. */
+	testlib_log[0] = 0;
+	assert_int_equal(testlib_tool_run(buf, len, NULL, &out, "biolatency", "-d", "7:1",
+					  "--cgroup", "/sys/fs/cgroup/unified/iotap-rec/b", NULL), 0);
+	assert_int_equal(testlib_hist_total(out, NULL), 20);
+	free(out);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_filter),
 		cmocka_unit_test(test_column),
 		cmocka_unit_test(test_not_recorded),
+		cmocka_unit_test(test_v1_in_report),
 	};
 
 	log_set(testlib_log_keep);
