@@ -75,7 +75,6 @@ static const struct opt biosnoop_opts[] = {
 static const struct tool_event biosnoop_events[] = {
 	TOOL_EVENTS_BLOCK_REQ,
 	TOOL_EVENTS_BLOCK_BIO,
-	{ "block", "block_bio_remap", TOOL_EV_OPTIONAL },
 	{ NULL, NULL, 0 }
 };
 
@@ -312,7 +311,8 @@ static int biosnoop_init(struct iotap_ctx *ctx)
 		iotap_err(ctx, "block:block_bio_remap has no dev/sector/old_dev/old_sector fields");
 		return ret;
 	}
-	return cfg.has_dev ? iotap_event_filter(ev, "old_dev == %u", cfg.dev) : 0;
+	/* As blktrack's own use of the event: the kernel ANDs the two. */
+	return cfg.has_dev ? iotap_event_filter(ev, "dev == %u || old_dev == %u", cfg.dev, cfg.dev) : 0;
 }
 
 /* biosnoop_json - the timeline into f */

@@ -15,8 +15,9 @@ struct prom;
 
 /*
  * The block events of the tools that pair requests (blktrack): issue and completion,
- * the submitter's (block_io_start, block_rq_insert on kernels before 6.5) and the
- * bio front merges that move a started request's first sector. One
+ * the submitter's (block_io_start, block_rq_insert on kernels before 6.5), the
+ * bio front merges that move a started request's first sector, and the remaps of a
+ * partition's bios, which name the submitter of what blk-throttle's worker starts. One
  * table, so a tool copied from bitesize.c declares what blktrack may ask for; a tool
  * that never asks who submitted a request takes issue and completion alone.
  */
@@ -27,7 +28,8 @@ struct prom;
 	TOOL_EVENTS_BLOCK_RQ, \
 	{ "block", "block_io_start", TOOL_EV_OPTIONAL }, \
 	{ "block", "block_rq_insert", TOOL_EV_OPTIONAL }, \
-	{ "block", "block_bio_frontmerge", TOOL_EV_OPTIONAL }
+	{ "block", "block_bio_frontmerge", TOOL_EV_OPTIONAL }, \
+	{ "block", "block_bio_remap", TOOL_EV_OPTIONAL }
 /*
  * The same with stacks on the submitter's events (BT_START_STACK), for the tools that tag
  * each request with the stack that started it.
@@ -36,6 +38,7 @@ struct prom;
 	{ "block", "block_io_start", TOOL_EV_OPTIONAL | TOOL_EV_STACK }, \
 	{ "block", "block_rq_insert", TOOL_EV_OPTIONAL | TOOL_EV_STACK }, \
 	{ "block", "block_bio_frontmerge", TOOL_EV_OPTIONAL }, \
+	{ "block", "block_bio_remap", TOOL_EV_OPTIONAL }, \
 	TOOL_EVENTS_BLOCK_RQ
 /* And the bios (BT_BIO), for the disks that take bios and make no requests (md, dm). */
 #define TOOL_EVENTS_BLOCK_BIO \

@@ -8,6 +8,9 @@
 
 #define BLKTRACK_MAX_INFLIGHT (1u << 20)
 #define BLKTRACK_MAX_AGE_NS (60ull * 1000000000ull)
+/* Bios a partition remapped, waiting for their request (or a throttle): at most, and how long. */
+#define BLKTRACK_MAX_HELD (1u << 16)
+#define BLKTRACK_HELD_AGE_NS (60ull * 1000000000ull)
 #define BLKTRACK_MAX_NODATA 256
 #define BLKTRACK_MAX_CLAIMS 256
 #define BLKTRACK_CLAIM_NS 1000000000ull	/* a claim no flush answered within 1 s was served without one */
@@ -55,6 +58,14 @@ struct blktrack {
 	size_t nr_claims;
 	/* -d PARTITION: threads that submitted data to it, whose data-less flushes are its */
 	uint32_t part_tids[BLKTRACK_PART_TIDS];
+	/*
+	 * Bios remapped from a partition to its disk (block_bio_remap), by their
+	 * key on the disk: the remap runs in the submitter's context before
+	 * blk-throttle can hold the bio, whose request its worker starts later.
+	 * pid, comm and cgroup are the submitter's; user its thread, t_start when.
+	 */
+	struct reqtab *held;
+	struct block_remap_fmt f_remap;
 };
 
 /* blktrack_decode - decode a sample with fmt, rejecting truncated records and other disks */
@@ -320,31 +331,87 @@ static bool blktrack_submitter_ok(const struct blktrack *bt, const struct perf_s
 	return (!bt->cfg.pid || (int)s->pid == bt->cfg.pid) && iotap_cgroup_match(bt->ctx, s);
 }
 
+/* blktrack_on_remap - a partition's bio sent on to its disk, in its submitter's context */
+static int blktrack_on_remap(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct blktrack *bt = arg;
+	struct block_remap r;
+	struct blkreq *h;
+
+	if (block_remap_decode(&bt->f_remap, s->raw, s->raw_size, &r) || !r.nr_sector ||
+	    (bt->cfg.has_dev && r.dev != bt->cfg.dev))
+		return 0;
+	h = reqtab_find(bt->held, r.dev, r.sector);
+	if (!h)
+		h = reqtab_insert(bt->held, r.dev, r.sector, s->time);
+	h->pid = s->pid;
+	h->user = s->tid;
+	h->t_start = s->time;
+	h->cgroup = iotap_cgroup_of(ctx, s);
+	snprintf(h->comm, sizeof(h->comm), "%s", iotap_comm(ctx, s->pid));
+	return 0;
+}
+
+/*
+ * blktrack_submitter - who submitted the request rq starts: the task of s, or
+ * the one that remapped its bio where another task (blk-throttle's worker)
+ * starts it; *id is then that task's sample, and rq names it
+ */
+static const struct perf_sample *blktrack_submitter(struct blktrack *bt, struct block_rq *rq,
+						    const struct perf_sample *s,
+						    struct perf_sample *id)
+{
+	struct blkreq *h = bt->held && rq->nr_sector ? reqtab_find(bt->held, rq->dev, rq->sector) :
+			   NULL;
+
+	if (!h)
+		return s;
+	if (h->user == s->tid) {
+		reqtab_remove(bt->held, h);
+		return s;
+	}
+	*id = *s;
+	id->pid = h->pid;
+	id->tid = (uint32_t)h->user;
+	id->time = h->t_start;
+	memcpy(rq->comm, h->comm, sizeof(rq->comm));
+	reqtab_remove(bt->held, h);
+	bt->st.joined++;
+	return id;
+}
+
 /* blktrack_on_start - the submitter's event: block_io_start (or insert on old kernels) */
 static int blktrack_on_start(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
 {
+	const struct perf_sample *who;
 	struct blktrack *bt = arg;
+	struct perf_sample id;
 	struct block_rq rq;
 	struct blkreq *r;
 
 	if (blktrack_decode(bt, &bt->f_start, s, &rq))
 		return 0;
-	/* The one place a request is attributed: its submitter's context (bcc#3741). */
-	if (!blktrack_submitter_ok(bt, s))
+	/*
+	 * The one place a request is attributed: its submitter's context
+	 * (bcc#3741), or where blk-throttle's worker starts it, the context that
+	 * remapped its bio from a partition.
+	 */
+	who = blktrack_submitter(bt, &rq, s, &id);
+	if (!blktrack_submitter_ok(bt, who))
 		return 0;
 	if (rq.nr_sector == 0) {
 		/* A data-less flush names no place: a partition's when its thread wrote there. */
-		if (bt->cfg.part_end && (!s->tid || *blktrack_part_tid(bt, s->tid) != s->tid))
+		if (bt->cfg.part_end && (!who->tid || *blktrack_part_tid(bt, who->tid) != who->tid))
 			return 0;
-		blktrack_nd_add(bt, &rq, s)->t_start = s->time;
+		blktrack_nd_add(bt, &rq, who)->t_start = s->time;
 		return 0;
 	}
 	if (bt->cfg.part_end)
-		*blktrack_part_tid(bt, s->tid) = s->tid;
+		*blktrack_part_tid(bt, who->tid) = who->tid;
 	if (rq.flags & BLOCK_F_PREFLUSH)
-		blktrack_claim_add(bt, &rq, s);
+		blktrack_claim_add(bt, &rq, who);
 	if (rq.flags & BLOCK_F_FUA)
-		blktrack_claim_add(bt, &rq, s);
+		blktrack_claim_add(bt, &rq, who);
 	/* Traced for flushes alone: a data request is timed from its issue, as without the event. */
 	if (bt->start_flush_only)
 		return 0;
@@ -353,11 +420,11 @@ static int blktrack_on_start(struct iotap_ctx *ctx, const struct perf_sample *s,
 	if (r && (r->t_start || !r->t_getrq))
 		r = NULL;
 	if (r) {
-		r->pid = s->pid;
-		r->cgroup = iotap_cgroup_of(bt->ctx, s);
+		r->pid = who->pid;
+		r->cgroup = iotap_cgroup_of(bt->ctx, who);
 		memcpy(r->comm, rq.comm, sizeof(r->comm));
 	} else {
-		r = blktrack_new(bt, &rq, s);
+		r = blktrack_new(bt, &rq, who);
 	}
 	r->t_start = s->time;
 	if (bt->start_is_insert)
@@ -760,6 +827,28 @@ static int blktrack_use(struct blktrack *bt, struct iotap_ctx *ctx, const char *
 	return 0;
 }
 
+/*
+ * blktrack_remap_use - block_bio_remap into the held table. Its filter names the disk as
+ * either end (biosnoop --remap filters the same event by where bios came from)
+ */
+static int blktrack_remap_use(struct blktrack *bt, struct iotap_ctx *ctx)
+{
+	struct iotap_event *ev = iotap_event_use(ctx, "block", "block_bio_remap", 0,
+						 blktrack_on_remap, bt);
+
+	if (!ev)
+		return -errno;
+	if (block_remap_fmt_init(&bt->f_remap, iotap_event_format(ev))) {
+		iotap_err(ctx, "block:block_bio_remap has no dev/sector/old_dev/old_sector fields");
+		return -ENOENT;
+	}
+	bt->held = reqtab_alloc(BLKTRACK_MAX_HELD, BLKTRACK_HELD_AGE_NS);
+	if (!bt->held)
+		return -errno;
+	return bt->cfg.has_dev ? iotap_event_filter(ev, "dev == %u || old_dev == %u", bt->cfg.dev,
+						    bt->cfg.dev) : 0;
+}
+
 /* blktrack_stage_use - one BT_STAGES event when the session has it, noted in *have */
 static int blktrack_stage_use(struct blktrack *bt, struct iotap_ctx *ctx, const char *name,
 			      iotap_handler_fn fn, struct block_fmt *fmt, bool *have)
@@ -922,6 +1011,12 @@ int blktrack_create(struct blktrack **out, struct iotap_ctx *ctx, const struct b
 		if (ret)
 			goto out_free;
 	}
+	/* Whose a request is matters: join what blk-throttle's worker starts to its submitter. */
+	if (bt->have_start && iotap_event_available(ctx, "block", "block_bio_remap")) {
+		ret = blktrack_remap_use(bt, ctx);
+		if (ret)
+			goto out_free;
+	}
 	if (cfg->flags & BT_STAGES) {
 		ret = blktrack_stages_use(bt, ctx);
 		if (ret)
@@ -961,6 +1056,7 @@ void blktrack_free(struct blktrack *bt)
 	if (!bt)
 		return;
 	reqtab_free(bt->tab);
+	reqtab_free(bt->held);
 	reqtab_free(bt->qtab);
 	reqtab_free(bt->etab);
 	free(bt);
@@ -1016,6 +1112,9 @@ int blktrack_warn_stats(struct blktrack *bt, struct iotap_ctx *ctx)
 		iotap_info(ctx, "%llu requests completed; not timed: %llu completions whose issue was not seen (in flight at start), %llu without a sector (flushes); %zu still in flight",
 			   (unsigned long long)bt->st.completed, (unsigned long long)bt->st.unmatched,
 			   (unsigned long long)bt->st.nodata, reqtab_count(bt->tab));
+	if (bt->st.joined && iotap_verbose(ctx))
+		iotap_info(ctx, "%llu requests started by another task (blk-throttle's worker) are charged to the task that sent their bio to the partition",
+			   (unsigned long long)bt->st.joined);
 	/* Bios that no request took (merged where no event says so: discards) age out here. */
 	if (bt->stages && iotap_verbose(ctx))
 		iotap_info(ctx, "stages: %llu merges whose request was not seen made; %llu queued bios no request took within 60 s, %zu waiting",

@@ -98,6 +98,7 @@ struct blktrack_stats {
 	uint64_t nodata;		/* flushes and other sectorless requests */
 	uint64_t unmatched;		/* completions whose issue was not seen */
 	uint64_t flushes;		/* sectorless requests timed and handed to on_nodata */
+	uint64_t joined;		/* started by another task (blk-throttle's worker): the remapper's */
 	/* BT_STAGES */
 	uint64_t merge_unmatched;	/* merges whose request was not in flight (or not seen made) */
 };

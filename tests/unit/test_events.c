@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -270,6 +271,24 @@ static void run_init(struct seen *sn, const char *kernel, const struct opt *o, i
 	free(params);
 }
 
+/*
+ * remap_by_filter - whether event i is block_bio_remap of a tool that traces the submitter's
+ * event: blktrack takes the remap wherever it attributes requests (to name the submitter of
+ * what blk-throttle's worker starts), which for a tool that shows no submitter (biostages)
+ * is under --cgroup alone, a common option these runs do not set
+ */
+static bool remap_by_filter(const struct tool *t, const struct seen *sn, size_t i)
+{
+	if (strcmp(t->events[i].sys, "block") || strcmp(t->events[i].name, "block_bio_remap"))
+		return false;
+	for (size_t k = 0; t->events[k].sys; k++)
+		if (sn->used[k] && !strcmp(t->events[k].sys, "block") &&
+		    (!strcmp(t->events[k].name, "block_io_start") ||
+		     !strcmp(t->events[k].name, "block_rq_insert")))
+			return true;
+	return false;
+}
+
 /* test_tables - every tool subscribes to what it declares, and uses all of it */
 static void test_tables(void **state)
 {
@@ -302,7 +321,7 @@ static void test_tables(void **state)
 			}
 		}
 		for (size_t i = 0; i < nr; i++) {
-			if (!sn.used[i])
+			if (!sn.used[i] && !remap_by_filter(t, &sn, i))
 				fail_msg("%s declares %s:%s, which it never uses", t->name,
 					 t->events[i].sys, t->events[i].name);
 			if ((t->events[i].flags & TOOL_EV_STACK) && !sn.stacked[i])

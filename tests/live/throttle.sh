@@ -1,0 +1,85 @@
+#!/bin/bash
+# Throttled I/O is charged to the task that sent it, never to blk-throttle's worker: a reader
+# in a cgroup whose disk reads are throttled (io.max riops, or cgroup v1's
+# blkio.throttle.read_iops_device) reads a partition, so blk-throttle holds its bios and its
+# dispatch worker (a kworker) starts their requests later; the partition's remap
+# (block_bio_remap) runs in the reader before the throttle and names it. biosnoop names the
+# reader on every row, biotop has one row on the disk (the reader), --cgroup counts every read, and
+# each equals the kernel's count in /sys/block/DEV/stat. biosnoop -v says how many
+# requests the worker started (the join was needed, not idle).
+. "$(dirname "$0")/lib.sh"
+require_root
+
+N=200
+IOPS=100
+# A cgroup with a read IOPS limit on a disk: cgroup v2's io.max where the io controller is
+# on, else cgroup v1 blkio's throttle files (a hybrid host).
+V2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+V1=$(awk '$3 == "cgroup" && $4 ~ /(^|,)blkio(,|$)/ { print $2; exit }' /proc/mounts)
+if [ -n "$V2" ] && grep -qw io "$V2/cgroup.controllers" 2>/dev/null; then
+	echo +io >"$V2/cgroup.subtree_control" 2>/dev/null || true
+	CG=$V2/iotap-throttle.$$
+	limit() { echo "$1 riops=$IOPS" >"$CG/io.max"; }
+	ROOT=$V2
+elif [ -n "$V1" ] && [ -e "$V1/blkio.throttle.read_iops_device" ]; then
+	CG=$V1/iotap-throttle.$$
+	limit() { echo "$1 $IOPS" >"$CG/blkio.throttle.read_iops_device"; }
+	ROOT=$V1
+else
+	skip "no blk-throttle here: neither cgroup v2's io controller nor cgroup v1's blkio throttle"
+fi
+mkdir "$CG" || skip "cannot create $CG"
+DEV=$(loop_create throttle 64)
+D=$(basename "$DEV")
+th_cleanup() {
+	for p in $(cat "$CG/cgroup.procs" 2>/dev/null); do echo "$p" >"$ROOT/cgroup.procs" || true; done
+	rmdir "$CG" 2>/dev/null || true
+	partx -d "$DEV" 2>/dev/null || true
+	live_cleanup
+}
+trap th_cleanup EXIT
+
+# One partition, p1 at sector 2048 (16 MiB), in a hand-made MBR.
+le32() { printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($1 & 255)) $(($1 >> 8 & 255)) $(($1 >> 16 & 255)) $(($1 >> 24)))"; }
+{ printf '\x00\xff\xff\xff\x83\xff\xff\xff'; le32 2048; le32 32768; } |
+	dd of="$DEV" bs=1 seek=446 conv=notrunc status=none
+printf '\x55\xaa' | dd of="$DEV" bs=1 seek=510 conv=notrunc status=none
+blockdev --rereadpt "$DEV" 2>/dev/null || partx -a "$DEV" 2>/dev/null || true
+for i in $(seq 1 50); do [ -b "${DEV}p1" ] && break; sleep 0.1; done
+[ -b "${DEV}p1" ] || skip "the loop device shows no partitions (no partition scan)"
+limit "$(cat "/sys/block/$D/dev")" || skip "cannot set a read IOPS limit on $D in $CG"
+
+tracer_start "$LIVE_TMP/snoop.out" biosnoop -v -d "$D"
+S_PID=$TRACER_PID
+tracer_start "$LIVE_TMP/cg.out" biolatency -d "$D" --cgroup "$CG"
+C_PID=$TRACER_PID
+tracer_start "$LIVE_TMP/top.out" biotop -C 99
+T_PID=$TRACER_PID
+before=$(awk '{ print $1 }' "/sys/block/$D/stat")
+t0=$(date +%s.%N)
+sh -c "echo \$\$ >'$CG/cgroup.procs' && exec '$IOTAP_PROGS/dio' read '${DEV}p1' $N 4096 rand" \
+	>/dev/null &
+reader=$!
+wait $reader || fail "the reader failed"
+secs=$(python3 -c "import time; print('%.1f' % (time.time() - $t0))")
+reads=$(($(awk '{ print $1 }' "/sys/block/$D/stat") - before))
+for p in $S_PID $C_PID $T_PID; do TRACER_PID=$p; tracer_stop; done
+
+# The limit held the reads back (N at IOPS a second), so the worker did start requests.
+python3 -c "import sys; sys.exit(0 if $secs >= 0.8 * $N / $IOPS else 1)" ||
+	fail "$N reads took $secs s: the limit of $IOPS a second did not throttle them"
+[ "$reads" = $N ] || fail "diskstats counted $reads reads, expected $N"
+joined=$(sed -n "s/.* \([0-9]*\) requests started by another task.*/\1/p" "$LIVE_TMP/snoop.out.err")
+[ -n "$joined" ] && [ "$joined" -gt 0 ] ||
+	fail "biosnoop -v says no request was started by blk-throttle's worker: $(cat "$LIVE_TMP/snoop.out.err")"
+rows=$(awk 'NR > 1 && $5 == "R"' "$LIVE_TMP/snoop.out" | wc -l)
+mine=$(awk -v p=$reader 'NR > 1 && $5 == "R" && $3 == p && $2 == "dio"' "$LIVE_TMP/snoop.out" | wc -l)
+[ "$rows" = $N ] && [ "$mine" = $N ] ||
+	fail "biosnoop: $mine of $rows reads named the reader ($reader); others: $(awk -v p=$reader 'NR > 1 && $3 != p { print $2, $3 }' "$LIVE_TMP/snoop.out" | sort | uniq -c | head -3)"
+c=$(hist_total "$LIVE_TMP/cg.out")
+[ "$c" = $N ] || fail "--cgroup $CG counted $c reads, expected $N"
+# biotop's rows: PID COMM D MAJ MIN DISK I/O Kbytes AVGms
+top=$(awk -v p=$reader -v d="$D" '$6 == d && $1 == p && $2 == "dio" { n += $7 } END { print n + 0 }' "$LIVE_TMP/top.out")
+others=$(awk -v p=$reader -v d="$D" '$6 == d && $1 != p { n++ } END { print n + 0 }' "$LIVE_TMP/top.out")
+[ "$top" = $N ] && [ "$others" = 0 ] || fail "biotop: the reader $top I/O, $others other rows"
+echo "ok: $N throttled reads in $secs s ($joined requests started by blk-throttle's worker): biosnoop names the reader on all $N, biotop has its row alone, --cgroup counts $c = diskstats"
