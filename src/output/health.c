@@ -95,7 +95,7 @@ static int health_http(struct health *h, struct prom *p, struct httpd *httpd)
 		h->requests[r] = n;
 	}
 	if (httpd && !ret) {
-		unsigned long long late = httpd_late_closed(httpd);
+		unsigned long long late = httpd_closed(httpd, HTTPD_CLOSED_LATE);
 
 		ret = prom_counter_add(p, "iotap_exporter_http_slow_connections_closed_total",
 				       "connections closed for not sending a whole request head in "
@@ -104,7 +104,7 @@ static int health_http(struct health *h, struct prom *p, struct httpd *httpd)
 		h->late = late;
 	}
 	if (httpd && !ret) {
-		unsigned long long evicted = httpd_evicted(httpd);
+		unsigned long long evicted = httpd_closed(httpd, HTTPD_CLOSED_EVICTED);
 
 		ret = prom_counter_add(p, "iotap_exporter_http_connections_evicted_total",
 				       "connections closed to make room for a newer one while the "

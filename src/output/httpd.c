@@ -52,7 +52,7 @@ struct httpd {
 	struct httpd_conn *conns;
 	unsigned int capacity;		/* conns not closed, at most: past it, one is evicted */
 	unsigned int live;		/* conns not closed */
-	unsigned long long late, evicted;
+	unsigned long long closed[HTTPD_CLOSED_EVICTED + 1];	/* by enum httpd_close */
 	/* With a web configuration. */
 	const struct webconfig *web;
 	struct webauth *auth;		/* only ever used from the server's thread */
@@ -323,7 +323,7 @@ static void httpd_evict(struct httpd *h)
 	if (!victim)
 		return;
 	httpd_close(h, victim);
-	h->evicted++;
+	h->closed[HTTPD_CLOSED_EVICTED]++;
 }
 
 /*
@@ -401,7 +401,7 @@ static void *httpd_sweep(void *arg)
 				continue;
 			}
 			httpd_close(h, conn);
-			h->late++;
+			h->closed[HTTPD_CLOSED_LATE]++;
 		}
 		if (next == UINT64_MAX) {
 			h->sweep_at = UINT64_MAX;
@@ -750,24 +750,13 @@ unsigned long long httpd_requests(struct httpd *h, enum httpd_route r)
 	return n;
 }
 
-/* httpd_late_closed - see httpd.h */
-unsigned long long httpd_late_closed(struct httpd *h)
+/* httpd_closed - see httpd.h */
+unsigned long long httpd_closed(struct httpd *h, enum httpd_close why)
 {
 	unsigned long long n;
 
 	pthread_mutex_lock(&h->conns_lock);
-	n = h->late;
-	pthread_mutex_unlock(&h->conns_lock);
-	return n;
-}
-
-/* httpd_evicted - see httpd.h */
-unsigned long long httpd_evicted(struct httpd *h)
-{
-	unsigned long long n;
-
-	pthread_mutex_lock(&h->conns_lock);
-	n = h->evicted;
+	n = h->closed[why];
 	pthread_mutex_unlock(&h->conns_lock);
 	return n;
 }

@@ -117,11 +117,14 @@ bool httpd_demand_take(struct httpd *h);
 /* Requests answered so far, by route (index: enum httpd_route). */
 unsigned long long httpd_requests(struct httpd *h, enum httpd_route r);
 
-/* Connections closed for want of a whole request head or exchange in time. */
-unsigned long long httpd_late_closed(struct httpd *h);
+/* Why the server closed a connection itself. */
+enum httpd_close {
+	HTTPD_CLOSED_LATE,	/* no whole request head, or exchange, in time */
+	HTTPD_CLOSED_EVICTED,	/* to make room for a newer one: the server was full */
+};
 
-/* Connections closed to make room for a newer one (the server was full). */
-unsigned long long httpd_evicted(struct httpd *h);
+/* Connections the server closed so far for that reason. */
+unsigned long long httpd_closed(struct httpd *h, enum httpd_close why);
 
 /*
  * How many connections h holds before it evicts: HTTPD_MAX_CONNECTIONS, or

@@ -190,12 +190,12 @@ static void test_deadline(void **unused)
 				break;
 		sleep(1);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
-		if (httpd_late_closed(h) == NR_SLOW)
+		if (httpd_closed(h, HTTPD_CLOSED_LATE) == NR_SLOW)
 			break;
 	}
 	secs = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
-	assert_int_equal(httpd_late_closed(h), NR_SLOW);
-	assert_int_equal(httpd_evicted(h), 0);
+	assert_int_equal(httpd_closed(h, HTTPD_CLOSED_LATE), NR_SLOW);
+	assert_int_equal(httpd_closed(h, HTTPD_CLOSED_EVICTED), 0);
 	assert_true(secs >= HTTPD_HEAD_SECONDS && secs < HTTPD_HEAD_SECONDS + 2);
 	for (int i = 0; i < NR_SLOW; i++) {
 		assert_true(closed_within(slow[i], 1000));
@@ -239,7 +239,7 @@ static void test_evict(void **unused)
 		ok = ok && strstr(buf, "HTTP/1.1 200");
 		for (int i = 0; ok && i < 12; i++)
 			ok = closed_within(stuck[i], i < 5 ? 1000 : 50) == (i < 5);
-		ok = ok && httpd_evicted(h) == 5 && httpd_late_closed(h) == 0;
+		ok = ok && httpd_closed(h, HTTPD_CLOSED_EVICTED) == 5 && httpd_closed(h, HTTPD_CLOSED_LATE) == 0;
 		_exit(ok ? 0 : 1);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
