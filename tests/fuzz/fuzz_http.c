@@ -55,7 +55,7 @@ static void exchange(const uint8_t *data, size_t size)
 
 	if (fd < 0)
 		abort();
-	/* Refused while incomplete requests hold every connection: the limit at work. */
+	/* Refused only past the limit and its slack (the server evicts to make room first). */
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	if (connect(fd, (struct sockaddr *)&a, sizeof(a))) {
 		close(fd);
