@@ -14,8 +14,7 @@ NAMED=$(awk '$3 == "cgroup" && $4 ~ /(^|,)name=/ { print $2; exit }' /proc/mount
 TOP="$V1/iotap-v1.$$"
 mkdir "$TOP" || skip "cannot create a cgroup under $V1"
 cg_cleanup() {
-	for p in $(cat "$TOP/cgroup.procs" 2>/dev/null); do echo "$p" >"$V1/cgroup.procs" || true; done
-	rmdir "$TOP" 2>/dev/null || true
+	cgroup_remove "$TOP" "$V1"
 	live_cleanup
 }
 trap cg_cleanup EXIT

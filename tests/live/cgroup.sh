@@ -11,11 +11,9 @@ TOP="$CG/iotap-test.$$"
 mkdir "$TOP" "$TOP/a" "$TOP/b" || skip "cannot create cgroups under $CG"
 cg_cleanup() {
 	# Whatever is left in the test cgroups goes back to the root before they are removed.
-	for d in a b; do
-		for p in $(cat "$TOP/$d/cgroup.procs" 2>/dev/null); do echo "$p" >"$CG/cgroup.procs" || true; done
-		rmdir "$TOP/$d" 2>/dev/null || true
-	done
-	rmdir "$TOP" 2>/dev/null || true
+	cgroup_remove "$TOP/a" "$CG"
+	cgroup_remove "$TOP/b" "$CG"
+	cgroup_remove "$TOP" "$CG"
 	live_cleanup
 }
 trap cg_cleanup EXIT

@@ -121,6 +121,13 @@ dio() {
 }
 
 # free_port - a TCP port nothing listens on now
+# cgroup_remove DIR ROOT - move what is left in cgroup DIR to ROOT (its hierarchy's root), then
+# remove DIR (a test's cleanup: never fails)
+cgroup_remove() {
+	local p
+	for p in $(cat "$1/cgroup.procs" 2>/dev/null); do echo "$p" >"$2/cgroup.procs" || true; done
+	rmdir "$1" 2>/dev/null || true
+}
 free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }

@@ -32,8 +32,7 @@ mkdir "$CG" || skip "cannot create $CG"
 DEV=$(loop_create throttle 64)
 D=$(basename "$DEV")
 th_cleanup() {
-	for p in $(cat "$CG/cgroup.procs" 2>/dev/null); do echo "$p" >"$ROOT/cgroup.procs" || true; done
-	rmdir "$CG" 2>/dev/null || true
+	cgroup_remove "$CG" "$ROOT"
 	partx -d "$DEV" 2>/dev/null || true
 	live_cleanup
 }
