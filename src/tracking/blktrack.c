@@ -62,7 +62,7 @@ struct blktrack {
 	 * Bios remapped from a partition to its disk (block_bio_remap), by their
 	 * key on the disk: the remap runs in the submitter's context before
 	 * blk-throttle can hold the bio, whose request its worker starts later.
-	 * pid, comm and cgroup are the submitter's; user its thread, t_start when.
+	 * pid and cgroup are the submitter's; user its thread, t_start when.
 	 */
 	struct reqtab *held;
 	struct block_remap_fmt f_remap;
@@ -344,11 +344,11 @@ static int blktrack_on_remap(struct iotap_ctx *ctx, const struct perf_sample *s,
 	h = reqtab_find(bt->held, r.dev, r.sector);
 	if (!h)
 		h = reqtab_insert(bt->held, r.dev, r.sector, s->time);
+	/* Its process name is looked up only when the join is made: most bios never need it. */
 	h->pid = s->pid;
 	h->user = s->tid;
 	h->t_start = s->time;
 	h->cgroup = iotap_cgroup_of(ctx, s);
-	snprintf(h->comm, sizeof(h->comm), "%s", iotap_comm(ctx, s->pid));
 	return 0;
 }
 
@@ -364,20 +364,21 @@ static const struct perf_sample *blktrack_submitter(struct blktrack *bt, struct 
 	struct blkreq *h = bt->held && rq->nr_sector ? reqtab_find(bt->held, rq->dev, rq->sector) :
 			   NULL;
 
+	bool other;
+
 	if (!h)
 		return s;
-	if (h->user == s->tid) {
-		reqtab_remove(bt->held, h);
-		return s;
+	other = h->user != s->tid;
+	if (other) {
+		*id = *s;
+		id->pid = h->pid;
+		id->tid = (uint32_t)h->user;
+		id->time = h->t_start;
+		snprintf(rq->comm, sizeof(rq->comm), "%s", iotap_comm(bt->ctx, h->pid));
+		bt->st.joined++;
 	}
-	*id = *s;
-	id->pid = h->pid;
-	id->tid = (uint32_t)h->user;
-	id->time = h->t_start;
-	memcpy(rq->comm, h->comm, sizeof(rq->comm));
 	reqtab_remove(bt->held, h);
-	bt->st.joined++;
-	return id;
+	return other ? id : s;
 }
 
 /* blktrack_on_start - the submitter's event: block_io_start (or insert on old kernels) */
