@@ -311,14 +311,18 @@ int cgroup_path_named(const char *arg, char *path, size_t len, int *root)
 	static const char *const mounts[] = { CGROUP_MOUNT "/unified", CGROUP_MOUNT };
 	char real[PATH_MAX];
 
+	bool here;
+
 	*root = 0;
-	if (cg_dir(arg, real, root) || cg_v1_named(arg)) {
-		if (*root || cg_v1_named(arg)) {
-			log_msg(LOG_ERR, "--cgroup '%s': a cgroup v1 hierarchy is followed live only; a recording holds cgroup v2 paths (e.g. %s/system.slice)",
-				arg, CGROUP_MOUNT);
-			*root = 0;
-			return -EINVAL;
-		}
+	here = cg_dir(arg, real, root);
+	/* A v1 directory here, or elsewhere one named by a v1 hierarchy's mount. */
+	if (*root || (!here && cg_v1_named(arg))) {
+		log_msg(LOG_ERR, "--cgroup '%s': a cgroup v1 hierarchy is followed live only; a recording holds cgroup v2 paths (e.g. %s/system.slice)",
+			arg, CGROUP_MOUNT);
+		*root = 0;
+		return -EINVAL;
+	}
+	if (here) {
 		snprintf(path, len, "%s", real);
 		return 0;
 	}
