@@ -79,6 +79,15 @@ static int health_http(struct health *h, struct prom *p, struct httpd *httpd)
 {
 	static const char *const codes[] = { "200", "200", "404", "405" };
 	static const char *const paths[] = { "/metrics", "/", "other", "other" };
+	/* By enum httpd_close. */
+	static const struct { const char *name, *help; } closes[] = {
+		{ "iotap_exporter_http_slow_connections_closed_total",
+		  "connections closed for not sending a whole request head in time, or not ending "
+		  "an exchange in time" },
+		{ "iotap_exporter_http_connections_evicted_total",
+		  "connections closed to make room for a newer one while the server held all it "
+		  "can: those longest without a whole request head first" },
+	};
 	char labels[256];
 	int ret = 0;
 
@@ -94,23 +103,12 @@ static int health_http(struct health *h, struct prom *p, struct httpd *httpd)
 				       (double)(n - h->requests[r]));
 		h->requests[r] = n;
 	}
-	if (httpd && !ret) {
-		unsigned long long late = httpd_closed(httpd, HTTPD_CLOSED_LATE);
+	for (int why = 0; httpd && why <= HTTPD_CLOSED_EVICTED && !ret; why++) {
+		unsigned long long n = httpd_closed(httpd, why);
 
-		ret = prom_counter_add(p, "iotap_exporter_http_slow_connections_closed_total",
-				       "connections closed for not sending a whole request head in "
-				       "time, or not ending an exchange in time", "",
-				       (double)(late - h->late));
-		h->late = late;
-	}
-	if (httpd && !ret) {
-		unsigned long long evicted = httpd_closed(httpd, HTTPD_CLOSED_EVICTED);
-
-		ret = prom_counter_add(p, "iotap_exporter_http_connections_evicted_total",
-				       "connections closed to make room for a newer one while the "
-				       "server held all it can: those longest without a whole "
-				       "request head first", "", (double)(evicted - h->evicted));
-		h->evicted = evicted;
+		ret = prom_counter_add(p, closes[why].name, closes[why].help, "",
+				       (double)(n - h->closed[why]));
+		h->closed[why] = n;
 	}
 	return ret;
 }

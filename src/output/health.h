@@ -31,8 +31,7 @@ struct health_now {
 struct health {
 	struct health_now last;			/* as of the last call */
 	unsigned long long requests[HTTPD_BAD_METHOD + 1];
-	unsigned long long late;		/* connections the server closed as too slow */
-	unsigned long long evicted;		/* connections it closed for a newer one */
+	unsigned long long closed[HTTPD_CLOSED_EVICTED + 1];	/* by the server, by enum httpd_close */
 	double cpu;
 	time_t started;
 };
