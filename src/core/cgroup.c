@@ -11,9 +11,9 @@
 #include <time.h>
 
 #include "cgroup.h"
+#include "field.h"
 #include "log.h"
 #include "proctasks.h"
-#include "../parsers/field.h"
 
 #define CGROUP2_MAGIC 0x63677270
 #define CGROUP_SUPER_MAGIC 0x27e0eb	/* a cgroup v1 hierarchy */

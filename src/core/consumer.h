@@ -39,7 +39,7 @@
  */
 #include <stdbool.h>
 
-#include "../tracefs/sample.h"
+#include "sample.h"
 
 struct session;
 

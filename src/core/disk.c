@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "block.h"
 #include "disk.h"
-#include "../parsers/block.h"
 
 /* disk_sched_parse - the [bracketed] entry of a queue/scheduler file */
 void disk_sched_parse(const char *text, char *out, size_t len)

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../tracefs/sample.h"
+#include "sample.h"
 
 struct iotap_ctx;
 struct iotap_event;

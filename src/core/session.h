@@ -7,12 +7,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "iotap.h"
 #include "consumer.h"
 #include "disk.h"
 #include "hashtab.h"
+#include "iotap.h"
 #include "source.h"
-#include "../tracefs/tfs.h"
+#include "tfs.h"
 
 /* The defaults of --mmap-pages and --max-stack (perf's), written here only. */
 #define SESSION_MMAP_PAGES_DEFAULT 128

@@ -9,11 +9,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "block.h"
 #include "cgroup.h"
 #include "log.h"
 #include "probespec.h"
 #include "session.h"
-#include "../parsers/block.h"
 
 /* session_cg_event_use - the cgroup tracker subscribes to its events; their formats */
 static struct tep_event *session_cg_event_use(void *arg, const char *sys, const char *name,

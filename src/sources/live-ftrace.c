@@ -8,13 +8,13 @@
 
 #include <event-parse.h>
 
+#include "evlist.h"
+#include "ftrace.h"
 #include "live.h"
 #include "log.h"
+#include "merge.h"
 #include "session.h"
-#include "../tracefs/evlist.h"
-#include "../tracefs/ftrace.h"
-#include "../tracefs/merge.h"
-#include "../tracefs/tfs.h"
+#include "tfs.h"
 
 /* How often the reader looks that the instance still traces (ftrace_ring_check). */
 #define CHECK_NS 1000000000ull

@@ -6,11 +6,11 @@
 
 #include <event-parse.h>
 
+#include "evlist.h"
 #include "live.h"
 #include "log.h"
 #include "session.h"
 #include "symbolizer.h"
-#include "../tracefs/evlist.h"
 
 struct live_perf {
 	struct session *s;

@@ -9,7 +9,7 @@
 #include "elfsym.h"
 #include "live-probe.h"
 #include "log.h"
-#include "../tracefs/tfs.h"
+#include "tfs.h"
 
 /* live_libc - the C library this program runs with, from its own mappings */
 static int live_libc(char *path, size_t len)

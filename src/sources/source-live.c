@@ -12,16 +12,16 @@
 #include <event-parse.h>
 
 #include "array.h"
-#include "live.h"
+#include "ftrace.h"
 #include "live-probe.h"
+#include "live.h"
 #include "log.h"
+#include "merge.h"
+#include "restrict.h"
+#include "sample.h"
 #include "session.h"
 #include "stackjoin.h"
 #include "tgidmap.h"
-#include "../tracefs/ftrace.h"
-#include "../tracefs/merge.h"
-#include "../tracefs/restrict.h"
-#include "../tracefs/sample.h"
 
 #define DRAIN_MS 100
 /*

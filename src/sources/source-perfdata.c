@@ -13,16 +13,16 @@
 
 #include <event-parse.h>
 
+#include "block.h"
+#include "cursor.h"
+#include "field.h"
 #include "fmtcheck.h"
 #include "ksyms.h"
 #include "log.h"
+#include "merge.h"
+#include "session.h"
 #include "source-perfdata.h"
 #include "source-recording.h"
-#include "session.h"
-#include "../parsers/block.h"
-#include "../parsers/field.h"
-#include "../tracefs/cursor.h"
-#include "../tracefs/merge.h"
 
 /* The perf_file_header: magic, size, attr_size, three sections, the feature bitmap. */
 #define PD_HEADER_SIZE 104

@@ -30,12 +30,12 @@
 
 #include <trace-cmd.h>
 
+#include "block.h"
+#include "field.h"
 #include "log.h"
 #include "session.h"
 #include "source-recording.h"
 #include "source-tracedat.h"
-#include "../parsers/block.h"
-#include "../parsers/field.h"
 
 /* Disks named by number only, at most (more only happens in a damaged file). */
 #define TD_DISKS_MAX 1024

@@ -6,8 +6,8 @@
 #include <sys/types.h>
 
 #include "array.h"
+#include "sample.h"
 #include "stackjoin.h"
-#include "../tracefs/sample.h"
 
 /* How far perf's and ftrace's clocks may stand apart for one event (measured: 14 us). */
 #define STACKJOIN_SKEW_NS 1000000ull

@@ -8,9 +8,9 @@
 
 #include <event-parse.h>
 
+#include "ftrace.h"
 #include "proctasks.h"
 #include "tgidmap.h"
-#include "../tracefs/ftrace.h"
 
 struct tgid_ent {
 	uint32_t key;			/* tid + 1; 0: free */

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../tracefs/sample.h"
+#include "sample.h"
 
 struct ksyms;
 struct usyms;

@@ -5,9 +5,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "block.h"
 #include "iotap.h"
 #include "reqtab.h"
-#include "../parsers/block.h"
 
 /*
  * Block request life cycle shared by the block tools: start (submitter's

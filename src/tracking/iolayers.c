@@ -7,11 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "block.h"
+#include "field.h"
 #include "iolayers.h"
 #include "pairtab.h"
 #include "reqtab.h"
-#include "../parsers/block.h"
-#include "../parsers/field.h"
 
 /* Functions timed by kprobe/kretprobe pairs where the kernel has kprobes: layer, op name. */
 static const struct iolayers_kfunc {

@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "array.h"
+#include "block.h"
+#include "field.h"
 #include "hashtab.h"
 #include "wbtrack.h"
-#include "../parsers/block.h"
-#include "../parsers/field.h"
 
 #define WB_SECTOR 512
 #define WB_PAGE_SECTORS 8		/* a 4 KiB page: bios of whole pages are split by page */

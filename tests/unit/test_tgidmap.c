@@ -13,8 +13,8 @@
 #include <cmocka.h>
 #include <event-parse.h>
 
+#include "ftrace.h"
 #include "tgidmap.h"
-#include "../tracefs/ftrace.h"
 
 struct waiter {
 	pthread_mutex_t mu;
