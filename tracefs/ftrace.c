@@ -13,6 +13,7 @@
 
 #include "ftrace.h"
 #include "log.h"
+#include "merge.h"
 #include "sample.h"
 #include "subbuf.h"
 #include "tfs.h"
@@ -447,29 +448,112 @@ static int ftrace_read_errno(int n)
 	return errno == EAGAIN || errno == EINTR || errno == 0 ? 0 : -errno;
 }
 
-/* ftrace_cpu_room - where c's next sub-buffer is read: the store's room, or the ring's page */
-static void *ftrace_cpu_room(struct ftrace_ring *fr, struct ftrace_cpu *c)
-{
-	void *room = fr->store.room ? fr->store.room(fr->store.arg, c->cpu, fr->subbuf_size) : NULL;
+/*
+ * How one drain hands its events on: to fn as perf samples, or queued in
+ * the merge m where they lie, read into its own room (into).
+ */
+struct ftrace_sink {
+	ftrace_record_fn fn;
+	void *arg;
+	struct merge *m;
+};
 
-	return room ? room : fr->page;
+/* One sub-buffer's events queued in the merge where they lie. */
+struct ftrace_queued {
+	struct merge *m;
+	const char *buf;
+	uint32_t tag;
+	size_t end;		/* past the last event queued */
+};
+
+/* ftrace_queue_entry - an event of the sub-buffer into the merge, copied nowhere */
+static int ftrace_queue_entry(void *arg, uint64_t time, const void *entry, uint32_t size)
+{
+	struct ftrace_queued *q = arg;
+
+	q->end = (size_t)((const char *)entry - q->buf) + size;
+	return merge_push_at(q->m, time, entry, size, q->tag);
 }
 
 /*
- * ftrace_cpu_decode - decode the sub-buffer just read from c into buf; a
- * store keeps what of it decoding again needs
+ * ftrace_cpu_room - where c's next sub-buffer is read: the store's room, the
+ * merge's, or the ring's page; NULL (ENOMEM) when the merge has no room
  */
-static int ftrace_cpu_decode(struct ftrace_ring *fr, struct ftrace_cpu *c, void *buf,
-			     ftrace_record_fn fn, void *arg)
+static void *ftrace_cpu_room(struct ftrace_ring *fr, struct ftrace_cpu *c,
+			     const struct ftrace_sink *k)
 {
-	struct subbuf_span span;
-	int ret = subbuf_decode(fr->dec, c->cpu, buf, &c->st, &span, fn, arg);
+	void *room;
 
+	if (fr->store.room) {
+		room = fr->store.room(fr->store.arg, c->cpu, fr->subbuf_size);
+		return room ? room : fr->page;
+	}
+	return k->m ? merge_take(k->m, fr->subbuf_size) : fr->page;
+}
+
+/*
+ * ftrace_cpu_decode - decode the sub-buffer just read from c into buf (n
+ * bytes, 0: nothing was read); a store keeps what of it decoding again needs,
+ * the merge the bytes of the events queued in its room
+ */
+static int ftrace_cpu_decode(struct ftrace_ring *fr, struct ftrace_cpu *c, void *buf, int n,
+			     const struct ftrace_sink *k)
+{
+	struct ftrace_queued q = { k->m, buf, ftrace_entry_tag(c->cpu), 0 };
+	bool in_merge = k->m && buf != fr->page && !fr->store.room;
+	struct subbuf_span span;
+	int ret;
+
+	if (n <= 0) {
+		if (in_merge)
+			merge_give_back(k->m, buf, 0);
+		return 0;
+	}
+	if (in_merge) {
+		ret = subbuf_entries(fr->dec, buf, &c->st, &span, ftrace_queue_entry, &q);
+		merge_give_back(k->m, buf, q.end);
+	} else {
+		ret = subbuf_decode(fr->dec, c->cpu, buf, &c->st, &span, k->fn, k->arg);
+	}
 	if (span.last > c->t_read)
 		c->t_read = span.last;
-	if (!ret && buf != fr->page && fr->store.keep && span.last)
+	if (!ret && buf != fr->page && !in_merge && fr->store.keep && span.last)
 		ret = fr->store.keep(fr->store.arg, c->cpu, buf, subbuf_used(fr->dec, buf), &span);
 	return ret;
+}
+
+enum ftrace_how {
+	FTRACE_SPLICE,		/* a full sub-buffer through the splice pipe */
+	FTRACE_READ,		/* read(2): the sub-buffer the kernel is writing too */
+	FTRACE_FLUSH,		/* after disabling: whatever is left */
+};
+
+/*
+ * ftrace_cpu_read_one - read one sub-buffer of c and decode it: *n gets the
+ * read's bytes (0: nothing there now, or -errno); returns the decode's result
+ */
+static int ftrace_cpu_read_one(struct ftrace_ring *fr, struct ftrace_cpu *c, enum ftrace_how how,
+			       const struct ftrace_sink *k, int *n)
+{
+	void *buf = ftrace_cpu_room(fr, c, k);
+
+	if (!buf) {
+		*n = -ENOMEM;
+		return 0;
+	}
+	switch (how) {
+	case FTRACE_SPLICE:
+		*n = tracefs_cpu_buffered_read(c->tcpu, buf, true);
+		break;
+	case FTRACE_READ:
+		*n = tracefs_cpu_read(c->tcpu, buf, true);
+		break;
+	default:
+		*n = tracefs_cpu_flush(c->tcpu, buf);
+		break;
+	}
+	*n = ftrace_read_errno(*n);
+	return ftrace_cpu_decode(fr, c, buf, *n, k);
 }
 
 /*
@@ -480,26 +564,24 @@ static int ftrace_cpu_decode(struct ftrace_ring *fr, struct ftrace_cpu *c, void 
  * round: ftrace_ring_horizon)
  */
 static int ftrace_cpu_drain(struct ftrace_ring *fr, struct ftrace_cpu *c, bool flush,
-			    ftrace_record_fn fn, void *arg)
+			    const struct ftrace_sink *k)
 {
-	void *buf = ftrace_cpu_room(fr, c);
 	size_t nr = 0;
-	int n = 0, ret;
+	int n = 0, ret = 0;
 
 	c->behind = false;
 	/* Full sub-buffers through the splice pipe: no copy while the kernel fills the next. */
-	while (!flush && (n = ftrace_read_errno(tracefs_cpu_buffered_read(c->tcpu, buf, true))) > 0) {
-		ret = ftrace_cpu_decode(fr, c, buf, fn, arg);
-		buf = ftrace_cpu_room(fr, c);
-		if (ret)
-			return ret;
+	while (!flush) {
+		ret = ftrace_cpu_read_one(fr, c, FTRACE_SPLICE, k, &n);
+		if (ret || n <= 0)
+			break;
 		if (++nr >= fr->round_subbufs) {
 			c->behind = true;
 			return 0;
 		}
 	}
-	if (!flush && n < 0)
-		return n;
+	if (ret || n < 0)
+		return ret ? ret : n;
 	/*
 	 * Then read(2), which also takes the sub-buffer the kernel is writing: an
 	 * idle CPU's last events must not wait for a full page, or the merge would
@@ -510,28 +592,38 @@ static int ftrace_cpu_drain(struct ftrace_ring *fr, struct ftrace_cpu *c, bool f
 	 * reads (iotap fileio beside iotap record): each read(2) writes the events
 	 * the other reads, whose read(2) writes the events this one reads.
 	 */
-	for (;;) {
-		n = flush ? tracefs_cpu_flush(c->tcpu, buf) : tracefs_cpu_read(c->tcpu, buf, true);
-		n = ftrace_read_errno(n);
-		if (n <= 0)
-			return n;
-		ret = ftrace_cpu_decode(fr, c, buf, fn, arg);
-		buf = ftrace_cpu_room(fr, c);
-		if (ret || !flush)
-			return ret;
-	}
+	do {
+		ret = ftrace_cpu_read_one(fr, c, flush ? FTRACE_FLUSH : FTRACE_READ, k, &n);
+	} while (!ret && n > 0 && flush);
+	return ret ? ret : (n < 0 ? n : 0);
 }
 
-/* ftrace_ring_read - drain every CPU's buffer once; flush at the end, after disabling */
-int ftrace_ring_read(struct ftrace_ring *fr, bool flush, ftrace_record_fn fn, void *arg)
+/* ftrace_ring_drain - every CPU's buffer once, through sink k */
+static int ftrace_ring_drain(struct ftrace_ring *fr, bool flush, const struct ftrace_sink *k)
 {
 	for (int i = 0; i < fr->nr_cpus; i++) {
-		int ret = ftrace_cpu_drain(fr, &fr->cpu[i], flush, fn, arg);
+		int ret = ftrace_cpu_drain(fr, &fr->cpu[i], flush, k);
 
 		if (ret)
 			return ret;
 	}
 	return 0;
+}
+
+/* ftrace_ring_read - drain every CPU's buffer once; flush at the end, after disabling */
+int ftrace_ring_read(struct ftrace_ring *fr, bool flush, ftrace_record_fn fn, void *arg)
+{
+	struct ftrace_sink k = { .fn = fn, .arg = arg };
+
+	return ftrace_ring_drain(fr, flush, &k);
+}
+
+/* ftrace_ring_read_into - drain every CPU's buffer once, each event queued in m where it lies */
+int ftrace_ring_read_into(struct ftrace_ring *fr, bool flush, struct merge *m)
+{
+	struct ftrace_sink k = { .m = m };
+
+	return ftrace_ring_drain(fr, flush, &k);
 }
 
 /* ftrace_ring_horizon - every record not newer than this has been read: the oldest CPU left behind */

@@ -7,9 +7,11 @@
  * "iotap_<pid>": the tracepoints are enabled and filtered in it, its clock is
  * "mono" (CLOCK_MONOTONIC, perf's use_clockid clock), and its per-CPU raw
  * sub-buffers are read through trace_pipe_raw and decoded with kbuffer. Each
- * event comes out as a PERF_RECORD_SAMPLE laid out as the kernel lays out a
- * perf sample of IOTAP_SAMPLE_BASE (sample.h), so that it joins the same
- * merge, tools and recordings as perf's samples. On this kernel the ftrace
+ * event comes out either as it lies in the sub-buffer, read into the merge's
+ * own room and queued there (ftrace_ring_read_into: decoded once, by the one
+ * who takes it from the merge), or as a PERF_RECORD_SAMPLE laid out as the
+ * kernel lays out a perf sample of IOTAP_SAMPLE_BASE (sample.h), for what
+ * takes perf records: recordings, the join with perf's callchains. On this kernel the ftrace
  * ring buffer loses nothing that perf sampling silently drops, and costs
  * about a third per event.
  *
@@ -86,6 +88,22 @@ int ftrace_ring_check(struct ftrace_ring *fr);
  * when flush, after disabling). 0, -errno, or fn's non-zero return.
  */
 int ftrace_ring_read(struct ftrace_ring *fr, bool flush, ftrace_record_fn fn, void *arg);
+
+/* The merge tag (merge.h) of a trace entry of CPU cpu that ftrace_ring_read_into queued. */
+#define FTRACE_ENTRY_TAG 0x80000000u
+static inline uint32_t ftrace_entry_tag(int cpu)
+{
+	return FTRACE_ENTRY_TAG | (uint32_t)cpu;
+}
+
+/*
+ * ftrace_ring_read_into - as ftrace_ring_read, but each sub-buffer is read
+ * into m's own room (merge_take) and each event queued there as it lies,
+ * tagged ftrace_entry_tag(its CPU): no perf sample is made of it, nothing is
+ * copied. Not with a store set (ftrace_ring_set_store). 0, -ENOMEM, -errno.
+ */
+struct merge;
+int ftrace_ring_read_into(struct ftrace_ring *fr, bool flush, struct merge *m);
 /*
  * After a read: every record not newer than this has been handed to fn (a
  * CPU read only in part holds newer ones back); UINT64_MAX when all was read.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* merge.c - round-based time ordering of per-CPU record streams */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@ struct pending {
 	uint32_t buf;		/* which round buffer holds the bytes */
 	uint32_t off;
 	uint32_t size;
+	uint32_t tag;		/* the pusher's: how the bytes are laid out */
 };
 
 /*
@@ -51,6 +53,7 @@ struct merge {
 	uint64_t prev_max;	/* newest time of the previous round */
 	uint64_t emitted_max;	/* newest time emitted so far */
 	uint64_t late;		/* records older than something already emitted */
+	bool taken;		/* a merge_take's room is not given back yet */
 };
 
 /* merge_alloc - an empty merge queue; NULL with errno on failure */
@@ -77,7 +80,7 @@ static struct roundbuf *merge_buf_pick(struct merge *m)
 	struct roundbuf *b = &m->bufs[m->cur];
 	char *d;
 
-	if (b->live)
+	if (b->live || m->taken)
 		return b;
 	b->quiet = b->len <= b->cap / 4 ? b->quiet + 1 : 0;
 	if (b->cap > MERGE_BUF_KEEP && b->quiet >= MERGE_QUIET_ROUNDS &&
@@ -90,27 +93,30 @@ static struct roundbuf *merge_buf_pick(struct merge *m)
 	return b;
 }
 
-/* merge_push - queue a copy of one record stamped with time */
-int merge_push(struct merge *m, uint64_t time, const void *rec, size_t size)
+/* merge_room - room for size more bytes at the end of b: 0 or -ENOMEM */
+static int merge_room(struct roundbuf *b, size_t size)
 {
-	struct roundbuf *b = merge_buf_pick(m);
+	size_t cap = b->cap ? b->cap : 1 << 16;
+	char *d;
+
+	if (b->len + size <= b->cap)
+		return 0;
+	while (cap < b->len + size)
+		cap *= 2;
+	/* Queued entries hold offsets, not pointers: realloc is safe. */
+	d = realloc(b->data, cap);
+	if (!d)
+		return -ENOMEM;
+	b->data = d;
+	b->cap = cap;
+	return 0;
+}
+
+/* merge_queue - one more entry for the bytes at off of the current buffer */
+static int merge_queue(struct merge *m, uint64_t time, size_t off, size_t size, uint32_t tag)
+{
 	struct pending *p;
 
-	if (size > UINT32_MAX)
-		return -EINVAL;
-	if (b->len + size > b->cap) {
-		size_t cap = b->cap ? b->cap : 1 << 16;
-		char *d;
-
-		while (cap < b->len + size)
-			cap *= 2;
-		/* Queued entries hold offsets, not pointers: realloc is safe. */
-		d = realloc(b->data, cap);
-		if (!d)
-			return -ENOMEM;
-		b->data = d;
-		b->cap = cap;
-	}
 	if (m->nr == m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 4096;
 		struct pending *q = realloc(m->q, cap * sizeof(*q));
@@ -120,20 +126,76 @@ int merge_push(struct merge *m, uint64_t time, const void *rec, size_t size)
 		m->q = q;
 		m->cap = cap;
 	}
-	memcpy(b->data + b->len, rec, size);
 	p = &m->q[m->nr++];
 	if (m->nr > m->nr_peak)
 		m->nr_peak = m->nr;
 	p->time = time;
 	p->seq = m->seq++;
 	p->buf = m->cur;
-	p->off = b->len;
-	p->size = size;
-	b->len += size;
-	b->live++;
+	p->off = (uint32_t)off;
+	p->size = (uint32_t)size;
+	p->tag = tag;
+	m->bufs[m->cur].live++;
 	if (time > m->round_max)
 		m->round_max = time;
 	return 0;
+}
+
+/* merge_push - queue a copy of one record stamped with time */
+int merge_push(struct merge *m, uint64_t time, const void *rec, size_t size)
+{
+	struct roundbuf *b = merge_buf_pick(m);
+	int ret;
+
+	if (size > UINT32_MAX)
+		return -EINVAL;
+	ret = merge_room(b, size);
+	if (ret)
+		return ret;
+	ret = merge_queue(m, time, b->len, size, 0);
+	if (ret)
+		return ret;
+	memcpy(b->data + b->len, rec, size);
+	b->len += size;
+	return 0;
+}
+
+/* merge_take - size bytes at the end of the current buffer, counted in it until given back */
+void *merge_take(struct merge *m, size_t size)
+{
+	struct roundbuf *b = merge_buf_pick(m);
+	void *at;
+
+	if (size > UINT32_MAX || merge_room(b, size)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	at = b->data + b->len;
+	b->len += size;
+	m->taken = true;
+	return at;
+}
+
+/* merge_give_back - the room at taken ends after used bytes */
+void merge_give_back(struct merge *m, const void *taken, size_t used)
+{
+	struct roundbuf *b = &m->bufs[m->cur];
+	size_t off = (size_t)((const char *)taken - b->data);
+
+	if (off + used <= b->len)
+		b->len = off + used;
+	m->taken = false;
+}
+
+/* merge_push_at - queue a record already in the current buffer, where it lies */
+int merge_push_at(struct merge *m, uint64_t time, const void *rec, size_t size, uint32_t tag)
+{
+	struct roundbuf *b = &m->bufs[m->cur];
+	const char *at = rec;
+
+	if (!b->data || at < b->data || at + size > b->data + b->len)
+		return -EINVAL;
+	return merge_queue(m, time, (size_t)(at - b->data), size, tag);
 }
 
 /* pending_cmp - order by time, then by arrival */
@@ -228,7 +290,7 @@ int merge_flush(struct merge *m, uint64_t limit, merge_emit_fn emit, void *arg)
 			m->late++;
 		else
 			m->emitted_max = p->time;
-		ret = emit(arg, p->time, m->bufs[p->buf].data + p->off, p->size);
+		ret = emit(arg, p->time, m->bufs[p->buf].data + p->off, p->size, p->tag);
 		m->bufs[p->buf].live--;
 		n++;
 		if (ret)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* subbuf.c - ftrace sub-buffers decoded into perf samples, one decoder per thread */
+/* subbuf.c - ftrace sub-buffers' events, as they lie or as perf samples; a decoder per thread */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,19 +121,10 @@ static bool subbuf_known(const struct subbuf_decoder *d, int type)
 	return false;
 }
 
-/*
- * subbuf_decode - each event of one sub-buffer as a perf sample
- *
- * The raw data is the trace entry itself, exactly what perf's PERF_SAMPLE_RAW
- * carries, padded as perf pads it. Missed-event counts in the sub-buffer
- * header go to st->missed (one when the kernel could not store the number).
- * The entry names its thread only: the sample's pid is that thread id too,
- * for the reader to replace with the process it knows (tgidmap.h).
- */
-int subbuf_decode(struct subbuf_decoder *d, int cpu, void *subbuf, struct ftrace_stats *st,
-		  struct subbuf_span *span, ftrace_record_fn fn, void *arg)
+/* subbuf_entries - each event of one sub-buffer, as it lies in it (subbuf.h) */
+int subbuf_entries(struct subbuf_decoder *d, void *subbuf, struct ftrace_stats *st,
+		   struct subbuf_span *span, subbuf_entry_fn fn, void *arg)
 {
-	struct perf_event_header *h = (void *)d->rec;
 	unsigned long long ts;
 	void *data;
 	int missed, ret;
@@ -147,11 +138,7 @@ int subbuf_decode(struct subbuf_decoder *d, int cpu, void *subbuf, struct ftrace
 		st->missed += missed > 0 ? (uint64_t)missed : 1;
 	for (data = kbuffer_read_event(d->kb, &ts); data; data = kbuffer_next_event(d->kb, &ts)) {
 		int size = kbuffer_event_size(d->kb);
-		uint64_t *v = (uint64_t *)(h + 1);
-		uint32_t raw_size, tid;
 		uint16_t type;
-		int32_t pid;
-		char *raw;
 
 		if (span) {
 			if (!span->first)
@@ -165,31 +152,76 @@ int subbuf_decode(struct subbuf_decoder *d, int cpu, void *subbuf, struct ftrace
 			st->foreign++;
 			continue;
 		}
-		/* struct trace_entry: u16 type, u8 flags, u8 preempt_count, s32 pid */
-		memcpy(&pid, (char *)data + 4, 4);
-		tid = (uint32_t)pid;
-		/* perf pads the raw data so that the u32 size and it end 8-byte aligned */
-		raw_size = ((size + 4 + 7) & ~7u) - 4;
-		if (sizeof(*h) + 32 + 4 + raw_size > PERF_RECORD_MAX)
-			continue;
-		v[0] = ftrace_sample_id(type);
-		/* The entry names the thread only: the reader fills in its process (tgidmap.h). */
-		v[1] = (uint64_t)tid << 32 | tid;
-		v[2] = ts;
-		v[3] = (uint32_t)cpu;
-		raw = (char *)(v + 4);
-		memcpy(raw, &raw_size, 4);
-		memcpy(raw + 4, data, size);
-		memset(raw + 4 + size, 0, raw_size - size);
-		h->type = PERF_RECORD_SAMPLE;
-		h->misc = PERF_RECORD_MISC_KERNEL;
-		h->size = sizeof(*h) + 32 + 4 + raw_size;
 		st->records++;
-		ret = fn(arg, ts, h);
+		ret = fn(arg, ts, data, (uint32_t)size);
 		if (ret)
 			return ret;
 	}
 	return 0;
+}
+
+/*
+ * subbuf_sample_lay - a trace entry as a perf sample (subbuf.h)
+ *
+ * The raw data is the trace entry itself, exactly what perf's PERF_SAMPLE_RAW
+ * carries, padded as perf pads it. The entry names its thread only: the
+ * sample's pid is that thread id too, for the reader to replace with the
+ * process it knows (tgidmap.h).
+ */
+const struct perf_event_header *subbuf_sample_lay(void *buf, int cpu, uint64_t time,
+						  const void *entry, uint32_t size)
+{
+	struct perf_event_header *h = buf;
+	uint64_t *v = (uint64_t *)(h + 1);
+	/* perf pads the raw data so that the u32 size and it end 8-byte aligned */
+	uint32_t raw_size = ((size + 4 + 7) & ~7u) - 4, tid;
+	uint16_t type;
+	int32_t pid;
+	char *raw;
+
+	if (size < 8 || sizeof(*h) + 32 + 4 + raw_size > PERF_RECORD_MAX)
+		return NULL;
+	/* struct trace_entry: u16 type, u8 flags, u8 preempt_count, s32 pid */
+	memcpy(&type, entry, 2);
+	memcpy(&pid, (const char *)entry + 4, 4);
+	tid = (uint32_t)pid;
+	v[0] = ftrace_sample_id(type);
+	v[1] = (uint64_t)tid << 32 | tid;
+	v[2] = time;
+	v[3] = (uint32_t)cpu;
+	raw = (char *)(v + 4);
+	memcpy(raw, &raw_size, 4);
+	memcpy(raw + 4, entry, size);
+	memset(raw + 4 + size, 0, raw_size - size);
+	h->type = PERF_RECORD_SAMPLE;
+	h->misc = PERF_RECORD_MISC_KERNEL;
+	h->size = sizeof(*h) + 32 + 4 + raw_size;
+	return h;
+}
+
+struct subbuf_lay_arg {
+	struct subbuf_decoder *d;
+	int cpu;
+	ftrace_record_fn fn;
+	void *arg;
+};
+
+/* subbuf_lay_one - one entry laid out as a sample, to the caller's fn */
+static int subbuf_lay_one(void *arg, uint64_t time, const void *entry, uint32_t size)
+{
+	struct subbuf_lay_arg *a = arg;
+	const struct perf_event_header *h = subbuf_sample_lay(a->d->rec, a->cpu, time, entry, size);
+
+	return h ? a->fn(a->arg, time, h) : 0;
+}
+
+/* subbuf_decode - each event of one sub-buffer as a perf sample */
+int subbuf_decode(struct subbuf_decoder *d, int cpu, void *subbuf, struct ftrace_stats *st,
+		  struct subbuf_span *span, ftrace_record_fn fn, void *arg)
+{
+	struct subbuf_lay_arg a = { d, cpu, fn, arg };
+
+	return subbuf_entries(d, subbuf, st, span, subbuf_lay_one, &a);
 }
 
 /* subbuf_used - header, events, and the missed count the kernel may store after them */

@@ -4,7 +4,8 @@
 
 /*
  * ftrace sub-buffers (one page of a CPU's ring buffer, as trace_pipe_raw
- * gives it) decoded into perf samples, laid out as ftrace.h says. A decoder
+ * gives it) read event by event: each where it lies, or laid out as a perf
+ * sample as ftrace.h says. A decoder
  * keeps the position of the sub-buffer it reads (kbuffer's), so each thread
  * that decodes has its own: subbuf_decoder_clone makes another for the same
  * layout and events. The decoder owns its copy of the header_page text and
@@ -47,6 +48,8 @@ struct ftrace_stats {
 
 /* A record ready for the merge: valid during the call only. */
 typedef int (*ftrace_record_fn)(void *arg, uint64_t time, const struct perf_event_header *rec);
+/* A trace entry (struct trace_entry and the event's fields) of size bytes, where it lies. */
+typedef int (*subbuf_entry_fn)(void *arg, uint64_t time, const void *entry, uint32_t size);
 
 struct subbuf_decoder;
 
@@ -77,6 +80,20 @@ struct subbuf_span {
 
 int subbuf_decode(struct subbuf_decoder *d, int cpu, void *subbuf, struct ftrace_stats *st,
 		  struct subbuf_span *span, ftrace_record_fn fn, void *arg);
+/*
+ * subbuf_entries - as subbuf_decode, but each event to fn as it lies in the
+ * sub-buffer (entry points into subbuf), laid out as nothing else: a reader
+ * that keeps subbuf decodes each event once, from there.
+ */
+int subbuf_entries(struct subbuf_decoder *d, void *subbuf, struct ftrace_stats *st,
+		   struct subbuf_span *span, subbuf_entry_fn fn, void *arg);
+/*
+ * subbuf_sample_lay - the trace entry of size bytes, of CPU cpu at time, as
+ * the perf sample subbuf_decode makes of it, into buf (PERF_RECORD_MAX
+ * bytes): buf, or NULL for an entry too short or too long for one
+ */
+const struct perf_event_header *subbuf_sample_lay(void *buf, int cpu, uint64_t time,
+						  const void *entry, uint32_t size);
 
 /*
  * The bytes of the sub-buffer at subbuf that decoding it again needs: its

@@ -580,6 +580,9 @@ const char *session_comm_cached(const struct session *s, uint32_t pid)
 	return NULL;
 }
 
+static int session_sample_handle(struct session *s, struct iotap_event *ev,
+				 const struct perf_sample *smp);
+
 /* session_dispatch - hand one record to the consumers: raw, then to the event's handlers */
 int session_dispatch(struct session *s, const struct perf_event_header *rec)
 {
@@ -644,13 +647,44 @@ int session_dispatch(struct session *s, const struct perf_event_header *rec)
 		s->malformed++;
 		return 0;
 	}
+	return session_sample_handle(s, ev, &smp);
+}
+
+/* session_sample_handle - a decoded sample of ev to the event's handlers */
+static int session_sample_handle(struct session *s, struct iotap_event *ev,
+				 const struct perf_sample *smp)
+{
 	ev->count++;
 	for (size_t i = 0; i < ev->nr_h; i++) {
-		ret = ev->h[i].fn(ev->h[i].ctx, &smp, ev->h[i].arg);
+		int ret = ev->h[i].fn(ev->h[i].ctx, smp, ev->h[i].arg);
+
 		if (ret)
 			return ret;
 	}
 	return 0;
+}
+
+/* session_dispatch_sample - a sample no consumer takes as a record, to its event's handlers */
+int session_dispatch_sample(struct session *s, const struct perf_sample *smp)
+{
+	struct iotap_event *ev;
+
+	if (s->nr_raw && !s->nr_decoders)
+		return 0;
+	ev = session_event_find(s, smp->id);
+	if (!ev) {
+		s->dropped++;
+		return 0;
+	}
+	return session_sample_handle(s, ev, smp);
+}
+
+/* session_takes_ftrace_records - whether a consumer takes ftrace samples as records */
+bool session_takes_ftrace_records(struct session *s)
+{
+	if (s->rec_stale && session_rec_list(s))
+		return true;
+	return s->rec_skip ? s->nr_rec_ftrace > 0 : s->nr_rec > 0;
 }
 
 /* session_event_find - the event a sample id belongs to, NULL when none is in use */

@@ -222,6 +222,21 @@ bool session_signalled(const struct session *s);
  * or the first non-zero return of a consumer or handler
  */
 int session_dispatch(struct session *s, const struct perf_event_header *rec);
+/*
+ * session_dispatch_sample - a sample already decoded (a trace entry where it
+ * lies, ftrace.h), when no consumer takes it as a record
+ * (session_takes_ftrace_records), to its event's handlers, as
+ * session_dispatch hands the sample of a record: 0, or a handler's non-zero return
+ */
+int session_dispatch_sample(struct session *s, const struct perf_sample *smp);
+/*
+ * session_takes_ftrace_records - whether a consumer takes the records of
+ * ftrace samples (a recorder that does not store the sub-buffers): those
+ * must be laid out as perf samples, and go to session_dispatch. true too
+ * when the list of consumers could not be made (ENOMEM): session_dispatch
+ * then says so.
+ */
+bool session_takes_ftrace_records(struct session *s);
 void session_comm_cache(struct session *s, uint32_t pid, const char *comm);
 /*
  * session_comm_cached - a name COMM records (or an earlier lookup) gave pid, or NULL when none

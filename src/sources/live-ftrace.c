@@ -47,6 +47,7 @@ struct live_ftrace {
 	uint64_t next_check;	/* when to look again that the instance still traces */
 	int changed;		/* -errno once another process changed the instance */
 	bool disabled;
+	bool stored;		/* sub-buffers are read into a store's rooms */
 };
 
 /* ftrace_alloc - an empty backend: no instance until open */
@@ -237,11 +238,12 @@ static int ftrace_pollfds(void *priv, struct pollfd *pfd, int max)
 }
 
 /*
- * ftrace_read - every CPU's events, as perf samples, to push; to the last one
+ * ftrace_read - every CPU's events, queued where they lie in into's room, or
+ * as perf samples to push (with a store, or no into); to the last one
  * once disabled. Once a second, and at the end, it looks that no other process
  * turned the instance off: an error then, rather than counts that are short.
  */
-static int ftrace_read(void *priv, live_push_fn push, void *arg)
+static int ftrace_read(void *priv, live_push_fn push, void *arg, struct merge *into)
 {
 	struct live_ftrace *f = priv;
 	uint64_t now;
@@ -252,6 +254,9 @@ static int ftrace_read(void *priv, live_push_fn push, void *arg)
 	}
 	if (f->changed)
 		return f->changed;
+	/* A store reads the sub-buffers into its own rooms: their events are copied out. */
+	if (into && !f->stored)
+		return ftrace_ring_read_into(f->fr, f->disabled, into);
 	return ftrace_ring_read(f->fr, f->disabled, push, arg);
 }
 
@@ -384,6 +389,7 @@ static const struct subbuf_decoder *ftrace_store(void *priv, const struct ftrace
 	struct live_ftrace *f = priv;
 
 	ftrace_ring_set_store(f->fr, st);
+	f->stored = st != NULL;
 	return ftrace_ring_decoder(f->fr);
 }
 

@@ -152,7 +152,7 @@ static int perf_pollfds(void *priv, struct pollfd *pfd, int max)
 }
 
 /* perf_read - every ring's complete records to the live source */
-static int perf_read(void *priv, live_push_fn push, void *arg)
+static int perf_read(void *priv, live_push_fn push, void *arg, struct merge *into)
 {
 	return evlist_read(((struct live_perf *)priv)->el, push, arg);
 }

@@ -67,8 +67,13 @@ struct live_backend_ops {
 	int (*disable)(void *priv);
 	/* The descriptors that wake the reader; up to max into pfd, returns how many. */
 	int (*pollfds)(void *priv, struct pollfd *pfd, int max);
-	/* Every complete record to push, each ring's in its order; the source ends the round. */
-	int (*read)(void *priv, live_push_fn push, void *arg);
+	/*
+	 * Every complete record to push, each ring's in its order; the source
+	 * ends the round. into (NULL: none) is the merge a backend may read its
+	 * records into and queue where they lie, tagged its own way
+	 * (ftrace_ring_read_into), rather than push them perf-shaped.
+	 */
+	int (*read)(void *priv, live_push_fn push, void *arg, struct merge *into);
 	/*
 	 * Optional: after a read, every record not newer than this was pushed
 	 * (a ring read only in part holds newer ones back); UINT64_MAX: all.

@@ -67,6 +67,7 @@ struct live_src {
 	bool enabled;
 	struct live_probes probes;	/* where this run's probes went */
 	struct tgidmap *tgids;		/* each thread's process, for ftrace's events */
+	void *rec;			/* a trace entry laid out as a perf sample */
 };
 
 /* live_wall_offset - realtime minus monotonic, for printing wall-clock times */
@@ -181,7 +182,8 @@ static int live_open(struct session *s)
 	}
 	lv->merge = merge_alloc();
 	lv->dyn = dynevent_set_alloc();
-	if (!lv->merge || !lv->dyn)
+	lv->rec = malloc(PERF_RECORD_MAX);
+	if (!lv->merge || !lv->dyn || !lv->rec)
 		return -ENOMEM;
 	ret = disk_table_scan(&s->disks, "/sys/class/block");
 	if (ret)
@@ -345,17 +347,56 @@ int live_store_subbufs(struct session *s, const struct ftrace_store *st, struct 
 	return -EOPNOTSUPP;
 }
 
-/* live_deliver - records come out of the merge here, in time order */
-static int live_deliver(void *arg, uint64_t time, const void *rec, size_t size)
+/* live_deliver_record - a perf-shaped record, its process filled in where it is missing */
+static int live_deliver_record(struct session *s, struct perf_event_header *rec)
 {
-	struct live_src *lv = ((struct session *)arg)->src_priv;
+	struct live_src *lv = s->src_priv;
 
-	/* The merge's own copy, delivered once: the process is filled in where it is missing. */
-	if (lv->tgids && (((struct session *)arg)->opts.pids_unread ?
-			  tgidmap_track(lv->tgids, rec) :
-			  tgidmap_record(lv->tgids, (struct perf_event_header *)rec)))
+	if (lv->tgids && (s->opts.pids_unread ? tgidmap_track(lv->tgids, rec) :
+			  tgidmap_record(lv->tgids, rec)))
 		return 0;
-	return session_dispatch(arg, rec);
+	return session_dispatch(s, rec);
+}
+
+/*
+ * live_deliver_entry - a trace entry the ftrace ring queued where it lies
+ * (ftrace_ring_read_into), of CPU cpu: decoded here, once, into the sample
+ * the handlers take; laid out as a perf sample only for a consumer that takes
+ * it as a record
+ */
+static int live_deliver_entry(struct session *s, uint64_t time, const void *entry, uint32_t size,
+			      int cpu)
+{
+	struct live_src *lv = s->src_priv;
+	struct perf_sample smp = { .time = time, .cpu = (uint32_t)cpu, .raw = entry,
+				   .raw_size = size };
+	uint16_t type;
+	int32_t tid;
+
+	if (session_takes_ftrace_records(s)) {
+		struct perf_event_header *h = (void *)subbuf_sample_lay(lv->rec, cpu, time, entry, size);
+
+		return h ? live_deliver_record(s, h) : 0;
+	}
+	/* struct trace_entry: u16 type, u8 flags, u8 preempt_count, s32 pid (the thread) */
+	memcpy(&type, entry, 2);
+	memcpy(&tid, (const char *)entry + 4, 4);
+	smp.id = ftrace_sample_id(type);
+	smp.tid = smp.pid = (uint32_t)tid;
+	if (lv->tgids && tgidmap_entry(lv->tgids, smp.id, smp.tid, entry, size,
+				       s->opts.pids_unread ? NULL : &smp.pid))
+		return 0;
+	return session_dispatch_sample(s, &smp);
+}
+
+/* live_deliver - records come out of the merge here, in time order, delivered once */
+static int live_deliver(void *arg, uint64_t time, const void *rec, size_t size, uint32_t tag)
+{
+	if (tag & FTRACE_ENTRY_TAG)
+		return live_deliver_entry(arg, time, rec, (uint32_t)size,
+					  (int)(tag & ~FTRACE_ENTRY_TAG));
+	/* The merge's own copy: filled in where it lies. */
+	return live_deliver_record(arg, (struct perf_event_header *)rec);
 }
 
 /* live_queue - a record into the merge (a live_push_fn, and the join's way out) */
@@ -561,7 +602,8 @@ static int live_read_round(struct session *s, bool final)
 	int ret;
 
 	for (int i = 0; i < lv->nr_be; i++) {
-		ret = lv->be[i].ops->read(lv->be[i].priv, live_push, s);
+		/* The join takes perf-shaped records; without one, ftrace's go in where they lie. */
+		ret = lv->be[i].ops->read(lv->be[i].priv, live_push, s, lv->join ? NULL : lv->merge);
 		if (ret)
 			return ret;
 	}
@@ -790,6 +832,7 @@ static void live_close(struct session *s)
 	free(lv->twins);
 	merge_free(lv->merge);
 	tgidmap_free(lv->tgids);
+	free(lv->rec);
 	free(lv->pfd);
 	free(lv);
 	s->src_priv = NULL;

@@ -921,7 +921,7 @@ static int pd_bind(struct session *s, struct perf_src *f)
 }
 
 /* pd_ready_add - the merge releases a record: keep it for delivery */
-static int pd_ready_add(void *arg, uint64_t time, const void *rec, size_t size)
+static int pd_ready_add(void *arg, uint64_t time, const void *rec, size_t size, uint32_t tag)
 {
 	struct perf_src *f = arg;
 

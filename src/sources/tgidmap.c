@@ -309,17 +309,27 @@ static bool tgidmap_sideband(struct tgidmap *m, const struct perf_event_header *
 static bool tgidmap_birth(struct tgidmap *m, const struct perf_event_header *rec)
 {
 	const uint64_t *v = (const uint64_t *)(rec + 1);
-	uint32_t raw_size;
+	uint32_t raw_size = 0;
 
-	if (!m->births.id || v[0] != m->births.id)
-		return false;
 	/* Then TIME, CPU, and RAW: a u32 size and the trace entry. */
-	if (rec->size < sizeof(*rec) + 36)
-		return true;
-	memcpy(&raw_size, v + 4, 4);
-	if (raw_size > rec->size - sizeof(*rec) - 36)
-		return true;
-	tgid_birth(m, (uint32_t)(v[1] >> 32), (const char *)(v + 4) + 4, raw_size);
+	if (rec->size >= sizeof(*rec) + 36) {
+		memcpy(&raw_size, v + 4, 4);
+		if (raw_size > rec->size - sizeof(*rec) - 36)
+			raw_size = 0;
+	}
+	return tgidmap_entry(m, v[0], (uint32_t)(v[1] >> 32), (const char *)(v + 4) + 4,
+			     raw_size, NULL);
+}
+
+/* tgidmap_entry - see tgidmap.h */
+bool tgidmap_entry(struct tgidmap *m, uint64_t id, uint32_t tid, const void *raw, uint32_t size,
+		   uint32_t *pid)
+{
+	if (pid)
+		*pid = tgidmap_of(m, tid);
+	if (!m->births.id || id != m->births.id)
+		return false;
+	tgid_birth(m, tid, raw, size);
 	return true;
 }
 

@@ -42,6 +42,14 @@ int tgidmap_births(struct tgidmap *m, uint64_t id, struct tep_event *tp);
  * Return: true for a birth, which is the map's alone and goes no further.
  */
 bool tgidmap_record(struct tgidmap *m, struct perf_event_header *rec);
+/*
+ * tgidmap_entry - an ftrace event of sample id id by thread tid, its trace
+ * entry (size bytes at raw) where it lies, in stream order: *pid (may be
+ * NULL: nothing filled in, as tgidmap_track) gets tid's process. Return: true
+ * for a birth, learnt, which is the map's alone and goes no further.
+ */
+bool tgidmap_entry(struct tgidmap *m, uint64_t id, uint32_t tid, const void *raw, uint32_t size,
+		   uint32_t *pid);
 /* tgidmap_track - tgidmap_record without filling anything in: rec is left as it is. */
 bool tgidmap_track(struct tgidmap *m, const struct perf_event_header *rec);
 /* tgidmap_of - the process of thread tid (tid itself when nothing says otherwise) */

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_merge.c - rounds emit in time order and never drop a late record */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -17,7 +20,7 @@ struct seen {
 };
 
 /* collect - record what the merge emitted */
-static int collect(void *arg, uint64_t time, const void *rec, size_t size)
+static int collect(void *arg, uint64_t time, const void *rec, size_t size, uint32_t tag)
 {
 	struct seen *s = arg;
 
@@ -196,7 +199,7 @@ struct tally {
 };
 
 /* tally - count one record; its payload is its time, truncated */
-static int tally(void *arg, uint64_t time, const void *rec, size_t size)
+static int tally(void *arg, uint64_t time, const void *rec, size_t size, uint32_t tag)
 {
 	struct tally *t = arg;
 	uint32_t v;
@@ -278,6 +281,94 @@ static void test_varying_rounds(void **state)
 	merge_free(m);
 }
 
+/* Records read into the merge's room, as a reader of pages queues them: tag, bytes, time. */
+struct taken {
+	uint64_t t[64];
+	uint32_t tag[64];
+	char bytes[64][8];
+	size_t size[64];
+	size_t n;
+};
+
+/* take_collect - what the merge emitted, copied out */
+static int take_collect(void *arg, uint64_t time, const void *rec, size_t size, uint32_t tag)
+{
+	struct taken *k = arg;
+
+	assert_true(k->n < 64 && size <= 8);
+	k->t[k->n] = time;
+	k->tag[k->n] = tag;
+	memcpy(k->bytes[k->n], rec, size);
+	k->size[k->n++] = size;
+	return 0;
+}
+
+/*
+ * take_page - a "page" of count 8-byte records "Pn:r" read into the room, queued where they
+ * lie; all of it kept (whole), or up to the last record
+ */
+static void take_page(struct merge *m, char page, int count, uint64_t t0, uint64_t step, bool whole)
+{
+	char *room = merge_take(m, 4096);
+
+	assert_non_null(room);
+	/* Whatever was read after the last record is not the merge's to keep. */
+	memset(room, 'x', 4096);
+	for (int r = 0; r < count; r++) {
+		snprintf(room + 8 * r, 8, "%c%d:%d", page, count, r);
+		assert_int_equal(merge_push_at(m, t0 + r * step, room + 8 * r, 8, 0x80000000u | page), 0);
+	}
+	/* Out of the room: refused. */
+	assert_int_equal(merge_push_at(m, 1, room + 4096, 8, 1), -EINVAL);
+	merge_give_back(m, room, whole ? 4096 : 8 * count);
+}
+
+/*
+ * test_take_in_place - records read into the merge's room and queued where they lie come
+ * out in time order with copies pushed between them, each with its tag and its bytes
+ * intact, though later takes grow (move) the buffer and an empty page gives all back
+ */
+static void test_take_in_place(void **state)
+{
+	struct merge *m = merge_alloc();
+	struct taken k = { .n = 0 };
+	uint32_t v = 0x11223344;
+	char *empty;
+
+	take_page(m, 'A', 3, 10, 20, false);		/* 10 30 50 */
+	assert_int_equal(merge_push(m, 20, &v, sizeof(v)), 0);
+	/* Pages of 4 KiB: the 64 KiB buffer grows, and moves, under what is queued. */
+	for (int i = 0; i < 20; i++) {
+		empty = merge_take(m, 4096);
+		assert_non_null(empty);
+		merge_give_back(m, empty, 0);
+		take_page(m, 'B', 1, 1000 + i, 1, true);
+	}
+	take_page(m, 'C', 2, 25, 10, false);		/* 25 35 */
+	assert_int_equal(merge_round_end(m, UINT64_MAX, take_collect, &k), 0);
+	assert_int_equal(merge_flush(m, UINT64_MAX, take_collect, &k), 0);
+	assert_int_equal(k.n, 3 + 1 + 20 + 2);
+	assert_int_equal(k.t[0], 10);
+	assert_string_equal(k.bytes[0], "A3:0");
+	assert_int_equal(k.tag[0], 0x80000000u | 'A');
+	assert_int_equal(k.t[1], 20);
+	assert_int_equal(k.tag[1], 0);
+	assert_int_equal(k.size[1], 4);
+	assert_memory_equal(k.bytes[1], &v, 4);
+	assert_int_equal(k.t[2], 25);
+	assert_string_equal(k.bytes[2], "C2:0");
+	assert_string_equal(k.bytes[3], "A3:1");
+	assert_string_equal(k.bytes[4], "C2:1");
+	assert_string_equal(k.bytes[5], "A3:2");
+	for (int i = 0; i < 20; i++) {
+		assert_int_equal(k.t[6 + i], 1000 + i);
+		assert_string_equal(k.bytes[6 + i], "B1:0");
+	}
+	/* Given back: the room and every queued byte, kept for the pages read last, not more. */
+	assert_true(merge_held(m) < 4 * 65536 * 3);
+	merge_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +380,7 @@ int main(void)
 		cmocka_unit_test(test_horizon),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_burst_then_quiet),
+		cmocka_unit_test(test_take_in_place),
 		cmocka_unit_test(test_varying_rounds),
 	};
 
