@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "iotap.h"
-#include "tools/common-opts.h"
+#include "common-opts.h"
 
 struct session_opts;
 

@@ -197,6 +197,20 @@ void iotap_stop(struct iotap_ctx *ctx);
  */
 void iotap_procs_unused(struct iotap_ctx *ctx);
 /*
+ * iotap_pids_unread - from init: nothing this tool shows reads an event's
+ * process, but something beside it in the session does so later (a flight
+ * recorder's dumps, filled in from the live map of each thread's process):
+ * the map is kept, and a live event comes with its thread's id as its pid.
+ * No effect with --cgroup, which decides by each event's process.
+ */
+void iotap_pids_unread(struct iotap_ctx *ctx);
+/*
+ * iotap_input_is_file - whether -i names a file to read events from instead
+ * of the live kernel; for an option that only a live run can honour, which
+ * the tool then refuses. Cannot fail.
+ */
+bool iotap_input_is_file(const struct iotap_ctx *ctx);
+/*
  * iotap_wake_fd - from init: when fd (the tool's, open until its fini) is
  * readable, the events so far are delivered and the tool's wake runs, which
  * reads fd. For work another thread asks for (a scrape). 0, or -EOPNOTSUPP

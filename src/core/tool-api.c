@@ -229,6 +229,19 @@ void iotap_procs_unused(struct iotap_ctx *ctx)
 		ctx->sess->opts.no_procs = true;
 }
 
+/* iotap_pids_unread - see iotap.h */
+void iotap_pids_unread(struct iotap_ctx *ctx)
+{
+	if (!ctx->sess->opts.cgroup)
+		ctx->sess->opts.pids_unread = true;
+}
+
+/* iotap_input_is_file - see iotap.h */
+bool iotap_input_is_file(const struct iotap_ctx *ctx)
+{
+	return ctx->sess->opts.input != NULL;
+}
+
 /* iotap_wake_fd - see iotap.h */
 int iotap_wake_fd(struct iotap_ctx *ctx, int fd)
 {

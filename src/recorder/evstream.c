@@ -7,6 +7,7 @@
 #include "evstream.h"
 #include "sample.h"
 #include "sections.h"
+#include "session.h"
 #include "symbolizer.h"
 
 /* evstream_init_stacks - -g: the callchain ids and the buffer samples are rewritten in */

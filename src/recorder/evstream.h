@@ -14,8 +14,10 @@
 #include <stdint.h>
 
 #include "container.h"
-#include "session.h"
 #include "stackmap.h"
+
+struct perf_event_header;
+struct session;
 
 struct evstream {
 	struct rec_writer *w;

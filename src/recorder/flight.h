@@ -14,8 +14,10 @@
 #include "blktrack.h"
 #include "evstream.h"
 #include "record-params.h"
-#include "session.h"
 #include "snapshot.h"
+
+struct perf_event_header;
+struct session;
 
 struct flight;
 

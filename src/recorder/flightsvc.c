@@ -5,6 +5,7 @@
 
 #include "flightsvc.h"
 #include "log.h"
+#include "session.h"
 
 struct flightsvc {
 	const struct record_params *p;
@@ -13,6 +14,15 @@ struct flightsvc {
 	struct flight *f;
 	bool finished;			/* flightsvc_finish ran: the dumps are all said */
 };
+
+/* flightsvc_end - the open incident dumped and every dump said, once (fs may be NULL) */
+static void flightsvc_end(struct flightsvc *fs, struct session *s)
+{
+	if (!fs || fs->finished)
+		return;
+	fs->finished = true;
+	flight_finish(fs->f, s);
+}
 
 /* flightsvc_init - SIGUSR2 wakes the run loop: its dump does not wait for the next tick */
 static int flightsvc_init(struct session *s, void *priv)
@@ -50,7 +60,7 @@ static int flightsvc_wake(struct session *s, void *priv)
 static int flightsvc_report(struct session *s, void *priv, bool final)
 {
 	if (final)
-		flightsvc_finish(priv, s);
+		flightsvc_end(priv, s);
 	return 0;
 }
 
@@ -77,7 +87,7 @@ static const struct consumer_ops flightsvc_consumer = {
 };
 
 /* flightsvc_add - see flightsvc.h */
-int flightsvc_add(struct flightsvc **out, struct session *s, const struct record_params *p)
+int flightsvc_add(struct flightsvc **out, struct iotap_ctx *ctx, const struct record_params *p)
 {
 	struct flightsvc *fs;
 	int ret;
@@ -107,7 +117,7 @@ int flightsvc_add(struct flightsvc **out, struct session *s, const struct record
 		return ret;
 	}
 	flight_serve(fs->f);
-	ret = session_consumer_add(s, &flightsvc_consumer, fs);
+	ret = session_consumer_add(ctx->sess, &flightsvc_consumer, fs);
 	if (ret) {
 		flight_free(fs->f);
 		evstream_release(&fs->es);
@@ -131,10 +141,7 @@ void flightsvc_stats(const struct flightsvc *fs, struct flight_stats *st)
 }
 
 /* flightsvc_finish - see flightsvc.h */
-void flightsvc_finish(struct flightsvc *fs, struct session *s)
+void flightsvc_finish(struct flightsvc *fs, struct iotap_ctx *ctx)
 {
-	if (!fs || fs->finished)
-		return;
-	fs->finished = true;
-	flight_finish(fs->f, s);
+	flightsvc_end(fs, ctx->sess);
 }

@@ -15,19 +15,20 @@
  * interval; SIGUSR2 and each dump written wake the loop at once.
  */
 #include "flight.h"
+#include "iotap.h"
 #include "record-params.h"
-#include "session.h"
 
 struct flightsvc;
 
 /*
- * A flight recorder fed by s, as p says (its tools: the names the dumps'
- * head gives, comma-separated); from a consumer's init, or before
- * session_run. *out is NULL without --ring. p must outlive s. 0, or
- * -errno said through the log hook (-EINVAL: options that do not go
- * together). It is freed with s (its consumer's fini).
+ * A flight recorder fed by the session of the tool ctx, as p says (its
+ * tools: the names the dumps' head gives, comma-separated); from the tool's
+ * init, so that the tool sees no session. *out is NULL without --ring. p
+ * must outlive the session. 0, or -errno said through the log hook
+ * (-EINVAL: options that do not go together). It is freed with the session
+ * (its consumer's fini).
  */
-int flightsvc_add(struct flightsvc **out, struct session *s, const struct record_params *p);
+int flightsvc_add(struct flightsvc **out, struct iotap_ctx *ctx, const struct record_params *p);
 /* A completed request (or flush), paired by the tool: 0. fs may be NULL. */
 int flightsvc_request(struct flightsvc *fs, const struct blk_io *io);
 /*
@@ -35,7 +36,7 @@ int flightsvc_request(struct flightsvc *fs, const struct blk_io *io);
  * that the tool's last report counts them (else the session's final report
  * does it, after the tool's). fs may be NULL; once.
  */
-void flightsvc_finish(struct flightsvc *fs, struct session *s);
+void flightsvc_finish(struct flightsvc *fs, struct iotap_ctx *ctx);
 /* The dumps so far and what the ring holds now (flight_stats); fs not NULL. */
 void flightsvc_stats(const struct flightsvc *fs, struct flight_stats *st);
 

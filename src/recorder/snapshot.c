@@ -15,6 +15,7 @@
 #include "fdtab.h"
 #include "log.h"
 #include "sections.h"
+#include "session.h"
 #include "snapshot.h"
 #include "symbolizer.h"
 #include "usyms.h"

@@ -17,7 +17,8 @@
 
 #include "container.h"
 #include "record-params.h"
-#include "session.h"
+
+struct session;
 
 /* What a recording's head says besides the session: the command line's. */
 struct snap_info {

@@ -392,13 +392,13 @@ static int exporter_ring(struct iotap_ctx *ctx)
 	struct exporter_params *p = ctx->params;
 	struct exporter_state *st = ctx->state;
 
-	if (p->rec.ring && ctx->sess->opts.input) {
+	if (p->rec.ring && iotap_input_is_file(ctx)) {
 		iotap_err(ctx, "--ring keeps live events: not with -i");
 		return -EINVAL;
 	}
 	p->rec.tools = ctx->tool->name;
 	p->rec.disk = p->rec.ring ? p->disk : NULL;
-	return flightsvc_add(&st->ring, ctx->sess, &p->rec);
+	return flightsvc_add(&st->ring, ctx, &p->rec);
 }
 
 /*
@@ -475,8 +475,8 @@ static int exporter_init(struct iotap_ctx *ctx)
 	if (!ret && !st->ring)
 		iotap_procs_unused(ctx);
 	/* With it, the dumps fill them in as they are written, when the ring keeps sub-buffers. */
-	if (!ret && st->ring && !ctx->sess->opts.cgroup)
-		ctx->sess->opts.pids_unread = true;
+	if (!ret && st->ring)
+		iotap_pids_unread(ctx);
 	if (!ret)
 		ret = exporter_listen(ctx);
 	if (!ret)
@@ -517,7 +517,7 @@ static int exporter_report(struct iotap_ctx *ctx)
 
 	/* The last dumps count in the last page and textfile. */
 	if (ctx->final)
-		flightsvc_finish(st->ring, ctx->sess);
+		flightsvc_finish(st->ring, ctx);
 	if (ctx->final || p->textfile || st->demand_fd < 0)
 		ret = exporter_snapshot(ctx);
 	nvme_pair_say(&st->nvme, ctx);

@@ -4,8 +4,9 @@
 
 /*
  * The option tables every tool or command shares, kept in struct
- * session_opts (a tool's .common; NULL means common_opts). Below the command
- * line: the stack tools name theirs without reaching into the CLI.
+ * session_opts (a tool's .common; NULL means common_opts). Beside the
+ * session, whose options they fill: a tool names its table without seeing
+ * the struct, and the stack tools without reaching into the CLI.
  */
 #include "iotap.h"
 
