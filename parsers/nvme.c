@@ -53,9 +53,9 @@ static const struct sym_name nvme_fabrics_known[] = {
 /* nvme_fmt_init - find the fields, and the command names when ev has them; -ENOENT, -ENOMEM */
 int nvme_fmt_init(struct nvme_fmt *f, struct tep_event *ev)
 {
-	static const struct symtab_want io = { "opcode", 0, "qid", true };
-	static const struct symtab_want admin = { "opcode", 0, "qid", false };
-	static const struct symtab_want fabrics = { "fctype", 0, NULL, false };
+	static const struct symbolic_want io = { "opcode", 0, "qid", true };
+	static const struct symbolic_want admin = { "opcode", 0, "qid", false };
+	static const struct symbolic_want fabrics = { "fctype", 0, NULL, false };
 	int ret;
 
 	memset(f, 0, sizeof(*f));
@@ -70,12 +70,12 @@ int nvme_fmt_init(struct nvme_fmt *f, struct tep_event *ev)
 	field_init(&f->result, ev, "result");
 	if (!f->opcode.present)
 		return 0;
-	ret = symtab_load(&f->io_ops, ev, &io, nvme_io_known, N(nvme_io_known));
+	ret = symbolic_load(&f->io_ops, ev, &io, nvme_io_known, N(nvme_io_known));
 	if (!ret)
-		ret = symtab_load(&f->admin_ops, ev, &admin, nvme_admin_known,
+		ret = symbolic_load(&f->admin_ops, ev, &admin, nvme_admin_known,
 				  N(nvme_admin_known));
 	if (!ret)
-		ret = symtab_load(&f->fabrics_ops, ev, &fabrics, nvme_fabrics_known,
+		ret = symbolic_load(&f->fabrics_ops, ev, &fabrics, nvme_fabrics_known,
 				  N(nvme_fabrics_known));
 	if (ret)
 		nvme_fmt_release(f);
@@ -85,9 +85,9 @@ int nvme_fmt_init(struct nvme_fmt *f, struct tep_event *ev)
 /* nvme_fmt_release - free the name tables; safe twice */
 void nvme_fmt_release(struct nvme_fmt *f)
 {
-	symtab_release(&f->io_ops);
-	symtab_release(&f->admin_ops);
-	symtab_release(&f->fabrics_ops);
+	symbolic_release(&f->io_ops);
+	symbolic_release(&f->admin_ops);
+	symbolic_release(&f->fabrics_ops);
 }
 
 /* nvme_cmd_decode - one raw nvme event; -EINVAL when the record is too short */
@@ -114,9 +114,9 @@ int nvme_cmd_name(const struct nvme_fmt *f, const struct nvme_cmd *c, char *buf,
 	const char *name;
 	int n;
 
-	if (c->opcode == NVME_FABRICS_COMMAND && (name = symtab_name(&f->fabrics_ops, c->fctype)))
+	if (c->opcode == NVME_FABRICS_COMMAND && (name = symbolic_name(&f->fabrics_ops, c->fctype)))
 		n = snprintf(buf, len, "%s", name);
-	else if ((name = symtab_name(c->qid ? &f->io_ops : &f->admin_ops, c->opcode)))
+	else if ((name = symbolic_name(c->qid ? &f->io_ops : &f->admin_ops, c->opcode)))
 		n = snprintf(buf, len, "%s", name);
 	else
 		n = snprintf(buf, len, "%s_0x%02x", c->qid ? "nvme_cmd" : "nvme_admin", c->opcode);

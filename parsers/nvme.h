@@ -5,12 +5,12 @@
 #include <stdint.h>
 
 #include "field.h"
-#include "symtab.h"
+#include "symbolic.h"
 
 /* The fields of nvme:nvme_setup_cmd and nvme:nvme_complete_rq, found by name. */
 struct nvme_fmt {
 	struct field disk, ctrl_id, qid, cid, opcode, fctype, nsid, status, result;
-	struct symtab io_ops, admin_ops, fabrics_ops;	/* setup only */
+	struct symbolic_table io_ops, admin_ops, fabrics_ops;	/* setup only */
 };
 
 /* One decoded command event; qid 0 is the admin queue, whose disk is "". */

@@ -46,9 +46,9 @@ static const struct sym_name scsi_status_known[] = {
 /* scsi_fmt_init - find the fields and name tables; -ENOENT without the device fields */
 int scsi_fmt_init(struct scsi_fmt *f, struct tep_event *ev)
 {
-	static const struct symtab_want ops = { "opcode", 0, NULL, false };
-	static const struct symtab_want host = { "result", 16, NULL, false };
-	static const struct symtab_want status = { "result", 0, NULL, false };
+	static const struct symbolic_want ops = { "opcode", 0, NULL, false };
+	static const struct symbolic_want host = { "result", 16, NULL, false };
+	static const struct symbolic_want status = { "result", 0, NULL, false };
 	int ret;
 
 	memset(f, 0, sizeof(*f));
@@ -59,13 +59,13 @@ int scsi_fmt_init(struct scsi_fmt *f, struct tep_event *ev)
 	field_init(&f->result, ev, "result");
 	field_init(&f->rtn, ev, "rtn");
 	field_init(&f->driver_tag, ev, "driver_tag");
-	ret = symtab_load(&f->ops, ev, &ops, scsi_ops_known, N(scsi_ops_known));
+	ret = symbolic_load(&f->ops, ev, &ops, scsi_ops_known, N(scsi_ops_known));
 	/* Events without a result (start, error) still name results for their users. */
 	if (!ret)
-		ret = symtab_load(&f->host, f->result.present ? ev : NULL, &host, scsi_host_known,
+		ret = symbolic_load(&f->host, f->result.present ? ev : NULL, &host, scsi_host_known,
 				  N(scsi_host_known));
 	if (!ret)
-		ret = symtab_load(&f->status, f->result.present ? ev : NULL, &status,
+		ret = symbolic_load(&f->status, f->result.present ? ev : NULL, &status,
 				  scsi_status_known, N(scsi_status_known));
 	if (ret)
 		scsi_fmt_release(f);
@@ -75,9 +75,9 @@ int scsi_fmt_init(struct scsi_fmt *f, struct tep_event *ev)
 /* scsi_fmt_release - free the name tables; safe twice */
 void scsi_fmt_release(struct scsi_fmt *f)
 {
-	symtab_release(&f->ops);
-	symtab_release(&f->host);
-	symtab_release(&f->status);
+	symbolic_release(&f->ops);
+	symbolic_release(&f->host);
+	symbolic_release(&f->status);
 }
 
 /* scsi_cmd_decode - one raw scsi event; -EINVAL when the record is too short */
@@ -97,9 +97,9 @@ int scsi_cmd_decode(const struct scsi_fmt *f, const void *raw, uint32_t size, st
 }
 
 /* scsi_name - a table's name for v, else prefix and v in hex */
-static int scsi_name(const struct symtab *t, uint32_t v, const char *prefix, char *buf, size_t len)
+static int scsi_name(const struct symbolic_table *t, uint32_t v, const char *prefix, char *buf, size_t len)
 {
-	const char *name = symtab_name(t, v);
+	const char *name = symbolic_name(t, v);
 	int n = name ? snprintf(buf, len, "%s", name) : snprintf(buf, len, "%s0x%02x", prefix, v);
 
 	return n < 0 || (size_t)n >= len ? -ENOSPC : 0;

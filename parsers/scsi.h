@@ -6,13 +6,13 @@
 #include <stdint.h>
 
 #include "field.h"
-#include "symtab.h"
+#include "symbolic.h"
 
 /* The fields of the scsi:scsi_dispatch_cmd_* events, found by name. */
 struct scsi_fmt {
 	struct field host_no, channel, id, lun, opcode, result, rtn, driver_tag;
-	struct symtab ops;		/* opcode names */
-	struct symtab host, status;	/* result byte 2 (DID_*) and byte 0 (SAM_STAT_*) */
+	struct symbolic_table ops;		/* opcode names */
+	struct symbolic_table host, status;	/* result byte 2 (DID_*) and byte 0 (SAM_STAT_*) */
 };
 
 /* One decoded command event. */

@@ -42,8 +42,8 @@ struct exporter_disk {
 
 struct exporter_state {
 	struct blktrack *bt;
-	struct nvme_pair nvme;
-	struct scsi_pair scsi;
+	struct cmdpair_nvme nvme;
+	struct cmdpair_scsi scsi;
 	struct blk_lastpos pos;
 	struct blkmetrics m;		/* the series; m.prom: every one, cumulative */
 	struct stagehist stages;	/* --stages: btt's stages, into m.prom each snapshot */
@@ -339,9 +339,9 @@ static int exporter_commands(struct iotap_ctx *ctx)
 		nvme = nvme && !strncmp(disk, "nvme", 4);
 	}
 	if (nvme)
-		ret = nvme_pair_use(&st->nvme, ctx, disk, exporter_on_nvme);
+		ret = cmdpair_nvme_use(&st->nvme, ctx, disk, exporter_on_nvme);
 	if (!ret && scsi)
-		ret = scsi_pair_use(&st->scsi, ctx, exporter_on_scsi);
+		ret = cmdpair_scsi_use(&st->scsi, ctx, exporter_on_scsi);
 	return ret;
 }
 
@@ -520,8 +520,8 @@ static int exporter_report(struct iotap_ctx *ctx)
 		flightsvc_finish(st->ring, ctx);
 	if (ctx->final || p->textfile || st->demand_fd < 0)
 		ret = exporter_snapshot(ctx);
-	nvme_pair_say(&st->nvme, ctx);
-	scsi_pair_say(&st->scsi, ctx);
+	cmdpair_nvme_say(&st->nvme, ctx);
+	cmdpair_scsi_say(&st->scsi, ctx);
 	if (ctx->final)
 		blktrack_warn_stats(st->bt, ctx);
 	return ret;
@@ -537,8 +537,8 @@ static void exporter_fini(struct iotap_ctx *ctx)
 		close(st->demand_fd);
 	webconfig_free(st->web);
 	blktrack_free(st->bt);
-	nvme_pair_release(&st->nvme);
-	scsi_pair_release(&st->scsi);
+	cmdpair_nvme_release(&st->nvme);
+	cmdpair_scsi_release(&st->scsi);
 	blk_lastpos_release(&st->pos);
 	blkmetrics_release(&st->m);
 	stagehist_release(&st->stages);

@@ -15,7 +15,7 @@ struct nvmelatency_params {
 };
 
 struct nvmelatency_state {
-	struct nvme_pair pair;
+	struct cmdpair_nvme pair;
 	struct hist_set io, adm;	/* "disk, command" */
 	struct hist_set status;		/* "disk, command, 0xSTATUS": counts only */
 };
@@ -91,7 +91,7 @@ static int nvmelatency_init(struct iotap_ctx *ctx)
 		}
 	}
 	iotap_procs_unused(ctx);
-	return nvme_pair_use(&st->pair, ctx, disk, nvmelatency_done);
+	return cmdpair_nvme_use(&st->pair, ctx, disk, nvmelatency_done);
 }
 
 /* nvmelatency_report - print and reset: I/O histograms, admin commands, error statuses */
@@ -107,7 +107,7 @@ static int nvmelatency_report(struct iotap_ctx *ctx)
 	int ret;
 
 	ret = tool_cmd_report(ctx, parts, 3, p->msecs, p->json, p->timestamp, p->percentiles);
-	nvme_pair_say(&st->pair, ctx);
+	cmdpair_nvme_say(&st->pair, ctx);
 	return ret;
 }
 
@@ -116,7 +116,7 @@ static void nvmelatency_fini(struct iotap_ctx *ctx)
 {
 	struct nvmelatency_state *st = ctx->state;
 
-	nvme_pair_release(&st->pair);
+	cmdpair_nvme_release(&st->pair);
 	hist_set_release(&st->io);
 	hist_set_release(&st->adm);
 	hist_set_release(&st->status);

@@ -16,7 +16,7 @@ struct scsilatency_params {
 };
 
 struct scsilatency_state {
-	struct scsi_pair pair;
+	struct cmdpair_scsi pair;
 	struct hist_set lat;		/* "H:C:I:L, OPCODE" */
 	struct hist_set timeouts, errors;	/* counts only */
 };
@@ -63,7 +63,7 @@ static int scsilatency_init(struct iotap_ctx *ctx)
 {
 	struct scsilatency_params *p = ctx->params;
 	struct scsilatency_state *st = ctx->state;
-	struct scsi_pair *sp = &st->pair;
+	struct cmdpair_scsi *sp = &st->pair;
 	char c;
 	int ret;
 
@@ -76,7 +76,7 @@ static int scsilatency_init(struct iotap_ctx *ctx)
 		sp->has_dev = true;
 	}
 	iotap_procs_unused(ctx);
-	ret = scsi_pair_use(sp, ctx, scsilatency_done);
+	ret = cmdpair_scsi_use(sp, ctx, scsilatency_done);
 	if (!ret && !sp->f_start.driver_tag.present)
 		iotap_info(ctx, "this kernel does not trace the driver tag: commands are paired per device in dispatch order");
 	return ret;
@@ -95,7 +95,7 @@ static int scsilatency_report(struct iotap_ctx *ctx)
 	int ret;
 
 	ret = tool_cmd_report(ctx, parts, 3, p->msecs, p->json, p->timestamp, p->percentiles);
-	scsi_pair_say(&st->pair, ctx);
+	cmdpair_scsi_say(&st->pair, ctx);
 	return ret;
 }
 
@@ -104,7 +104,7 @@ static void scsilatency_fini(struct iotap_ctx *ctx)
 {
 	struct scsilatency_state *st = ctx->state;
 
-	scsi_pair_release(&st->pair);
+	cmdpair_scsi_release(&st->pair);
 	hist_set_release(&st->lat);
 	hist_set_release(&st->timeouts);
 	hist_set_release(&st->errors);

@@ -28,10 +28,10 @@ static void nvme_key(const struct nvme_cmd *c, uint32_t *dev, uint64_t *key)
 }
 
 /*
- * nvme_pair_find - the command that completion c ends, or NULL. *bare: it was found by the
+ * cmdpair_nvme_find - the command that completion c ends, or NULL. *bare: it was found by the
  * bare tag, which only a command whose setup carried a generation count can be.
  */
-static struct blkreq *nvme_pair_find(struct nvme_pair *np, const struct nvme_cmd *c, bool *bare)
+static struct blkreq *cmdpair_nvme_find(struct cmdpair_nvme *np, const struct nvme_cmd *c, bool *bare)
 {
 	struct blkreq *r, *tagged = NULL;
 	uint64_t key;
@@ -50,10 +50,10 @@ static struct blkreq *nvme_pair_find(struct nvme_pair *np, const struct nvme_cmd
 	return tagged;
 }
 
-/* nvme_pair_on_setup - a command goes to the controller: remember what and when */
-static int nvme_pair_on_setup(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+/* cmdpair_nvme_on_setup - a command goes to the controller: remember what and when */
+static int cmdpair_nvme_on_setup(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
 {
-	struct nvme_pair *np = arg;
+	struct cmdpair_nvme *np = arg;
 	struct blkreq *r;
 	struct nvme_cmd c;
 	uint32_t dev;
@@ -83,10 +83,10 @@ static int nvme_pair_on_setup(struct iotap_ctx *ctx, const struct perf_sample *s
 	return 0;
 }
 
-/* nvme_pair_on_done - the command completed: hand it to the tool with its latency */
-static int nvme_pair_on_done(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+/* cmdpair_nvme_on_done - the command completed: hand it to the tool with its latency */
+static int cmdpair_nvme_on_done(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
 {
-	struct nvme_pair *np = arg;
+	struct cmdpair_nvme *np = arg;
 	struct blkreq *r;
 	struct nvme_cmd c;
 	uint64_t ns;
@@ -96,7 +96,7 @@ static int nvme_pair_on_done(struct iotap_ctx *ctx, const struct perf_sample *s,
 		return 0;
 	if (np->disk && strcmp(c.disk, np->disk))
 		return 0;
-	r = nvme_pair_find(np, &c, &bare);
+	r = cmdpair_nvme_find(np, &c, &bare);
 	if (!r) {
 		np->unmatched++;
 		return 0;
@@ -111,8 +111,8 @@ static int nvme_pair_on_done(struct iotap_ctx *ctx, const struct perf_sample *s,
 	return np->done(ctx, &c, ns);
 }
 
-/* nvme_pair_event - subscribe to one nvme event and find its fields */
-static int nvme_pair_event(struct nvme_pair *np, struct iotap_ctx *ctx, const char *name,
+/* cmdpair_nvme_event - subscribe to one nvme event and find its fields */
+static int cmdpair_nvme_event(struct cmdpair_nvme *np, struct iotap_ctx *ctx, const char *name,
 			   iotap_handler_fn fn, struct nvme_fmt *f)
 {
 	struct iotap_event *ev = iotap_event_use(ctx, "nvme", name, 0, fn, np);
@@ -128,9 +128,9 @@ static int nvme_pair_event(struct nvme_pair *np, struct iotap_ctx *ctx, const ch
 	return np->disk ? iotap_event_filter(ev, "disk == \"%s\"", np->disk) : 0;
 }
 
-/* nvme_pair_use - see cmdpair.h */
-int nvme_pair_use(struct nvme_pair *np, struct iotap_ctx *ctx, const char *disk,
-		  nvme_pair_fn done)
+/* cmdpair_nvme_use - see cmdpair.h */
+int cmdpair_nvme_use(struct cmdpair_nvme *np, struct iotap_ctx *ctx, const char *disk,
+		  cmdpair_nvme_fn done)
 {
 	int ret;
 
@@ -139,14 +139,14 @@ int nvme_pair_use(struct nvme_pair *np, struct iotap_ctx *ctx, const char *disk,
 	np->tab = reqtab_alloc(NVME_MAX_INFLIGHT, NVME_MAX_AGE_NS);
 	if (!np->tab)
 		return -errno;
-	ret = nvme_pair_event(np, ctx, "nvme_setup_cmd", nvme_pair_on_setup, &np->f_setup);
+	ret = cmdpair_nvme_event(np, ctx, "nvme_setup_cmd", cmdpair_nvme_on_setup, &np->f_setup);
 	if (!ret)
-		ret = nvme_pair_event(np, ctx, "nvme_complete_rq", nvme_pair_on_done, &np->f_done);
+		ret = cmdpair_nvme_event(np, ctx, "nvme_complete_rq", cmdpair_nvme_on_done, &np->f_done);
 	return ret;
 }
 
-/* nvme_pair_say - see cmdpair.h */
-void nvme_pair_say(struct nvme_pair *np, struct iotap_ctx *ctx)
+/* cmdpair_nvme_say - see cmdpair.h */
+void cmdpair_nvme_say(struct cmdpair_nvme *np, struct iotap_ctx *ctx)
 {
 	const struct reqtab_stats *rs;
 
@@ -168,8 +168,8 @@ void nvme_pair_say(struct nvme_pair *np, struct iotap_ctx *ctx)
 			   (unsigned long long)np->paired_by_tag);
 }
 
-/* nvme_pair_release - see cmdpair.h */
-void nvme_pair_release(struct nvme_pair *np)
+/* cmdpair_nvme_release - see cmdpair.h */
+void cmdpair_nvme_release(struct cmdpair_nvme *np)
 {
 	reqtab_free(np->tab);
 	np->tab = NULL;
@@ -188,8 +188,8 @@ static void scsi_key(const struct scsi_cmd *c, uint32_t *dev, uint64_t *tag)
 	*tag = (uint64_t)c->lun << 32 | (uint32_t)c->driver_tag;
 }
 
-/* scsi_pair_mine - decode s with f; false when it is short or of another device */
-static bool scsi_pair_mine(const struct scsi_pair *sp, const struct scsi_fmt *f,
+/* cmdpair_scsi_mine - decode s with f; false when it is short or of another device */
+static bool cmdpair_scsi_mine(const struct cmdpair_scsi *sp, const struct scsi_fmt *f,
 			   const struct perf_sample *s, struct scsi_cmd *c)
 {
 	if (scsi_cmd_decode(f, s->raw, s->raw_size, c))
@@ -198,16 +198,16 @@ static bool scsi_pair_mine(const struct scsi_pair *sp, const struct scsi_fmt *f,
 				c->id == sp->id && c->lun == sp->lun);
 }
 
-/* scsi_pair_on_start - a command is dispatched to the host adapter */
-static int scsi_pair_on_start(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+/* cmdpair_scsi_on_start - a command is dispatched to the host adapter */
+static int cmdpair_scsi_on_start(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
 {
-	struct scsi_pair *sp = arg;
+	struct cmdpair_scsi *sp = arg;
 	struct blkreq *r;
 	struct scsi_cmd c;
 	uint32_t dev;
 	uint64_t tag;
 
-	if (!scsi_pair_mine(sp, &sp->f_start, s, &c))
+	if (!cmdpair_scsi_mine(sp, &sp->f_start, s, &c))
 		return 0;
 	sp->dispatched++;
 	scsi_key(&c, &dev, &tag);
@@ -223,8 +223,8 @@ static int scsi_pair_on_start(struct iotap_ctx *ctx, const struct perf_sample *s
 	return 0;
 }
 
-/* scsi_pair_end - the command left the host: hand it to the tool with its latency */
-static int scsi_pair_end(struct iotap_ctx *ctx, struct scsi_pair *sp, const struct perf_sample *s,
+/* cmdpair_scsi_end - the command left the host: hand it to the tool with its latency */
+static int cmdpair_scsi_end(struct iotap_ctx *ctx, struct cmdpair_scsi *sp, const struct perf_sample *s,
 			 const struct scsi_fmt *f, enum scsi_end end)
 {
 	struct blkreq *r;
@@ -232,7 +232,7 @@ static int scsi_pair_end(struct iotap_ctx *ctx, struct scsi_pair *sp, const stru
 	uint64_t tag, ns;
 	uint32_t dev;
 
-	if (!scsi_pair_mine(sp, f, s, &c))
+	if (!cmdpair_scsi_mine(sp, f, s, &c))
 		return 0;
 	scsi_key(&c, &dev, &tag);
 	r = reqtab_find(sp->tab, dev, tag);
@@ -248,32 +248,32 @@ static int scsi_pair_end(struct iotap_ctx *ctx, struct scsi_pair *sp, const stru
 	return sp->done(ctx, &c, end, ns);
 }
 
-/* scsi_pair_on_done - a completed command */
-static int scsi_pair_on_done(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+/* cmdpair_scsi_on_done - a completed command */
+static int cmdpair_scsi_on_done(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
 {
-	struct scsi_pair *sp = arg;
+	struct cmdpair_scsi *sp = arg;
 
-	return scsi_pair_end(ctx, sp, s, &sp->f_done, SCSI_END_DONE);
+	return cmdpair_scsi_end(ctx, sp, s, &sp->f_done, SCSI_END_DONE);
 }
 
-/* scsi_pair_on_timeout - the midlayer gave up waiting */
-static int scsi_pair_on_timeout(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+/* cmdpair_scsi_on_timeout - the midlayer gave up waiting */
+static int cmdpair_scsi_on_timeout(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
 {
-	struct scsi_pair *sp = arg;
+	struct cmdpair_scsi *sp = arg;
 
-	return scsi_pair_end(ctx, sp, s, &sp->f_timeout, SCSI_END_TIMEOUT);
+	return cmdpair_scsi_end(ctx, sp, s, &sp->f_timeout, SCSI_END_TIMEOUT);
 }
 
-/* scsi_pair_on_error - the host refused the command; it is dispatched again later */
-static int scsi_pair_on_error(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+/* cmdpair_scsi_on_error - the host refused the command; it is dispatched again later */
+static int cmdpair_scsi_on_error(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
 {
-	struct scsi_pair *sp = arg;
+	struct cmdpair_scsi *sp = arg;
 
-	return scsi_pair_end(ctx, sp, s, &sp->f_error, SCSI_END_ERROR);
+	return cmdpair_scsi_end(ctx, sp, s, &sp->f_error, SCSI_END_ERROR);
 }
 
-/* scsi_pair_event - subscribe to one scsi event (an optional one only if it exists) */
-static int scsi_pair_event(struct scsi_pair *sp, struct iotap_ctx *ctx, const char *name,
+/* cmdpair_scsi_event - subscribe to one scsi event (an optional one only if it exists) */
+static int cmdpair_scsi_event(struct cmdpair_scsi *sp, struct iotap_ctx *ctx, const char *name,
 			   bool optional, iotap_handler_fn fn, struct scsi_fmt *f)
 {
 	struct iotap_event *ev;
@@ -295,8 +295,8 @@ static int scsi_pair_event(struct scsi_pair *sp, struct iotap_ctx *ctx, const ch
 				  sp->host_no, sp->channel, sp->id, sp->lun);
 }
 
-/* scsi_pair_use - see cmdpair.h */
-int scsi_pair_use(struct scsi_pair *sp, struct iotap_ctx *ctx, scsi_pair_fn done)
+/* cmdpair_scsi_use - see cmdpair.h */
+int cmdpair_scsi_use(struct cmdpair_scsi *sp, struct iotap_ctx *ctx, cmdpair_scsi_fn done)
 {
 	int ret;
 
@@ -304,22 +304,22 @@ int scsi_pair_use(struct scsi_pair *sp, struct iotap_ctx *ctx, scsi_pair_fn done
 	sp->tab = reqtab_alloc(SCSI_MAX_INFLIGHT, SCSI_MAX_AGE_NS);
 	if (!sp->tab)
 		return -errno;
-	ret = scsi_pair_event(sp, ctx, "scsi_dispatch_cmd_start", false, scsi_pair_on_start,
+	ret = cmdpair_scsi_event(sp, ctx, "scsi_dispatch_cmd_start", false, cmdpair_scsi_on_start,
 			      &sp->f_start);
 	if (!ret)
-		ret = scsi_pair_event(sp, ctx, "scsi_dispatch_cmd_done", false, scsi_pair_on_done,
+		ret = cmdpair_scsi_event(sp, ctx, "scsi_dispatch_cmd_done", false, cmdpair_scsi_on_done,
 				      &sp->f_done);
 	if (!ret)
-		ret = scsi_pair_event(sp, ctx, "scsi_dispatch_cmd_timeout", true,
-				      scsi_pair_on_timeout, &sp->f_timeout);
+		ret = cmdpair_scsi_event(sp, ctx, "scsi_dispatch_cmd_timeout", true,
+				      cmdpair_scsi_on_timeout, &sp->f_timeout);
 	if (!ret)
-		ret = scsi_pair_event(sp, ctx, "scsi_dispatch_cmd_error", true, scsi_pair_on_error,
+		ret = cmdpair_scsi_event(sp, ctx, "scsi_dispatch_cmd_error", true, cmdpair_scsi_on_error,
 				      &sp->f_error);
 	return ret;
 }
 
-/* scsi_pair_say - see cmdpair.h */
-void scsi_pair_say(struct scsi_pair *sp, struct iotap_ctx *ctx)
+/* cmdpair_scsi_say - see cmdpair.h */
+void cmdpair_scsi_say(struct cmdpair_scsi *sp, struct iotap_ctx *ctx)
 {
 	const struct reqtab_stats *rs;
 
@@ -337,8 +337,8 @@ void scsi_pair_say(struct scsi_pair *sp, struct iotap_ctx *ctx)
 			   reqtab_count(sp->tab));
 }
 
-/* scsi_pair_release - see cmdpair.h */
-void scsi_pair_release(struct scsi_pair *sp)
+/* cmdpair_scsi_release - see cmdpair.h */
+void cmdpair_scsi_release(struct cmdpair_scsi *sp)
 {
 	reqtab_free(sp->tab);
 	sp->tab = NULL;

@@ -3,7 +3,7 @@
 # for a bounded time. Every tests/fuzz/fuzz_NAME.c is a harness, linked against the whole core
 # (compiled once), with its seeds in tests/fuzz/corpus-NAME and what longer runs grew
 # (bench/fuzz --save) in tests/fuzz/grown-NAME, when there are such folders:
-#   fuzz_recfile  the recording container (src/recording/container-*.c, inflate.c)
+#   fuzz_recfile  the recording container (src/recfile/container-*.c, inflate.c)
 #   fuzz_report   the whole report path: open from memory, replay, then one of biolatency,
 #                 iostack -K -f, biosnoop --cgroup, fileio, iostackbreakdown, --info
 #   fuzz_stream   the records after a fixed recording head (a session opened once per head,

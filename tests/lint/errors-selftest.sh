@@ -12,7 +12,7 @@ trap 'rm -rf "$T"' EXIT
 . "$SRC/tests/lint/selftest-lib.sh"
 
 # The convention: -errno, NULL with errno, a comparator's -1 (no error at all).
-mkdir -p "$T/good/src/core" "$T/good/tracefs"
+mkdir -p "$T/good/src/core" "$T/good/kernel"
 cat >"$T/good/src/core/a.c" <<'EOF'
 #include <errno.h>
 #include <stdlib.h>
@@ -33,7 +33,7 @@ static int a_cmp(const void *x, const void *y)
 	return *(const int *)x < *(const int *)y ? -1 : 1;
 }
 EOF
-cat >"$T/good/tracefs/b.h" <<'EOF'
+cat >"$T/good/kernel/b.h" <<'EOF'
 /* b_open - NULL with errno set */
 struct b *b_open(const char *path,
 		 int flags);
@@ -68,12 +68,12 @@ expect 0 "note: .*'src/core/a.c a_intern' returns no -1" "a stale allowed line i
 # A pointer and an int *err (the recording reader's old rec_reader_open), in a header
 # on the first line and on a continuation line, and in a definition.
 cp -r "$T/good" "$T/interr"
-cat >>"$T/interr/tracefs/b.h" <<'EOF'
+cat >>"$T/interr/kernel/b.h" <<'EOF'
 struct b *b_open_mem(const void *buf, size_t len, int *err);
 struct b *b_prefetch(struct b *b, const void *data, size_t len,
 		     const unsigned char **first, int *err);
 EOF
-cat >"$T/interr/tracefs/b.c" <<'EOF'
+cat >"$T/interr/kernel/b.c" <<'EOF'
 static const struct hdr *b_rewrite(struct b *b, const struct hdr *h,
 				   int *err)
 {
@@ -81,8 +81,8 @@ static const struct hdr *b_rewrite(struct b *b, const struct hdr *h,
 	return h;
 }
 EOF
-for want in "tracefs/b.h:4: b_open_mem: an int \*err" "tracefs/b.h:6: b_prefetch: an int \*err" \
-	"tracefs/b.c:2: b_rewrite: an int \*err"; do
+for want in "kernel/b.h:4: b_open_mem: an int \*err" "kernel/b.h:6: b_prefetch: an int \*err" \
+	"kernel/b.c:2: b_rewrite: an int \*err"; do
 	expect 1 "$want" "an int *err parameter fails (${want%%:*})" \
 		"${CHECK[@]}" --allow "$T/none" "$T/interr"
 done
@@ -90,12 +90,12 @@ done
 # The real tree passes, and fails with an old shape put back in a copy of one folder.
 expect 0 '^ok:' "the real tree passes" "${CHECK[@]}"
 mkdir -p "$T/real/src"
-cp -r "$SRC/src/recording" "$SRC/src/core" "$T/real/src/"
+cp -r "$SRC/src/recfile" "$SRC/src/core" "$T/real/src/"
 chmod -R u+w "$T/real"	# distcheck's source tree is read-only, and so are copies of it
 sed -i 's/^struct rec_reader \*rec_reader_open(const char \*path);/struct rec_reader *rec_reader_open(const char *path, int *err);/' \
-	"$T/real/src/recording/container.h"
+	"$T/real/src/recfile/container.h"
 sed -i '/^static int cg_path_id(/,/^}/s/return -ENOSPC;/return -1;/' "$T/real/src/core/cgroup.c"
-expect 1 "src/recording/container.h:[0-9]*: rec_reader_open: an int \*err" \
+expect 1 "src/recfile/container.h:[0-9]*: rec_reader_open: an int \*err" \
 	"the real tree with rec_reader_open's int *err back fails" \
 	"${CHECK[@]}" "$T/real"
 expect 1 "src/core/cgroup.c:[0-9]*: cg_path_id: 'return -1;'" \

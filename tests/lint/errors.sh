@@ -5,7 +5,7 @@
 # pointer function reports one as NULL with errno set, so a 'int *err' parameter beside a
 # pointer result is a second channel for the same fact.
 # Usage: errors.sh [--allow FILE] [ROOT]  (default: the tree, tests/lint/errors.allow);
-# it reads the .c and .h files of ROOT's src/, tracefs/ and parsers/.
+# it reads the .c and .h files of ROOT's src/, kernel/ and parsers/.
 # errors.allow: '<path> <function>   # why', one per line; a function named there may
 # return -1 or take an int *err. A line whose function no longer does is named, to delete.
 set -uo pipefail
@@ -18,10 +18,10 @@ fi
 ROOT=${1:-$SRC}
 [ -f "$ALLOW" ] || { echo "FAIL: no allow file $ALLOW"; exit 1; }
 dirs=()
-for d in src tracefs parsers; do
+for d in src kernel parsers; do
 	[ -d "$ROOT/$d" ] && dirs+=("$d")
 done
-[ ${#dirs[@]} -gt 0 ] || { echo "FAIL: no src/, tracefs/ or parsers/ under $ROOT"; exit 1; }
+[ ${#dirs[@]} -gt 0 ] || { echo "FAIL: no src/, kernel/ or parsers/ under $ROOT"; exit 1; }
 
 # Every site as '<path> <function> <line> <shape>': the function is the name before the
 # first '(' of the last line that starts a declaration at column 0 (a definition, or a

@@ -30,7 +30,7 @@ static const char *const kernels[] = {
 
 struct cmdrun {
 	struct session *s;
-	struct nvme_pair np;
+	struct cmdpair_nvme np;
 	uint64_t lat[16];		/* latencies handed to the tool, in order */
 	uint16_t cid[16];
 	size_t nr;
@@ -57,7 +57,7 @@ static void run_setup(struct cmdrun *r, const char *kernel)
 	run_of = r;
 	r->s = testlib_session_new(NULL, NULL, 0);
 	testlib_fmt_load(&r->s->fs, kernel, "nvme", evs);
-	assert_int_equal(nvme_pair_use(&r->np, &r->s->ctx, NULL, on_cmd), 0);
+	assert_int_equal(cmdpair_nvme_use(&r->np, &r->s->ctx, NULL, on_cmd), 0);
 	for (size_t i = 0; i < r->s->nr_ev; i++)
 		r->s->ev[i]->sample_type = IOTAP_SAMPLE_BASE;
 }
@@ -65,7 +65,7 @@ static void run_setup(struct cmdrun *r, const char *kernel)
 /* run_teardown - free the pair and the session */
 static void run_teardown(struct cmdrun *r)
 {
-	nvme_pair_release(&r->np);
+	cmdpair_nvme_release(&r->np);
 	testlib_session_free(r->s);
 	run_of = NULL;
 }
@@ -191,15 +191,15 @@ static void test_none_paired(void **state)
 	assert_int_equal(r.nr, 0);
 	assert_int_equal(r.np.unmatched, 20);
 	/* Not yet sure at an interval: 20 could be commands in flight at the start. */
-	nvme_pair_say(&r.np, &r.s->ctx);
+	cmdpair_nvme_say(&r.np, &r.s->ctx);
 	assert_string_equal(testlib_log, "");
 	r.s->ctx.final = true;
-	nvme_pair_say(&r.np, &r.s->ctx);
+	cmdpair_nvme_say(&r.np, &r.s->ctx);
 	assert_non_null(strstr(testlib_log, "20 NVMe command completions, none paired with any of the 20 nvme_setup_cmd seen"));
 	assert_non_null(strstr(testlib_log, "latency cannot be had here"));
 	/* Once. */
 	testlib_log[0] = 0;
-	nvme_pair_say(&r.np, &r.s->ctx);
+	cmdpair_nvme_say(&r.np, &r.s->ctx);
 	assert_null(strstr(testlib_log, "none paired"));
 	log_set(NULL);
 	run_teardown(&r);
@@ -215,7 +215,7 @@ static void test_none_paired_sure(void **state)
 	testlib_log[0] = 0;
 	for (unsigned int i = 0; i < IOTAP_UNPAIRED_SURE; i++)
 		feed(&r, false, 1000 + i, i & 0xfff);
-	nvme_pair_say(&r.np, &r.s->ctx);
+	cmdpair_nvme_say(&r.np, &r.s->ctx);
 	assert_non_null(strstr(testlib_log, "1024 NVMe command completions, none paired: no nvme_setup_cmd was seen"));
 	log_set(NULL);
 	run_teardown(&r);

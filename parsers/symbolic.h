@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#ifndef IOTAP_SYMTAB_H
-#define IOTAP_SYMTAB_H
+#ifndef IOTAP_SYMBOLIC_H
+#define IOTAP_SYMBOLIC_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -22,31 +22,31 @@ struct sym_name {
 	const char *name;		/* the kernel's identifier and printed name */
 };
 
-struct symtab_ent {
+struct symbolic_ent {
 	uint64_t value;
 	const char *name;
 };
 
-struct symtab {
-	struct symtab_ent *e;		/* sorted by value, one name each */
+struct symbolic_table {
+	struct symbolic_ent *e;		/* sorted by value, one name each */
 	size_t nr, cap;
 	bool from_format;		/* false: the built-in table */
 	size_t unresolved;		/* format entries whose enum value is not known */
 };
 
 /* Which __print_symbolic to take: the one over (field >> shift), optionally under a ?: */
-struct symtab_want {
+struct symbolic_want {
 	const char *field;
 	unsigned int shift;
 	const char *cond_field;		/* NULL, or only in a "cond_field ? a : b" branch */
 	bool cond_true;			/* with cond_field: a (true) or b (false) */
 };
 
-/* symtab_load - the wanted table from ev's print fmt, else the built-in one: 0 or -ENOMEM */
-int symtab_load(struct symtab *t, struct tep_event *ev, const struct symtab_want *w,
+/* symbolic_load - the wanted table from ev's print fmt, else the built-in one: 0 or -ENOMEM */
+int symbolic_load(struct symbolic_table *t, struct tep_event *ev, const struct symbolic_want *w,
 		const struct sym_name *known, size_t nr_known);
-/* symtab_name - the name of value, or NULL when the table has none (no error) */
-const char *symtab_name(const struct symtab *t, uint64_t value);
-void symtab_release(struct symtab *t);
+/* symbolic_name - the name of value, or NULL when the table has none (no error) */
+const char *symbolic_name(const struct symbolic_table *t, uint64_t value);
+void symbolic_release(struct symbolic_table *t);
 
 #endif

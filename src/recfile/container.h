@@ -13,7 +13,7 @@
  * The container knows nothing of what the sections hold (sections.h does);
  * the byte layout is described in iotap-recording(5).
  *
- * src/recording/ is the format's one home, and rec_ (REC_ for constants) its
+ * src/recfile/ is the format's one home, and rec_ (REC_ for constants) its
  * one prefix: the container's rec_writer_ (container-write.c), rec_reader_
  * (container-read.c), rec_inflater_ (inflate.c) and rec_prefetch_
  * (prefetch.c), sharing container-local.h; the sections' rec_sec_ and the

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* symtab.c - name tables from the __print_symbolic() calls of a kernel print fmt */
+/* symbolic.c - name tables from the __print_symbolic() calls of a kernel print fmt */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <event-parse.h>
 
-#include "symtab.h"
+#include "symbolic.h"
 
-/* symtab_expr - the field an expression reads and how far right it shifts it */
-static const char *symtab_expr(const struct tep_print_arg *a, unsigned int *shift)
+/* symbolic_expr - the field an expression reads and how far right it shifts it */
+static const char *symbolic_expr(const struct tep_print_arg *a, unsigned int *shift)
 {
 	while (a) {
 		switch (a->type) {
@@ -33,8 +33,8 @@ static const char *symtab_expr(const struct tep_print_arg *a, unsigned int *shif
 	return NULL;
 }
 
-/* symtab_refers - whether an expression reads field name anywhere */
-static bool symtab_refers(const struct tep_print_arg *a, const char *name)
+/* symbolic_refers - whether an expression reads field name anywhere */
+static bool symbolic_refers(const struct tep_print_arg *a, const char *name)
 {
 	if (!a)
 		return false;
@@ -42,20 +42,20 @@ static bool symtab_refers(const struct tep_print_arg *a, const char *name)
 	case TEP_PRINT_FIELD:
 		return !strcmp(a->field.name, name);
 	case TEP_PRINT_TYPE:
-		return symtab_refers(a->typecast.item, name);
+		return symbolic_refers(a->typecast.item, name);
 	case TEP_PRINT_OP:
-		return symtab_refers(a->op.left, name) || symtab_refers(a->op.right, name);
+		return symbolic_refers(a->op.left, name) || symbolic_refers(a->op.right, name);
 	default:
 		return false;
 	}
 }
 
 /*
- * symtab_value - a table value: a number, or an enum identifier the built-in
+ * symbolic_value - a table value: a number, or an enum identifier the built-in
  * table knows. A format lists identifiers in the kernel's order, as the table
  * does: the search starts at *next, after the last one found, and wraps.
  */
-static int symtab_value(const char *text, const struct sym_name *known, size_t nr_known,
+static int symbolic_value(const char *text, const struct sym_name *known, size_t nr_known,
 			size_t *next, uint64_t *v)
 {
 	char *end;
@@ -73,8 +73,8 @@ static int symtab_value(const char *text, const struct sym_name *known, size_t n
 	return -ENOENT;
 }
 
-/* symtab_find - where value is in t (sorted by value), or would go; whether it is there */
-static bool symtab_find(const struct symtab *t, uint64_t value, size_t *at)
+/* symbolic_find - where value is in t (sorted by value), or would go; whether it is there */
+static bool symbolic_find(const struct symbolic_table *t, uint64_t value, size_t *at)
 {
 	size_t lo = 0, hi = t->nr;
 
@@ -90,17 +90,17 @@ static bool symtab_find(const struct symtab *t, uint64_t value, size_t *at)
 	return lo < t->nr && t->e[lo].value == value;
 }
 
-/* symtab_add - value's name (borrowed), unless it has one: the first wins; 0 or -ENOMEM */
-static int symtab_add(struct symtab *t, uint64_t value, const char *name)
+/* symbolic_add - value's name (borrowed), unless it has one: the first wins; 0 or -ENOMEM */
+static int symbolic_add(struct symbolic_table *t, uint64_t value, const char *name)
 {
 	size_t at = t->nr;
 
 	/* Formats list values mostly in ascending order: those append. */
-	if (t->nr && t->e[t->nr - 1].value >= value && symtab_find(t, value, &at))
+	if (t->nr && t->e[t->nr - 1].value >= value && symbolic_find(t, value, &at))
 		return 0;
 	if (t->nr == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 32;
-		struct symtab_ent *e = realloc(t->e, cap * sizeof(*e));
+		struct symbolic_ent *e = realloc(t->e, cap * sizeof(*e));
 
 		if (!e)
 			return -ENOMEM;
@@ -114,8 +114,8 @@ static int symtab_add(struct symtab *t, uint64_t value, const char *name)
 	return 0;
 }
 
-/* symtab_take - one __print_symbolic's entries; the first of equal values wins */
-static int symtab_take(struct symtab *t, const struct tep_print_flag_sym *sym,
+/* symbolic_take - one __print_symbolic's entries; the first of equal values wins */
+static int symbolic_take(struct symbolic_table *t, const struct tep_print_flag_sym *sym,
 		       const struct sym_name *known, size_t nr_known)
 {
 	size_t next = 0;
@@ -123,11 +123,11 @@ static int symtab_take(struct symtab *t, const struct tep_print_flag_sym *sym,
 	for (; sym; sym = sym->next) {
 		uint64_t v;
 
-		if (symtab_value(sym->value, known, nr_known, &next, &v)) {
+		if (symbolic_value(sym->value, known, nr_known, &next, &v)) {
 			t->unresolved++;
 			continue;
 		}
-		if (symtab_add(t, v, sym->str))
+		if (symbolic_add(t, v, sym->str))
 			return -ENOMEM;
 	}
 	t->from_format = true;
@@ -135,11 +135,11 @@ static int symtab_take(struct symtab *t, const struct tep_print_flag_sym *sym,
 }
 
 /*
- * symtab_walk - find the wanted __print_symbolic in expression a; branch: -1 outside any
+ * symbolic_walk - find the wanted __print_symbolic in expression a; branch: -1 outside any
  * conditional on w->cond_field, else 1 (its true side) or 0 (its false side)
  */
-static int symtab_walk(struct symtab *t, const struct tep_print_arg *a,
-		       const struct symtab_want *w, int branch, const struct sym_name *known,
+static int symbolic_walk(struct symbolic_table *t, const struct tep_print_arg *a,
+		       const struct symbolic_want *w, int branch, const struct sym_name *known,
 		       size_t nr_known)
 {
 	const struct tep_print_arg *r;
@@ -151,27 +151,27 @@ static int symtab_walk(struct symtab *t, const struct tep_print_arg *a,
 		return 0;
 	switch (a->type) {
 	case TEP_PRINT_SYMBOL:
-		f = symtab_expr(a->symbol.field, &shift);
+		f = symbolic_expr(a->symbol.field, &shift);
 		if (f && !strcmp(f, w->field) && shift == w->shift &&
 		    (!w->cond_field || branch == (int)w->cond_true))
-			ret = symtab_take(t, a->symbol.symbols, known, nr_known);
+			ret = symbolic_take(t, a->symbol.symbols, known, nr_known);
 		break;
 	case TEP_PRINT_TYPE:
-		ret = symtab_walk(t, a->typecast.item, w, branch, known, nr_known);
+		ret = symbolic_walk(t, a->typecast.item, w, branch, known, nr_known);
 		break;
 	case TEP_PRINT_FUNC:
 		for (r = a->func.args; r && !ret; r = r->next)
-			ret = symtab_walk(t, r, w, branch, known, nr_known);
+			ret = symbolic_walk(t, r, w, branch, known, nr_known);
 		break;
 	case TEP_PRINT_OP:
 		r = a->op.right;
 		/* "c ? x : y" is parsed as op "?" (left c, right op ":" (left x, right y)). */
 		if (!strcmp(a->op.op, "?") && r && r->type == TEP_PRINT_OP && !strcmp(r->op.op, ":")) {
-			bool on = w->cond_field && symtab_refers(a->op.left, w->cond_field);
+			bool on = w->cond_field && symbolic_refers(a->op.left, w->cond_field);
 
-			ret = symtab_walk(t, r->op.left, w, on ? 1 : branch, known, nr_known);
+			ret = symbolic_walk(t, r->op.left, w, on ? 1 : branch, known, nr_known);
 			if (!ret)
-				ret = symtab_walk(t, r->op.right, w, on ? 0 : branch, known, nr_known);
+				ret = symbolic_walk(t, r->op.right, w, on ? 0 : branch, known, nr_known);
 		}
 		break;
 	default:
@@ -180,8 +180,8 @@ static int symtab_walk(struct symtab *t, const struct tep_print_arg *a,
 	return ret;
 }
 
-/* symtab_load - the wanted table from ev's print fmt, else the built-in one; 0 or -ENOMEM */
-int symtab_load(struct symtab *t, struct tep_event *ev, const struct symtab_want *w,
+/* symbolic_load - the wanted table from ev's print fmt, else the built-in one; 0 or -ENOMEM */
+int symbolic_load(struct symbolic_table *t, struct tep_event *ev, const struct symbolic_want *w,
 		const struct sym_name *known, size_t nr_known)
 {
 	int ret = 0;
@@ -190,9 +190,9 @@ int symtab_load(struct symtab *t, struct tep_event *ev, const struct symtab_want
 	if (ev) {
 		for (const struct tep_print_arg *a = ev->print_fmt.args; a && !ret && !t->from_format;
 		     a = a->next)
-			ret = symtab_walk(t, a, w, -1, known, nr_known);
+			ret = symbolic_walk(t, a, w, -1, known, nr_known);
 		if (ret) {
-			symtab_release(t);
+			symbolic_release(t);
 			return ret;
 		}
 		/* A table none of whose identifiers we know is no better than none. */
@@ -201,24 +201,24 @@ int symtab_load(struct symtab *t, struct tep_event *ev, const struct symtab_want
 		t->from_format = false;
 	}
 	for (size_t i = 0; i < nr_known; i++) {
-		if (symtab_add(t, known[i].value, known[i].name)) {
-			symtab_release(t);
+		if (symbolic_add(t, known[i].value, known[i].name)) {
+			symbolic_release(t);
 			return -ENOMEM;
 		}
 	}
 	return 0;
 }
 
-/* symtab_name - the name of value, or NULL */
-const char *symtab_name(const struct symtab *t, uint64_t value)
+/* symbolic_name - the name of value, or NULL */
+const char *symbolic_name(const struct symbolic_table *t, uint64_t value)
 {
 	size_t at;
 
-	return symtab_find(t, value, &at) ? t->e[at].name : NULL;
+	return symbolic_find(t, value, &at) ? t->e[at].name : NULL;
 }
 
-/* symtab_release - free the table (not the names it borrows); safe twice */
-void symtab_release(struct symtab *t)
+/* symbolic_release - free the table (not the names it borrows); safe twice */
+void symbolic_release(struct symbolic_table *t)
 {
 	free(t->e);
 	memset(t, 0, sizeof(*t));

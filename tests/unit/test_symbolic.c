@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * test_symtab.c - nvme and scsi events decoded from the format files of real
+ * test_symbolic.c - nvme and scsi events decoded from the format files of real
  * kernels (6.1, 6.12), with command, host byte and status byte names read
  * from the __print_symbolic tables of their print fmt, and the built-in
  * tables standing in for formats that have none.
@@ -46,8 +46,8 @@ static void test_nvme_names(void **state)
 		assert_int_equal(f.io_ops.unresolved, 0);
 		assert_int_equal(f.admin_ops.unresolved, 0);
 		/* Each table holds its own names only. */
-		assert_null(symtab_name(&f.io_ops, 0x06));
-		assert_string_equal(symtab_name(&f.admin_ops, 0x06), "nvme_admin_identify");
+		assert_null(symbolic_name(&f.io_ops, 0x06));
+		assert_string_equal(symbolic_name(&f.admin_ops, 0x06), "nvme_admin_identify");
 		c.opcode = 0x02;
 		assert_int_equal(nvme_cmd_name(&f, &c, name, sizeof(name)), 0);
 		assert_string_equal(name, "nvme_cmd_read");
