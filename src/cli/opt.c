@@ -314,133 +314,167 @@ static void opt_alias_restore(int argc, char **argv, struct opt_alias_swap *swap
 	free(swaps);
 }
 
-/* opt_parse - fill params and session options from argv; one message in why on failure */
-int opt_parse(const struct cmd_spec *cmd, int argc, char **argv, void *params,
-	      struct session_opts *so, struct cli_args *ca, char *why, size_t whylen)
+/* What getopt_long takes for one command: its entries, as long options and short letters. */
+struct opt_getopt {
+	struct opt_ref *refs;		/* the tool's entries, then the session's */
+	size_t n;
+	struct option *lo;		/* val: OPT_LONG_BASE + index in refs; help, version, usage */
+	char shortopts[256];
+};
+
+/*
+ * opt_getopt_build - g from the command's and the session's tables, each alias resolved to
+ * the entry it spells; 0, -ENOMEM, or -EINVAL with why set (an alias of no entry). The
+ * caller frees g->lo and g->refs, whatever it returns.
+ */
+static int opt_getopt_build(const struct cmd_spec *cmd, void *params, struct session_opts *so,
+			    struct opt_getopt *g, char *why, size_t whylen)
 {
 	const struct opt *common = opt_common(cmd);
-	size_t nt = opt_count(cmd->opts), nc = opt_count(common), n = nt + nc, k = 0;
-	struct option *lo = calloc(n + 4, sizeof(*lo));
-	struct opt_ref *refs = calloc(n, sizeof(*refs));
-	struct opt_alias_swap *swaps = NULL;
-	size_t nr_swaps = 0;
+	size_t nt = opt_count(cmd->opts), n = nt + opt_count(common), k = 0;
 	/* A command line or a tool's own options follow: stop at the first non-option. */
 	bool rest = cmd->args == TOOL_ARGS_COMMAND || cmd->args == TOOL_ARGS_TOOL;
-	char shortopts[256];
-	size_t sl = snprintf(shortopts, sizeof(shortopts), "%s:hV", rest ? "+" : "");
-	int c, ret = 0, npos;
+	size_t sl = snprintf(g->shortopts, sizeof(g->shortopts), "%s:hV", rest ? "+" : "");
 
-	if (!lo || !refs) {
-		ret = -ENOMEM;
-		goto out_free;
+	g->n = n;
+	g->lo = calloc(n + 4, sizeof(*g->lo));
+	g->refs = calloc(n, sizeof(*g->refs));
+	if (!g->lo || !g->refs)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		g->refs[i].o = i < nt ? &cmd->opts[i] : &common[i - nt];
+		g->refs[i].base = i < nt ? params : (void *)so;
 	}
 	for (size_t i = 0; i < n; i++) {
-		refs[i].o = i < nt ? &cmd->opts[i] : &common[i - nt];
-		refs[i].base = i < nt ? params : (void *)so;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct opt *o = refs[i].o;
+		const struct opt *o = g->refs[i].o;
 		bool flag = o->type == OPT_FLAG || o->type == OPT_REFUSE;
 
 		if (o->type == OPT_ALIAS) {
-			refs[i].target = opt_target(refs, n, o->same_as);
-			if (!refs[i].target) {
+			g->refs[i].target = opt_target(g->refs, n, o->same_as);
+			if (!g->refs[i].target) {
 				snprintf(why, whylen, "internal error: no option --%s", o->same_as);
-				ret = -EINVAL;
-				goto out_free;
+				return -EINVAL;
 			}
-			flag = refs[i].target->o->type == OPT_FLAG;
+			flag = g->refs[i].target->o->type == OPT_FLAG;
 		}
-		if (o->short_name && sl + 3 < sizeof(shortopts)) {
-			shortopts[sl++] = o->short_name;
+		if (o->short_name && sl + 3 < sizeof(g->shortopts)) {
+			g->shortopts[sl++] = o->short_name;
 			if (!flag)
-				shortopts[sl++] = ':';
+				g->shortopts[sl++] = ':';
 		}
 		if (o->long_name) {
-			lo[k].name = o->long_name;
-			lo[k].has_arg = flag ? no_argument : required_argument;
-			lo[k].val = OPT_LONG_BASE + i;
+			g->lo[k].name = o->long_name;
+			g->lo[k].has_arg = flag ? no_argument : required_argument;
+			g->lo[k].val = OPT_LONG_BASE + i;
 			k++;
 		}
 	}
-	lo[k].name = "help";
-	lo[k++].val = 'h';
-	lo[k].name = "version";
-	lo[k++].val = 'V';
+	g->lo[k].name = "help";
+	g->lo[k++].val = 'h';
+	g->lo[k].name = "version";
+	g->lo[k++].val = 'V';
 	/* argp's (libbpf-tools'): the synopsis alone. */
-	lo[k].name = "usage";
-	lo[k].val = OPT_LONG_BASE + n;
-	shortopts[sl] = 0;
-	memset(ca, 0, sizeof(*ca));
-	ret = opt_alias_expand(argc, argv, refs, n, &swaps, &nr_swaps);
-	if (ret)
-		goto out_free;
+	g->lo[k].name = "usage";
+	g->lo[k].val = OPT_LONG_BASE + n;
+	g->shortopts[sl] = 0;
+	return 0;
+}
+
+/* opt_getopt_why - why getopt_long refused an argument (c '?': unknown, ':': no value) */
+static void opt_getopt_why(const struct opt_getopt *g, int c, char **argv, char *why,
+			   size_t whylen)
+{
+	/* A long option's optopt is its val: OPT_LONG_BASE + index, not a letter. */
+	bool is_long = optopt >= OPT_LONG_BASE;
+	const char *what = optopt && !is_long ? NULL : argv[optind - 1];
+	char shortname[3] = { '-', (char)optopt, 0 };
+
+	if (!what)
+		what = shortname;
+	if (c == '?' && is_long)
+		snprintf(why, whylen, "option '--%s' takes no value",
+			 g->refs[optopt - OPT_LONG_BASE].o->long_name);
+	else
+		snprintf(why, whylen, c == '?' ? "unknown option '%s'; see --help" :
+			 "option '%s' needs a value", what);
+}
+
+/* opt_take - store the value of the option getopt_long returned as c; 0 or -EINVAL with why */
+static int opt_take(const struct opt_getopt *g, int c, const char *arg, char *why, size_t whylen)
+{
+	const struct opt *o = NULL;
+	void *base = NULL;
+	int ret = 0;
+
+	if (c >= OPT_LONG_BASE) {
+		ret = opt_given(&g->refs[c - OPT_LONG_BASE], arg, &o, &base, why, whylen);
+	} else {
+		for (size_t i = 0; i < g->n && !o; i++)
+			if (g->refs[i].o->short_name == c)
+				ret = opt_given(&g->refs[i], arg, &o, &base, why, whylen);
+	}
+	if (!ret)
+		ret = opt_store(o, arg, base, why, whylen);
+	return ret;
+}
+
+/*
+ * opt_scan - store every option of argv, up to its positional arguments (optind then
+ * indexes the first); stops early with ca->help, ca->version or ca->usage set when one
+ * is asked for. 0, or -EINVAL with why set.
+ */
+static int opt_scan(const struct opt_getopt *g, int argc, char **argv, struct cli_args *ca,
+		    char *why, size_t whylen)
+{
+	int c, ret;
+
 	/* 0, not 1: glibc then also resets its scanning state and the "+" mode. */
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, shortopts, lo, NULL)) != -1) {
-		const struct opt *o = NULL;
-		void *base = NULL;
-
+	while ((c = getopt_long(argc, argv, g->shortopts, g->lo, NULL)) != -1) {
 		/* -? is argp's help too. */
 		if (c == 'h' || (c == '?' && optopt == '?')) {
 			ca->help = true;
-			goto out_free;
+			return 0;
 		}
-		if (c == 'V' || c == OPT_LONG_BASE + (int)n) {
+		if (c == 'V' || c == OPT_LONG_BASE + (int)g->n) {
 			ca->version = c == 'V';
 			ca->usage = c != 'V';
-			goto out_free;
+			return 0;
 		}
 		if (c == '?' || c == ':') {
-			/* A long option's optopt is its val: OPT_LONG_BASE + index, not a letter. */
-			bool is_long = optopt >= OPT_LONG_BASE;
-			const char *what = optopt && !is_long ? NULL : argv[optind - 1];
-			char shortname[3] = { '-', (char)optopt, 0 };
-
-			if (!what)
-				what = shortname;
-			if (c == '?' && is_long)
-				snprintf(why, whylen, "option '--%s' takes no value",
-					 refs[optopt - OPT_LONG_BASE].o->long_name);
-			else
-				snprintf(why, whylen, c == '?' ? "unknown option '%s'; see --help" :
-					 "option '%s' needs a value", what);
-			ret = -EINVAL;
-			goto out_free;
+			opt_getopt_why(g, c, argv, why, whylen);
+			return -EINVAL;
 		}
-		if (c >= OPT_LONG_BASE) {
-			ret = opt_given(&refs[c - OPT_LONG_BASE], optarg, &o, &base, why, whylen);
-		} else {
-			for (size_t i = 0; i < n && !o; i++)
-				if (refs[i].o->short_name == c)
-					ret = opt_given(&refs[i], optarg, &o, &base, why, whylen);
-		}
-		if (!ret)
-			ret = opt_store(o, optarg, base, why, whylen);
+		ret = opt_take(g, c, optarg, why, whylen);
 		if (ret)
-			goto out_free;
+			return ret;
 	}
-	npos = argc - optind;
+	return 0;
+}
+
+/* opt_positional - the npos arguments after the options (pos) as the command takes them; 0 or -EINVAL */
+static int opt_positional(const struct cmd_spec *cmd, int npos, char **pos, struct cli_args *ca,
+			  char *why, size_t whylen)
+{
 	switch (cmd->args) {
 	case TOOL_ARGS_NONE:
 		if (npos) {
-			snprintf(why, whylen, "unexpected argument '%s'", argv[optind]);
-			ret = -EINVAL;
+			snprintf(why, whylen, "unexpected argument '%s'", pos[0]);
+			return -EINVAL;
 		}
 		break;
 	case TOOL_ARGS_INTERVAL:
 		if (npos > 2) {
 			snprintf(why, whylen, "unexpected argument '%s': expected [interval [count]]",
-				 argv[optind + 2]);
-			ret = -EINVAL;
-		} else if (npos >= 1 && opt_seconds(argv[optind], &ca->interval_ns)) {
-			snprintf(why, whylen, "invalid interval '%s': " OPT_SECONDS_WANT, argv[optind]);
-			ret = -EINVAL;
-		} else if (npos == 2 && opt_uint(argv[optind + 1], 1, 0, &ca->count)) {
-			snprintf(why, whylen, "invalid count '%s': expected an integer >= 1",
-				 argv[optind + 1]);
-			ret = -EINVAL;
+				 pos[2]);
+			return -EINVAL;
+		} else if (npos >= 1 && opt_seconds(pos[0], &ca->interval_ns)) {
+			snprintf(why, whylen, "invalid interval '%s': " OPT_SECONDS_WANT, pos[0]);
+			return -EINVAL;
+		} else if (npos == 2 && opt_uint(pos[1], 1, 0, &ca->count)) {
+			snprintf(why, whylen, "invalid count '%s': expected an integer >= 1", pos[1]);
+			return -EINVAL;
 		} else if (npos == 0) {
 			ca->interval_ns = cmd->default_interval * 1000000000ull;
 		}
@@ -448,32 +482,52 @@ int opt_parse(const struct cmd_spec *cmd, int argc, char **argv, void *params,
 	case TOOL_ARGS_SPEC:
 		if (npos != 1) {
 			snprintf(why, whylen, npos ? "unexpected argument '%s': expected one probe" :
-				 "missing the probe to trace%s", npos ? argv[optind + 1] : "");
-			ret = -EINVAL;
-		} else {
-			ca->spec = argv[optind];
+				 "missing the probe to trace%s", npos ? pos[1] : "");
+			return -EINVAL;
 		}
+		ca->spec = pos[0];
 		break;
 	case TOOL_ARGS_COMMAND:
 	case TOOL_ARGS_TOOL:
-		ca->rest = argv + optind;
+		ca->rest = pos;
 		ca->nr_rest = npos;
 		break;
 	case TOOL_ARGS_DURATION:
 		if (npos > 1) {
-			snprintf(why, whylen, "unexpected argument '%s': expected [duration]",
-				 argv[optind + 1]);
-			ret = -EINVAL;
-		} else if (npos == 1 && opt_seconds(argv[optind], &ca->duration_ns)) {
-			snprintf(why, whylen, "invalid duration '%s': " OPT_SECONDS_WANT, argv[optind]);
-			ret = -EINVAL;
+			snprintf(why, whylen, "unexpected argument '%s': expected [duration]", pos[1]);
+			return -EINVAL;
+		} else if (npos == 1 && opt_seconds(pos[0], &ca->duration_ns)) {
+			snprintf(why, whylen, "invalid duration '%s': " OPT_SECONDS_WANT, pos[0]);
+			return -EINVAL;
 		}
 		break;
 	}
+	return 0;
+}
+
+/* opt_parse - fill params and session options from argv; one message in why on failure */
+int opt_parse(const struct cmd_spec *cmd, int argc, char **argv, void *params,
+	      struct session_opts *so, struct cli_args *ca, char *why, size_t whylen)
+{
+	struct opt_getopt g = { 0 };
+	struct opt_alias_swap *swaps = NULL;
+	size_t nr_swaps = 0;
+	int ret;
+
+	ret = opt_getopt_build(cmd, params, so, &g, why, whylen);
+	if (ret)
+		goto out_free;
+	memset(ca, 0, sizeof(*ca));
+	ret = opt_alias_expand(argc, argv, g.refs, g.n, &swaps, &nr_swaps);
+	if (ret)
+		goto out_free;
+	ret = opt_scan(&g, argc, argv, ca, why, whylen);
+	if (!ret && !ca->help && !ca->version && !ca->usage)
+		ret = opt_positional(cmd, argc - optind, argv + optind, ca, why, whylen);
 out_free:
 	opt_alias_restore(argc, argv, swaps, nr_swaps);
-	free(lo);
-	free(refs);
+	free(g.lo);
+	free(g.refs);
 	return ret;
 }
 
