@@ -105,7 +105,7 @@ cpu_children() {
 mkdir -p "$OUT/obj"
 # An object is kept while it is newer than its source (a FUZZ_OUT used again), and no header
 # changed since the last build: a struct that grew would otherwise differ between objects.
-if [[ -e $OUT/obj/built ]] && [[ -n $(find "$TOP/src" "$TOP/parsers" "$TOP/tracefs" "$BUILDDIR/config.h" \
+if [[ -e $OUT/obj/built ]] && [[ -n $(find "$TOP/src" "$TOP/parsers" "$TOP/kernel" "$BUILDDIR/config.h" \
 	-name '*.h' -newer "$OUT/obj/built" -print -quit) ]]; then
 	rm -f "$OUT"/obj/*.o
 fi

@@ -5,7 +5,7 @@
 # Usage: guards.sh [DIR...]  (default: the tree's source and test folders)
 set -uo pipefail
 SRC=$(cd "${IOTAP_SRCDIR:-$(dirname "$0")/../..}" && pwd)
-[ $# -gt 0 ] || set -- "$SRC/tracefs" "$SRC/parsers" "$SRC/src" "$SRC/tests"
+[ $# -gt 0 ] || set -- "$SRC/kernel" "$SRC/parsers" "$SRC/src" "$SRC/tests"
 n=0
 bad=0
 while IFS= read -r -d '' h; do
