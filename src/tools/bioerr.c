@@ -151,6 +151,7 @@ const struct tool tool_bioerr = {
 	.args = TOOL_ARGS_DURATION,
 	.opts = bioerr_opts,
 	.events = bioerr_events,
+	.probes = blktrack_probes,
 	.params_size = sizeof(struct bioerr_params),
 	.state_size = sizeof(struct bioerr_state),
 	.init = bioerr_init,

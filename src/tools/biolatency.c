@@ -266,6 +266,7 @@ const struct tool tool_biolatency = {
 	.args = TOOL_ARGS_INTERVAL,
 	.opts = biolatency_opts,
 	.events = biolatency_events,
+	.probes = blktrack_probes,
 	.params_size = sizeof(struct biolatency_params),
 	.state_size = sizeof(struct biolatency_state),
 	.init = biolatency_init,

@@ -389,6 +389,7 @@ const struct tool tool_biosnoop = {
 	.args = TOOL_ARGS_DURATION,
 	.opts = biosnoop_opts,
 	.events = biosnoop_events,
+	.probes = blktrack_probes,
 	.params_size = sizeof(struct biosnoop_params),
 	.state_size = sizeof(struct biosnoop_state),
 	.init = biosnoop_init,

@@ -262,6 +262,7 @@ const struct tool tool_biostacks = {
 	.opts = biostacks_opts,
 	.common = stack_common_opts,
 	.events = biostacks_events,
+	.probes = blktrack_probes,
 	.params_size = sizeof(struct biostacks_params),
 	.state_size = sizeof(struct biostacks_state),
 	.init = biostacks_init,

@@ -304,6 +304,7 @@ const struct tool tool_biostages = {
 	.args = TOOL_ARGS_INTERVAL,
 	.opts = biostages_opts,
 	.events = biostages_events,
+	.probes = blktrack_probes,
 	.params_size = sizeof(struct biostages_params),
 	.state_size = sizeof(struct biostages_state),
 	.init = biostages_init,

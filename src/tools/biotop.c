@@ -332,6 +332,7 @@ const struct tool tool_biotop = {
 	.default_interval = 1,
 	.opts = biotop_opts,
 	.events = biotop_events,
+	.probes = blktrack_probes,
 	.params_size = sizeof(struct biotop_params),
 	.state_size = sizeof(struct biotop_state),
 	.init = biotop_init,

@@ -101,6 +101,7 @@ const struct tool tool_bitesize = {
 	.args = TOOL_ARGS_INTERVAL,
 	.opts = bitesize_opts,
 	.events = bitesize_events,
+	.probes = blktrack_probes,
 	.params_size = sizeof(struct bitesize_params),
 	.state_size = sizeof(struct keyhist),
 	.init = bitesize_init,

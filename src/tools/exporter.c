@@ -622,6 +622,7 @@ const struct tool tool_exporter = {
 	.interval_does = "rewrite the textfile, and over a recording the page (live, each scrape builds the page),",
 	.opts = exporter_opts,
 	.events = exporter_events,
+	.probes = blktrack_probes,
 	.params_size = sizeof(struct exporter_params),
 	.state_size = sizeof(struct exporter_state),
 	.init = exporter_init,

@@ -680,6 +680,7 @@ const struct tool tool_htmlreport = {
 	.name = "report",
 	.summary = "The sections of report --html.",
 	.events = hr_events,
+	.probes = blktrack_probes,
 	.params_size = sizeof(struct htmlreport_params),
 	.state_size = sizeof(struct hr_state),
 	.init = hr_init,

@@ -112,6 +112,7 @@ const struct tool tool_seeksize = {
 	.args = TOOL_ARGS_INTERVAL,
 	.opts = seeksize_opts,
 	.events = seeksize_events,
+	.probes = blktrack_probes,
 	.params_size = sizeof(struct seeksize_params),
 	.state_size = sizeof(struct seeksize_state),
 	.init = seeksize_init,

@@ -66,6 +66,15 @@ struct blktrack {
 	 */
 	struct reqtab *held;
 	struct block_remap_fmt f_remap;
+	/*
+	 * The kprobe on blk-throttle's entry (blktrack_probes), which sees every
+	 * bio it may hold in its submitter's context, with the key its request
+	 * has later: into held too. NULL: none made (no kprobes or BTF here, or
+	 * none recorded); then requests a per-CPU kernel worker starts, where
+	 * blk-throttle releases what it held, are counted (st.worker) and said.
+	 */
+	struct iotap_event *throtl;
+	struct field throtl_dev, throtl_sector, throtl_major, throtl_minor;
 };
 
 /* blktrack_decode - decode a sample with fmt, rejecting truncated records and other disks */
@@ -331,25 +340,79 @@ static bool blktrack_submitter_ok(const struct blktrack *bt, const struct perf_s
 	return (!bt->cfg.pid || (int)s->pid == bt->cfg.pid) && iotap_cgroup_match(bt->ctx, s);
 }
 
-/* blktrack_on_remap - a partition's bio sent on to its disk, in its submitter's context */
-static int blktrack_on_remap(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+/*
+ * blktrack_hold - a bio that may wait, seen in its submitter's context s: into held. A bio
+ * held there already keeps its sender: before 5.19, blk-throttle's worker sends what it
+ * held through the throttle's entry again, from its own context.
+ */
+static void blktrack_hold(struct blktrack *bt, struct iotap_ctx *ctx, const struct perf_sample *s,
+			  uint32_t dev, uint64_t sector)
 {
-	struct blktrack *bt = arg;
-	struct block_remap r;
-	struct blkreq *h;
+	struct blkreq *h = reqtab_find(bt->held, dev, sector);
 
-	if (block_remap_decode(&bt->f_remap, s->raw, s->raw_size, &r) || !r.nr_sector ||
-	    (bt->cfg.has_dev && r.dev != bt->cfg.dev))
-		return 0;
-	h = reqtab_find(bt->held, r.dev, r.sector);
+	if (h)
+		return;
+	h = reqtab_insert(bt->held, dev, sector, s->time);
 	if (!h)
-		h = reqtab_insert(bt->held, r.dev, r.sector, s->time);
+		return;
 	/* Its process name is looked up only when the join is made: most bios never need it. */
 	h->pid = s->pid;
 	h->user = s->tid;
 	h->t_start = s->time;
 	h->cgroup = iotap_cgroup_of(ctx, s);
+}
+
+/* blktrack_on_remap - a partition's bio sent on to its disk, in its submitter's context */
+static int blktrack_on_remap(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct blktrack *bt = arg;
+	struct block_remap r;
+
+	if (block_remap_decode(&bt->f_remap, s->raw, s->raw_size, &r) || !r.nr_sector ||
+	    (bt->cfg.has_dev && r.dev != bt->cfg.dev))
+		return 0;
+	blktrack_hold(bt, ctx, s, r.dev, r.sector);
 	return 0;
+}
+
+/* blktrack_on_throtl - blk-throttle's entry, in the submitter's context: the bio it may hold */
+static int blktrack_on_throtl(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct blktrack *bt = arg;
+	uint32_t dev;
+
+	if (bt->throtl_dev.present)
+		dev = (uint32_t)field_u64(&bt->throtl_dev, s->raw, s->raw_size);
+	else
+		/* Before 5.12 the bio names its gendisk; a partition's bio is remapped by now. */
+		dev = (uint32_t)field_u64(&bt->throtl_major, s->raw, s->raw_size) << 20 |
+		      (uint32_t)field_u64(&bt->throtl_minor, s->raw, s->raw_size);
+	if (bt->cfg.has_dev && dev != bt->cfg.dev)
+		return 0;
+	blktrack_hold(bt, ctx, s, dev, field_u64(&bt->throtl_sector, s->raw, s->raw_size));
+	return 0;
+}
+
+/*
+ * blktrack_worker - whether comm is a per-CPU kernel worker's (kworker/N:M, not an unbound
+ * or high-priority pool's), as blk-throttle's dispatch runs on
+ */
+static bool blktrack_worker(const char *comm)
+{
+	const char *p = comm;
+
+	if (strncmp(p, "kworker/", 8))
+		return false;
+	p += 8;
+	if (*p < '0' || *p > '9')
+		return false;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (*p++ != ':' || *p < '0' || *p > '9')
+		return false;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return !*p;
 }
 
 /*
@@ -366,8 +429,12 @@ static const struct perf_sample *blktrack_submitter(struct blktrack *bt, struct 
 
 	bool other;
 
-	if (!h)
+	if (!h) {
+		/* Where blk-throttle releases what it held, and no probe of its entry names who sent it. */
+		if (!bt->throtl && rq->nr_sector && blktrack_worker(rq->comm))
+			bt->st.worker++;
 		return s;
+	}
 	other = h->user != s->tid;
 	if (other) {
 		*id = *s;
@@ -738,11 +805,15 @@ static int blktrack_on_issue(struct iotap_ctx *ctx, const struct perf_sample *s,
 		if (!r->t_issue)
 			break;
 	if (!r) {
+		/* No start seen (a scheduler none issues at once): blk-throttle's worker may issue it. */
+		struct perf_sample id;
+		const struct perf_sample *who = blktrack_submitter(bt, &rq, s, &id);
+
 		/* With -p, a request whose start we did not see is not known to be the PID's. */
 		if (bt->filter && (!(bt->cfg.flags & BT_ISSUE_ALL) || iotap_cgroup_filtering(bt->ctx)) &&
-		    (bt->have_start || (bt->cfg.flags & BT_PID_STRICT) || !blktrack_submitter_ok(bt, s)))
+		    (bt->have_start || (bt->cfg.flags & BT_PID_STRICT) || !blktrack_submitter_ok(bt, who)))
 			return 0;
-		r = blktrack_new(bt, &rq, s);
+		r = blktrack_new(bt, &rq, who);
 	}
 	r->t_issue = s->time;
 	blktrack_end_drop(bt, r);
@@ -829,6 +900,95 @@ static int blktrack_use(struct blktrack *bt, struct iotap_ctx *ctx, const char *
 }
 
 /*
+ * blktrack_throtl_args - blk-throttle's entry takes the bio first: its device,
+ * bio->bi_bdev->bd_dev, or before 5.12 (Debian 11's 5.10), whose bio has no
+ * bi_bdev, its gendisk's major and first minor (the partition remapped by
+ * then); its sector, bio->bi_iter.bi_sector. -ENOENT where BTF lacks them.
+ */
+static int blktrack_throtl_args(struct iotap_ctx *ctx, char *buf, size_t len)
+{
+	uint32_t iter_off, sector_off, bdev_off, dev_off, disk_off, major_off, minor_off;
+	int n;
+
+	if (iotap_member_offset(ctx, "bio", "bi_iter", &iter_off) ||
+	    iotap_member_offset(ctx, "bvec_iter", "bi_sector", &sector_off))
+		return -ENOENT;
+	if (!iotap_member_offset(ctx, "bio", "bi_bdev", &bdev_off) &&
+	    !iotap_member_offset(ctx, "block_device", "bd_dev", &dev_off))
+		n = snprintf(buf, len, "dev=+%u(+%u($arg1)):u32", dev_off, bdev_off);
+	else if (!iotap_member_offset(ctx, "bio", "bi_disk", &disk_off) &&
+		 !iotap_member_offset(ctx, "gendisk", "major", &major_off) &&
+		 !iotap_member_offset(ctx, "gendisk", "first_minor", &minor_off))
+		n = snprintf(buf, len, "major=+%u(+%u($arg1)):u32 minor=+%u(+%u($arg1)):u32",
+			     major_off, disk_off, minor_off, disk_off);
+	else
+		return -ENOENT;
+	if (n < 0 || (size_t)n >= len ||
+	    snprintf(buf + n, len - n, " sector=+%u($arg1):u64", iter_off + sector_off) >=
+	    (int)(len - n))
+		return -ENOSPC;
+	return 0;
+}
+
+/*
+ * The entry of blk-throttle where the kernel has kprobes and BTF: __blk_throtl_bio
+ * (5.19 on, called for bios of a queue with limits), else blk_throtl_bio (every bio).
+ */
+const struct probe_spec blktrack_probes[] = {
+	{ .name = "blk_throtl", .symbol = "__blk_throtl_bio", .args_fn = blktrack_throtl_args },
+	{ .name = "blk_throtl_old", .symbol = "blk_throtl_bio", .args_fn = blktrack_throtl_args,
+	  .fallback = true },
+	{ 0 }
+};
+
+/*
+ * blktrack_throtl_use - the first blktrack_probes this source can make (live) or has (a
+ * recording) into the held table: 0 with none (bt->throtl NULL), or -errno
+ */
+static int blktrack_throtl_use(struct blktrack *bt, struct iotap_ctx *ctx)
+{
+	for (const struct probe_spec *p = blktrack_probes; p->name; p++) {
+		struct probe_spec spec = *p;
+		struct tep_event *fmt;
+		const char *sys;
+		char args[256];
+		int ret;
+
+		if (!iotap_probe_available(ctx, p))
+			continue;
+		/* -ENODATA: a recording, whose probe was made with the recording kernel's offsets. */
+		ret = p->args_fn(ctx, args, sizeof(args));
+		if (ret == -ENOENT)
+			continue;
+		if (ret && ret != -ENODATA)
+			return ret;
+		spec.args = ret ? NULL : args;
+		ret = iotap_probe_create(ctx, &spec, &sys);
+		if (ret == -ENOENT)
+			continue;
+		if (ret)
+			return ret;
+		bt->throtl = iotap_event_use(ctx, sys, p->name, 0, blktrack_on_throtl, bt);
+		if (!bt->throtl)
+			return -errno;
+		fmt = iotap_event_format(bt->throtl);
+		if (field_init(&bt->throtl_sector, fmt, "sector") ||
+		    (field_init(&bt->throtl_dev, fmt, "dev") &&
+		     (field_init(&bt->throtl_major, fmt, "major") ||
+		      field_init(&bt->throtl_minor, fmt, "minor")))) {
+			iotap_err(ctx, "%s:%s has no dev (or major and minor) and sector fields", sys,
+				  p->name);
+			return -ENOENT;
+		}
+		if (!bt->held && !(bt->held = reqtab_alloc(BLKTRACK_MAX_HELD, BLKTRACK_HELD_AGE_NS)))
+			return -errno;
+		return bt->cfg.has_dev && bt->throtl_dev.present ?
+		       iotap_event_filter(bt->throtl, "dev == %u", bt->cfg.dev) : 0;
+	}
+	return 0;
+}
+
+/*
  * blktrack_remap_use - block_bio_remap into the held table. Its filter names the disk as
  * either end (biosnoop --remap filters the same event by where bios came from)
  */
@@ -843,8 +1003,7 @@ static int blktrack_remap_use(struct blktrack *bt, struct iotap_ctx *ctx)
 		iotap_err(ctx, "block:block_bio_remap has no dev/sector/old_dev/old_sector fields");
 		return -ENOENT;
 	}
-	bt->held = reqtab_alloc(BLKTRACK_MAX_HELD, BLKTRACK_HELD_AGE_NS);
-	if (!bt->held)
+	if (!bt->held && !(bt->held = reqtab_alloc(BLKTRACK_MAX_HELD, BLKTRACK_HELD_AGE_NS)))
 		return -errno;
 	return bt->cfg.has_dev ? iotap_event_filter(ev, "dev == %u || old_dev == %u", bt->cfg.dev,
 						    bt->cfg.dev) : 0;
@@ -1018,6 +1177,12 @@ int blktrack_create(struct blktrack **out, struct iotap_ctx *ctx, const struct b
 		if (ret)
 			goto out_free;
 	}
+	/* And what a whole disk's blk-throttle holds, where a probe of its entry can be had. */
+	if (bt->have_start) {
+		ret = blktrack_throtl_use(bt, ctx);
+		if (ret)
+			goto out_free;
+	}
 	if (cfg->flags & BT_STAGES) {
 		ret = blktrack_stages_use(bt, ctx);
 		if (ret)
@@ -1114,8 +1279,15 @@ int blktrack_warn_stats(struct blktrack *bt, struct iotap_ctx *ctx)
 			   (unsigned long long)bt->st.completed, (unsigned long long)bt->st.unmatched,
 			   (unsigned long long)bt->st.nodata, reqtab_count(bt->tab));
 	if (bt->st.joined && iotap_verbose(ctx))
-		iotap_info(ctx, "%llu requests started by another task (blk-throttle's worker) are charged to the task that sent their bio to the partition",
-			   (unsigned long long)bt->st.joined);
+		iotap_info(ctx, "%llu requests started by another task (blk-throttle's worker) are charged to the task that sent their bio%s",
+			   (unsigned long long)bt->st.joined,
+			   bt->throtl ? "" : " to the partition");
+	/* Never a worker named silently: where no join can hold, say so. */
+	if (bt->st.worker)
+		iotap_warn(ctx, "%llu requests were started by a per-CPU kernel worker and are %s: blk-throttle releases the bios it held from one, and without kprobes (or BTF) for its entry this kernel names no task that sent them to a whole disk",
+			   (unsigned long long)bt->st.worker,
+			   bt->filter ? "left out (-p and --cgroup cannot tell whose they are)" :
+			   "shown as it");
 	/* Bios that no request took (merged where no event says so: discards) age out here. */
 	if (bt->stages && iotap_verbose(ctx))
 		iotap_info(ctx, "stages: %llu merges whose request was not seen made; %llu queued bios no request took within 60 s, %zu waiting",

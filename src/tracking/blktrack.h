@@ -98,7 +98,13 @@ struct blktrack_stats {
 	uint64_t nodata;		/* flushes and other sectorless requests */
 	uint64_t unmatched;		/* completions whose issue was not seen */
 	uint64_t flushes;		/* sectorless requests timed and handed to on_nodata */
-	uint64_t joined;		/* started by another task (blk-throttle's worker): the remapper's */
+	uint64_t joined;		/* started by another task (blk-throttle's worker): the sender's */
+	/*
+	 * Started by a per-CPU kernel worker, where blk-throttle releases the
+	 * bios it held, with no probe of its entry to name who sent them: the
+	 * worker's (counted only without that probe)
+	 */
+	uint64_t worker;
 	/* BT_STAGES */
 	uint64_t merge_unmatched;	/* merges whose request was not in flight (or not seen made) */
 };
@@ -121,6 +127,13 @@ struct blk_lastpos {
 	size_t nr;
 	size_t last;			/* d[last]: the disk of the last request, looked at first */
 };
+
+/*
+ * The probes blktrack makes where the kernel has kprobes and BTF (blk-throttle's
+ * entry, which names the task that sent a bio it holds), ended by one without a name:
+ * for the .probes of a tool that attributes requests, so `iotap record` makes them too.
+ */
+extern const struct probe_spec blktrack_probes[];
 
 /*
  * blktrack_cfg_select - -d DISK and -p PID into cfg, checked, each failure with its one error

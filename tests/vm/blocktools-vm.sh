@@ -5,7 +5,9 @@
 # biopattern, seeksize, iosched and biostages -j trace one workload at once, and each count
 # must equal what the kernel's own /sys/block/DEV/stat counted; biosnoop's PID column must
 # be the process that read, on both disks; biostages has every stage of sda's requests, and
-# on nvme0n1 all but G2I and I2D, which it says a scheduler none does not show.
+# on nvme0n1 all but G2I and I2D, which it says a scheduler none does not show. Then a
+# cgroup under io.max riops reads nvme0n1: blk-throttle's worker starts requests it held,
+# and biosnoop names the reader on every one (the kprobe on the throttle's entry).
 . "$(dirname "$0")/../live/lib.sh"
 [ "$(id -u)" = 0 ] || skip "VM tests need root for apt-get download of the kernel"
 [ -x "${IOTAP_SRCDIR:-.}/tests/vm/vm-run" ] || skip "no vm-run"
@@ -13,8 +15,9 @@ command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86 not installed"
 
 N=200 NS=100
 TOOLS="biolatency biosnoop bitesize biotop biopattern seeksize iosched biostages"
+TN=200 TIOPS=100
 cat >"$LIVE_TMP/guest.sh" <<GUEST
-N=$N NS=$NS TOOLS="$TOOLS"
+N=$N NS=$NS TOOLS="$TOOLS" TN=$TN TIOPS=$TIOPS
 GUEST
 cat >>"$LIVE_TMP/guest.sh" <<'GUEST'
 echo "== sched nvme0n1 $(cat /sys/block/nvme0n1/queue/scheduler) sda $(cat /sys/block/sda/queue/scheduler)"
@@ -53,6 +56,26 @@ for n in $TOOLS; do
 	echo "== $n"
 	cat /tmp/$n.out /tmp/$n.err
 done
+# blk-throttle on the whole disk: a cgroup under io.max riops reads nvme0n1, so the throttle
+# holds its bios and its worker starts their requests; the kprobe on the throttle's entry
+# (kprobes and BTF here) names the reader.
+echo +io >/sys/fs/cgroup/cgroup.subtree_control && mkdir -p /sys/fs/cgroup/slow &&
+	echo "$(cat /sys/block/nvme0n1/dev) riops=$TIOPS" >/sys/fs/cgroup/slow/io.max || exit 1
+iotap biosnoop -v -d nvme0n1 >/tmp/th.out 2>/tmp/th.err &
+t=$!
+for i in $(seq 1 100); do grep -qs 'Hit Ctrl-C' /tmp/th.out /tmp/th.err && break; sleep 0.1; done
+echo "== stat-before throttled $(cat /sys/block/nvme0n1/stat)"
+sh -c "echo \$\$ >/sys/fs/cgroup/slow/cgroup.procs && exec dio read /dev/nvme0n1 $TN 4096 rand" >/dev/null &
+p=$!
+wait $p
+echo "== stat-after throttled $(cat /sys/block/nvme0n1/stat)"
+echo "== pid throttled $p"
+sleep 0.5
+kill -INT $t
+wait $t
+echo "== throttle"
+cat /tmp/th.out /tmp/th.err
+rmdir /sys/fs/cgroup/slow
 echo "== instances"
 ls /sys/kernel/tracing/instances
 echo "== end"
@@ -126,6 +149,19 @@ others = [k for k in rows if k[1] == "read" and k[0] not in want]
 if others:
     sys.exit("other disks read: %s" % others)
 PY
+	# The throttled reads: every row the reader's, the join made (-v says how often), no worker.
+	rt=$(stat_reads "$out" throttled)
+	pt=$(awk '$2 == "pid" && $3 == "throttled" { print $4 }' "$out")
+	section "$out" throttle >"$LIVE_TMP/throttle-$k"
+	f=$LIVE_TMP/throttle-$k
+	[ "$rt" = $TN ] || fail "$k: diskstats counted $rt throttled reads, the workload made $TN"
+	[ "$(awk -v p="$pt" '$4 == "nvme0n1" && $5 == "R" && $2 == "dio" && $3 == p' "$f" | wc -l)" = "$rt" ] &&
+		[ "$(awk '$4 == "nvme0n1" && $5 == "R"' "$f" | wc -l)" = "$rt" ] ||
+		fail "$k: biosnoop's throttled rows are not $rt of dio, pid $pt: $(awk '$4 == "nvme0n1"' "$f" | awk '{ print $2, $3 }' | sort | uniq -c)"
+	tj=$(sed -n 's/.* \([0-9]*\) requests started by another task (blk-throttle.s worker) are charged to the task that sent their bio$/\1/p' "$f")
+	[ -n "$tj" ] && [ "$tj" -gt 0 ] || fail "$k: biosnoop -v says blk-throttle's worker started none of the throttled reads: $(grep iotap "$f")"
+	! grep -q 'per-CPU kernel worker' "$f" || fail "$k: the worker was named: $(grep iotap "$f")"
 	[ -z "$(section "$out" instances)" ] || fail "$k: instances left: $(section "$out" instances)"
+	echo "ok: $k: $rt reads of nvme0n1 under io.max riops=$TIOPS, all the reader's in biosnoop ($tj started by blk-throttle's worker, joined through the kprobe on its entry)"
 	echo "ok: $k: nvme0n1 (none) $rn and sda (mq-deadline) $rs reads as diskstats counted them, in biolatency -Q -D, biosnoop (pids $pn and $ps), bitesize, biotop, biopattern, seeksize ($((rn + rs - 2)) seeks), iosched ($rs through mq-deadline) and biostages (every stage; nvme0n1 without an insert)"
 done
