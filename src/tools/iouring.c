@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "blktrack.h"
 #include "hist.h"
 #include "shared.h"
 #include "uringtrack.h"
@@ -237,6 +238,7 @@ const struct tool tool_iouring = {
 	.args = TOOL_ARGS_INTERVAL,
 	.opts = iouring_opts,
 	.events = iouring_events,
+	.probes = blktrack_probes,
 	.params_size = sizeof(struct iouring_params),
 	.state_size = sizeof(struct iouring_state),
 	.init = iouring_init,
