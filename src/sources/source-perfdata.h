@@ -4,7 +4,8 @@
 
 /*
  * The session source that reads a perf.data file written by 'perf record'
- * (the file format of tools/perf/Documentation/perf.data-file-format.txt).
+ * (the file format of tools/perf/Documentation/perf.data-file-format.txt,
+ * read by perfdata-read.c; the host facts the file gives, host-perfdata.c).
  * Read: the file header, the attributes with their ids, the tracing-data
  * feature section (header_page, the event format texts, kallsyms when
  * perf put them there), the hostname, release, version, arch, CPU count,
@@ -24,17 +25,9 @@
  * malformed file gives -EINVAL and one error line, a malformed sample is
  * counted and left out (session_warn_malformed()).
  */
-#include <stdbool.h>
-#include <stddef.h>
-
 struct source_ops;
 
-#define PERFDATA_MAGIC "PERFILE2"
-
-/* perfdata_magic - whether the first bytes of a file say perf.data (either byte order) */
-bool perfdata_magic(const void *buf, size_t len);
-
-/* The source that reads perf.data files. */
+/* The source that reads perf.data files; it claims what perfdata_magic() (perfdata-read.h) does. */
 extern const struct source_ops source_perf;
 
 #endif

@@ -17,6 +17,7 @@
 #include "fuzztool.h"
 #include "log.h"
 #include "opt.h"
+#include "perfdata-read.h"
 #include "source-perfdata.h"
 #include "source-recording.h"
 

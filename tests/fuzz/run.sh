@@ -9,7 +9,8 @@
 #   fuzz_stream   the records after a fixed recording head (a session opened once per head,
 #                 session_reset for every input), replayed into one of sixteen tool runs
 #                 (biolatency to fileio, iostack, --info)
-#   fuzz_perfdata the perf.data reader (src/sources/source-perfdata.c) under biolatency and iostack
+#   fuzz_perfdata the perf.data reader (src/sources/perfdata-read.c) and its source (source-perfdata.c)
+#                 under biolatency and iostack
 #   fuzz_tracedat the trace.dat source (src/sources/source-tracedat.c, libtracecmd) under
 #                 biolatency -D, biosnoop or --info (one an input)
 #   fuzz_trigger  the flight recorder's --trigger expressions (src/recorder/trigger.c)

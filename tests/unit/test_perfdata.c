@@ -13,6 +13,7 @@
 #include "fmtcheck.h"
 #include "log.h"
 #include "select.h"
+#include "perfdata-read.h"
 #include "source-perfdata.h"
 #include "source-recording.h"
 #include "testlib.h"
