@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* session.c - a session: its consumers, events, dispatch, the run loop, intervals, teardown */
 #include <errno.h>
-#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -11,6 +13,7 @@
 #include "array.h"
 #include "log.h"
 #include "session.h"
+#include "session-local.h"
 #include "subbuf.h"
 
 const char *const session_source_names[] = { "auto", "ftrace", "perf", NULL };
@@ -20,15 +23,6 @@ static session_stacks_fn session_stacks;
 
 /* A source that knows nothing of its host: every fact answers "unknown" (host.h). */
 const struct host_ops host_none = { 0 };
-
-/*
- * Signals are counted process-wide; a session compares the counts with those
- * it began with, so it stops for a signal that came while it ran and never
- * for one an earlier session already stopped for.
- */
-static volatile sig_atomic_t session_sigs;	/* SIGINT, SIGTERM and SIGHUP so far */
-static volatile sig_atomic_t session_aborts;	/* SIGINTs that came while a session stopped */
-static volatile sig_atomic_t session_stopping;	/* the running session is stopping */
 
 struct comm_ent {
 	uint32_t pid;
@@ -46,29 +40,6 @@ struct comm_ent {
 /* Exited names kept before the table is compacted (then twice those left, at least). */
 #define SESSION_COMM_GONE_MIN 1024
 
-/* session_on_signal - first signal stops cleanly, a second SIGINT aborts the final report */
-static void session_on_signal(int sig)
-{
-	if (session_stopping && sig == SIGINT)
-		session_aborts++;
-	session_sigs++;
-	session_stopping = 1;
-}
-
-/* session_signals_install - SIGINT/SIGTERM/SIGHUP end the run; no SA_RESTART so poll wakes */
-void session_signals_install(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = session_on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
-
 /* mono_now - CLOCK_MONOTONIC in ns, the clock every event is stamped with */
 uint64_t mono_now(void)
 {
@@ -76,34 +47,6 @@ uint64_t mono_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-/* session_stop - end the run after the current record; safe in a signal handler */
-void session_stop(struct session *s)
-{
-	s->stop = 1;
-}
-
-/* session_stopped - whether s stops: asked to, or a signal came since it began */
-bool session_stopped(struct session *s)
-{
-	if (!s->stop && session_signalled(s))
-		s->stop = 1;
-	if (s->stop)
-		session_stopping = 1;
-	return s->stop;
-}
-
-/* session_signalled - whether a signal came since s was opened, even after it ended */
-bool session_signalled(const struct session *s)
-{
-	return session_sigs != s->sig_base;
-}
-
-/* session_aborted - whether a second SIGINT asked s to skip its final report */
-bool session_aborted(const struct session *s)
-{
-	return session_aborts != s->abort_base;
 }
 
 /* session_consumer_add - one more consumer of the run loop (consumer.h) */
@@ -234,9 +177,7 @@ int session_open(struct session *s, const struct source_ops *src, const struct s
 	int ret;
 
 	memset(s, 0, sizeof(*s));
-	s->sig_base = session_sigs;
-	s->abort_base = session_aborts;
-	session_stopping = 0;
+	session_signals_begin(s);
 	s->opts = *opts;
 	s->ctx.out = stdout;
 	s->ctx.sess = s;
@@ -326,9 +267,7 @@ int session_reset(struct session *s, const struct session_opts *opts)
 	s->probe_sys = NULL;
 	s->pid_filtered = false;
 	s->stop = 0;
-	s->sig_base = session_sigs;
-	s->abort_base = session_aborts;
-	session_stopping = 0;
+	session_signals_begin(s);
 	return ret;
 }
 

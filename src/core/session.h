@@ -2,6 +2,12 @@
 #ifndef IOTAP_SESSION_H
 #define IOTAP_SESSION_H
 
+/*
+ * A session: one stream of events (source.h) fed to its consumers (consumer.h).
+ * session.c opens, runs, dispatches, resets and releases it; its stop is
+ * session-signals.c's; what those files share and nothing else calls is in
+ * session-local.h.
+ */
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
