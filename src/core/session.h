@@ -5,9 +5,9 @@
 /*
  * A session: one stream of events (source.h) fed to its consumers (consumer.h).
  * session.c opens, runs, dispatches, resets and releases it; its events and
- * their handlers are session-events.c's (session_event_use), its stop
- * session-signals.c's; what those files share and nothing else calls is in
- * session-local.h.
+ * their handlers are session-events.c's (session_event_use), its process names
+ * session-comms.c's (session_comm_*), its stop session-signals.c's; what those
+ * files share and nothing else calls is in session-local.h.
  */
 #include <signal.h>
 #include <stdbool.h>
