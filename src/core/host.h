@@ -11,7 +11,7 @@
  * (source_ops.host): the live source asks the running system (/proc,
  * /proc/kallsyms, the cgroup v2 mount, sysfs, BTF: host-live.c), a file
  * source reads the sections the file holds. Every operation may be NULL where
- * the source does not know the fact; its callers (tool-api.c, stacks.c) then
+ * the source does not know the fact; its callers (tool-*.c, stacks.c) then
  * answer as documented in iotap.h ("not known"). A fact is asked while the
  * session runs: the source's private state (s->src_priv) is there to answer it.
  */

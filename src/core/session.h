@@ -140,7 +140,7 @@ struct session {
 	struct hashtab ev_index;	/* sys:name -> index into ev (session_find_event) */
 	struct disk_table disks;
 	struct symbolizer *sym;		/* stacks.c: made when a tool takes stacks (stacks_want) */
-	struct cgtrack *cg;		/* cgroup.c: with --cgroup, or a tool's cgroup column (tool-api.c) */
+	struct cgtrack *cg;		/* cgroup.c: with --cgroup, or a tool's cgroup column (tool-cgroup.c) */
 	struct comm_ent *comms;
 	size_t nr_comms, cap_comms;
 	/* pid -> index into comms: every fork on the host adds a name, read on each lookup. */

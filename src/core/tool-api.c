@@ -10,91 +10,10 @@
 #include <unistd.h>
 
 #include "block.h"
-#include "cgroup.h"
 #include "log.h"
 #include "probespec.h"
 #include "session.h"
-
-/* session_cg_event_use - the cgroup tracker subscribes to its events; their formats */
-static struct tep_event *session_cg_event_use(void *arg, const char *sys, const char *name,
-					      iotap_handler_fn fn, void *fn_arg)
-{
-	struct iotap_event *ev = session_event_use(arg, NULL, sys, name, 0, fn, fn_arg);
-
-	return ev ? ev->tep : NULL;
-}
-
-/* session_cg_available - whether the source can deliver one of the tracker's events */
-static bool session_cg_available(void *arg, const char *sys, const char *name)
-{
-	struct session *s = arg;
-
-	return s->src->event_available(s, sys, name);
-}
-
-/* session_cg_path - the source turns a --cgroup argument into a hierarchy path */
-static int session_cg_path(void *arg, const char *in, char *out, size_t len, int *root)
-{
-	struct session *s = arg;
-
-	return s->host->cgroup_path(s, in, out, len, root);
-}
-
-/* session_cg_tasks - the source knows every task's cgroup when events began to flow */
-static int session_cg_tasks(void *arg, int root, cgroup_task_fn fn, void *fn_arg)
-{
-	struct session *s = arg;
-
-	return s->host->cgroup_tasks(s, root, fn, fn_arg);
-}
-
-/* cgroup_observer_start - events flow: every task's cgroup then */
-static int cgroup_observer_start(struct session *s, void *priv)
-{
-	cgtrack_started(s->cg);
-	return 0;
-}
-
-/* cgroup_observer_fini - the tracker goes with the session */
-static void cgroup_observer_fini(struct session *s, void *priv)
-{
-	cgtrack_free(s->cg);
-	s->cg = NULL;
-}
-
-/* The cgroup tracker watches the stream through its events' handlers. */
-static const struct consumer_ops cgroup_observer = {
-	.name = "cgroups",
-	.observer = true,
-	.start = cgroup_observer_start,
-	.fini = cgroup_observer_fini,
-};
-
-/* cgroups_follow - follow every task's cgroup; path: the --cgroup filter, or NULL */
-static int cgroups_follow(struct session *s, const char *path)
-{
-	struct cgtrack_ops ops = {
-		.arg = s,
-		.event_available = session_cg_available,
-		.event_use = session_cg_event_use,
-		.path = s->host->cgroup_path ? session_cg_path : NULL,
-		.tasks = s->host->cgroup_tasks ? session_cg_tasks : NULL,
-	};
-
-	int ret;
-
-	if (s->cg)
-		return 0;
-	ret = cgtrack_create(&s->cg, &ops, path);
-	if (!ret) {
-		ret = session_consumer_add(s, &cgroup_observer, NULL);
-		if (ret) {
-			cgtrack_free(s->cg);
-			s->cg = NULL;
-		}
-	}
-	return ret;
-}
+#include "tool-local.h"
 
 /* tool_ctx_fini - the tool's fini and its state; safe twice */
 static void tool_ctx_fini(struct iotap_ctx *ctx)
@@ -114,7 +33,7 @@ static int tool_consumer_init(struct session *s, void *priv)
 	ctx->interval_ns = s->interval_ns;
 	ctx->duration_ns = s->duration_ns;
 	if (s->opts.cgroup) {
-		ret = cgroups_follow(s, s->opts.cgroup);
+		ret = tool_cgroups_follow(s, s->opts.cgroup);
 		if (ret)
 			return ret;
 	}
@@ -362,30 +281,6 @@ bool iotap_probe_available(struct iotap_ctx *ctx, const struct probe_spec *p)
 	struct session *s = ctx->sess;
 
 	return s->src->probe_available && s->src->probe_available(s, p);
-}
-
-/* iotap_cgroup_track - a tool shows cgroups: track every task's, with or without --cgroup */
-int iotap_cgroup_track(struct iotap_ctx *ctx)
-{
-	return cgroups_follow(ctx->sess, NULL);
-}
-
-/* iotap_cgroup_of - the cgroup the task of a sample is in at its time, NULL when unknown */
-const char *iotap_cgroup_of(struct iotap_ctx *ctx, const struct perf_sample *smp)
-{
-	return ctx->sess->cg ? cgtrack_of(ctx->sess->cg, smp) : NULL;
-}
-
-/* iotap_cgroup_match - whether a sample's task is in the --cgroup one or below (true without) */
-bool iotap_cgroup_match(struct iotap_ctx *ctx, const struct perf_sample *smp)
-{
-	return cgtrack_match(ctx->sess->cg, smp);
-}
-
-/* iotap_cgroup_filtering - whether --cgroup was given */
-bool iotap_cgroup_filtering(struct iotap_ctx *ctx)
-{
-	return cgtrack_filtering(ctx->sess->cg);
 }
 
 /* iotap_probe_create - a kprobe/uprobe for this run, removed at exit; *sys gets its group */
