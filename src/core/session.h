@@ -177,9 +177,10 @@ int session_open(struct session *s, const struct source_ops *src, const struct s
  */
 void session_stacks_set(session_stacks_fn fn);
 /*
- * session_tool_add - one more tool over s, with its own params (the caller's,
- * valid until session_release), state and output; before session_run. Its
- * handlers get its ctx. Return: the ctx (the session's), or NULL with errno.
+ * session_tool_add - one more tool over s (tool-consumer.c), with its own
+ * params (the caller's, valid until session_release), state and output;
+ * before session_run. Its handlers get its ctx. Return: the ctx (the
+ * session's), or NULL with errno.
  */
 struct iotap_ctx *session_tool_add(struct session *s, const struct tool *tool, void *params,
 				   FILE *out);

@@ -4,9 +4,10 @@
 
 /*
  * What the files of a tool over a session share and nothing else calls.
- * tool-api.c runs a tool as a consumer of the session and answers its iotap_*
- * calls (iotap.h), tool-cgroup.c follows every task's cgroup for --cgroup and
- * for the tools that show cgroups (cgroup.h).
+ * tool-consumer.c runs a tool as a consumer of the session (tool_consumer_add,
+ * session_tool_add in session.h), tool-api.c answers the tool's iotap_* calls
+ * (iotap.h), tool-cgroup.c follows every task's cgroup for --cgroup and for
+ * the tools that show cgroups (cgroup.h).
  */
 struct session;
 
