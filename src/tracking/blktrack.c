@@ -943,7 +943,8 @@ const struct probe_spec blktrack_probes[] = {
 
 /*
  * blktrack_throtl_use - the first blktrack_probes this source can make (live) or has (a
- * recording) into the held table: 0 with none (bt->throtl NULL), or -errno
+ * recording) into the held table: 0 with none (bt->throtl NULL), or -errno (-ENOMEM, the
+ * probe's event without its fields)
  */
 static int blktrack_throtl_use(struct blktrack *bt, struct iotap_ctx *ctx)
 {
@@ -963,11 +964,15 @@ static int blktrack_throtl_use(struct blktrack *bt, struct iotap_ctx *ctx)
 		if (ret && ret != -ENODATA)
 			return ret;
 		spec.args = ret ? NULL : args;
+		/*
+		 * The join is worth a probe, not the run: where one cannot be made (its
+		 * line says why), the requests the worker starts are counted and said.
+		 */
 		ret = iotap_probe_create(ctx, &spec, &sys);
-		if (ret == -ENOENT)
-			continue;
-		if (ret)
+		if (ret == -ENOMEM)
 			return ret;
+		if (ret)
+			continue;
 		bt->throtl = iotap_event_use(ctx, sys, p->name, 0, blktrack_on_throtl, bt);
 		if (!bt->throtl)
 			return -errno;
