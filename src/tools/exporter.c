@@ -5,57 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "blkmetrics.h"
-#include "cmdpair.h"
-#include "flightsvc.h"
-#include "health.h"
+#include "exporter-local.h"
 #include "httpd.h"
-#include "shared.h"
-#include "stagehist.h"
 #include "webconfig.h"
-
-/*
- * The default port: 9100-9999, the range of Prometheus' default port
- * allocation list, has had every number taken since 2023, so this one sits
- * just above it, clear of the ports the list and IANA's registry name.
- */
-#define EXPORTER_PORT "10033"
-#define EXPORTER_LISTEN ":" EXPORTER_PORT
-/* Disks with series of their own; I/O on any further one counts as disk="other". */
-#define EXPORTER_MAX_DISKS 64
-
-struct exporter_params {
-	const char *listen, *textfile, *disk, *web_config;
-	bool queue, no_queue;
-	struct record_params rec;	/* -o, --ring and the rest: the flight recorder's */
-	bool stages;
-};
-
-/* A disk with series of its own, and its name as they label it. */
-struct exporter_disk {
-	uint32_t dev;
-	char name[32];
-};
-
-struct exporter_state {
-	struct blktrack *bt;
-	struct cmdpair_nvme nvme;
-	struct cmdpair_scsi scsi;
-	struct blk_lastpos pos;
-	struct blkmetrics m;		/* the series; m.prom: every one, cumulative */
-	struct stagehist stages;	/* --stages: btt's stages, into m.prom each snapshot */
-	struct exporter_disk *devs;	/* the disks with series of their own */
-	size_t nr_devs, last;		/* devs[last]: the last request's, looked at first */
-	struct httpd *httpd;
-	int demand_fd;			/* live: a scrape asks for the page through it; -1: none */
-	struct webconfig *web;
-	struct health health;
-	struct flightsvc *ring;		/* --ring: the flight recorder in this session */
-	struct flight_stats ring_last;	/* its counts as last published */
-};
 
 #define P(f) offsetof(struct exporter_params, f)
 static const struct opt exporter_opts[] = {
@@ -156,39 +110,6 @@ static int exporter_on_nodata(void *arg, const struct blk_io *io)
 	return ret ? ret : blkmetrics_request(&st->m, disk, io, BLKM_NODATA);
 }
 
-/* exporter_on_nvme - a paired NVMe command: by namespace, admin ones by controller */
-static int exporter_on_nvme(struct iotap_ctx *ctx, const struct nvme_cmd *c, uint64_t ns)
-{
-	char dev[32];
-
-	if (c->qid || c->disk[0])
-		snprintf(dev, sizeof(dev), "%s", c->disk);
-	else
-		snprintf(dev, sizeof(dev), "nvme%d", c->ctrl_id);
-	return blkmetrics_command(&((struct exporter_state *)ctx->state)->m, false, dev,
-				  blkmetrics_nvme_op(c), ns);
-}
-
-/* exporter_on_scsi - a completed SCSI command (timeouts and refusals are not timed) */
-static int exporter_on_scsi(struct iotap_ctx *ctx, const struct scsi_cmd *c, enum scsi_end end,
-			    uint64_t ns)
-{
-	char dev[32];
-
-	if (end != SCSI_END_DONE)
-		return 0;
-	snprintf(dev, sizeof(dev), "%u:%u:%u:%u", c->host_no, c->channel, c->id, c->lun);
-	return blkmetrics_command(&((struct exporter_state *)ctx->state)->m, true, dev,
-				  blkmetrics_scsi_op(c->opcode), ns);
-}
-
-/* exporter_cmd_gone - whether a command device has gone from the host */
-static bool exporter_cmd_gone(void *arg, bool scsi, bool admin, const char *dev)
-{
-	return iotap_device_gone(arg, scsi ? IOTAP_DEV_SCSI : admin ? IOTAP_DEV_NVME : IOTAP_DEV_DISK,
-				 dev) > 0;
-}
-
 /*
  * exporter_gone - drop the series of disks and devices that have gone (checked every
  * interval): a removed disk's series would otherwise be served forever
@@ -211,7 +132,7 @@ static void exporter_gone(struct iotap_ctx *ctx)
 		st->devs[i] = st->devs[--st->nr_devs];
 		st->last = 0;
 	}
-	blkmetrics_forget_cmds(&st->m, exporter_cmd_gone, ctx);
+	exporter_cmds_forget(ctx);
 }
 
 /* exporter_health - the exporter's own series: stream, pairing, HTTP, process, build */
@@ -230,48 +151,11 @@ static int exporter_health(struct iotap_ctx *ctx)
 	return health_add(&st->health, st->m.prom, &now, st->httpd);
 }
 
-/* exporter_flight - --ring: the dumps since the last page, and what the ring holds now */
-static int exporter_flight(struct exporter_state *st)
-{
-	struct flight_stats now;
-	char labels[64];
-	int ret = 0;
-
-	if (!st->ring)
-		return 0;
-	flightsvc_stats(st->ring, &now);
-	for (unsigned int i = 0; i < FLIGHT_REASONS && !ret; i++) {
-		labels[0] = 0;
-		if (prom_label(labels, sizeof(labels), "reason", flight_reason_names[i]))
-			return -ENOSPC;
-		ret = prom_counter_add(st->m.prom, "iotap_flight_dumps_total",
-				       "Flight recorder dumps written, by what fired them", labels,
-				       (double)(now.dumps[i] - st->ring_last.dumps[i]));
-	}
-	if (!ret)
-		ret = prom_counter_add(st->m.prom, "iotap_flight_dump_failures_total",
-				       "Flight recorder dumps that could not be written (said in the log)",
-				       "", (double)(now.failures - st->ring_last.failures));
-	if (!ret)
-		ret = prom_gauge_set(st->m.prom, "iotap_flight_ring_bytes",
-				     "Bytes the flight recorder's ring holds: its events, uncompressed, and their bookkeeping",
-				     "", (double)now.ring_bytes);
-	if (!ret)
-		ret = prom_gauge_set(st->m.prom, "iotap_flight_ring_seconds",
-				     "Seconds of events the flight recorder's ring holds",
-				     "", now.ring_ns / 1e9);
-	st->ring_last = now;
-	return ret;
-}
-
 /* exporter_snapshot - fold the interval in, then publish the page and write the textfile */
 static int exporter_snapshot(struct iotap_ctx *ctx)
 {
 	struct exporter_params *p = ctx->params;
 	struct exporter_state *st = ctx->state;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f;
 	int ret;
 
 	ret = blkmetrics_fold(&st->m);
@@ -285,146 +169,15 @@ static int exporter_snapshot(struct iotap_ctx *ctx)
 		ret = exporter_flight(st);
 	if (ret)
 		return ret;
-	if (st->httpd) {
-		f = open_memstream(&text, &len);
-		if (!f)
-			return -errno;
-		ret = prom_print(st->m.prom, f);
-		if (fclose(f) && !ret)
-			ret = -ENOMEM;
-		if (!ret)
-			ret = httpd_publish(st->httpd, text, len);
-		free(text);
-		if (ret)
-			return ret;
-	}
+	ret = exporter_publish(st);
+	if (ret)
+		return ret;
 	if (p->textfile) {
 		ret = prom_write(st->m.prom);
 		if (ret)
 			iotap_err(ctx, "cannot write %s: %s", p->textfile, strerror(-ret));
 	}
 	return ret;
-}
-
-/*
- * exporter_commands - NVMe and SCSI command metrics where the kernel traces them;
- * with --disk, only that NVMe namespace's
- */
-static int exporter_commands(struct iotap_ctx *ctx)
-{
-	struct exporter_params *p = ctx->params;
-	struct exporter_state *st = ctx->state;
-	const char *disk = NULL;
-	bool nvme = iotap_event_available(ctx, "nvme", "nvme_setup_cmd") &&
-		    iotap_event_available(ctx, "nvme", "nvme_complete_rq");
-	bool scsi = iotap_event_available(ctx, "scsi", "scsi_dispatch_cmd_start") &&
-		    iotap_event_available(ctx, "scsi", "scsi_dispatch_cmd_done");
-	uint32_t dev, whole;
-	uint64_t start, nr;
-	int ret = 0;
-
-	if (!nvme || !scsi)
-		iotap_info(ctx, "no %s%s%s events in this kernel: no such command metrics",
-			   nvme ? "" : "nvme:nvme_setup_cmd/nvme_complete_rq",
-			   !nvme && !scsi ? " or " : "",
-			   scsi ? "" : "scsi:scsi_dispatch_cmd_start/done");
-	if (p->disk) {
-		/* The command events name NVMe namespaces, never partitions nor SCSI disks. */
-		scsi = false;
-		if (iotap_disk_resolve(ctx, p->disk, &dev))
-			return -ENODEV;
-		if (iotap_disk_partition(ctx, dev, &whole, &start, &nr) == 0)
-			dev = whole;
-		disk = iotap_disk_name(ctx, dev);
-		nvme = nvme && !strncmp(disk, "nvme", 4);
-	}
-	if (nvme)
-		ret = cmdpair_nvme_use(&st->nvme, ctx, disk, exporter_on_nvme);
-	if (!ret && scsi)
-		ret = cmdpair_scsi_use(&st->scsi, ctx, exporter_on_scsi);
-	return ret;
-}
-
-/* exporter_listen - take the port before anything is traced: a busy one is the only error said */
-static int exporter_listen(struct iotap_ctx *ctx)
-{
-	struct exporter_params *p = ctx->params;
-	struct exporter_state *st = ctx->state;
-	const char *listen = p->listen ? p->listen : EXPORTER_LISTEN;
-	struct sockaddr_storage ss;
-	char why[512];
-	socklen_t len;
-	int ret;
-
-	if (p->listen && httpd_parse_listen(p->listen, &ss, &len)) {
-		iotap_err(ctx, "invalid --listen '%s': expected ADDR:PORT, [IPV6]:PORT or :PORT",
-			  p->listen);
-		return -EINVAL;
-	}
-	if (!p->listen && p->textfile) {
-		if (!p->web_config)
-			return 0;
-		iotap_err(ctx, "--web.config.file is for the HTTP server: give --listen too");
-		return -EINVAL;
-	}
-	if (p->web_config && !httpd_web_supported()) {
-		iotap_err(ctx, "--web.config.file is not supported: this iotap is built without TLS");
-		return -ENOTSUP;
-	}
-	if (p->web_config && (ret = webconfig_load(&st->web, p->web_config, why, sizeof(why)))) {
-		iotap_err(ctx, "--web.config.file: %s", why);
-		/* A bad file is no usage error: the exit status of a server that cannot start. */
-		return ret == -EINVAL ? -EBADMSG : ret;
-	}
-	ret = httpd_start(&st->httpd, listen, "text/plain; version=0.0.4; charset=utf-8", st->web,
-			  why, sizeof(why));
-	if (ret)
-		iotap_err(ctx, "cannot listen on %s: %s", listen, why[0] ? why : strerror(-ret));
-	return ret;
-}
-
-/*
- * exporter_ring - -o, --ring and the rest: a flight recorder in this session, which
- * keeps what the exporter traces (the same -d) and takes its paired requests
- */
-static int exporter_ring(struct iotap_ctx *ctx)
-{
-	struct exporter_params *p = ctx->params;
-	struct exporter_state *st = ctx->state;
-
-	if (p->rec.ring && iotap_input_is_file(ctx)) {
-		iotap_err(ctx, "--ring keeps live events: not with -i");
-		return -EINVAL;
-	}
-	p->rec.tools = ctx->tool->name;
-	p->rec.disk = p->rec.ring ? p->disk : NULL;
-	return flightsvc_add(&st->ring, ctx, &p->rec);
-}
-
-/*
- * exporter_demand - live, the page is built when a scrape asks for it, with
- * the events up to then: not every interval for nobody (Prometheus scrapes
- * every 15 s by default), nor as old as an interval when read. From a
- * recording, every interval as before.
- */
-static int exporter_demand(struct iotap_ctx *ctx)
-{
-	struct exporter_state *st = ctx->state;
-	int fd, ret;
-
-	if (!st->httpd)
-		return 0;
-	fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ret = iotap_wake_fd(ctx, fd);
-	if (ret) {
-		close(fd);
-		return ret == -EOPNOTSUPP ? 0 : ret;
-	}
-	st->demand_fd = fd;
-	httpd_demand(st->httpd, fd);
-	return 0;
 }
 
 /* exporter_wake - a scrape asks for the page: build it from the events so far */

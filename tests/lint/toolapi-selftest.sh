@@ -51,7 +51,7 @@ expect 0 '^ok:' "the real tree passes" $CHECK --srcdir "$SRC"
 mkdir -p "$T/real"
 cp -r "$SRC/Makefile.am" "$SRC/src" "$T/real/"
 sed -i 's|^#include "record-params.h"$|&\n#include "session.h"|' "$T/real/src/recorder/flightsvc.h"
-expect 1 '^FAIL: src/tools/exporter.c includes session.h (through flightsvc.h)$' \
+expect 1 '^FAIL: src/tools/exporter-flight.c includes session.h (through flightsvc.h)$' \
 	"the real tree with flightsvc.h including session.h fails" $CHECK --srcdir "$T/real"
 
 [ "$fails" -eq 0 ] || { echo "$fails self-test(s) failed"; exit 1; }
