@@ -1,18 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* source-live.c - the session source that traces the running kernel, through its backends */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
-#include <event-parse.h>
-
-#include "array.h"
 #include "ftrace.h"
+#include "live-local.h"
 #include "live-probe.h"
 #include "live.h"
 #include "log.h"
@@ -24,51 +19,11 @@
 #include "tgidmap.h"
 
 #define DRAIN_MS 100
-/*
- * How long a stack event's copy in one ring waits for its twin in the other
- * before it goes out alone. Both are written in one tracepoint call, so a
- * twin that has not come within a round is lost; the margin covers a vCPU
- * the host stops between the two writes.
- */
-#define TWIN_GRACE_NS (50 * 1000000ull)
-/* Backends one session can use at once. */
-#define LIVE_BACKENDS_MAX 4
 /* Poll descriptors over all backends: a ring per CPU each. */
 #define LIVE_POLLFDS_MAX 4096
 
 /* ftrace first: it takes every event without callchains (--source decides otherwise). */
 const struct live_backend_ops *const live_backends[] = { &live_ftrace, &live_perf, NULL };
-
-struct live_be {
-	const struct live_backend_ops *ops;
-	void *priv;
-};
-
-/* An event read from perf for its callchains and from ftrace for its count. */
-struct live_twin {
-	struct iotap_event *ev;
-	uint64_t ftrace_id;		/* the sample id of its ftrace copies */
-	int join;			/* its index in the stackjoin */
-	uint64_t perf_id;		/* its perf id on the first CPU, for its records */
-	uint64_t stackless_pushed;	/* stackless events already in the stream */
-};
-
-struct live_src {
-	struct live_be be[LIVE_BACKENDS_MAX];
-	int nr_be;
-	struct merge *merge;
-	struct live_twin *twins;
-	size_t nr_twins, cap_twins;
-	struct stackjoin *join;		/* with twins: their two streams made one */
-	struct pollfd *pfd;
-	int nr_pfd;
-	int nr_pfd_events;		/* pfd: the backends' first, then the consumers' wake fds */
-	struct dynevent_set *dyn;
-	bool enabled;
-	struct live_probes probes;	/* where this run's probes went */
-	struct tgidmap *tgids;		/* each thread's process, for ftrace's events */
-	void *rec;			/* a trace entry laid out as a perf sample */
-};
 
 /* live_wall_offset - realtime minus monotonic, for printing wall-clock times */
 static int64_t live_wall_offset(void)
@@ -78,71 +33,6 @@ static int64_t live_wall_offset(void)
 	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_MONOTONIC, &mo);
 	return (int64_t)(rt.tv_sec - mo.tv_sec) * 1000000000ll + (rt.tv_nsec - mo.tv_nsec);
-}
-
-/* live_tracefs_readable - whether this process may read tracefs at dir; says why not */
-static int live_tracefs_readable(const char *dir)
-{
-	struct stat st;
-
-	if (!faccessat(AT_FDCWD, dir, R_OK | X_OK, AT_EACCESS))
-		return 0;
-	if (errno != EACCES || stat(dir, &st)) {
-		log_msg(LOG_ERR, "cannot read tracefs at %s: %s", dir, strerror(errno));
-		return -errno;
-	}
-	log_msg(LOG_ERR, "tracefs at %s (mode %04o, owner uid %u, group %u) is closed to uid %u: run as root, or give iotap CAP_DAC_OVERRIDE (with CAP_PERFMON for perf)",
-		dir, st.st_mode & 07777, st.st_uid, st.st_gid, geteuid());
-	return -EACCES;
-}
-
-/* live_perf_permitted - whether perf events are open to this process; said in one line */
-static int live_perf_permitted(void)
-{
-	char why[512];
-	int ret = perf_probe();
-
-	if (ret) {
-		perf_refusal_explain(ret, why, sizeof(why));
-		log_msg(LOG_ERR, "%s", why);
-	}
-	return ret;
-}
-
-/* live_tracefs_permitted - lockdown, then tracefs mounted and readable; said in one line */
-static int live_tracefs_permitted(void)
-{
-	enum lockdown_mode mode;
-	const char *dir;
-	int ret;
-
-	if (!lockdown_read(&mode) && mode == LOCKDOWN_CONFIDENTIALITY) {
-		log_msg(LOG_ERR, "kernel lockdown is '%s': the kernel refuses tracefs to every user, root included, and iotap traces through it; boot with lockdown=integrity or none to trace here (reports of recordings still work)",
-			lockdown_name(mode));
-		return -EPERM;
-	}
-	ret = tfs_dir_get(&dir);
-	if (ret == -EPERM) {
-		log_msg(LOG_ERR, "tracefs is not mounted and this process may not mount it (that needs CAP_SYS_ADMIN); as root: mount -t tracefs nodev /sys/kernel/tracing");
-		return ret;
-	}
-	if (ret) {
-		log_msg(LOG_ERR, "tracefs is not mounted and mounting it at /sys/kernel/tracing failed: %s; as root: mount -t tracefs nodev /sys/kernel/tracing",
-			strerror(-ret));
-		return ret;
-	}
-	return live_tracefs_readable(dir);
-}
-
-/*
- * live_permitted - whether the kernel lets this process trace, asked in the
- * order of what a run needs, before anything is set up (live.h)
- */
-int live_permitted(void)
-{
-	int ret = live_tracefs_permitted();
-
-	return ret ? ret : live_perf_permitted();
 }
 
 /* live_open - find tracefs, clear dead runs' leftovers, read formats, list the disks */
@@ -242,31 +132,17 @@ static struct live_be *live_backend(struct session *s, const struct iotap_event 
 	return NULL;
 }
 
-/*
- * live_twin_add - have ev read from the ftrace ring too, when its backend
- * samples callchains: perf drops a sample now and then without a trace, the
- * ftrace ring does not, so the count stays exact and only the stack is lost
- */
-static int live_twin_add(struct session *s, struct iotap_event *ev)
+/* live_twin - ev read from the ftrace ring too, when it wants a twin (live-local.h) */
+static int live_twin(struct session *s, struct iotap_event *ev)
 {
-	struct live_src *lv = s->src_priv;
 	struct live_be *be;
-	uint64_t id;
-	int ret;
 
-	if (!(ev->flags & (IOTAP_EV_KSTACK | IOTAP_EV_USTACK)) || s->opts.source != SOURCE_AUTO)
+	if (!live_twin_wanted(s, ev))
 		return 0;
 	be = live_backend_get(s, &live_ftrace);
 	if (!be)
 		return -errno;
-	if (array_reserve(&lv->twins, &lv->cap_twins, lv->nr_twins + 1, sizeof(*lv->twins), 4))
-		return -ENOMEM;
-	ret = be->ops->twin(be->priv, ev, &id);
-	if (ret)
-		return ret;
-	lv->twins[lv->nr_twins++] = (struct live_twin){ .ev = ev, .ftrace_id = id, .join = -1 };
-	ev->twin = (unsigned int)lv->nr_twins;
-	return 0;
+	return live_twin_add(s->src_priv, be, ev);
 }
 
 /* live_event_attach - the kernel's format of ev, and a backend to read it */
@@ -287,7 +163,7 @@ static int live_event_attach(struct session *s, struct iotap_event *ev)
 	be = live_backend(s, ev);
 	if (!be)
 		return -errno;
-	ret = live_twin_add(s, ev);
+	ret = live_twin(s, ev);
 	if (ret)
 		return ret;
 	ret = be->ops->attach(be->priv, ev);
@@ -427,62 +303,6 @@ static int live_push(void *arg, uint64_t time, const struct perf_event_header *r
 	return live_queue(s, time, rec);
 }
 
-/* live_key - the raw bytes of an event's own fields, which tell its events apart; caller frees */
-static struct stackjoin_range *live_key(const struct tep_event *tp, size_t *nr)
-{
-	struct stackjoin_range *k = NULL;
-	size_t cap = 0;
-
-	*nr = 0;
-	for (const struct tep_format_field *f = tp->format.fields; f; f = f->next) {
-		if (array_reserve(&k, &cap, *nr + 1, sizeof(*k), 8)) {
-			free(k);
-			return NULL;
-		}
-		k[(*nr)++] = (struct stackjoin_range){ .off = (uint32_t)f->offset,
-						       .len = (uint32_t)f->size,
-						       .string = f->flags & TEP_FIELD_IS_STRING };
-	}
-	/* An event without fields is told apart by its thread alone. */
-	return k ? k : calloc(1, sizeof(*k));
-}
-
-/* live_join_open - the join of the twinned events, once perf has handed out their ids */
-static int live_join_open(struct session *s)
-{
-	struct live_src *lv = s->src_priv;
-
-	if (!lv->nr_twins)
-		return 0;
-	lv->join = stackjoin_alloc(TWIN_GRACE_NS);
-	if (!lv->join)
-		return -ENOMEM;
-	for (size_t i = 0; i < lv->nr_twins; i++) {
-		struct iotap_event *ev = lv->twins[i].ev;
-		struct live_be *be = &lv->be[ev->be];
-		struct stackjoin_range *key;
-		const uint64_t *ids;
-		size_t nr, nr_key;
-		int ret = be->ops->event_ids(be->priv, ev, &ids, &nr);
-
-		if (ret)
-			return ret;
-		if (!nr)
-			return -ENOENT;
-		key = live_key(ev->tep, &nr_key);
-		if (!key)
-			return -ENOMEM;
-		ret = stackjoin_event_add(lv->join, ev->sample_type, ev->regs_mask, ids[0], key,
-					  nr_key);
-		free(key);
-		if (ret < 0)
-			return ret;
-		lv->twins[i].join = ret;
-		lv->twins[i].perf_id = ids[0];
-	}
-	return 0;
-}
-
 /* live_start - open every backend's events, then enable them all */
 static int live_start(struct session *s)
 {
@@ -613,33 +433,6 @@ static int live_read_round(struct session *s, bool final)
 			return ret;
 	}
 	return merge_round_end(lv->merge, live_horizon(lv), live_deliver, s);
-}
-
-/*
- * live_twins_account - a record per twinned event whose stackless count
- * grew: events delivered from the ftrace ring whose perf sample, and so
- * whose stack, never came
- */
-static int live_twins_account(struct live_src *lv, uint64_t time)
-{
-	for (size_t i = 0; lv->join && i < lv->nr_twins; i++) {
-		struct live_twin *t = &lv->twins[i];
-		const struct stackjoin_stats *st = stackjoin_stats(lv->join, t->join);
-		char rec[IOTAP_STACKLESS_SIZE];
-		int ret;
-
-		if (!st || st->stackless <= t->stackless_pushed)
-			continue;
-		/* Any CPU's id names the event; the count is the event's on all of them. */
-		iotap_count_record_write(rec, IOTAP_RECORD_STACKLESS, st->stackless,
-					 st->joined + st->stackless + st->perf_only, time, 0,
-					 t->perf_id);
-		t->stackless_pushed = st->stackless;
-		ret = merge_push(lv->merge, time, rec, sizeof(rec));
-		if (ret)
-			return ret;
-	}
-	return 0;
 }
 
 /* live_account - every backend's accounting records into the merge, stamped time */
