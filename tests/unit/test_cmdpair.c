@@ -70,45 +70,20 @@ static void run_teardown(struct cmdrun *r)
 	run_of = NULL;
 }
 
-/* put_field - store v in the field called name of ev's record, at its format's offset and size */
-static void put_field(struct tep_event *ev, uint8_t *raw, const char *name, uint64_t v)
-{
-	struct tep_format_field *f = tep_find_field(ev, name);
-
-	assert_non_null(f);
-	assert_true(f->size <= 8);
-	memcpy(raw + f->offset, &v, f->size);
-}
-
 /* feed - one nvme event of queue 1 of nvme0 as a perf sample: setup (a read) or completion */
 static void feed(struct cmdrun *r, bool setup, uint64_t time, uint16_t cid)
 {
 	const char *name = setup ? "nvme_setup_cmd" : "nvme_complete_rq";
-	uint8_t rec[256] = { 0 }, *raw = rec + 44;
-	struct perf_event_header *h = (void *)rec;
-	uint64_t id = UINT64_MAX, pid = 0;
-	struct tep_event *ev = NULL;
-	uint32_t raw_size = 96;
+	uint8_t rec[256], *raw = rec + TESTLIB_RAW;
+	struct tep_event *ev;
+	struct perf_event_header *h = testlib_sample(r->s, name, 0, 0, time, 96, rec, &ev);
 
-	for (size_t i = 0; i < r->s->nr_ev; i++) {
-		if (!strcmp(r->s->ev[i]->name, name)) {
-			id = i;
-			ev = r->s->ev[i]->tep;
-		}
-	}
-	assert_non_null(ev);
-	h->type = PERF_RECORD_SAMPLE;
-	memcpy(rec + 8, &id, 8);
-	memcpy(rec + 16, &pid, 8);
-	memcpy(rec + 24, &time, 8);
-	memcpy(rec + 40, &raw_size, 4);
 	memcpy(raw + tep_find_field(ev, "disk")->offset, "nvme0n1", 8);
-	put_field(ev, raw, "ctrl_id", 0);
-	put_field(ev, raw, "qid", 1);
-	put_field(ev, raw, "cid", cid);
+	testlib_field_put(ev, raw, "ctrl_id", 0);
+	testlib_field_put(ev, raw, "qid", 1);
+	testlib_field_put(ev, raw, "cid", cid);
 	if (setup)
-		put_field(ev, raw, "opcode", 2);
-	h->size = 44 + raw_size;
+		testlib_field_put(ev, raw, "opcode", 2);
 	assert_int_equal(session_dispatch(r->s, h), 0);
 }
 

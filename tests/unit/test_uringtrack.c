@@ -96,12 +96,8 @@ static void run_teardown(struct urun *u)
 /* put_field - store v in ev's field called name, if the event has it */
 static void put_field(struct tep_event *ev, uint8_t *raw, const char *name, uint64_t v)
 {
-	struct tep_format_field *f = tep_find_field(ev, name);
-
-	if (!f)
-		return;
-	assert_true(f->size <= 8);
-	memcpy(raw + f->offset, &v, f->size);
+	if (tep_find_field(ev, name))
+		testlib_field_put(ev, raw, name, v);
 }
 
 /* put_str - a string into ev's field called name: a char array, or a __data_loc at 96 */
@@ -131,24 +127,10 @@ struct ev_args {
 static void feed(struct urun *u, const char *name, uint32_t tid, uint64_t time,
 		 const struct ev_args *a)
 {
-	uint8_t rec[256] = { 0 }, *raw = rec + 44;
-	struct perf_event_header *h = (void *)rec;
-	uint64_t id = UINT64_MAX, pid = (uint64_t)tid << 32 | 100;
-	struct tep_event *ev = NULL;
-	uint32_t raw_size = 128;
+	uint8_t rec[256], *raw = rec + TESTLIB_RAW;
+	struct tep_event *ev;
+	struct perf_event_header *h = testlib_sample(u->s, name, 100, tid, time, 128, rec, &ev);
 
-	for (size_t i = 0; i < u->s->nr_ev; i++) {
-		if (!strcmp(u->s->ev[i]->name, name)) {
-			id = i;
-			ev = u->s->ev[i]->tep;
-		}
-	}
-	assert_non_null(ev);
-	h->type = PERF_RECORD_SAMPLE;
-	memcpy(rec + 8, &id, 8);
-	memcpy(rec + 16, &pid, 8);
-	memcpy(rec + 24, &time, 8);
-	memcpy(rec + 40, &raw_size, 4);
 	put_field(ev, raw, "ctx", RING);
 	put_field(ev, raw, "req", a->req);
 	put_field(ev, raw, "user_data", a->user_data);
@@ -161,7 +143,6 @@ static void feed(struct urun *u, const char *name, uint32_t tid, uint64_t time,
 	put_field(ev, raw, "bytes", a->nr_sector * 512);
 	put_str(ev, raw, "rwbs", "R");
 	put_str(ev, raw, "comm", "reader");
-	h->size = 44 + raw_size;
 	assert_int_equal(session_dispatch(u->s, h), 0);
 }
 

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <event-parse.h>
+
 #include "opt.h"
 #include "select.h"
 #include "session.h"
@@ -333,4 +335,41 @@ size_t testlib_complete_entry(uint8_t *e, uint16_t type, int32_t pid, uint32_t d
 	/* __data_loc cmd: an empty string at offset 48 */
 	memcpy(e + 44, &loc, 4);
 	return 52;		/* 48 + the one-byte string, rounded up to 4 */
+}
+
+/* testlib_sample - a sample of the event called name in rec (testlib.h) */
+struct perf_event_header *testlib_sample(struct session *s, const char *name, uint32_t pid,
+					 uint32_t tid, uint64_t time, uint32_t raw_size,
+					 uint8_t rec[256], struct tep_event **ev)
+{
+	struct perf_event_header *h = (void *)rec;
+	uint64_t id = UINT64_MAX, ids = (uint64_t)tid << 32 | pid;
+
+	assert_true(TESTLIB_RAW + raw_size <= 256);
+	*ev = NULL;
+	for (size_t i = 0; i < s->nr_ev; i++) {
+		if (!strcmp(s->ev[i]->name, name)) {
+			id = i;
+			*ev = s->ev[i]->tep;
+		}
+	}
+	assert_non_null(*ev);
+	memset(rec, 0, 256);
+	h->type = PERF_RECORD_SAMPLE;
+	h->size = TESTLIB_RAW + raw_size;
+	memcpy(rec + 8, &id, 8);
+	memcpy(rec + 16, &ids, 8);
+	memcpy(rec + 24, &time, 8);
+	memcpy(rec + 40, &raw_size, 4);
+	return h;
+}
+
+/* testlib_field_put - v into the field called name (testlib.h) */
+void testlib_field_put(struct tep_event *ev, uint8_t *raw, const char *name, uint64_t v)
+{
+	struct tep_format_field *f = tep_find_field(ev, name);
+
+	assert_non_null(f);
+	assert_true(f->size <= 8);
+	memcpy(raw + f->offset, &v, f->size);
 }

@@ -9,6 +9,10 @@
 #include "source.h"
 #include "tfs.h"
 
+struct perf_event_header;
+struct session;
+struct tep_event;
+
 /*
  * What several unit tests need around the code under test: files of
  * tests/data in memory, the format sets of the kernels captured there, a
@@ -68,6 +72,20 @@ void testlib_session_free(struct session *s);
  */
 int testlib_tool_run(const uint8_t *buf, size_t len, const char *path, char **out,
 		     const char *tool_name, ...);
+
+/*
+ * A sample of the session's event called name, laid out as testlib_source
+ * delivers one (IDENTIFIER, TID, TIME, CPU, then RAW: raw_size bytes from
+ * rec + TESTLIB_RAW, zeroed), by thread tid of process pid at time, built in
+ * rec (256 bytes); *ev gets the event's format. Fill its fields with
+ * testlib_field_put, then hand rec to session_dispatch.
+ */
+#define TESTLIB_RAW 44
+struct perf_event_header *testlib_sample(struct session *s, const char *name, uint32_t pid,
+					 uint32_t tid, uint64_t time, uint32_t raw_size,
+					 uint8_t rec[256], struct tep_event **ev);
+/* testlib_field_put - v into the field called name of ev's raw data, at its offset and size */
+void testlib_field_put(struct tep_event *ev, uint8_t *raw, const char *name, uint64_t v);
 
 struct tool;
 struct session_opts;
