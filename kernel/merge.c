@@ -93,12 +93,17 @@ static struct roundbuf *merge_buf_pick(struct merge *m)
 	return b;
 }
 
-/* merge_room - room for size more bytes at the end of b: 0 or -ENOMEM */
+/*
+ * merge_room - room for size more bytes at the end of b, 8-byte aligned: 0 or -ENOMEM.
+ * What a take gave back ends where its last trace entry did (4-byte aligned): the perf
+ * record or sub-buffer after it starts at an 8-byte boundary again, as their u64s want.
+ */
 static int merge_room(struct roundbuf *b, size_t size)
 {
 	size_t cap = b->cap ? b->cap : 1 << 16;
 	char *d;
 
+	b->len = (b->len + 7) & ~(size_t)7;
 	if (b->len + size <= b->cap)
 		return 0;
 	while (cap < b->len + size)

@@ -296,6 +296,9 @@ static int take_collect(void *arg, uint64_t time, const void *rec, size_t size, 
 	struct taken *k = arg;
 
 	assert_true(k->n < 64 && size <= 8);
+	/* A copy is a perf record, read as structs of u64s: aligned, whatever came before. */
+	if (!tag)
+		assert_int_equal((uintptr_t)rec % 8, 0);
 	k->t[k->n] = time;
 	k->tag[k->n] = tag;
 	memcpy(k->bytes[k->n], rec, size);
@@ -336,6 +339,10 @@ static void test_take_in_place(void **state)
 	char *empty;
 
 	take_page(m, 'A', 3, 10, 20, false);		/* 10 30 50 */
+	/* A page whose last entry ends at 4 bytes past a boundary, then the copy after it. */
+	empty = merge_take(m, 4096);
+	assert_non_null(empty);
+	merge_give_back(m, empty, 4);
 	assert_int_equal(merge_push(m, 20, &v, sizeof(v)), 0);
 	/* Pages of 4 KiB: the 64 KiB buffer grows, and moves, under what is queued. */
 	for (int i = 0; i < 20; i++) {
