@@ -8,6 +8,7 @@
 #include "hist.h"
 #include "iotap.h"
 #include "block.h"
+#include "blktrack.h"
 #include "shared.h"
 
 struct mdflush_params {
@@ -37,27 +38,14 @@ static const struct tool_event mdflush_events[] = {
 };
 
 /*
- * mdflush_args - md_flush_request(struct mddev *, struct bio *): bio->bi_bdev->bd_dev, or
- * before 5.12 (Debian 11's 5.10), whose bio has no bi_bdev, its gendisk's major and first
- * minor and its partition number
+ * mdflush_args - md_flush_request(struct mddev *, struct bio *): the device of its bio, not
+ * yet remapped (its partition number too before 5.12)
  */
 static int mdflush_args(struct iotap_ctx *ctx, char *buf, size_t len)
 {
-	uint32_t bdev_off, dev_off, disk_off, major_off, minor_off, part_off;
+	int n = blktrack_bio_dev_args(ctx, "$arg2", true, buf, len);
 
-	if (!iotap_member_offset(ctx, "bio", "bi_bdev", &bdev_off) &&
-	    !iotap_member_offset(ctx, "block_device", "bd_dev", &dev_off)) {
-		snprintf(buf, len, "dev=+%u(+%u($arg2)):u32", dev_off, bdev_off);
-		return 0;
-	}
-	if (iotap_member_offset(ctx, "bio", "bi_disk", &disk_off) ||
-	    iotap_member_offset(ctx, "bio", "bi_partno", &part_off) ||
-	    iotap_member_offset(ctx, "gendisk", "major", &major_off) ||
-	    iotap_member_offset(ctx, "gendisk", "first_minor", &minor_off))
-		return -ENOENT;
-	snprintf(buf, len, "major=+%u(+%u($arg2)):u32 minor=+%u(+%u($arg2)):u32 partno=+%u($arg2):u8",
-		 major_off, disk_off, minor_off, disk_off, part_off);
-	return 0;
+	return n < 0 ? n : 0;
 }
 
 /* Made where the kernel has kprobes and BTF; `iotap record` records it. */

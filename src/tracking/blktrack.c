@@ -899,32 +899,47 @@ static int blktrack_use(struct blktrack *bt, struct iotap_ctx *ctx, const char *
 	return 0;
 }
 
+/* blktrack_bio_dev_args - a bio's device as kprobe fetchargs, through BTF (blktrack.h) */
+int blktrack_bio_dev_args(struct iotap_ctx *ctx, const char *bio, bool partno, char *buf,
+			  size_t len)
+{
+	uint32_t bdev_off, dev_off, disk_off, major_off, minor_off, part_off = 0;
+	int n;
+
+	if (!iotap_member_offset(ctx, "bio", "bi_bdev", &bdev_off) &&
+	    !iotap_member_offset(ctx, "block_device", "bd_dev", &dev_off))
+		n = snprintf(buf, len, "dev=+%u(+%u(%s)):u32", dev_off, bdev_off, bio);
+	else if (!iotap_member_offset(ctx, "bio", "bi_disk", &disk_off) &&
+		 (!partno || !iotap_member_offset(ctx, "bio", "bi_partno", &part_off)) &&
+		 !iotap_member_offset(ctx, "gendisk", "major", &major_off) &&
+		 !iotap_member_offset(ctx, "gendisk", "first_minor", &minor_off))
+		n = partno ?
+		    snprintf(buf, len, "major=+%u(+%u(%s)):u32 minor=+%u(+%u(%s)):u32 partno=+%u(%s):u8",
+			     major_off, disk_off, bio, minor_off, disk_off, bio, part_off, bio) :
+		    snprintf(buf, len, "major=+%u(+%u(%s)):u32 minor=+%u(+%u(%s)):u32",
+			     major_off, disk_off, bio, minor_off, disk_off, bio);
+	else
+		return -ENOENT;
+	return n < 0 || (size_t)n >= len ? -ENOSPC : n;
+}
+
 /*
- * blktrack_throtl_args - blk-throttle's entry takes the bio first: its device,
- * bio->bi_bdev->bd_dev, or before 5.12 (Debian 11's 5.10), whose bio has no
- * bi_bdev, its gendisk's major and first minor (the partition remapped by
- * then); its sector, bio->bi_iter.bi_sector. -ENOENT where BTF lacks them.
+ * blktrack_throtl_args - blk-throttle's entry takes the bio first: its device (the
+ * partition remapped by then) and its sector, bio->bi_iter.bi_sector. -ENOENT where BTF
+ * lacks them.
  */
 static int blktrack_throtl_args(struct iotap_ctx *ctx, char *buf, size_t len)
 {
-	uint32_t iter_off, sector_off, bdev_off, dev_off, disk_off, major_off, minor_off;
+	uint32_t iter_off, sector_off;
 	int n;
 
 	if (iotap_member_offset(ctx, "bio", "bi_iter", &iter_off) ||
 	    iotap_member_offset(ctx, "bvec_iter", "bi_sector", &sector_off))
 		return -ENOENT;
-	if (!iotap_member_offset(ctx, "bio", "bi_bdev", &bdev_off) &&
-	    !iotap_member_offset(ctx, "block_device", "bd_dev", &dev_off))
-		n = snprintf(buf, len, "dev=+%u(+%u($arg1)):u32", dev_off, bdev_off);
-	else if (!iotap_member_offset(ctx, "bio", "bi_disk", &disk_off) &&
-		 !iotap_member_offset(ctx, "gendisk", "major", &major_off) &&
-		 !iotap_member_offset(ctx, "gendisk", "first_minor", &minor_off))
-		n = snprintf(buf, len, "major=+%u(+%u($arg1)):u32 minor=+%u(+%u($arg1)):u32",
-			     major_off, disk_off, minor_off, disk_off);
-	else
-		return -ENOENT;
-	if (n < 0 || (size_t)n >= len ||
-	    snprintf(buf + n, len - n, " sector=+%u($arg1):u64", iter_off + sector_off) >=
+	n = blktrack_bio_dev_args(ctx, "$arg1", false, buf, len);
+	if (n < 0)
+		return n;
+	if (snprintf(buf + n, len - n, " sector=+%u($arg1):u64", iter_off + sector_off) >=
 	    (int)(len - n))
 		return -ENOSPC;
 	return 0;

@@ -134,6 +134,15 @@ struct blk_lastpos {
  * for the .probes of a tool that attributes requests, so `iotap record` makes them too.
  */
 extern const struct probe_spec blktrack_probes[];
+/*
+ * blktrack_bio_dev_args - kprobe fetchargs of the device of the bio in bio (a fetcharg:
+ * "$arg1"), read through BTF offsets: "dev=..." (bi_bdev->bd_dev), or before 5.12, whose
+ * bio has no bi_bdev, "major=... minor=..." of its gendisk, and " partno=..." with
+ * partno (a bio not yet remapped from its partition). Into buf: the length written,
+ * -ENOENT where BTF lacks the members, or -ENOSPC.
+ */
+int blktrack_bio_dev_args(struct iotap_ctx *ctx, const char *bio, bool partno, char *buf,
+			  size_t len);
 
 /*
  * blktrack_cfg_select - -d DISK and -p PID into cfg, checked, each failure with its one error
