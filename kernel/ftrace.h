@@ -6,7 +6,7 @@
  * The ftrace ring buffer of a tracefs instance private to this run,
  * "iotap_<pid>": the tracepoints are enabled and filtered in it, its clock is
  * "mono" (CLOCK_MONOTONIC, perf's use_clockid clock), and its per-CPU raw
- * sub-buffers are read through trace_pipe_raw and decoded with kbuffer. Each
+ * sub-buffers are read through trace_pipe_raw and walked by subbuf.h. Each
  * event comes out either as it lies in the sub-buffer, read into the merge's
  * own room and queued there (ftrace_ring_read_into: decoded once, by the one
  * who takes it from the merge), or as a PERF_RECORD_SAMPLE laid out as the
@@ -61,7 +61,7 @@ int ftrace_ring_add(struct ftrace_ring *fr, const char *sys, const char *name, i
 int ftrace_ring_add_early(struct ftrace_ring *fr, const char *sys, const char *name, int tp_id);
 /*
  * ftrace_ring_set_header_page - the sub-buffer layout to decode with (events/header_page
- * text): 0, -EBUSY once open, -EINVAL for a text kbuffer cannot use, or -ENOMEM
+ * text): 0, -EBUSY once open, -EINVAL for a text that is no sub-buffer header, or -ENOMEM
  */
 int ftrace_ring_set_header_page(struct ftrace_ring *fr, const char *text, size_t len);
 /* 0 or -errno; what was refused goes to the log hook (log.h) as one LOG_ERR line. */

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <event-parse.h>
-#include <kbuffer.h>
 
 #include "sample.h"
 #include "subbuf.h"
@@ -15,8 +14,9 @@ struct subbuf_decoder {
 	char *text;			/* the header_page it was made from */
 	size_t text_len;
 	struct tep_handle *hp;
-	struct kbuffer *kb;
 	size_t size;			/* of a whole sub-buffer */
+	uint32_t start;			/* where its events start: after the time stamp and commit */
+	uint32_t long_size;		/* of the commit word and the missed count: 4 or 8 */
 	int *types;			/* the tracepoint ids decoded */
 	size_t nr_types;
 	uint8_t *rec;			/* the record being built */
@@ -27,8 +27,6 @@ void subbuf_decoder_free(struct subbuf_decoder *d)
 {
 	if (!d)
 		return;
-	if (d->kb)
-		kbuffer_free(d->kb);
 	if (d->hp)
 		tep_free(d->hp);
 	free(d->text);
@@ -67,9 +65,10 @@ struct subbuf_decoder *subbuf_decoder_new(const char *text, size_t len)
 	}
 	size = tep_get_sub_buffer_size(d->hp);
 	d->size = size > 0 ? (size_t)size : (size_t)getpagesize();
-	d->kb = tep_kbuffer(d->hp);
-	if (!d->kb) {
-		err = ENOMEM;
+	d->long_size = tep_get_header_page_size(d->hp) == 8 ? 8 : 4;
+	d->start = 8 + d->long_size;
+	if (d->size <= d->start + d->long_size) {
+		err = EINVAL;
 		goto fail;
 	}
 	return d;
@@ -112,6 +111,130 @@ int subbuf_decoder_add(struct subbuf_decoder *d, int tp_id)
 	return 0;
 }
 
+/*
+ * The sub-buffer's layout, as the kernel's ring buffer writes it (and
+ * events/header_page describes): a u64 time stamp, a commit word (a long) whose
+ * low 27 bits are the bytes of events after it and whose top bits say events
+ * were missed before it (and whether their count is stored after the events),
+ * then the events. Each starts with a u32: 5 bits of type_len, 27 of time delta.
+ */
+#define SUBBUF_COMMIT_MASK	((1u << 27) - 1)
+#define SUBBUF_MISSED		(1ull << 31)
+#define SUBBUF_MISSED_STORED	(1ull << 30)
+#define SUBBUF_TS_SHIFT		27
+#define SUBBUF_TS_MSB		(0xf8ull << 56)
+enum {
+	SUBBUF_PADDING = 29,		/* skip array[0] bytes (discarded, or the page's end) */
+	SUBBUF_TIME_EXTEND = 30,	/* array[0] << 27 more delta */
+	SUBBUF_TIME_STAMP = 31,		/* an absolute time stamp, its top bits the current time's */
+};
+
+/* One sub-buffer's walk: its events' bytes and the time of the last one read. */
+struct subbuf_walk {
+	const uint8_t *data;
+	uint32_t size, next;
+	uint64_t ts;
+};
+
+static uint32_t subbuf_u32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t subbuf_long(const uint8_t *p, uint32_t long_size)
+{
+	uint64_t v = 0;
+
+	if (long_size == 8)
+		memcpy(&v, p, 8);
+	else
+		v = subbuf_u32(p);
+	return v;
+}
+
+/*
+ * subbuf_walk_next - the next data event of w (*len gets its bytes), NULL at
+ * the end; time extends, stamps and padding are taken on the way, as kbuffer
+ * takes them, and an event that would run past the commit ends the walk
+ */
+static const uint8_t *subbuf_walk_next(struct subbuf_walk *w, uint32_t *len)
+{
+	while (w->next < w->size && w->size - w->next >= 4) {
+		uint32_t at = w->next + 4, h = subbuf_u32(w->data + w->next);
+		uint32_t type_len = h & 31, delta = h >> 5;
+		uint64_t length;
+
+		if (type_len != 0 && type_len < SUBBUF_PADDING) {
+			length = type_len * 4u;
+		} else {
+			if (w->size - at < 4)
+				return NULL;
+			length = subbuf_u32(w->data + at);
+		}
+		switch (type_len) {
+		case SUBBUF_PADDING:
+			w->ts += delta;
+			w->next = at + length > w->size ? w->size : at + (uint32_t)length;
+			continue;
+		case SUBBUF_TIME_STAMP:
+			w->ts = ((length << SUBBUF_TS_SHIFT) + delta) | (w->ts & SUBBUF_TS_MSB);
+			w->next = at + 4;
+			continue;
+		case SUBBUF_TIME_EXTEND:
+			w->ts += (length << SUBBUF_TS_SHIFT) + delta;
+			w->next = at + 4;
+			continue;
+		case 0:
+			if (length < 4)
+				return NULL;
+			length = (length - 4 + 3) & ~3ull;
+			at += 4;
+			break;
+		default:
+			break;
+		}
+		if (length > w->size - at)
+			return NULL;
+		w->ts += delta;
+		w->next = at + (uint32_t)length;
+		*len = (uint32_t)length;
+		return w->data + at;
+	}
+	return NULL;
+}
+
+/*
+ * subbuf_walk_start - w over the sub-buffer at subbuf; -EINVAL for a commit
+ * past its end. *missed gets the events the kernel says were lost before it:
+ * the count it stored, 1 where it stored none, 0 for none lost.
+ */
+static int subbuf_walk_start(const struct subbuf_decoder *d, const void *subbuf,
+			     struct subbuf_walk *w, uint64_t *missed)
+{
+	const uint8_t *p = subbuf;
+	uint64_t commit = subbuf_long(p + 8, d->long_size);
+	uint32_t size = (uint32_t)commit & SUBBUF_COMMIT_MASK;
+
+	if (size > d->size - d->start)
+		return -EINVAL;
+	memcpy(&w->ts, p, 8);
+	w->data = p + d->start;
+	w->size = size;
+	w->next = 0;
+	*missed = 0;
+	if (commit & SUBBUF_MISSED) {
+		*missed = 1;
+		if ((commit & SUBBUF_MISSED_STORED) && d->size - d->start - size >= d->long_size)
+			*missed = subbuf_long(w->data + size, d->long_size);
+		if (!*missed)
+			*missed = 1;
+	}
+	return 0;
+}
+
 /* subbuf_known - whether a record's common_type is one to decode */
 static bool subbuf_known(const struct subbuf_decoder *d, int type)
 {
@@ -125,25 +248,24 @@ static bool subbuf_known(const struct subbuf_decoder *d, int type)
 int subbuf_entries(struct subbuf_decoder *d, void *subbuf, struct ftrace_stats *st,
 		   struct subbuf_span *span, subbuf_entry_fn fn, void *arg)
 {
-	unsigned long long ts;
-	void *data;
-	int missed, ret;
+	struct subbuf_walk w;
+	const uint8_t *data;
+	uint64_t missed;
+	uint32_t size;
 
 	if (span)
 		*span = (struct subbuf_span){ 0, 0 };
-	if (kbuffer_load_subbuffer(d->kb, subbuf))
+	if (subbuf_walk_start(d, subbuf, &w, &missed))
 		return -EINVAL;
-	missed = kbuffer_missed_events(d->kb);
-	if (missed)
-		st->missed += missed > 0 ? (uint64_t)missed : 1;
-	for (data = kbuffer_read_event(d->kb, &ts); data; data = kbuffer_next_event(d->kb, &ts)) {
-		int size = kbuffer_event_size(d->kb);
+	st->missed += missed;
+	while ((data = subbuf_walk_next(&w, &size))) {
 		uint16_t type;
+		int ret;
 
 		if (span) {
 			if (!span->first)
-				span->first = ts;
-			span->last = ts;
+				span->first = w.ts;
+			span->last = w.ts;
 		}
 		if (size < 8)
 			continue;
@@ -153,7 +275,7 @@ int subbuf_entries(struct subbuf_decoder *d, void *subbuf, struct ftrace_stats *
 			continue;
 		}
 		st->records++;
-		ret = fn(arg, ts, data, (uint32_t)size);
+		ret = fn(arg, w.ts, data, size);
 		if (ret)
 			return ret;
 	}
@@ -227,10 +349,12 @@ int subbuf_decode(struct subbuf_decoder *d, int cpu, void *subbuf, struct ftrace
 /* subbuf_used - header, events, and the missed count the kernel may store after them */
 size_t subbuf_used(struct subbuf_decoder *d, void *subbuf)
 {
+	struct subbuf_walk w;
+	uint64_t missed;
 	size_t used;
 
-	if (kbuffer_load_subbuffer(d->kb, subbuf))
+	if (subbuf_walk_start(d, subbuf, &w, &missed))
 		return 0;
-	used = (size_t)kbuffer_start_of_data(d->kb) + (size_t)kbuffer_subbuffer_size(d->kb) + 8;
+	used = (size_t)d->start + w.size + 8;
 	return used < d->size ? used : d->size;
 }

@@ -5,10 +5,11 @@
 /*
  * ftrace sub-buffers (one page of a CPU's ring buffer, as trace_pipe_raw
  * gives it) read event by event: each where it lies, or laid out as a perf
- * sample as ftrace.h says. A decoder
- * keeps the position of the sub-buffer it reads (kbuffer's), so each thread
- * that decodes has its own: subbuf_decoder_clone makes another for the same
- * layout and events. The decoder owns its copy of the header_page text and
+ * sample as ftrace.h says. The walk is this file's own, bounds-checked
+ * against the sub-buffer's commit, with the time stamps kbuffer would give. A
+ * decoder lays out samples in a buffer of its own, so each thread that
+ * decodes has its own: subbuf_decoder_clone makes another for the same layout
+ * and events. The decoder owns its copy of the header_page text and
  * of the event types; nothing it returns outlives the next call.
  */
 #include <stdbool.h>
@@ -55,7 +56,7 @@ struct subbuf_decoder;
 
 /*
  * A decoder of the layout events/header_page describes (text, len bytes):
- * NULL with errno EINVAL (a text kbuffer cannot use) or ENOMEM.
+ * NULL with errno EINVAL (a text that is no sub-buffer header) or ENOMEM.
  */
 struct subbuf_decoder *subbuf_decoder_new(const char *text, size_t len);
 /* Another decoder of the same layout and types, for another thread: NULL with errno. */
@@ -72,7 +73,7 @@ int subbuf_decoder_add(struct subbuf_decoder *d, int tp_id);
  * Every event of the sub-buffer at subbuf to fn as a perf sample of CPU cpu,
  * in order; missed-event counts go to st->missed, events to st->records.
  * span (may be NULL) gets the oldest and newest event times, 0 for none.
- * 0, -EINVAL for a sub-buffer kbuffer refuses, or fn's non-zero return.
+ * 0, -EINVAL for a sub-buffer whose commit runs past its end, or fn's non-zero return.
  */
 struct subbuf_span {
 	uint64_t first, last;
@@ -98,7 +99,7 @@ const struct perf_event_header *subbuf_sample_lay(void *buf, int cpu, uint64_t t
 /*
  * The bytes of the sub-buffer at subbuf that decoding it again needs: its
  * header, its events and the missed-event count stored after them; at most
- * subbuf_size. 0 for a sub-buffer kbuffer refuses.
+ * subbuf_size. 0 for a sub-buffer whose commit runs past its end.
  */
 size_t subbuf_used(struct subbuf_decoder *d, void *subbuf);
 

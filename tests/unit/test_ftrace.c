@@ -4,7 +4,9 @@
  * header_page describes them, decoded into perf samples: ids, times (page
  * stamp plus deltas and time extends), CPU, pid, raw data byte for byte and
  * the fields libtraceevent reads from it; events of other types left out;
- * missed-event counts from the sub-buffer header; the loss arithmetic.
+ * missed-event counts from the sub-buffer header; the loss arithmetic; the
+ * walk of random sub-buffers (long events, padding, time extends and stamps,
+ * commits cut short) giving every event and time libtraceevent's kbuffer gives.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -18,6 +20,7 @@
 #include <cmocka.h>
 
 #include <event-parse.h>
+#include <kbuffer.h>
 
 #include "ftrace.h"
 #include "sample.h"
@@ -254,6 +257,133 @@ static void test_empty(void **state)
 	ftrace_ring_free(NULL);
 }
 
+/* An event a walk gave: its time and bytes. */
+struct walked {
+	uint64_t time[PAGE / 8];
+	uint32_t size[PAGE / 8];
+	const void *data[PAGE / 8];
+	int n;
+};
+
+/* walk_keep - keep what subbuf_entries gives */
+static int walk_keep(void *arg, uint64_t time, const void *entry, uint32_t size)
+{
+	struct walked *w = arg;
+
+	w->time[w->n] = time;
+	w->size[w->n] = size;
+	w->data[w->n++] = entry;
+	return 0;
+}
+
+/* rand_u32 - a fixed sequence, so a failure is the same on every run */
+static uint32_t rand_u32(uint64_t *seed)
+{
+	*seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+	return (uint32_t)(*seed >> 33);
+}
+
+/* page_random - events of every kind the ring writes, until the page is nearly full */
+static void page_random(struct testlib_page *p, uint16_t type, uint64_t *seed)
+{
+	uint8_t e[256];
+
+	memset(p, 0, sizeof(*p));
+	while (16 + p->len + 8 + sizeof(e) + 8 <= PAGE) {
+		uint32_t r = rand_u32(seed), kind = r % 8, delta = rand_u32(seed) & ((1u << 27) - 1);
+		uint32_t len = 8 + 4 * (rand_u32(seed) % 56), hdr;
+		uint64_t at = 16 + p->len;
+
+		for (size_t i = 0; i < len; i++)
+			e[i] = (uint8_t)rand_u32(seed);
+		memcpy(e, &type, 2);
+		if (kind == 0) {		/* a time extend */
+			testlib_page_extend(p, (uint64_t)rand_u32(seed) << 5 | delta);
+			continue;
+		}
+		if (kind == 1) {		/* an absolute stamp: 59 bits, the top ones kept */
+			uint32_t hi = rand_u32(seed);
+
+			hdr = 31 | delta << 5;
+			memcpy(p->b + at, &hdr, 4);
+			memcpy(p->b + at + 4, &hi, 4);
+			p->len += 8;
+			continue;
+		}
+		if (kind == 2) {		/* a discarded event: padding that keeps its delta */
+			uint32_t skip = len + 4;
+
+			hdr = 29 | (delta | 1) << 5;
+			memcpy(p->b + at, &hdr, 4);
+			memcpy(p->b + at + 4, &skip, 4);
+			p->len += 4 + skip;
+			continue;
+		}
+		if (kind == 3 || len > 112) {	/* type_len 0: the length in array[0] */
+			uint32_t a0 = len + 4;
+
+			hdr = delta << 5;
+			memcpy(p->b + at, &hdr, 4);
+			memcpy(p->b + at + 4, &a0, 4);
+			memcpy(p->b + at + 8, e, len);
+			p->len += 8 + len;
+			continue;
+		}
+		testlib_page_event(p, delta, e, len);
+	}
+}
+
+/*
+ * test_walk_as_kbuffer - the walk gives each event of a random sub-buffer at
+ * the time and with the bytes kbuffer gives, over whole pages and commits cut
+ * at any event's end
+ */
+static void test_walk_as_kbuffer(void **state)
+{
+	struct fixture *f = *state;
+	struct kbuffer *kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
+	uint64_t seed = 42, events = 0;
+	static struct testlib_page p;
+	static struct walked w;
+
+	assert_non_null(kb);
+	for (int round = 0; round < 400; round++) {
+		struct ftrace_stats st = { 0 };
+		unsigned long long ts;
+		uint32_t full;
+		int n = 0;
+
+		page_random(&p, (uint16_t)f->complete->id, &seed);
+		full = (uint32_t)p.len;
+		/* Half the rounds end the commit early, where the kernel stopped writing. */
+		if (round % 2)
+			p.len = rand_u32(&seed) % (full + 1);
+		/* page stamps with the top bits set too, which an absolute stamp keeps */
+		testlib_page_seal(&p, (uint64_t)rand_u32(&seed) << 32 | rand_u32(&seed), 0);
+		w.n = 0;
+		assert_int_equal(subbuf_entries(f->dec, p.b, &st, NULL, walk_keep, &w), 0);
+		assert_int_equal(kbuffer_load_subbuffer(kb, p.b), 0);
+		for (void *d = kbuffer_read_event(kb, &ts); d; d = kbuffer_next_event(kb, &ts)) {
+			int size = kbuffer_event_size(kb);
+
+			/* kbuffer hands out an event the commit cuts; the walk ends there */
+			if ((const uint8_t *)d - p.b - 16 + (size_t)size > p.len)
+				break;
+			assert_true(n < w.n);
+			assert_int_equal(w.time[n], ts);
+			assert_int_equal(w.size[n], size);
+			assert_ptr_equal(w.data[n], d);
+			n++;
+		}
+		assert_int_equal(n, w.n);
+		assert_int_equal(st.records, (uint64_t)w.n);
+		events += (uint64_t)n;
+	}
+	kbuffer_free(kb);
+	/* the pages held events: the comparison compared something */
+	assert_true(events > 400 * 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,6 +392,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_kept, setup, teardown),
 		cmocka_unit_test(test_lost),
 		cmocka_unit_test_setup_teardown(test_empty, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_walk_as_kbuffer, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
