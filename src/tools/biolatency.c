@@ -68,10 +68,11 @@ static int biolatency_on_done(void *arg, const struct blk_io *io)
 	struct biolatency_params *p = ctx->params;
 	struct biolatency_state *st = ctx->state;
 	uint64_t from = io->t_issue, delta;
-	char flags[128] = "";
+	char flags[128];
 	const char *key = flags;
 	struct hist *h;
 
+	flags[0] = 0;
 	if (p->queued)
 		from = io->t_start ? io->t_start : io->t_insert ? io->t_insert : io->t_issue;
 	delta = io->t_done > from ? io->t_done - from : 0;

@@ -401,7 +401,8 @@ static bool blktrack_worker(const char *comm)
 {
 	const char *p = comm;
 
-	if (strncmp(p, "kworker/", 8))
+	/* Asked of every request whose sender is unknown: one letter rules out most. */
+	if (p[0] != 'k' || strncmp(p, "kworker/", 8))
 		return false;
 	p += 8;
 	if (*p < '0' || *p > '9')
