@@ -260,8 +260,15 @@ static int merge_runs(struct merge *m)
 		}
 		/* dst holds the result of this pass; it is sorted when the pass merged one run */
 		if (runs <= 1) {
-			if (dst != m->q)
-				memcpy(m->q, dst, m->nr * sizeof(*dst));
+			/* The result is in the other half: it becomes the queue, no copy back. */
+			if (dst != m->q) {
+				size_t cap = m->cap;
+
+				m->tmp = m->q;
+				m->q = dst;
+				m->cap = m->tmp_cap;
+				m->tmp_cap = cap;
+			}
 			return 0;
 		}
 		src = dst;
