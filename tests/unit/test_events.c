@@ -23,6 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <cmocka.h>
 
 #include "log.h"
@@ -70,7 +73,8 @@ static const struct {
 } str_values[] = {
 	{ "scsilatency", "device", "0:0:0:0" },
 	{ "scsiresult", "device", "0:0:0:0" },
-	{ "exporter", "listen", "127.0.0.1:9990" },
+	/* NULL: a port free now (free_listen), so an exporter already running never fails the test. */
+	{ "exporter", "listen", NULL },
 	{ "exporter", "web.config.file", "/nonexistent/web.yml" },
 };
 
@@ -202,12 +206,43 @@ static bool refused(const struct tool *t, const struct opt *o, const char *value
 	return false;
 }
 
+/*
+ * free_listen - 127.0.0.1 and a port no one listens on now (the kernel's
+ * pick for a socket bound and closed): the exporter's default port may be a
+ * service's on this host
+ */
+static const char *free_listen(void)
+{
+	static char addr[32];
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sin);
+	int fd;
+
+	if (addr[0])
+		return addr;
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
+	close(fd);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", ntohs(sin.sin_port));
+	return addr;
+}
+
+/* listen_free - a tool that listens (the exporter) does so where free_listen says */
+static void listen_free(const struct tool *t, void *params)
+{
+	for (const struct opt *o = t->opts; o && o->long_name; o++)
+		if (!strcmp(o->long_name, "listen") && o->type == OPT_STR)
+			*(const char **)((char *)params + o->offset) = free_listen();
+}
+
 /* str_value - what a string option of t gets */
 static const char *str_value(const struct tool *t, const struct opt *o)
 {
 	for (size_t i = 0; i < sizeof(str_values) / sizeof(str_values[0]); i++)
 		if (!strcmp(str_values[i].tool, t->name) && !strcmp(str_values[i].opt, o->long_name))
-			return str_values[i].value;
+			return str_values[i].value ? str_values[i].value : free_listen();
 	return str_arg;
 }
 
@@ -226,6 +261,7 @@ static void run_init(struct seen *sn, const char *kernel, const struct opt *o, i
 	load(&s->fs, kernel);
 	assert_int_equal(disk_table_add(&s->disks, 8 << 20, "sda", "mq-deadline"), 0);
 	assert_int_equal(disk_table_add(&s->disks, 259 << 20, "nvme0n1", "none"), 0);
+	listen_free(t, params);
 	if (o) {
 		void *f = (char *)params + o->offset;
 
