@@ -48,6 +48,29 @@ struct perf_sample {
 	const void *stack;
 };
 
+/*
+ * perf_sample_of_entry - s as a trace entry's sample: no callchain, registers
+ * or stack. Every field set one by one, on the path of every live event: an
+ * initializer that zeroes the whole struct first costs a rep stos there.
+ */
+static inline void perf_sample_of_entry(struct perf_sample *s, uint64_t id, uint64_t time,
+					uint32_t tid, uint32_t cpu, const void *raw,
+					uint32_t raw_size)
+{
+	s->id = id;
+	s->time = time;
+	s->pid = s->tid = tid;
+	s->cpu = cpu;
+	s->nr_ips = 0;
+	s->ips = NULL;
+	s->raw_size = raw_size;
+	s->raw = raw;
+	s->regs_abi = s->regs_mask = 0;
+	s->regs = NULL;
+	s->stack_size = 0;
+	s->stack = NULL;
+}
+
 /* The sample_id trailer that sample_id_all appends to non-sample records. */
 struct perf_sample_id {
 	uint32_t pid, tid;

@@ -244,8 +244,7 @@ static int live_deliver_entry(struct session *s, uint64_t time, const void *entr
 			      int cpu)
 {
 	struct live_src *lv = s->src_priv;
-	struct perf_sample smp = { .time = time, .cpu = (uint32_t)cpu, .raw = entry,
-				   .raw_size = size };
+	struct perf_sample smp;
 	uint16_t type;
 	int32_t tid;
 
@@ -257,8 +256,8 @@ static int live_deliver_entry(struct session *s, uint64_t time, const void *entr
 	/* struct trace_entry: u16 type, u8 flags, u8 preempt_count, s32 pid (the thread) */
 	memcpy(&type, entry, 2);
 	memcpy(&tid, (const char *)entry + 4, 4);
-	smp.id = ftrace_sample_id(type);
-	smp.tid = smp.pid = (uint32_t)tid;
+	perf_sample_of_entry(&smp, ftrace_sample_id(type), time, (uint32_t)tid, (uint32_t)cpu,
+			     entry, size);
 	if (lv->tgids && tgidmap_entry(lv->tgids, smp.id, smp.tid, entry, size,
 				       s->opts.pids_unread ? NULL : &smp.pid))
 		return 0;

@@ -718,27 +718,27 @@ static int blktrack_on_bio_queue(struct iotap_ctx *ctx, const struct perf_sample
 static int blktrack_complete(struct blktrack *bt, struct blkreq *r, const struct block_rq *rq,
 			     const struct perf_sample *s, uint64_t sector)
 {
-	struct blk_io io = {
-		.dev = r->dev,
-		.sector = sector,
-		.nr_sector = r->nr_sector,
-		.bytes = r->bytes,
-		.op = r->op,
-		.flags = r->flags,
-		.error = rq->error,
-		.t_start = r->t_start,
-		.t_insert = r->t_insert,
-		.t_issue = r->t_issue,
-		.t_done = s->time,
-		.pid = r->pid,
-		.cgroup = r->cgroup,
-		.user = r->user,
-		.t_queue = r->t_queue,
-		.t_getrq = r->t_getrq,
-		.bios = r->bios,
-		.requeues = r->requeues,
-	};
+	struct blk_io io;
 
+	/* Field by field: a zeroing initializer is a rep stos on every completion. */
+	io.dev = r->dev;
+	io.sector = sector;
+	io.nr_sector = r->nr_sector;
+	io.bytes = r->bytes;
+	io.op = r->op;
+	io.flags = r->flags;
+	io.error = rq->error;
+	io.t_start = r->t_start;
+	io.t_insert = r->t_insert;
+	io.t_issue = r->t_issue;
+	io.t_done = s->time;
+	io.pid = r->pid;
+	io.cgroup = r->cgroup;
+	io.user = r->user;
+	io.t_queue = r->t_queue;
+	io.t_getrq = r->t_getrq;
+	io.bios = r->bios;
+	io.requeues = r->requeues;
 	memcpy(io.rwbs, rq->rwbs, sizeof(io.rwbs));
 	memcpy(io.comm, r->comm, sizeof(io.comm));
 	reqtab_remove(bt->tab, r);

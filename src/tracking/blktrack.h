@@ -23,6 +23,7 @@
  * that submitted data to it). A tool with on_nodata and no start event of its
  * own gets block_io_start filtered to those requests, to know who asked.
  */
+/* blktrack_complete sets every field one by one (no zeroing initializer): a new one goes there too. */
 struct blk_io {
 	uint32_t dev;
 	uint64_t sector;

@@ -155,6 +155,25 @@ static void reqtab_grow(struct reqtab *t)
 	free(tail);
 }
 
+/*
+ * reqtab_clear - every public field of r zero, one by one: a memset of the
+ * whole entry is a rep stos, a fifth of an insert on every block request
+ */
+static void reqtab_clear(struct blkreq *r)
+{
+	r->t_start = r->t_insert = r->t_issue = 0;
+	r->pid = 0;
+	r->cgroup = NULL;
+	r->bytes = r->nr_sector = 0;
+	r->op = r->flags = 0;
+	memset(r->comm, 0, sizeof(r->comm));
+	r->user = 0;
+	r->t_queue = r->t_getrq = r->end = 0;
+	r->bios = 0;
+	r->requeues = 0;
+	r->requeued = false;
+}
+
 /* reqtab_insert - add a request (after any that share its key); evicts to make room */
 struct blkreq *reqtab_insert(struct reqtab *t, uint32_t dev, uint64_t sector, uint64_t now)
 {
@@ -183,7 +202,7 @@ struct blkreq *reqtab_insert(struct reqtab *t, uint32_t dev, uint64_t sector, ui
 	if (t->count >= t->nr_buckets && t->nr_buckets < t->cap)
 		reqtab_grow(t);
 	r = reqtab_ent(t, i);
-	memset(r, 0, sizeof(*r));
+	reqtab_clear(r);
 	r->dev = dev;
 	r->sector = sector;
 	r->born = now;

@@ -13,6 +13,7 @@
  * bounded: when full, or when an entry is older than max_age, the oldest
  * entry is evicted and counted.
  */
+/* reqtab_insert clears each public field one by one (reqtab_clear): a new one is cleared there too. */
 struct blkreq {
 	uint32_t dev;
 	uint64_t sector;
