@@ -43,11 +43,13 @@ static int biostages_on_done(void *arg, const struct blk_io *io)
 }
 
 /* biostages_on_bio - a bio's or request's fate: queued, merged, split, requeued */
-static int biostages_on_bio(void *arg, enum blk_bio_fate fate, const struct block_rq *rq)
+static int biostages_on_bio(void *arg, enum blk_bio_fate fate, const struct block_rq *rq,
+			    const struct blk_sender *who)
 {
 	struct iotap_ctx *ctx = arg;
 	struct biostages_state *st = ctx->state;
 
+	(void)who;
 	return stagehist_bio(&st->sh, iotap_disk_name(ctx, rq->dev), rq->dev, fate, rq->op);
 }
 

@@ -93,8 +93,12 @@ static int blktrack_decode(const struct blktrack *bt, const struct block_fmt *fm
 	return ret;
 }
 
-/* blktrack_q_take - the queue time of the bio waiting at sector, which is taken: 0 when none */
-static uint64_t blktrack_q_take(struct blktrack *bt, uint32_t dev, uint64_t sector)
+/*
+ * blktrack_q_take - the queue time of the bio waiting at sector, which is taken: 0 when
+ * none; a request it makes is sent when it was (t_submit, where not known yet)
+ */
+static uint64_t blktrack_q_take(struct blktrack *bt, uint32_t dev, uint64_t sector,
+				struct blkreq *r)
 {
 	struct blkreq *q = reqtab_find(bt->qtab, dev, sector);
 	uint64_t t;
@@ -102,6 +106,8 @@ static uint64_t blktrack_q_take(struct blktrack *bt, uint32_t dev, uint64_t sect
 	if (!q)
 		return 0;
 	t = q->t_start;
+	if (r && !r->t_submit)
+		r->t_submit = q->t_submit;
 	reqtab_remove(bt->qtab, q);
 	return t;
 }
@@ -162,10 +168,11 @@ static void blktrack_end_drop(struct blktrack *bt, const struct blkreq *r)
 		reqtab_remove(bt->etab, e);
 }
 
-/* blktrack_bio - tell the tool a bio's or request's fate */
-static int blktrack_bio(struct blktrack *bt, enum blk_bio_fate fate, const struct block_rq *rq)
+/* blktrack_bio - tell the tool a bio's or request's fate (who: its sender, for a bio queued or split) */
+static int blktrack_bio(struct blktrack *bt, enum blk_bio_fate fate, const struct block_rq *rq,
+			const struct blk_sender *who)
 {
-	return bt->cfg.on_bio ? bt->cfg.on_bio(bt->cfg.arg, fate, rq) : 0;
+	return bt->cfg.on_bio ? bt->cfg.on_bio(bt->cfg.arg, fate, rq, who) : 0;
 }
 
 /* blktrack_new - a fresh entry for a request first seen now */
@@ -183,7 +190,7 @@ static struct blkreq *blktrack_new(struct blktrack *bt, const struct block_rq *r
 	r->flags = rq->flags;
 	/* Without block_getrq a request is first seen later: its first bio is the one at its start. */
 	if (bt->stages && !bt->sev.getrq)
-		r->t_queue = blktrack_q_take(bt, rq->dev, rq->sector);
+		r->t_queue = blktrack_q_take(bt, rq->dev, rq->sector, r);
 	return r;
 }
 
@@ -419,17 +426,19 @@ static bool blktrack_worker(const char *comm)
 /*
  * blktrack_submitter - who submitted the request rq starts: the task of s, or
  * the one that remapped its bio where another task (blk-throttle's worker)
- * starts it; *id is then that task's sample, and rq names it
+ * starts it; *id is then that task's sample, and rq names it. *t_submit gets
+ * when the submitter sent it, where an event before blk-throttle saw that (0).
  */
 static const struct perf_sample *blktrack_submitter(struct blktrack *bt, struct block_rq *rq,
 						    const struct perf_sample *s,
-						    struct perf_sample *id)
+						    struct perf_sample *id, uint64_t *t_submit)
 {
 	struct blkreq *h = bt->held && rq->nr_sector ? reqtab_find(bt->held, rq->dev, rq->sector) :
 			   NULL;
 
 	bool other;
 
+	*t_submit = h ? h->t_start : 0;
 	if (!h) {
 		/* Where blk-throttle releases what it held, and no probe of its entry names who sent it. */
 		if (!bt->throtl && rq->nr_sector && blktrack_worker(rq->comm))
@@ -457,6 +466,7 @@ static int blktrack_on_start(struct iotap_ctx *ctx, const struct perf_sample *s,
 	struct perf_sample id;
 	struct block_rq rq;
 	struct blkreq *r;
+	uint64_t t_submit;
 
 	if (blktrack_decode(bt, &bt->f_start, s, &rq))
 		return 0;
@@ -465,7 +475,7 @@ static int blktrack_on_start(struct iotap_ctx *ctx, const struct perf_sample *s,
 	 * (bcc#3741), or where blk-throttle's worker starts it, the context that
 	 * remapped its bio from a partition.
 	 */
-	who = blktrack_submitter(bt, &rq, s, &id);
+	who = blktrack_submitter(bt, &rq, s, &id, &t_submit);
 	if (!blktrack_submitter_ok(bt, who))
 		return 0;
 	if (rq.nr_sector == 0) {
@@ -496,6 +506,8 @@ static int blktrack_on_start(struct iotap_ctx *ctx, const struct perf_sample *s,
 		r = blktrack_new(bt, &rq, who);
 	}
 	r->t_start = s->time;
+	if (t_submit)
+		r->t_submit = t_submit;
 	if (bt->start_is_insert)
 		r->t_insert = s->time;
 	return bt->cfg.on_start ? bt->cfg.on_start(bt->cfg.arg, r, s) : 0;
@@ -517,11 +529,11 @@ static int blktrack_on_frontmerge(struct iotap_ctx *ctx, const struct perf_sampl
 	if (blktrack_decode(bt, &bt->f_front, s, &rq) || rq.nr_sector == 0)
 		return 0;
 	if (bt->stages)
-		t = blktrack_q_take(bt, rq.dev, rq.sector);
+		t = blktrack_q_take(bt, rq.dev, rq.sector, NULL);
 	r = blktrack_unissued(bt, rq.dev, rq.sector + rq.nr_sector);
 	if (!r) {
 		bt->st.merge_unmatched += bt->stages;
-		return bt->stages ? blktrack_bio(bt, BLK_BIO_FRONTMERGE, &rq) : 0;
+		return bt->stages ? blktrack_bio(bt, BLK_BIO_FRONTMERGE, &rq, NULL) : 0;
 	}
 	e = bt->stages ? blktrack_end_entry(bt, r) : NULL;
 	reqtab_rekey(bt->tab, r, rq.sector);
@@ -532,23 +544,45 @@ static int blktrack_on_frontmerge(struct iotap_ctx *ctx, const struct perf_sampl
 	if (r->bios)
 		r->bios++;
 	blktrack_q_min(r, t);
-	return blktrack_bio(bt, BLK_BIO_FRONTMERGE, &rq);
+	return blktrack_bio(bt, BLK_BIO_FRONTMERGE, &rq, NULL);
 }
 
 /* blktrack_on_queue - BT_STAGES: a bio enters the block layer, waiting for its request */
 static int blktrack_on_queue(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
 {
 	struct blktrack *bt = arg;
+	const struct perf_sample *from = s;
+	struct perf_sample id;
+	struct blk_sender who;
 	struct block_rq rq;
-	struct blkreq *q;
+	struct blkreq *q, *h;
 
 	if (blktrack_decode(bt, &bt->f_queue, s, &rq) || rq.nr_sector == 0)
 		return 0;
 	/* md and dm take bios and make no requests: theirs would only age out. */
 	if (blktrack_dev_bio_based(ctx, rq.dev))
 		return 0;
+	/*
+	 * Its sender: the one an event before blk-throttle saw, where the throttle's
+	 * worker queues it now (left held: the request's start joins it later).
+	 */
+	h = bt->held ? reqtab_find(bt->held, rq.dev, rq.sector) : NULL;
+	who = (struct blk_sender){ .pid = s->pid, .t_submit = h ? h->t_start : 0 };
+	memcpy(who.comm, rq.comm, sizeof(who.comm));
+	if (h && h->user != s->tid) {
+		id = *s;
+		id.pid = h->pid;
+		id.tid = (uint32_t)h->user;
+		id.time = h->t_start;
+		from = &id;
+		who.pid = h->pid;
+		who.cgroup = h->cgroup;
+		snprintf(who.comm, sizeof(who.comm), "%s", iotap_comm(bt->ctx, h->pid));
+	} else {
+		who.cgroup = iotap_cgroup_of(ctx, s);
+	}
 	/* --cgroup: the others' bios make requests that are not followed either. */
-	if (bt->filter && !blktrack_submitter_ok(bt, s))
+	if (bt->filter && !blktrack_submitter_ok(bt, from))
 		return 0;
 	/*
 	 * A bio takes its request (or joins one) in the submitter's call, so one still waiting
@@ -560,7 +594,13 @@ static int blktrack_on_queue(struct iotap_ctx *ctx, const struct perf_sample *s,
 		reqtab_remove(bt->qtab, q);
 	q = reqtab_insert(bt->qtab, rq.dev, rq.sector, s->time);
 	q->t_start = s->time;
-	return blktrack_bio(bt, BLK_BIO_QUEUED, &rq);
+	/* Kept for its request and its split pieces, which are its sender's too. */
+	q->t_submit = who.t_submit;
+	q->user = from->tid;
+	q->pid = who.pid;
+	q->cgroup = who.cgroup;
+	memcpy(q->comm, who.comm, sizeof(q->comm));
+	return blktrack_bio(bt, BLK_BIO_QUEUED, &rq, &who);
 }
 
 /* blktrack_on_getrq - BT_STAGES: a request is allocated for the bio at its start */
@@ -572,14 +612,24 @@ static int blktrack_on_getrq(struct iotap_ctx *ctx, const struct perf_sample *s,
 
 	if (blktrack_decode(bt, &bt->f_getrq, s, &rq) || rq.nr_sector == 0)
 		return 0;
-	if (bt->filter && !blktrack_submitter_ok(bt, s))
-		return 0;
+	if (bt->filter) {
+		/* The bio's sender decides, where blk-throttle's worker makes its request. */
+		struct blkreq *q = reqtab_find(bt->qtab, rq.dev, rq.sector);
+		struct perf_sample id = *s;
+
+		if (q && q->user != s->tid) {
+			id.pid = q->pid;
+			id.tid = (uint32_t)q->user;
+		}
+		if (!blktrack_submitter_ok(bt, &id))
+			return 0;
+	}
 	/* A kernel that starts the request before allocating it (none known): the same request. */
 	r = blktrack_unissued(bt, rq.dev, rq.sector);
 	if (!r || r->t_getrq || !r->t_start)
 		r = blktrack_new(bt, &rq, s);
 	r->t_getrq = s->time;
-	blktrack_q_min(r, blktrack_q_take(bt, rq.dev, rq.sector));
+	blktrack_q_min(r, blktrack_q_take(bt, rq.dev, rq.sector, r));
 	r->bios = 1;
 	r->end = rq.sector + rq.nr_sector;
 	e = reqtab_insert(bt->etab, rq.dev, r->end, s->time);
@@ -597,7 +647,7 @@ static int blktrack_on_backmerge(struct iotap_ctx *ctx, const struct perf_sample
 
 	if (blktrack_decode(bt, &bt->f_back, s, &rq) || rq.nr_sector == 0)
 		return 0;
-	t = blktrack_q_take(bt, rq.dev, rq.sector);
+	t = blktrack_q_take(bt, rq.dev, rq.sector, NULL);
 	r = blktrack_ending(bt, rq.dev, rq.sector, &e);
 	if (r) {
 		r->bios++;
@@ -607,7 +657,7 @@ static int blktrack_on_backmerge(struct iotap_ctx *ctx, const struct perf_sample
 	} else {
 		bt->st.merge_unmatched++;
 	}
-	return blktrack_bio(bt, BLK_BIO_BACKMERGE, &rq);
+	return blktrack_bio(bt, BLK_BIO_BACKMERGE, &rq, NULL);
 }
 
 /*
@@ -641,7 +691,7 @@ static int blktrack_on_rq_merge(struct iotap_ctx *ctx, const struct perf_sample 
 	}
 	if (nx)
 		reqtab_remove(bt->tab, nx);
-	return blktrack_bio(bt, BLK_RQ_MERGE, &rq);
+	return blktrack_bio(bt, BLK_RQ_MERGE, &rq, NULL);
 }
 
 /* blktrack_on_requeue - BT_STAGES: the driver gives an issued request back; it is issued again */
@@ -661,7 +711,7 @@ static int blktrack_on_requeue(struct iotap_ctx *ctx, const struct perf_sample *
 	r->t_issue = 0;
 	r->requeues++;
 	r->requeued = true;
-	return blktrack_bio(bt, BLK_RQ_REQUEUE, &rq);
+	return blktrack_bio(bt, BLK_RQ_REQUEUE, &rq, NULL);
 }
 
 /*
@@ -672,7 +722,8 @@ static int blktrack_on_split(struct iotap_ctx *ctx, const struct perf_sample *s,
 {
 	struct blktrack *bt = arg;
 	struct block_rq rq = { 0 };
-	uint64_t new_sector;
+	struct blk_sender who;
+	uint64_t new_sector, tid;
 	struct blkreq *q;
 	uint64_t t;
 
@@ -689,9 +740,17 @@ static int blktrack_on_split(struct iotap_ctx *ctx, const struct perf_sample *s,
 	if (!q)
 		return 0;
 	t = q->t_start;
+	tid = q->user;
+	who = (struct blk_sender){ .pid = q->pid, .cgroup = q->cgroup, .t_submit = q->t_submit };
+	memcpy(who.comm, q->comm, sizeof(who.comm));
 	q = reqtab_insert(bt->qtab, rq.dev, new_sector, s->time);
 	q->t_start = t;
-	return blktrack_bio(bt, BLK_BIO_SPLIT, &rq);
+	q->t_submit = who.t_submit;
+	q->user = tid;
+	q->pid = who.pid;
+	q->cgroup = who.cgroup;
+	memcpy(q->comm, who.comm, sizeof(q->comm));
+	return blktrack_bio(bt, BLK_BIO_SPLIT, &rq, &who);
 }
 
 /* blktrack_on_bio_queue - bio mode: a bio enters the block layer, keyed by its end */
@@ -732,6 +791,7 @@ static int blktrack_complete(struct blktrack *bt, struct blkreq *r, const struct
 	io.t_insert = r->t_insert;
 	io.t_issue = r->t_issue;
 	io.t_done = s->time;
+	io.t_submit = r->t_submit;
 	io.pid = r->pid;
 	io.cgroup = r->cgroup;
 	io.user = r->user;
@@ -808,13 +868,15 @@ static int blktrack_on_issue(struct iotap_ctx *ctx, const struct perf_sample *s,
 	if (!r) {
 		/* No start seen (a scheduler none issues at once): blk-throttle's worker may issue it. */
 		struct perf_sample id;
-		const struct perf_sample *who = blktrack_submitter(bt, &rq, s, &id);
+		uint64_t t_submit;
+		const struct perf_sample *who = blktrack_submitter(bt, &rq, s, &id, &t_submit);
 
 		/* With -p, a request whose start we did not see is not known to be the PID's. */
 		if (bt->filter && (!(bt->cfg.flags & BT_ISSUE_ALL) || iotap_cgroup_filtering(bt->ctx)) &&
 		    (bt->have_start || (bt->cfg.flags & BT_PID_STRICT) || !blktrack_submitter_ok(bt, who)))
 			return 0;
 		r = blktrack_new(bt, &rq, who);
+		r->t_submit = t_submit;
 	}
 	r->t_issue = s->time;
 	blktrack_end_drop(bt, r);
@@ -1341,6 +1403,42 @@ int blk_lastpos_seek(struct blk_lastpos *lp, uint32_t dev, uint64_t sector, uint
 	lp->d = d;
 	lp->d[lp->nr++] = (struct blk_pos){ .dev = dev, .end = sector + nr_sector };
 	return 0;
+}
+
+/* blk_io_first - see blktrack.h */
+uint64_t blk_io_first(const struct blk_io *io)
+{
+	const uint64_t t[] = { io->t_submit, io->t_queue, io->t_getrq, io->t_start, io->t_insert,
+			       io->t_issue };
+	uint64_t first = 0;
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (t[i] && (!first || t[i] < first))
+			first = t[i];
+	return first;
+}
+
+/* blk_span - b - a where both are known and in order, else 0 */
+static uint64_t blk_span(uint64_t a, uint64_t b)
+{
+	return a && b > a ? b - a : 0;
+}
+
+/* blk_io_waits - see blktrack.h */
+void blk_io_waits(const struct blk_io *io, uint64_t w[BLK_WAITS])
+{
+	/* A request made after its start (block_io_start before 6.5's getrq): from the earlier. */
+	uint64_t made = io->t_getrq ? io->t_getrq : io->t_start ? io->t_start : io->t_insert;
+
+	if (io->t_start && made > io->t_start)
+		made = io->t_start;
+	w[BLK_WAIT_THROTTLE] = blk_span(io->t_submit, io->t_queue);
+	w[BLK_WAIT_RQOS] = blk_span(io->t_queue, made);
+	w[BLK_WAIT_QUEUE] = blk_span(made ? made : io->t_queue, io->t_issue);
+	w[BLK_WAIT_DEVICE] = blk_span(io->t_issue, io->t_done);
+	/* Without the queue event, the throttle's hold runs to whatever came next. */
+	if (!io->t_queue)
+		w[BLK_WAIT_THROTTLE] = blk_span(io->t_submit, made ? made : io->t_issue);
 }
 
 /* blk_io_type - see blktrack.h */

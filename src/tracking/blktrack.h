@@ -33,6 +33,12 @@ struct blk_io {
 	char rwbs[12];
 	int32_t error;
 	uint64_t t_start, t_insert, t_issue, t_done;	/* 0: not seen */
+	/*
+	 * When its submitter sent its first bio, where an event in the submitter's
+	 * context says so before blk-throttle can hold it (a partition's remap,
+	 * the probe of blk-throttle's entry): 0 where none did
+	 */
+	uint64_t t_submit;
 	uint32_t pid;					/* submitter when known */
 	const char *cgroup;				/* its cgroup then ("?": unknown), or NULL */
 	char comm[16];
@@ -41,6 +47,38 @@ struct blk_io {
 	uint64_t t_queue, t_getrq;			/* 0: not seen */
 	uint32_t bios;					/* 0: not known */
 	uint16_t requeues;
+};
+
+/*
+ * Where a completed request's time went, in ns, each from the first event
+ * that shows its stage (0 where the events to tell it are missing):
+ * - throttle: from its submitter's send (t_submit) to its first bio queued
+ *   (block_bio_queue), which blk-throttle holds in between;
+ * - rqos: from that to its request's allocation (block_getrq): rq-qos's waits
+ *   (wbt, iolatency, iocost's throttling in submission) and waits for a tag;
+ * - queue: from its allocation (or its start) to its issue to the driver;
+ * - device: from its issue to its completion.
+ * They add up to the time from the first of those events to the completion.
+ * Not in them: iocost's debt and iolatency's delay, which the kernel has
+ * the task pay on its way back to user space, after the request.
+ */
+enum blk_wait { BLK_WAIT_THROTTLE, BLK_WAIT_RQOS, BLK_WAIT_QUEUE, BLK_WAIT_DEVICE, BLK_WAITS };
+
+/* blk_io_waits - io's time by stage into w[BLK_WAITS] (see enum blk_wait) */
+void blk_io_waits(const struct blk_io *io, uint64_t w[BLK_WAITS]);
+/* blk_io_first - the first time io was seen: its send, queue, allocation, start or issue */
+uint64_t blk_io_first(const struct blk_io *io);
+
+/*
+ * Who sent a bio (blktrack_cfg's on_bio, for BLK_BIO_QUEUED and BLK_BIO_SPLIT):
+ * the submitter whose context an event before blk-throttle saw it in, else
+ * the task that queued it.
+ */
+struct blk_sender {
+	uint32_t pid;
+	const char *cgroup;		/* iotap_cgroup_of, NULL: not followed */
+	char comm[16];
+	uint64_t t_submit;		/* when it sent it, 0: not seen before its queue */
 };
 
 /* BT_STAGES: what became of the bios (nr_sector > 0) a disk was sent. */
@@ -89,8 +127,12 @@ struct blktrack_cfg {
 	int (*on_issue)(void *arg, const struct blkreq *r, const struct perf_sample *s);
 	int (*on_done)(void *arg, const struct blk_io *io);
 	int (*on_nodata)(void *arg, const struct blk_io *io);	/* issued, then completed */
-	/* BT_STAGES: a bio's or request's fate, rq as its event decoded */
-	int (*on_bio)(void *arg, enum blk_bio_fate fate, const struct block_rq *rq);
+	/*
+	 * BT_STAGES: a bio's or request's fate, rq as its event decoded; who its
+	 * sender for a bio queued or split, NULL for the others
+	 */
+	int (*on_bio)(void *arg, enum blk_bio_fate fate, const struct block_rq *rq,
+		      const struct blk_sender *who);
 	void *arg;
 };
 

@@ -439,13 +439,21 @@ static void test_pair_issue_all(void **state)
 	pairing_teardown(&p);
 }
 
-/* What BT_STAGES told of bios, by enum blk_bio_fate. */
+/* What BT_STAGES told of bios, by enum blk_bio_fate; the last queued bio's sender. */
 static int fates[BLK_BIO_SPLIT + 1];
+static struct blk_sender last_sender;
 
 /* on_bio - count each bio's or request's fate */
-static int on_bio(void *arg, enum blk_bio_fate fate, const struct block_rq *rq)
+static int on_bio(void *arg, enum blk_bio_fate fate, const struct block_rq *rq,
+		  const struct blk_sender *who)
 {
 	fates[fate]++;
+	if (fate == BLK_BIO_QUEUED || fate == BLK_BIO_SPLIT) {
+		assert_non_null(who);
+		last_sender = *who;
+	} else {
+		assert_null(who);
+	}
 	return 0;
 }
 
@@ -454,12 +462,12 @@ static int on_bio(void *arg, enum blk_bio_fate fate, const struct block_rq *rq)
  * request events (bytes at 28, rwbs at 34), requeue (rwbs at 30) and split (n is the
  * new sector, rwbs at 32)
  */
-static void feed_stage(struct pairing *p, const char *event, uint64_t time, uint64_t sector,
-		       uint64_t n, const char *rwbs)
+static void feed_stage_as(struct pairing *p, const char *event, uint64_t time, uint64_t sector,
+			  uint64_t n, const char *rwbs, uint32_t tid)
 {
 	uint8_t rec[256] = { 0 }, *raw = rec + 44;
 	struct perf_event_header *h = (void *)rec;
-	uint64_t id = UINT64_MAX, v = 42ull << 32 | 42;
+	uint64_t id = UINT64_MAX, v = (uint64_t)tid << 32 | tid;
 	uint32_t raw_size = 72;
 	int rwbs_at = 34;
 
@@ -477,6 +485,12 @@ static void feed_stage(struct pairing *p, const char *event, uint64_t time, uint
 	if (!strcmp(event, "block_split")) {
 		put_u(raw, 24, n, 8);
 		rwbs_at = 32;
+	} else if (!strcmp(event, "block_bio_remap")) {
+		/* from partition 7:1, which starts at sector 2048 of 7:0 */
+		put_u(raw, 24, n, 4);
+		put_u(raw, 28, BLOCK_DEV(7, 1), 4);
+		put_u(raw, 32, sector - 2048, 8);
+		rwbs_at = 40;
 	} else {
 		put_u(raw, 24, n, 4);
 		if (!strncmp(event, "block_bio_", 10) || !strcmp(event, "block_getrq"))
@@ -489,6 +503,13 @@ static void feed_stage(struct pairing *p, const char *event, uint64_t time, uint
 	memcpy(raw + rwbs_at, rwbs, strlen(rwbs));
 	h->size = 44 + raw_size;
 	assert_int_equal(session_dispatch(p->s, h), 0);
+}
+
+/* feed_stage - feed_stage_as the task 42 */
+static void feed_stage(struct pairing *p, const char *event, uint64_t time, uint64_t sector,
+		       uint64_t n, const char *rwbs)
+{
+	feed_stage_as(p, event, time, sector, n, rwbs, 42);
 }
 
 /*
@@ -540,6 +561,19 @@ static void test_stages(void **state)
 	assert_int_equal(p.done[0].t_done, 50);
 	assert_int_equal(p.done[0].bios, 3);
 	assert_int_equal(p.done[0].requeues, 0);
+	{
+		uint64_t w[BLK_WAITS];
+
+		/* No send seen before the queue: no throttle time; the rest adds up. */
+		blk_io_waits(&p.done[0], w);
+		assert_int_equal(w[BLK_WAIT_THROTTLE], 0);
+		assert_int_equal(w[BLK_WAIT_RQOS], 2);
+		assert_int_equal(w[BLK_WAIT_QUEUE], 18);
+		assert_int_equal(w[BLK_WAIT_DEVICE], 20);
+		assert_int_equal(blk_io_first(&p.done[0]), 10);
+		assert_int_equal(last_sender.pid, 42);
+		assert_int_equal(last_sender.t_submit, 0);
+	}
 
 	/*
 	 * Two requests; the second joins the first (block_rq_merge names it); a bio then joins
@@ -596,6 +630,73 @@ static void test_stages(void **state)
 }
 
 /* test_lastpos - seek distance from each disk's last request end; a disk's first has none */
+/*
+ * test_throttle_wait - a partition's bio remapped by its submitter (77), held by
+ * blk-throttle and queued by the throttle's worker (42): the request and the
+ * queued bio are the submitter's, and the hold is throttle time
+ */
+static void test_throttle_wait(void **state)
+{
+	static const char *const evs[] = {
+		"block_rq_issue", "block_rq_complete", "block_rq_insert", "block_bio_queue",
+		"block_getrq", "block_io_start", "block_bio_remap", NULL
+	};
+	struct blktrack_cfg cfg = { .flags = BT_START | BT_INSERT | BT_STAGES, .on_bio = on_bio };
+	struct pairing p;
+	uint64_t w[BLK_WAITS];
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	memset(fates, 0, sizeof(fates));
+	memset(&last_sender, 0, sizeof(last_sender));
+	p.l = &layouts[2];
+	p.s = testlib_session_new(NULL, NULL, 0);
+	testlib_fmt_load(&p.s->fs, K618, "block", evs);
+	cfg.on_done = on_done;
+	cfg.arg = &p;
+	assert_int_equal(blktrack_create(&p.bt, &p.s->ctx, &cfg), 0);
+	for (size_t i = 0; i < p.s->nr_ev; i++)
+		p.s->ev[i]->sample_type = IOTAP_SAMPLE_BASE;
+
+	feed_stage_as(&p, "block_bio_remap", 100, 2056, 8, "R", 77);
+	feed_stage(&p, "block_bio_queue", 300, 2056, 8, "R");
+	assert_int_equal(fates[BLK_BIO_QUEUED], 1);
+	assert_int_equal(last_sender.pid, 77);
+	assert_int_equal(last_sender.t_submit, 100);
+	feed_stage(&p, "block_getrq", 305, 2056, 8, "R");
+	feed_stage(&p, "block_io_start", 306, 2056, 8, "R");
+	feed_stage(&p, "block_rq_insert", 310, 2056, 8, "R");
+	feed_stage(&p, "block_rq_issue", 320, 2056, 8, "R");
+	feed_stage(&p, "block_rq_complete", 400, 2056, 8, "R");
+	assert_int_equal(p.nr_done, 1);
+	assert_int_equal(p.done[0].pid, 77);
+	assert_int_equal(p.done[0].t_submit, 100);
+	blk_io_waits(&p.done[0], w);
+	assert_int_equal(w[BLK_WAIT_THROTTLE], 200);
+	assert_int_equal(w[BLK_WAIT_RQOS], 5);
+	assert_int_equal(w[BLK_WAIT_QUEUE], 15);
+	assert_int_equal(w[BLK_WAIT_DEVICE], 80);
+	assert_int_equal(blk_io_first(&p.done[0]), 100);
+	assert_int_equal(blktrack_stats(p.bt)->joined, 1);
+
+	/* The submitter's own bio, not held: its remap and queue back to back, in its context. */
+	feed_stage(&p, "block_bio_remap", 500, 4096, 8, "R");
+	feed_stage(&p, "block_bio_queue", 501, 4096, 8, "R");
+	assert_int_equal(last_sender.pid, 42);
+	assert_int_equal(last_sender.t_submit, 500);
+	feed_stage(&p, "block_getrq", 502, 4096, 8, "R");
+	feed_stage(&p, "block_io_start", 503, 4096, 8, "R");
+	feed_stage(&p, "block_rq_issue", 510, 4096, 8, "R");
+	feed_stage(&p, "block_rq_complete", 600, 4096, 8, "R");
+	assert_int_equal(p.nr_done, 2);
+	blk_io_waits(&p.done[1], w);
+	assert_int_equal(w[BLK_WAIT_THROTTLE], 1);
+	assert_int_equal(w[BLK_WAIT_QUEUE], 8);
+	assert_int_equal(blktrack_stats(p.bt)->joined, 1);
+	blktrack_free(p.bt);
+	testlib_session_free(p.s);
+}
+
 static void test_lastpos(void **state)
 {
 	struct blk_lastpos lp = { 0 };
@@ -649,6 +750,7 @@ int main(void)
 		cmocka_unit_test(test_pair_pid),
 		cmocka_unit_test(test_pair_issue_all),
 		cmocka_unit_test(test_stages),
+		cmocka_unit_test(test_throttle_wait),
 		cmocka_unit_test(test_lastpos),
 		cmocka_unit_test(test_sequential),
 	};
