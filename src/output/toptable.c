@@ -31,6 +31,14 @@ void *toptable_get(struct toptable *t, const void *key, void *(*make)(const void
 	return row;
 }
 
+/* toptable_find - see toptable.h */
+void *toptable_find(const struct toptable *t, const void *key)
+{
+	void *const *node = tfind(key, &t->tree, t->cmp);
+
+	return node ? *node : NULL;
+}
+
 struct toptable_order {
 	const struct toptable *t;
 	toptable_key_fn key;

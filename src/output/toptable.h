@@ -36,6 +36,9 @@ struct toptable {
 void *toptable_get(struct toptable *t, const void *key, void *(*make)(const void *key, void *arg),
 		   void *arg);
 
+/* toptable_find - the row equal to key, or NULL when none */
+void *toptable_find(const struct toptable *t, const void *key);
+
 /* toptable_sort - t->rows by key(row, how), largest first, equal ones in identity order */
 void toptable_sort(struct toptable *t, toptable_key_fn key, int how);
 

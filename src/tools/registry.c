@@ -13,6 +13,7 @@ extern const struct tool tool_biostages;
 extern const struct tool tool_probe;
 extern const struct tool tool_biosnoop;
 extern const struct tool tool_biotop;
+extern const struct tool tool_cgtop;
 extern const struct tool tool_biostacks;
 extern const struct tool tool_iostack;
 extern const struct tool tool_bioerr;
@@ -35,6 +36,7 @@ const struct tool *const iotap_tools[] = {
 	&tool_probe,
 	&tool_biosnoop,
 	&tool_biotop,
+	&tool_cgtop,
 	&tool_biostacks,
 	&tool_iostack,
 	&tool_bioerr,

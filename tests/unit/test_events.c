@@ -297,6 +297,11 @@ static void run_init(struct seen *sn, const char *kernel, const struct opt *o, i
 		for (; t->events[k].sys; k++)
 			if (!strcmp(t->events[k].sys, ev->sys) && !strcmp(t->events[k].name, ev->name))
 				break;
+		/* The cgroup tracker's own (cgroup.h), for a tool that follows cgroups. */
+		if (!t->events[k].sys && s->cg &&
+		    ((!strcmp(ev->sys, "cgroup") && !strcmp(ev->name, "cgroup_attach_task")) ||
+		     (!strcmp(ev->sys, "sched") && !strcmp(ev->name, "sched_process_fork"))))
+			continue;
 		if (!t->events[k].sys)
 			fail_msg("%s subscribes to %s:%s, which it does not declare", t->name,
 				 ev->sys, ev->name);
