@@ -33,7 +33,7 @@ struct cgtop_state {
 	struct blktrack *bt;
 	struct dirtytrack *dt;
 	struct cgstat *cs;
-	uint64_t since;			/* the interval's start (stream time) */
+	uint64_t since;			/* the interval's start (stream time), 0: tracing's */
 };
 
 #define P(f) offsetof(struct cgtop_params, f)
@@ -134,7 +134,6 @@ static int cgtop_init(struct iotap_ctx *ctx)
 	dc.dev = cfg.dev;
 	if (!ret)
 		ret = dirtytrack_create(&st->dt, ctx, &dc);
-	st->since = iotap_start_time(ctx);
 	return ret;
 }
 
@@ -199,11 +198,11 @@ static void cgtop_row(struct iotap_ctx *ctx, const struct cgstat_row *r, double 
 	else
 		snprintf(dms, sizeof(dms), "-");
 	toptable_line(ctx->out, width,
-		      "%-8s %6llu %6llu %8llu %8llu %7.0f %7s %7s %8.1f %7.1f %8.1f %8.1f %8s %-13s %s",
+		      "%-8s %6llu %6llu %8llu %8llu %6llu %7.0f %7s %7s %8.1f %7.1f %8.1f %8.1f %8s %-13s %s",
 		      r->dev ? iotap_disk_name(ctx, r->dev) : "-",
 		      (unsigned long long)r->ios[CGSTAT_READ], (unsigned long long)r->ios[CGSTAT_WRITE],
 		      (unsigned long long)(r->bytes[CGSTAT_READ] / 1024),
-		      (unsigned long long)(r->bytes[CGSTAT_WRITE] / 1024),
+		      (unsigned long long)(r->bytes[CGSTAT_WRITE] / 1024), (unsigned long long)reqs,
 		      secs > 0 ? reqs / secs : 0.0, p50, p99, r->wait[BLK_WAIT_THROTTLE] / 1e6,
 		      r->wait[BLK_WAIT_RQOS] / 1e6, r->wait[BLK_WAIT_QUEUE] / 1e6,
 		      r->wait[BLK_WAIT_DEVICE] / 1e6, dms, ctr[0] ? ctr : "-", r->cgroup);
@@ -215,8 +214,9 @@ static int cgtop_report(struct iotap_ctx *ctx)
 	struct cgtop_params *p = ctx->params;
 	struct cgtop_state *st = ctx->state;
 	uint64_t maxrows = p->maxrows ? p->maxrows : CGTOP_ROWS, now = iotap_now(ctx);
+	uint64_t since = st->since ? st->since : iotap_start_time(ctx);
 	int width = toptable_width(ctx->out);
-	double secs = now > st->since ? (now - st->since) / 1e9 : 0;
+	double secs = now > since ? (now - since) / 1e9 : 0;
 	struct cgstat_row *const *rows;
 	char ts[32], load[128];
 	size_t nr;
@@ -227,8 +227,8 @@ static int cgtop_report(struct iotap_ctx *ctx)
 		snprintf(load, sizeof(load), "?");
 	toptable_screen(ctx->out, p->noclear, ts, load, width);
 	toptable_line(ctx->out, width,
-		      "%-8s %6s %6s %8s %8s %7s %7s %7s %8s %7s %8s %8s %8s %-13s %s", "DISK",
-		      "READS", "WRITES", "R-KB", "W-KB", "IOPS", "P50ms", "P99ms", "THROTms",
+		      "%-8s %6s %6s %8s %8s %6s %7s %7s %7s %8s %7s %8s %8s %8s %-13s %s", "DISK",
+		      "READS", "WRITES", "R-KB", "W-KB", "REQS", "IOPS", "P50ms", "P99ms", "THROTms",
 		      "RQOSms", "QUEUEms", "DEVms", "DIRTYms", "CONTAINER", "CGROUP");
 	cgstat_sort(st->cs, cgtop_sort_key, p->sort);
 	rows = cgstat_rows(st->cs, &nr);
@@ -260,8 +260,8 @@ const struct tool tool_cgtop = {
 		"waiting first. READS and WRITES count bios as cgroup v2's io.stat counts them "
 		"(rios, wios: each bio as it is queued, each piece of a split one more), R-KB and "
 		"W-KB their kilobytes; both are charged to the task that sent the bio, also when "
-		"blk-throttle held it and its worker queued it. IOPS is the requests completed per "
-		"second (the unit of /proc/diskstats), P50ms and P99ms their latency from the first "
+		"blk-throttle held it and its worker queued it. REQS is the requests completed (the "
+		"unit of /proc/diskstats), IOPS the same per second, P50ms and P99ms their latency from the first "
 		"event that saw them (the send, where the kernel shows it) to completion. The "
 		"requests' time, in ms summed over those completed in the interval, by stage: "
 		"THROTms from the send to the bio's queue (blk-throttle: io.max, "

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* usage - one line on misuse */
@@ -15,12 +16,26 @@ static int usage(void)
 	return 2;
 }
 
-/* main - COUNT direct I/Os of SIZE bytes; prints the offsets used, one per line, to stdout */
+/* mono - CLOCK_MONOTONIC in seconds */
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * main - COUNT direct I/Os of SIZE bytes; prints the offsets used, one per line, to stdout,
+ * and with DIO_ELAPSED set each I/O's seconds ("io S") and theirs in all ("elapsed S") on
+ * stderr
+ */
 int main(int argc, char **argv)
 {
 	const char *mode, *pattern;
 	unsigned long long count, size, start, devsize, off = 0, stride = 0;
 	void *buf;
+	double t0;
 	int fd, flags;
 
 	if (argc < 5)
@@ -62,7 +77,9 @@ int main(int argc, char **argv)
 		return 1;
 	memset(buf, 0xa5, size);
 	srand(42);
+	t0 = mono();
 	for (unsigned long long i = 0; i < count; i++) {
+		double t_io = mono();
 		ssize_t r;
 
 		if (!strcmp(pattern, "rand"))
@@ -77,8 +94,12 @@ int main(int argc, char **argv)
 			free(buf);
 			return 1;
 		}
+		if (getenv("DIO_ELAPSED"))
+			fprintf(stderr, "io %.9f\n", mono() - t_io);
 		printf("%llu\n", off);
 	}
+	if (getenv("DIO_ELAPSED"))
+		fprintf(stderr, "elapsed %.6f\n", mono() - t0);
 	close(fd);
 	free(buf);
 	return 0;

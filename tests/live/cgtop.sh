@@ -1,0 +1,107 @@
+#!/bin/bash
+# cgtop: per cgroup and disk, the bios the kernel's own cgroup counters count, and the time
+# blk-throttle held them. Two cgroups under one parent, "slow" with a read IOPS limit on a
+# loop disk (cgroup v2's io.max where the io controller is on, else cgroup v1 blkio's
+# read_iops_device, as on a hybrid host), "fast" free; each reads a partition of it (the
+# remap names the reader before the throttle holds the bio). cgtop --cgroup PARENT must give
+# each its row on the disk, whose READS equal the cgroup's own count (v2 io.stat rios, v1
+# blkio.throttle.io_serviced), R-KB their bytes, REQS together the disk's diskstats, and
+# slow's THROTms within 5% of what the reader waited beyond its unthrottled time (its wall
+# time less N reads at fast's pace); fast's next to none.
+. "$(dirname "$0")/lib.sh"
+require_root
+
+N=200
+M=100
+IOPS=100
+V2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+V1=$(awk '$3 == "cgroup" && $4 ~ /(^|,)blkio(,|$)/ { print $2; exit }' /proc/mounts)
+if [ -n "$V2" ] && grep -qw io "$V2/cgroup.controllers" 2>/dev/null; then
+	echo +io >"$V2/cgroup.subtree_control" 2>/dev/null || true
+	ROOT=$V2
+	TOP=$V2/iotap-cgtop.$$
+	limit() { echo "$1 riops=$IOPS" >"$TOP/slow/io.max"; }
+	# kernel_reads CG MAJ:MIN - the cgroup's reads of the disk as its own counter has them
+	kernel_reads() { awk -v d="$2" '$1 == d { for (i = 2; i <= NF; i++) if ($i ~ /^rios=/) { sub("rios=", "", $i); print $i } }' "$1/io.stat"; }
+elif [ -n "$V1" ] && [ -e "$V1/blkio.throttle.read_iops_device" ]; then
+	ROOT=$V1
+	TOP=$V1/iotap-cgtop.$$
+	limit() { echo "$1 $IOPS" >"$TOP/slow/blkio.throttle.read_iops_device"; }
+	kernel_reads() { awk -v d="$2" '$1 == d && $2 == "Read" { print $3 }' "$1/blkio.throttle.io_serviced"; }
+else
+	skip "no blk-throttle here: neither cgroup v2's io controller nor cgroup v1's blkio throttle"
+fi
+mkdir "$TOP" || skip "cannot create $TOP"
+[ "$ROOT" = "$V2" ] && { echo +io >"$TOP/cgroup.subtree_control" 2>/dev/null || true; }
+mkdir "$TOP/slow" "$TOP/fast" || fail "cannot create cgroups under $TOP"
+DEV=$(loop_create cgtop 64)
+D=$(basename "$DEV")
+MM=$(cat "/sys/block/$D/dev")
+cg_cleanup() {
+	cgroup_remove "$TOP/slow" "$ROOT"
+	cgroup_remove "$TOP/fast" "$ROOT"
+	cgroup_remove "$TOP" "$ROOT"
+	partx -d "$DEV" 2>/dev/null || true
+	live_cleanup
+}
+trap cg_cleanup EXIT
+
+# One partition, p1 at sector 2048 (16 MiB), in a hand-made MBR.
+le32() { printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($1 & 255)) $(($1 >> 8 & 255)) $(($1 >> 16 & 255)) $(($1 >> 24)))"; }
+{ printf '\x00\xff\xff\xff\x83\xff\xff\xff'; le32 2048; le32 32768; } |
+	dd of="$DEV" bs=1 seek=446 conv=notrunc status=none
+printf '\x55\xaa' | dd of="$DEV" bs=1 seek=510 conv=notrunc status=none
+blockdev --rereadpt "$DEV" 2>/dev/null || partx -a "$DEV" 2>/dev/null || true
+for i in $(seq 1 50); do [ -b "${DEV}p1" ] && break; sleep 0.1; done
+[ -b "${DEV}p1" ] || skip "the loop device shows no partitions (no partition scan)"
+limit "$MM" || skip "cannot set a read IOPS limit on $D in $TOP/slow"
+
+tracer_start "$LIVE_TMP/top.out" cgtop -C --cgroup "$TOP" 999
+before=$(awk '{ print $1 }' "/sys/block/$D/stat")
+# read_in CG COUNT - COUNT direct 4 KiB reads of the partition by a task of CG; the seconds
+# they took, as the reader timed them, and each read's into $LIVE_TMP/CG's name
+read_in() {
+	DIO_ELAPSED=1 sh -c "echo \$\$ >'$1/cgroup.procs' &&
+		exec '$IOTAP_PROGS/dio' read '${DEV}p1' $2 4096 rand" 2>"$LIVE_TMP/${1##*/}" >/dev/null ||
+		fail "the reader in $1 failed: $(cat "$LIVE_TMP/${1##*/}")"
+	awk '$1 == "elapsed" { print $2 }' "$LIVE_TMP/${1##*/}"
+}
+slow_s=$(read_in "$TOP/slow" $N)
+read_in "$TOP/fast" $M >/dev/null
+reads=$(($(awk '{ print $1 }' "/sys/block/$D/stat") - before))
+tracer_stop
+
+python3 -c "import sys; sys.exit(0 if $slow_s >= 0.8 * $N / $IOPS else 1)" ||
+	fail "$N reads took $slow_s s: the limit of $IOPS a second did not throttle them"
+[ "$reads" = $((N + M)) ] || fail "diskstats counted $reads reads, expected $((N + M))"
+# DISK READS WRITES R-KB W-KB REQS IOPS P50ms P99ms THROTms RQOSms QUEUEms DEVms DIRTYms CONTAINER CGROUP
+col() { awk -v d="$D" -v c="$1" -v n="$2" '$1 == d && $16 == c { print $n }' "$LIVE_TMP/top.out"; }
+rel=${TOP#"$ROOT"}
+for cg in slow fast; do
+	want=$([ $cg = slow ] && echo $N || echo $M)
+	got=$(col "$rel/$cg" 2)
+	kern=$(kernel_reads "$TOP/$cg" "$MM")
+	[ "$got" = "$want" ] && [ "$kern" = "$want" ] ||
+		fail "$cg: cgtop READS '$got', the cgroup's own count '$kern', the reader $want: $(cat "$LIVE_TMP/top.out")"
+	[ "$(col "$rel/$cg" 4)" = $((want * 4)) ] || fail "$cg: R-KB $(col "$rel/$cg" 4), expected $((want * 4))"
+done
+others=$(awk -v d="$D" -v r="$rel" '$1 == d && $16 != r "/slow" && $16 != r "/fast"' "$LIVE_TMP/top.out")
+[ -z "$others" ] || fail "rows of the disk outside the two cgroups: $others"
+reqs=$(($(col "$rel/slow" 6) + $(col "$rel/fast" 6)))
+[ "$reqs" = "$reads" ] || fail "REQS add up to $reqs, diskstats counted $reads"
+throt=$(col "$rel/slow" 10)
+fthrot=$(col "$rel/fast" 10)
+# What the slow reader waited beyond its unthrottled time, as it timed its own reads: each
+# read's time beyond its median read's (blk-throttle lets most through at once in each of
+# its slices and holds the rest: the median read is an unthrottled one).
+python3 - "$LIVE_TMP/slow" "$throt" "$fthrot" <<EOF || fail "throttle time: $(cat "$LIVE_TMP/top.out")"
+import statistics, sys
+lat = [float(l.split()[1]) for l in open(sys.argv[1]) if l.startswith("io ")]
+throt, fthrot = float(sys.argv[2]), float(sys.argv[3])
+base = statistics.median(lat)
+held = sum(max(0.0, x - base) for x in lat) * 1000
+print("slow's %d reads waited %.1f ms beyond its median read (%.3f ms); cgtop's THROTms %.1f (%+.1f%%), fast's %.1f"
+      % (len(lat), held, base * 1000, throt, 100 * (throt - held) / held, fthrot))
+sys.exit(0 if len(lat) == $N and abs(throt - held) <= 0.05 * held and fthrot < 5 else 1)
+EOF
+echo "ok: cgtop --cgroup $rel: slow $N and fast $M reads equal the cgroups' own counts and diskstats; slow's throttle time within 5% of its wait"
