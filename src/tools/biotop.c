@@ -181,6 +181,8 @@ static int biotop_init(struct iotap_ctx *ctx)
 	/* Before the block layer's: a bio's charge is made before its request can complete. */
 	if (!ret && p->originator)
 		ret = wbtrack_create(&st->wb, ctx, NULL, NULL, NULL);
+	/* What blk-throttle held keeps the inode its flusher sent it for. */
+	wbtrack_blktrack(st->wb, &cfg);
 	return ret ? ret : blktrack_create(&st->bt, ctx, &cfg);
 }
 

@@ -320,6 +320,7 @@ static int iosb_init(struct iotap_ctx *ctx)
 				     iosb_write_name, st);
 		if (ret)
 			return ret;
+		wbtrack_blktrack(st->wb, &bcfg);
 	}
 	ret = blktrack_create(&st->bt, ctx, &bcfg);
 	if (ret)

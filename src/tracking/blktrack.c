@@ -352,21 +352,20 @@ static bool blktrack_submitter_ok(const struct blktrack *bt, const struct perf_s
  * held there already keeps its sender: before 5.19, blk-throttle's worker sends what it
  * held through the throttle's entry again, from its own context.
  */
-static void blktrack_hold(struct blktrack *bt, struct iotap_ctx *ctx, const struct perf_sample *s,
-			  uint32_t dev, uint64_t sector)
+static int blktrack_hold(struct blktrack *bt, struct iotap_ctx *ctx, const struct perf_sample *s,
+			 uint32_t dev, uint64_t sector)
 {
 	struct blkreq *h = reqtab_find(bt->held, dev, sector);
 
 	if (h)
-		return;
+		return 0;
 	h = reqtab_insert(bt->held, dev, sector, s->time);
-	if (!h)
-		return;
 	/* Its process name is looked up only when the join is made: most bios never need it. */
 	h->pid = s->pid;
 	h->user = s->tid;
 	h->t_start = s->time;
 	h->cgroup = iotap_cgroup_of(ctx, s);
+	return bt->cfg.on_send ? bt->cfg.on_send(bt->cfg.send_arg, s, dev, sector) : 0;
 }
 
 /* blktrack_on_remap - a partition's bio sent on to its disk, in its submitter's context */
@@ -378,8 +377,7 @@ static int blktrack_on_remap(struct iotap_ctx *ctx, const struct perf_sample *s,
 	if (block_remap_decode(&bt->f_remap, s->raw, s->raw_size, &r) || !r.nr_sector ||
 	    (bt->cfg.has_dev && r.dev != bt->cfg.dev))
 		return 0;
-	blktrack_hold(bt, ctx, s, r.dev, r.sector);
-	return 0;
+	return blktrack_hold(bt, ctx, s, r.dev, r.sector);
 }
 
 /* blktrack_on_throtl - blk-throttle's entry, in the submitter's context: the bio it may hold */
@@ -396,8 +394,7 @@ static int blktrack_on_throtl(struct iotap_ctx *ctx, const struct perf_sample *s
 		      (uint32_t)field_u64(&bt->throtl_minor, s->raw, s->raw_size);
 	if (bt->cfg.has_dev && dev != bt->cfg.dev)
 		return 0;
-	blktrack_hold(bt, ctx, s, dev, field_u64(&bt->throtl_sector, s->raw, s->raw_size));
-	return 0;
+	return blktrack_hold(bt, ctx, s, dev, field_u64(&bt->throtl_sector, s->raw, s->raw_size));
 }
 
 /*

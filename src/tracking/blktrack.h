@@ -128,6 +128,13 @@ struct blktrack_cfg {
 	int (*on_done)(void *arg, const struct blk_io *io);
 	int (*on_nodata)(void *arg, const struct blk_io *io);	/* issued, then completed */
 	/*
+	 * A bio at (dev, sector) seen in its sender's context s before blk-throttle
+	 * can hold it (a partition's remap, blk-throttle's entry), to send_arg
+	 * (wbtrack_blktrack sets both)
+	 */
+	int (*on_send)(void *send_arg, const struct perf_sample *s, uint32_t dev, uint64_t sector);
+	void *send_arg;
+	/*
 	 * BT_STAGES: a bio's or request's fate, rq as its event decoded; who its
 	 * sender for a bio queued or split, NULL for the others
 	 */

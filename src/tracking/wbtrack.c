@@ -74,6 +74,11 @@ struct wbtrack {
 	struct wbtrack_stats stats;
 	bool has_dev;
 	uint32_t dev;			/* with has_dev: only this disk's bios */
+	/*
+	 * Write bios sent inside an inode's writeback, by their key (wbtrack_sent),
+	 * until queued: pid holds the inode's bdi, user its number. NULL until one.
+	 */
+	struct reqtab *sent;
 	wbtrack_name_fn name_fn;
 	void *name_arg;
 };
@@ -445,6 +450,62 @@ static int wb_charge_inode(struct wbtrack *wb, struct wb_range *r, struct wb_ino
 	return ret;
 }
 
+/* A sent bio not queued within this long was never held: forgotten. */
+#define WB_SENT_MAX 65536
+#define WB_SENT_AGE_NS (60ull * 1000000000ull)
+
+/* wbtrack_sent - see wbtrack.h */
+int wbtrack_sent(struct wbtrack *wb, const struct perf_sample *s, uint32_t dev, uint64_t sector)
+{
+	struct wb_thread *t = wb_thread_get(wb, s->tid, false);
+	const struct wb_win *w;
+	struct blkreq *h;
+
+	if (!t || !t->depth)
+		return 0;
+	if (!wb->sent && !(wb->sent = reqtab_alloc(WB_SENT_MAX, WB_SENT_AGE_NS)))
+		return -ENOMEM;
+	w = &t->win[t->depth - 1];
+	dev = wb_fs_dev(wb, dev);
+	h = reqtab_find(wb->sent, dev, sector);
+	if (!h)
+		h = reqtab_insert(wb->sent, dev, sector, s->time);
+	h->pid = w->dev;
+	h->user = w->ino;
+	return 0;
+}
+
+/* wb_on_send - blktrack's on_send: wbtrack_sent */
+static int wb_on_send(void *arg, const struct perf_sample *s, uint32_t dev, uint64_t sector)
+{
+	return wbtrack_sent(arg, s, dev, sector);
+}
+
+/* wbtrack_blktrack - see wbtrack.h */
+void wbtrack_blktrack(struct wbtrack *wb, struct blktrack_cfg *cfg)
+{
+	if (!wb)
+		return;
+	cfg->on_send = wb_on_send;
+	cfg->send_arg = wb;
+}
+
+/*
+ * wb_sent_take - the inode window a bio at r was sent in, taken (*w filled): whether
+ * one was; a bio queued by its sender itself just drops its entry
+ */
+static bool wb_sent_take(struct wbtrack *wb, const struct wb_range *r, struct wb_win *w)
+{
+	struct blkreq *h = wb->sent ? reqtab_find(wb->sent, r->dev, r->start) : NULL;
+
+	if (!h)
+		return false;
+	w->dev = h->pid;
+	w->ino = h->user;
+	reqtab_remove(wb->sent, h);
+	return true;
+}
+
 /* wb_on_bio - a bio queued: inside an inode's writeback, or by jbd2, its sectors are charged */
 static int wb_on_bio(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
 {
@@ -452,6 +513,7 @@ static int wb_on_bio(struct iotap_ctx *ctx, const struct perf_sample *s, void *a
 	struct wb_thread *t = wb_thread_get(wb, s->tid, false);
 	struct block_rq rq;
 	struct wb_range r;
+	struct wb_win held = { 0 };
 
 	if (block_rq_decode(&wb->f_bio, s->raw, s->raw_size, &rq) || rq.op != BLOCK_OP_WRITE ||
 	    !rq.nr_sector)
@@ -462,9 +524,17 @@ static int wb_on_bio(struct iotap_ctx *ctx, const struct perf_sample *s, void *a
 		return 0;
 	r = (struct wb_range){ .dev = rq.dev, .start = rq.sector, .end = rq.sector + rq.nr_sector,
 			       .t = s->time };
-	if (t && t->depth) {
-		const struct wb_win *w = &t->win[t->depth - 1];
-		struct wb_inode *n = wb_inode_get(wb, w->dev, w->ino, true);
+	/*
+	 * Sent inside a writeback (wbtrack_sent): that inode's, also where blk-throttle's
+	 * worker queues it now, outside any.
+	 */
+	if (wb_sent_take(wb, &r, &held) || (t && t->depth)) {
+		const struct wb_win *w = t && t->depth ? &t->win[t->depth - 1] : &held;
+		struct wb_inode *n;
+
+		if (!(t && t->depth))
+			wb->stats.held++;
+		n = wb_inode_get(wb, w->dev, w->ino, true);
 
 		if (!n)
 			return -ENOMEM;
@@ -564,9 +634,14 @@ void wbtrack_warn_stats(struct wbtrack *wb, struct iotap_ctx *ctx)
 	if (wb->stats.stale)
 		iotap_warn(ctx, "%llu written-back bio ranges never saw their request complete",
 			   (unsigned long long)wb->stats.stale);
-	if (iotap_verbose(ctx))
-		iotap_info(ctx, "originators: %llu pages dirtied, %llu bios charged to inodes or the journal",
-			   (unsigned long long)wb->stats.dirtied, (unsigned long long)wb->stats.bios);
+	if (!iotap_verbose(ctx))
+		return;
+	iotap_info(ctx, "originators: %llu pages dirtied, %llu bios charged to inodes or the journal",
+		   (unsigned long long)wb->stats.dirtied, (unsigned long long)wb->stats.bios);
+	if (wb->stats.held)
+		iotap_info(ctx, "originators: %llu of those bios queued by blk-throttle's worker, "
+			   "charged to the inode their flusher sent them for",
+			   (unsigned long long)wb->stats.held);
 }
 
 /* wb_use - subscribe to an optional event with field f (may be NULL) located by name */
@@ -675,5 +750,6 @@ void wbtrack_free(struct wbtrack *wb)
 	free(wb->threads);
 	free(wb->ranges);
 	free(wb->comms);
+	reqtab_free(wb->sent);
 	free(wb);
 }

@@ -76,6 +76,7 @@ struct wbtrack_stats {
 	uint64_t bios;			/* write bios charged to an inode or the journal */
 	uint64_t unknown_bytes;		/* completed, written back with no dirtier seen */
 	uint64_t stale;			/* charged sectors no completion claimed in time */
+	uint64_t held;			/* of bios, those queued by another task than their sender's */
 };
 
 struct wbtrack;
@@ -100,6 +101,15 @@ int wbtrack_split(struct wbtrack *wb, const struct blk_io *io,
 		  int (*fn)(void *arg, const struct blk_io *io, const struct wb_share *sh),
 		  void *arg);
 
+/*
+ * wbtrack_sent - a write bio at (dev, sector) sent by the thread of s where an
+ * event sees it before blk-throttle can hold it (blktrack_cfg's on_send): the
+ * inode that thread is writing back then is the bio's, when blk-throttle's
+ * worker queues it later outside any writeback. 0 or -ENOMEM.
+ */
+int wbtrack_sent(struct wbtrack *wb, const struct perf_sample *s, uint32_t dev, uint64_t sector);
+/* wbtrack_blktrack - cfg tells wb each bio sent before blk-throttle (wbtrack_sent); wb may be NULL */
+void wbtrack_blktrack(struct wbtrack *wb, struct blktrack_cfg *cfg);
 /* wbtrack_expire - forget charged sectors queued before t (no completion came): counted stale */
 void wbtrack_expire(struct wbtrack *wb, uint64_t t);
 

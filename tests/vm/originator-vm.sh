@@ -1,7 +1,11 @@
 #!/bin/bash
 # VM tier: --originator on Debian's kernels (5.10 has writeback_dirty_page, later ones
 # writeback_dirty_folio): two programs write 3 and 5 MiB to ext4 over NVMe, one sync writes
-# them back; each must be charged exactly its bytes, by iostackbreakdown and biotop
+# them back; each must be charged exactly its bytes, by iostackbreakdown and biotop. Then a
+# writer in a cgroup whose writes io.max limits (wbps): cgroup writeback charges its inode's
+# bios to that cgroup, blk-throttle holds them and its worker queues them outside any
+# writeback, and the writer must still be charged its 3 MiB exactly: the flusher's bio is
+# seen at blk-throttle's entry (a kprobe) inside the inode's writeback
 # (qemu; exit 77 when it cannot run).
 . "$(dirname "$0")/../live/lib.sh"
 [ "$(id -u)" = 0 ] || skip "VM tests need root for apt-get download of the kernel"
@@ -13,6 +17,7 @@ MKE2FS=$(command -v mke2fs || true)
 # coreutils' dd under two names (the guest's dd is a busybox applet): the names the rows show
 cp "$(command -v dd)" "$LIVE_TMP/wbwrite_a"
 cp "$(command -v dd)" "$LIVE_TMP/wbwrite_b"
+cp "$(command -v dd)" "$LIVE_TMP/wbwrite_c"
 cat >"$LIVE_TMP/guest.sh" <<'GUEST'
 . /iotap/guest-lib.sh
 mke2fs -q -t ext4 -F -E lazy_itable_init=0,lazy_journal_init=0 /dev/nvme0n1 || exit 1
@@ -39,12 +44,30 @@ echo "== iostackbreakdown"
 cat /tmp/o.out
 echo "== biotop"
 cat /tmp/top.out
+# A writer whose cgroup io.max limits to 1 MiB/s of writes: writeback is its cgroup's.
+echo "+io +memory" >/sys/fs/cgroup/cgroup.subtree_control
+mkdir -p /sys/fs/cgroup/wbslow
+echo "$(cat /sys/block/nvme0n1/dev) wbps=1048576" >/sys/fs/cgroup/wbslow/io.max || echo "== no io.max"
+iotap biotop --originator -r 1000 -C 3600 1 >/tmp/thr.out 2>&1 &
+t3=$!
+started /tmp/thr.out
+sh -c 'echo $$ >/sys/fs/cgroup/wbslow/cgroup.procs && exec /usr/local/bin/wbwrite_c if=/dev/zero of=/mnt/c bs=1M count=3 2>/dev/null' &
+pc=$!
+wait $pc
+ts=$(date +%s)
+sync
+echo "== pidc $pc $(ls -i /mnt/c | awk "{ print \$1 }") $(( $(date +%s) - ts ))"
+sleep 0.5
+kill -INT $t3
+wait $t3
+echo "== biotop-throttled"
+cat /tmp/thr.out
 echo "== end"
 GUEST
 
 for k in $VM_KERNELS; do
 	vm_boot $k --disk nvme --mod ext4 --bin "$IOTAP" \
-		--bin "$MKE2FS" --bin "$LIVE_TMP/wbwrite_a" --bin "$LIVE_TMP/wbwrite_b" --timeout 240 -- "$LIVE_TMP/guest.sh"
+		--bin "$MKE2FS" --bin "$LIVE_TMP/wbwrite_a" --bin "$LIVE_TMP/wbwrite_b" --bin "$LIVE_TMP/wbwrite_c" --timeout 240 -- "$LIVE_TMP/guest.sh"
 	out=$LIVE_TMP/vm-$k.out
 	grep -q '^== pids ' "$out" || { cat "$out" "$LIVE_TMP/vm-$k.err"; fail "$k: the guest did not finish"; }
 	set -- $(grep '^== pids ' "$out")
@@ -71,4 +94,14 @@ print(b)
 	done
 	grep -q '"originator": "\[jbd2 journal\]"' "$LIVE_TMP/o-$k" || { cat "$LIVE_TMP/o-$k"; fail "$k: no journal row"; }
 	echo "ok: $k: wbwrite_a 3 MiB, wbwrite_b 5 MiB exactly (iostackbreakdown, biotop); the journal apart"
+	! grep -q '^== no io.max' "$out" || fail "$k: io.max refused a wbps limit on nvme0n1"
+	set -- $(grep '^== pidc ' "$out")
+	[ $# = 5 ] || { cat "$out" "$LIVE_TMP/vm-$k.err"; fail "$k: pidc line: $*"; }
+	pc=$3 secs=$5
+	# 3 MiB at 1 MiB/s: held, so blk-throttle's worker queued most of it
+	[ "$secs" -ge 2 ] || fail "$k: sync wrote 3 MiB in $secs s: the wbps limit did not hold it"
+	section "$out" "biotop-throttled" >"$LIVE_TMP/h-$k"
+	kb=$(awk -v p="$pc" '$1 == p && $2 == "wbwrite_c" && $3 == "W" { k += $8 } END { print k + 0 }' "$LIVE_TMP/h-$k")
+	[ "$kb" = 3072 ] || { cat "$LIVE_TMP/h-$k"; fail "$k: biotop --originator charged the throttled writer $kb Kbytes, want 3072"; }
+	echo "ok: $k: a writer under io.max wbps charged its 3 MiB exactly though blk-throttle held it for $secs s"
 done
