@@ -1,8 +1,9 @@
 #!/bin/bash
 # architecture-selftest.sh - the picture check fails on a .dot that names a folder or a file
 # the tree lacks, or that leaves a layer out, on one with no folder node at all, and on a
-# README section that names a path the tree lacks; it passes a picture of a small tree, and
-# the real one, and fails the real one with a folder or a file renamed in it.
+# page (or a section of one) that names a path the tree lacks; it passes a picture of a
+# small tree, and the real one, and fails the real picture or page with a folder or a file
+# renamed in it.
 set -uo pipefail
 SRC=$(cd "${IOTAP_SRCDIR:-$(dirname "$0")/../..}" && pwd)
 CHECK=(python3 "$SRC/tests/lint/architecture.py")
@@ -53,17 +54,24 @@ expect 1 "no node's label starts with a folder ending in '/'" "a picture without
 	"${CHECK[@]}" "${TREE[@]}" --dot "$T/none.dot"
 expect 1 'cannot read' "a missing picture fails" "${CHECK[@]}" "${TREE[@]}" --dot "$T/absent.dot"
 
-# The README's section: its paths under a layer's top folder are checked, others not.
-printf '# t\n## Architecture\nlow/ring.c and mid/, text/plain.\n```\n low/ring.c --> mid/\n```\n## Next\nlow/gone.c\n' \
-	>"$T/README.md"
-expect 0 '; 4 paths of README.md too' "a section naming paths of the tree passes" \
-	"${CHECK[@]}" "${TREE[@]}" --dot "$T/good.dot" --readme "$T/README.md"
-sed -i 's|--> mid/|--> mid/merge.c|' "$T/README.md"
-expect 1 "README.md:5: '## Architecture' names mid/merge.c, which is not in the tree" \
+# The page: its paths under a layer's top folder are checked, others not; the whole page,
+# or with --section one section of it.
+printf '# t\n## Architecture\nlow/ring.c and mid/, text/plain.\n```\n low/ring.c --> mid/\n```\n## Next\nlow/ring.c\n' \
+	>"$T/page.md"
+expect 0 '; 5 paths of page.md too' "a page naming paths of the tree passes" \
+	"${CHECK[@]}" "${TREE[@]}" --dot "$T/good.dot" --page "$T/page.md"
+expect 0 '; 4 paths of page.md too' "a section naming paths of the tree passes" \
+	"${CHECK[@]}" "${TREE[@]}" --dot "$T/good.dot" --page "$T/page.md" --section Architecture
+sed -i 's|--> mid/|--> mid/merge.c|' "$T/page.md"
+expect 1 "page.md:5: '## Architecture' names mid/merge.c, which is not in the tree" \
 	"a section naming a path the tree lacks fails" "${CHECK[@]}" "${TREE[@]}" \
-	--dot "$T/good.dot" --readme "$T/README.md"
-expect 1 "README.md has no section '## Layers'" "a README without the section fails" \
-	"${CHECK[@]}" "${TREE[@]}" --dot "$T/good.dot" --readme "$T/README.md" --section Layers
+	--dot "$T/good.dot" --page "$T/page.md" --section Architecture
+sed -i 's|^low/ring.c$|low/gone.c|' "$T/page.md"
+expect 1 "page.md:8: names low/gone.c, which is not in the tree" \
+	"a page naming a path the tree lacks past the section fails" "${CHECK[@]}" "${TREE[@]}" \
+	--dot "$T/good.dot" --page "$T/page.md"
+expect 1 "page.md has no section '## Layers'" "a page without the section fails" \
+	"${CHECK[@]}" "${TREE[@]}" --dot "$T/good.dot" --page "$T/page.md" --section Layers
 
 # The real picture: it passes, and with a layer's folder renamed in it, it names a folder the
 # tree lacks and leaves the layer out.
@@ -78,10 +86,11 @@ expect 1 'layer src/tracking/ of layers.order is in no node' \
 sed 's|reqtab\.c|inflight.c|' "$SRC/doc/architecture.dot" >"$T/file-renamed.dot"
 expect 1 'node src/tracking/ names inflight.c' "the real picture with a file renamed fails" \
 	bash "$SRC/tests/lint/architecture.sh" "$T/file-renamed.dot"
-sed 's|src/tracking/blktrack\.c|src/tracking/blkpair.c|' "$SRC/README.md" >"$T/README-renamed.md"
+sed 's|src/tracking/blktrack\.c|src/tracking/blkpair.c|' "$SRC/doc/architecture.md" \
+	>"$T/architecture-renamed.md"
 expect 1 'names src/tracking/blkpair.c, which is not in the tree' \
-	"the real README with a file renamed in its section fails" \
-	bash "$SRC/tests/lint/architecture.sh" "$SRC/doc/architecture.dot" "$T/README-renamed.md"
+	"the real page with a file renamed in it fails" \
+	bash "$SRC/tests/lint/architecture.sh" "$SRC/doc/architecture.dot" "$T/architecture-renamed.md"
 
 [ "$fails" -eq 0 ] || { echo "$fails self-test(s) failed"; exit 1; }
 echo "ok: the picture check fails on folders, files and layers the picture and tree disagree on"

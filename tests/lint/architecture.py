@@ -3,11 +3,12 @@
 # folder or file that is gone, or leaves out a layer of tests/lint/layers.order, so that
 # the picture keeps up with the tree. A node stands for code when its label's first line
 # is a folder ending in '/' (from the top of the tree); names of .c and .h files on its
-# other lines are in that folder, or from the top when they have a '/'. With --readme, the
-# README's section of that title (its text and its drawing) names no path that is gone
-# either: a path there starts with a top folder of a layer, or doc/ or tests/. Needs no
-# Graphviz: only the labels are read.
-# Usage: architecture.py --srcdir DIR --dot FILE --order FILE [--readme FILE --section TITLE]
+# other lines are in that folder, or from the top when they have a '/'. With --page, the
+# Markdown page that tells of the picture (doc/architecture.md: its text and its drawing;
+# with --section, only its section '## TITLE') names no path that is gone either: a path
+# there starts with a top folder of a layer, or doc/ or tests/. Needs no Graphviz: only the
+# labels are read.
+# Usage: architecture.py --srcdir DIR --dot FILE --order FILE [--page FILE [--section TITLE]]
 import argparse
 import os
 import re
@@ -69,9 +70,12 @@ def layers(path):
 
 
 def section(path, title):
-    """(first line number, lines) of the README's section '## TITLE' past its title; None."""
+    """(first line number, lines) of the page's section '## TITLE' past its title, or of
+    the whole page when title is None; None when there is no such section."""
     with open(path, encoding='utf-8') as f:
         lines = f.read().split('\n')
+    if title is None:
+        return 1, lines
     try:
         start = lines.index('## ' + title)
     except ValueError:
@@ -81,7 +85,7 @@ def section(path, title):
     return start + 2, lines[start + 1:end]
 
 
-def readme_paths(first, lines, roots):
+def page_paths(first, lines, roots):
     """(line number, path) of every path in lines that starts with one of roots."""
     out = []
     for n, ln in enumerate(lines, first):
@@ -97,8 +101,8 @@ def main():
     ap.add_argument('--srcdir', required=True)
     ap.add_argument('--dot', required=True)
     ap.add_argument('--order', required=True)
-    ap.add_argument('--readme')
-    ap.add_argument('--section', default='Architecture')
+    ap.add_argument('--page')
+    ap.add_argument('--section')
     a = ap.parse_args()
     try:
         with open(a.dot, encoding='utf-8') as f:
@@ -136,20 +140,21 @@ def main():
             print(f'FAIL: {dot}: layer {layer}/ of {os.path.basename(a.order)} is in no node')
             bad += 1
     said = ''
-    if a.readme:
-        found = section(a.readme, a.section)
-        readme = os.path.basename(a.readme)
+    if a.page:
+        found = section(a.page, a.section)
+        page = os.path.basename(a.page)
+        where = f" '## {a.section}'" if a.section else ''
         if found is None:
-            print(f"FAIL: {readme} has no section '## {a.section}'")
+            print(f"FAIL: {page} has no section '## {a.section}'")
             bad += 1
             found = (1, [])
         roots = {layer.split('/', 1)[0] for layer in order} | {'doc', 'tests'}
-        paths = readme_paths(*found, roots)
+        paths = page_paths(*found, roots)
         for n, p in paths:
             if not os.path.exists(os.path.join(a.srcdir, p)):
-                print(f"FAIL: {readme}:{n}: '## {a.section}' names {p}, which is not in the tree")
+                print(f"FAIL: {page}:{n}:{where} names {p}, which is not in the tree")
                 bad += 1
-        said = f'; {len(paths)} paths of {readme} too'
+        said = f'; {len(paths)} paths of {page} too'
     if bad:
         print(f'{bad} finding(s): the picture and the tree differ')
         return 1
