@@ -2,7 +2,7 @@
 # Configure and build iotap out of tree in DIR (default build/), strict warnings.
 # Usage: scripts/build.sh [--static] [DIR] [configure args...]
 #   --static: the one-file binary (configure --enable-static-binary), in DIR (default
-#             build-static/): README, One file for a locked-down host
+#             build-static/): doc/building.md, One file for a locked-down host
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 static=()

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Regenerate the README's pictures from a live run (root; takes ~10 s of tracing):
+# Regenerate the docs' pictures from a live run (root; takes ~10 s of tracing):
 # doc/heatmap.svg and .png from biolatency --heatmap, doc/timeline.png from biosnoop
 # --timeline drawn by scripts/trace2svg.py. Run under the kernel lock when others trace.
 set -euo pipefail

@@ -164,7 +164,8 @@ static int biolatency_init(struct iotap_ctx *ctx)
 	ret = blktrack_cfg_bio(&cfg, ctx, p->disk, p->bio);
 	if (ret)
 		return ret;
-	/* The flags view shows flushes too, under their own flag set (README: Flushes). */
+	/* The flags view shows flushes too, under their own flag set (doc/attribution.md,
+	 * Flushes). */
 	if (p->flags)
 		cfg.on_nodata = biolatency_on_done;
 	return blktrack_create(&st->bt, ctx, &cfg);

@@ -1,6 +1,6 @@
 #!/bin/bash
-# errors.sh - fail on the error shapes the tree left behind (README: Layout, Errors): an int
-# function reports an error as -errno, so 'return -1;' is either a sentinel (an index or
+# errors.sh - fail on the error shapes the tree left behind (doc/architecture.md: Errors):
+# an int function reports an error as -errno, so 'return -1;' is either a sentinel (an index or
 # "none", written down as such in errors.allow) or a failure that lost its errno; and a
 # pointer function reports one as NULL with errno set, so a 'int *err' parameter beside a
 # pointer result is a second channel for the same fact.
@@ -64,7 +64,7 @@ while read -r path fn _; do
 		<<<"$sites" || echo "note: ${ALLOW#"$SRC"/}: '$path $fn' returns no -1 and takes no int *err any more; delete its line"
 done <<<"$allowed"
 if [ "$bad" -gt 0 ]; then
-	echo "$bad site(s) of an old error shape: 0/-errno for ints, NULL with errno for pointers (README: Layout, Errors)"
+	echo "$bad site(s) of an old error shape: 0/-errno for ints, NULL with errno for pointers (doc/architecture.md: Errors)"
 	exit 1
 fi
 echo "ok: no 'return -1;' or int *err outside $n allowed function(s) in ${dirs[*]}"

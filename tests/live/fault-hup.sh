@@ -1,8 +1,9 @@
 #!/bin/bash
-# SIGHUP ends a run as SIGINT and SIGTERM do (README, "Leaving the kernel as found"), for the
-# long-running processes too: the exporter exits 0; a rotating record writes its summary and
-# its last part whole, the requests summing exactly over the parts; a flight recorder writes
-# its summary. Each leaves tracefs as found. (A tool's SIGHUP: cleanup.sh.)
+# SIGHUP ends a run as SIGINT and SIGTERM do (doc/kernels.md, "Leaving the kernel as
+# found"), for the long-running processes too: the exporter exits 0; a rotating record
+# writes its summary and its last part whole, the requests summing exactly over the parts;
+# a flight recorder writes its summary. Each leaves tracefs as found. (A tool's SIGHUP:
+# cleanup.sh.)
 . "$(dirname "$0")/lib.sh"
 require_root
 

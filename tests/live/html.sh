@@ -6,7 +6,7 @@
 # kernel's /sys/block/DEV/stat), the 50 slowest requests and a flame graph, and no script
 # but its own. Then a flight recorder's dump, whose page names what fired it, and the pages
 # of a perf.data and of a trace.dat (where perf and trace-cmd are installed).
-# IOTAP_HTML_SHOT=FILE keeps the dump page's screenshot (the README's doc/report.png).
+# IOTAP_HTML_SHOT=FILE keeps the dump page's screenshot (doc/report.png, in doc/record-report.md).
 . "$(dirname "$0")/lib.sh"
 require_root
 command -v chromium >/dev/null || skip "no chromium: scripts/deps.sh test installs it"

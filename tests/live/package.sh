@@ -26,7 +26,7 @@ names=$LIVE_TMP/iotap-bcc-names_${deb_version}_all.deb
 [ -f "$deb" ] || fail "no $deb after the build"
 [ -f "$names" ] || fail "no $names after the build"
 
-# Errors fail; accepted warnings are listed in the README.
+# Errors fail; accepted warnings are listed in doc/building.md.
 lintian "$deb" "$names" >"$LIVE_TMP/lintian.out" 2>&1 || true
 cat "$LIVE_TMP/lintian.out" >&2
 grep -q '^E:' "$LIVE_TMP/lintian.out" && fail "lintian reports errors"

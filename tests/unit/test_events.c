@@ -46,7 +46,7 @@ static const char *const kernels[] = {
  * Tools that cannot run over a kernel's set: the required event it lacks. The
  * 6.18 capture was made on a host with no SCSI or NVMe driver loaded; every
  * other set has all that the tools require (what they do without an optional
- * event is in README.md, "Kernels").
+ * event is in doc/kernels.md, "Kernels").
  */
 static struct missing {
 	const char *tool, *kernel, *event;
