@@ -361,7 +361,7 @@ const struct tool tool_exporter = {
 		"iotap exporter\n  Serve /metrics on every address, port " EXPORTER_PORT ".\n"
 		"iotap exporter -l 127.0.0.1:" EXPORTER_PORT "\n  Serve this host only.\n"
 		"iotap exporter --web.config.file /etc/iotap/web.yml\n"
-		"  Serve over TLS to users with a password (README: Securing the endpoint).\n"
+		"  Serve over TLS to users with a password (doc/service.md: Securing the endpoint).\n"
 		"iotap exporter --textfile /var/lib/prometheus/node-exporter/iotap.prom 15\n"
 		"  No HTTP: every 15 seconds, a file for node_exporter's textfile collector.\n"
 		"iotap exporter --ring 60 --after 5 --trigger 'latency>500,error' -o /var/lib/iotap-exporter/dump\n"

@@ -408,8 +408,8 @@ const struct tool tool_iostackbreakdown = {
 		"device, and the pages added to the page cache. Block I/O queued outside the traced "
 		"syscalls, such as writeback by the flusher threads or the journal, is listed by "
 		"submitter instead of being charged to a syscall; with --originator, by the processes "
-		"that dirtied the pages written back, per inode (writeback tracepoints: see the "
-		"README's section on originators), the journal's writes as '[jbd2 journal]', "
+		"that dirtied the pages written back, per inode (writeback tracepoints: see "
+		"doc/attribution.md on originators), the journal's writes as '[jbd2 journal]', "
 		"inodes dirtied by kernel threads as '[metadata]', and inodes with no dirtying seen "
 		"since tracing began as '[no dirtier]'.",
 	.examples =
