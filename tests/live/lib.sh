@@ -28,10 +28,12 @@ skip() {
 live_cleanup() {
 	local p
 	# Only a process still this shell's child: a pid that ended long ago may be another's
-	# by now (a test that makes thousands of threads wraps pid_max within seconds).
+	# by now (a test that makes thousands of threads wraps pid_max within seconds). One
+	# that ends between the look and the kill fails the kill: under set -e that would stop
+	# the cleanup before its loop devices.
 	for p in $LIVE_PIDS; do
 		[ "$(sed 's/.*) [A-Za-z] \([0-9]*\) .*/\1/' /proc/$p/stat 2>/dev/null)" = $$ ] &&
-			kill -KILL "$p" 2>/dev/null
+			{ kill -KILL "$p" 2>/dev/null || true; }
 	done
 	# loop_create runs in $(...): its devices are listed in a file, not a variable.
 	for l in $(cat "$LIVE_TMP/loops" 2>/dev/null); do losetup -d "$l" 2>/dev/null || true; done
