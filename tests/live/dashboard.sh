@@ -1,17 +1,19 @@
 #!/bin/bash
-# The Grafana dashboard (contrib/grafana/iotap.json) live: a real Prometheus scrapes `iotap
-# exporter` on loopback while fio reads a loop device at a fixed rate and writes it, and
-# writes to a second one fail; every query of every panel, its variables substituted as
-# Grafana would, returns data from Prometheus; the IOPS panel's read rate equals the
-# kernel's (/sys/block/DEV/stat) and fio's within 5%. Panels over metrics this exporter does
-# not serve yet (tests/live/grafana.py NOT_YET_EXPORTED) or this host cannot have (no
-# NVMe or SCSI events) must still be valid PromQL, and are listed.
+# The Grafana dashboard (contrib/grafana/iotap.json) live: a real Prometheus with
+# contrib/prometheus's rules loaded scrapes `iotap exporter` on loopback while fio reads a
+# loop device at a fixed rate and writes it, and writes to a second one fail; every query of
+# every panel, its variables substituted as Grafana would, returns data from Prometheus
+# (recorded series too); the IOPS panel's read rate equals the kernel's (/sys/block/DEV/stat)
+# and fio's within 5%. Panels over metrics this exporter does not serve yet
+# (tests/live/grafana.py NOT_YET_EXPORTED) or this host cannot have (no NVMe or SCSI events)
+# must still be valid PromQL, and are listed. tests/live/rules.sh looks at the panels over
+# an exporter with its default options.
 . "$(dirname "$0")/lib.sh"
 require_root
 for t in prometheus curl fio python3; do
 	command -v $t >/dev/null || skip "no $t: scripts/deps.sh test"
 done
-SRC=${IOTAP_SRCDIR:-$(dirname "$0")/../..}
+SRC=$(cd "${IOTAP_SRCDIR:-$(dirname "$0")/../..}" && pwd)
 DASH=$SRC/contrib/grafana/iotap.json
 CHECK=$SRC/tests/live/grafana.py
 python3 "$CHECK" lint "$DASH" || fail "the dashboard's structure"
@@ -48,7 +50,7 @@ INSTANCE=127.0.0.1:$EP
 tracer_start "$LIVE_TMP/e.out" exporter --stages --queue-time --ring 30 -o "$LIVE_TMP/dump" -l "$INSTANCE" 0.2
 EXP_PID=$TRACER_PID
 
-prom_config "$INSTANCE"
+prom_config "$INSTANCE" "$LIVE_TMP/prom.yml" "$SRC"/contrib/prometheus/*.yml
 prom_start "$LIVE_TMP/prom.yml"
 prom_wait_up
 

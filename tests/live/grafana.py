@@ -23,6 +23,12 @@
   grafana.py vars DASHBOARD PROM-URL VARS-JSON WANT-JSON
       every variable's label_values() query, through Prometheus' series API, offers the
       values WANT-JSON ({variable: [values]}) names
+  grafana.py empty DASHBOARD PROM-URL TIME VARS-JSON
+      the panels none of whose targets has data at TIME: each must say what it needs in
+      place of "No data" (its noValue)
+
+A series recorded by contrib/prometheus's rules (tests/live/promrules.py reads them) stands
+for the exporter's series it is recorded from.
 """
 import json
 import math
@@ -31,21 +37,27 @@ import sys
 import urllib.parse
 import urllib.request
 
+from promrules import metrics_of, raw_metrics, recorded, src_names
+
 # What Grafana itself substitutes: not dashboard variables.
 BUILTINS = {"__rate_interval", "__interval", "__interval_ms", "__range", "__range_s",
             "__range_ms", "__from", "__to", "__dashboard", "__name", "__org", "__user"}
 VAR_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::[^}]*)?\}|\$([A-Za-z_][A-Za-z0-9_]*)|\[\[([A-Za-z_]\w*)\]\]")
-# A metric name in PromQL: an identifier before a selector's brace, a range or nothing
-# that continues it, which is not a function, keyword nor a label inside braces.
-PROMQL_WORDS = {"sum", "rate", "increase", "histogram_quantile", "by", "without", "on", "ignoring",
-                "group_left", "group_right", "and", "or", "unless", "avg", "max", "min", "count",
-                "topk", "bottomk", "irate", "delta", "label_values", "offset", "bool", "le"}
 
 # Metrics panels read that this tree's exporter does not serve yet. Their panels are checked
 # as valid PromQL only, and listed as waiting. Take each off as the exporter gains it: one
 # still listed once served fails both tests (dashboard.sh and tests/lint/grafana.sh).
 NOT_YET_EXPORTED = {
 }
+
+# Series only an exporter run with an option serves: a panel that reads them says so in
+# place of "No data" (its noValue), and so does one over recorded series, which need the rules.
+NEEDS = (
+    ("iotap_block_request_queue_seconds", "--queue-time"),
+    ("iotap_block_request_stage_seconds", "--stages"),
+    ("iotap_flight_", "--ring"),
+)
+RECORDED_NEEDS = "recording rules"
 
 
 def fail(msg):
@@ -63,20 +75,6 @@ def all_panels(dash):
 
 def var_refs(text):
     return {a or b or c for a, b, c in VAR_RE.findall(text)}
-
-
-def metrics_of(expr):
-    """The metric names an expression reads."""
-    bare = re.sub(r"\{[^}]*\}", "{}", expr)     # drop label matchers
-    bare = re.sub(r"\[[^]]*\]", "[]", bare)       # and range durations
-    bare = re.sub(r"\b(by|without|on|ignoring)\s*\([^)]*\)", "", bare)
-    names = set()
-    for m in re.finditer(r"([a-zA-Z_:][a-zA-Z0-9_:]*)\s*(\(?)", bare):
-        name, call = m.group(1), m.group(2)
-        if call or name in PROMQL_WORDS:
-            continue
-        names.add(name)
-    return names
 
 
 def targets(dash):
@@ -126,6 +124,7 @@ def lint(dash):
     for n in names:
         if n not in used:
             errs.append("variable %s is used by no query" % n)
+    rec = recorded()
     ids = [p.get("id") for p in all_panels(dash)]
     if len(set(ids)) != len(ids) or None in ids:
         errs.append("panel ids not unique: %s" % ids)
@@ -165,14 +164,23 @@ def lint(dash):
                 errs.append("%s %s: no expr" % (what, t.get("refId")))
                 continue
             refs_e = var_refs(e)
+            raw = raw_metrics(metrics_of(e), rec)
             if "instance" not in refs_e:
                 errs.append("%s %s: does not follow $instance: %s" % (what, t.get("refId"), e))
             # Every series with a disk label follows $disk; SCSI devices follow $device.
-            if any(m.startswith(("iotap_block_", "iotap_nvme_")) for m in metrics_of(e)) and \
+            if any(m.startswith(("iotap_block_", "iotap_nvme_")) for m in raw) and \
                     "disk" not in refs_e:
                 errs.append("%s %s: does not follow $disk: %s" % (what, t.get("refId"), e))
-            if any(m.startswith("iotap_scsi_") for m in metrics_of(e)) and "device" not in refs_e:
+            if any(m.startswith("iotap_scsi_") for m in raw) and "device" not in refs_e:
                 errs.append("%s %s: does not follow $device: %s" % (what, t.get("refId"), e))
+            novalue = p.get("fieldConfig", {}).get("defaults", {}).get("noValue", "")
+            for prefix, flag in NEEDS:
+                if any(m.startswith(prefix) for m in raw) and flag not in novalue:
+                    errs.append("%s %s: reads %s, which needs %s, and its noValue %r does not say "
+                                "so" % (what, t.get("refId"), prefix, flag, novalue))
+            if metrics_of(e) & set(rec) and RECORDED_NEEDS not in novalue:
+                errs.append("%s %s: reads recorded series, and its noValue %r does not say they "
+                            "need the %s" % (what, t.get("refId"), novalue, RECORDED_NEEDS))
             if p.get("type") == "heatmap":
                 if t.get("format") != "heatmap" or not re.search(r"_bucket\{", e) or \
                         not re.search(r"by \(le\)", e) or t.get("legendFormat") != "{{le}}":
@@ -212,22 +220,20 @@ def exposed_names(path):
     return names
 
 
-def family(name):
-    """A series name's metric family: histogram series without their suffix."""
-    return re.sub(r"_(bucket|sum|count)$", "", name)
-
-
 def sources(dash, srcdir):
-    """Every metric read is named in src/ (as a C string), but for NOT_YET_EXPORTED ones."""
-    import glob
-    text = ""
-    for f in glob.glob(srcdir + "/src/**/*.c", recursive=True):
-        text += open(f, errors="replace").read()
+    """Every metric read is named in src/ (as a C string), but for NOT_YET_EXPORTED ones, or
+    recorded by a rule."""
+    src_named = src_names(srcdir)
+    rec = recorded()
     errs, read = [], set()
     for p, t in targets(dash):
         read |= metrics_of(t["expr"])
     for n in sorted(read):
-        named = '"%s"' % family(n) in text or '"%s"' % n in text
+        if ":" in n:
+            if n not in rec:
+                errs.append("a panel reads %s, which no rule of contrib/prometheus records" % n)
+            continue
+        named = src_named(n)
         if n in NOT_YET_EXPORTED and named:
             errs.append("%s is in NOT_YET_EXPORTED, but src/ names it: take it off the list" % n)
         elif n not in NOT_YET_EXPORTED and not named:
@@ -241,11 +247,12 @@ def sources(dash, srcdir):
 def evaluate(dash, fetch, values, metrics_file, host):
     exposed = exposed_names(metrics_file)
     absent = dict(NOT_YET_EXPORTED, **host)
+    rec = recorded()
     errs, lines, results = [], [], {}
     read = set()
     for p, t in targets(dash):
         e = t["expr"]
-        names = metrics_of(e)
+        names = raw_metrics(metrics_of(e), rec)
         read |= names
         missing = sorted(n for n in names if n not in exposed)
         for n in missing:
@@ -324,6 +331,27 @@ def main():
         url, at, values = sys.argv[3], sys.argv[4], json.loads(sys.argv[5])
         host = json.loads(sys.argv[7])
         report(*evaluate(dash, lambda p, t, e: query(url, e, at), values, sys.argv[6], host))
+    if cmd == "empty":
+        url, at, values = sys.argv[3], sys.argv[4], json.loads(sys.argv[5])
+        bad = 0
+        for p in all_panels(dash):
+            if p.get("type") == "row":
+                continue
+            data = False
+            for t in p["targets"]:
+                r = query(url, substitute(t["expr"], values), at)
+                if r.get("status") != "success":
+                    fail("panel %d %r %s: Prometheus rejects it: %s" % (p["id"], p["title"], t["refId"],
+                                                                     r.get("error")))
+                data |= any(math.isfinite(float(x["value"][1])) for x in r["data"]["result"])
+            if data:
+                continue
+            novalue = p.get("fieldConfig", {}).get("defaults", {}).get("noValue")
+            print("empty panel %d %r: %s" % (p["id"], p["title"],
+                                             "shows %r" % novalue if novalue else "No data"),
+                  file=sys.stderr)
+            bad |= not novalue
+        sys.exit(bad)
     if cmd == "vars":
         url, values, want = sys.argv[3], json.loads(sys.argv[4]), json.loads(sys.argv[5])
         bad = 0

@@ -134,18 +134,24 @@ free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# prom_config TARGET [FILE] - a Prometheus config scraping TARGET (host:port, plain http) every
-# second, into FILE ($LIVE_TMP/prom.yml by default)
+# prom_config TARGET [FILE [RULES...]] - a Prometheus config scraping TARGET (host:port, plain
+# http) every second as job iotap, into FILE ($LIVE_TMP/prom.yml by default), and evaluating
+# the rules files RULES (paths as that Prometheus sees them) every second
 prom_config() {
-	cat >"${2:-$LIVE_TMP/prom.yml}" <<PROM
+	local out=${2:-$LIVE_TMP/prom.yml} r
+	cat >"$out" <<PROM
 global:
   scrape_interval: 1s
   scrape_timeout: 900ms
+  evaluation_interval: 1s
 scrape_configs:
   - job_name: iotap
     static_configs:
       - targets: ['$1']
 PROM
+	[ $# -gt 2 ] || return 0
+	echo "rule_files:" >>"$out"
+	for r in "${@:3}"; do echo "  - '$r'" >>"$out"; done
 }
 
 # prom_start CONFIG - a real Prometheus on a free loopback port, its data in $LIVE_TMP/prom,

@@ -1,10 +1,11 @@
 #!/bin/bash
 # VM tier: the Grafana dashboard's NVMe and SCSI panels, which the host cannot feed (its
-# kernel has no nvme or scsi events). In each Debian kernel, Debian's Prometheus scrapes a
-# live `iotap exporter` while dio reads and writes the NVMe disk and reads the scsi_debug
-# one, some reads inside its medium error range; every query of every panel, evaluated
-# there, returns data, but for those over series listed as not exported yet
-# (tests/live/grafana.py NOT_YET_EXPORTED). tests/live/dashboard.sh does the rest on the host.
+# kernel has no nvme or scsi events). In each Debian kernel, Debian's Prometheus, with
+# contrib/prometheus's rules, scrapes a live `iotap exporter` while dio reads and writes the
+# NVMe disk and reads the scsi_debug one, some reads inside its medium error range; every
+# query of every panel, evaluated there, returns data, but for those over series listed as
+# not exported yet (tests/live/grafana.py NOT_YET_EXPORTED). tests/live/dashboard.sh does
+# the rest on the host.
 . "$(dirname "$0")/../live/lib.sh"
 [ "$(id -u)" = 0 ] || skip "VM tests need root for apt-get download of the kernel"
 [ -x "${IOTAP_SRCDIR:-.}/tests/vm/vm-run" ] || skip "no vm-run"
@@ -19,7 +20,13 @@ SCSI_PARAMS="scsi_debug dev_size_mb=64 delay=0 ndelay=1000000 opts=2 medium_erro
 WIN=10
 VARS=$(printf '{"instance": "127.0.0.1:10033", "disk": "(nvme0n1|nvme0|sda)", "device": ".*", "__rate_interval": "%ss", "__interval": "1s", "__range": "%ss"}' $WIN $WIN)
 python3 "$CHECK" queries "$DASH" "$VARS" >"$LIVE_TMP/queries" || fail "the dashboard's queries"
-prom_config 127.0.0.1:10033
+# The rules, copied into the guest's /iotap.
+RULES=() RULE_FILES=()
+for r in "$IOTAP_SRCDIR"/contrib/prometheus/*.yml; do
+	RULES+=("/iotap/${r##*/}")
+	RULE_FILES+=(--file "$r:/iotap/${r##*/}")
+done
+prom_config 127.0.0.1:10033 "$LIVE_TMP/prom.yml" "${RULES[@]}"
 
 cat >"$LIVE_TMP/guest.sh" <<GUEST
 WIN=$WIN ERR_LBA=$ERR_LBA
@@ -72,6 +79,7 @@ for k in $VM_KERNELS; do
 		--bin "$(command -v prometheus)" --mod "$SCSI_PARAMS" \
 		--file "$LIVE_TMP/queries:/iotap/queries" \
 		--file "$LIVE_TMP/prom.yml:/iotap/prom.yml" \
+		"${RULE_FILES[@]}" \
 		--timeout 240 -- "$LIVE_TMP/guest.sh"
 	out=$LIVE_TMP/vm-$k.out
 	grep -q "did not fail" "$out" && fail "$k: $(grep 'did not fail' "$out")"
