@@ -1,8 +1,9 @@
 #!/bin/bash
 # The Debian packages: built from the distributed files (so the source tree is
 # never configured or touched), lintian-clean of errors, working from an unpacked
-# root (tool links, man pages, completion, --version); iotap installed for real beside
-# libbpf-tools, bpfcc-tools and bpftrace, run, and removed; its systemd units verify.
+# root (tool links, man pages, completion, --version, the dashboard, the Prometheus rules
+# and their page); iotap installed for real beside libbpf-tools, bpfcc-tools and
+# bpftrace, run, and removed; its systemd units verify.
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "the package test needs root (apt-get -s, dpkg-buildpackage as CI runs it)"
@@ -58,6 +59,12 @@ dpkg -x "$deb" "$root"
 dpkg -x "$names" "$root"
 cmp -s "$root/usr/share/iotap/grafana/iotap.json" "$src/contrib/grafana/iotap.json" ||
 	fail "the package does not ship contrib/grafana/iotap.json as /usr/share/iotap/grafana/iotap.json"
+for f in iotap-recording.yml iotap-alerts.yml; do
+	cmp -s "$root/usr/share/iotap/prometheus/$f" "$src/contrib/prometheus/$f" ||
+		fail "the package does not ship contrib/prometheus/$f as /usr/share/iotap/prometheus/$f"
+done
+[ -e "$root/usr/share/doc/iotap/doc/prometheus-rules.md" ] || [ -e "$root/usr/share/doc/iotap/doc/prometheus-rules.md.gz" ] ||
+	fail "the package does not ship doc/prometheus-rules.md in /usr/share/doc/iotap/doc"
 for t in biolatency biosnoop biotop bitesize biopattern biostacks; do
 	[ "$(readlink "$root/usr/sbin/$t")" = ../bin/iotap ] || fail "/usr/sbin/$t is not a link to ../bin/iotap"
 done
