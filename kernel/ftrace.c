@@ -679,6 +679,27 @@ static bool ftrace_stat_field(const char *text, const char *key, uint64_t *v)
 	return false;
 }
 
+/* ftrace_ring_unread_cpu - see ftrace.h */
+int ftrace_ring_unread_cpu(struct ftrace_ring *fr, int cpu, uint64_t *n)
+{
+	uint64_t entries = 0, overrun = 0, dropped = 0;
+	char rel[64], *text;
+	int len;
+
+	snprintf(rel, sizeof(rel), "per_cpu/cpu%d/stats", cpu);
+	if (!fr->inst || !tracefs_file_exists(fr->inst, rel))
+		return -ENOENT;
+	text = tracefs_instance_file_read(fr->inst, rel, &len);
+	if (!text)
+		return -EIO;
+	ftrace_stat_field(text, "entries", &entries);
+	ftrace_stat_field(text, "overrun", &overrun);
+	ftrace_stat_field(text, "dropped events", &dropped);
+	free(text);
+	*n = entries + overrun + dropped;
+	return 0;
+}
+
 /*
  * ftrace_ring_stats_update - read each CPU's overrun and dropped-event
  * counters (the kernel writes the whole text at every read from offset 0)

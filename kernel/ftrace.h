@@ -122,6 +122,13 @@ int ftrace_ring_stats_update(struct ftrace_ring *fr);
  */
 const struct ftrace_stats *ftrace_ring_stats(const struct ftrace_ring *fr, int i);
 uint64_t ftrace_stats_lost(const struct ftrace_stats *st);
+/*
+ * ftrace_ring_unread_cpu - the events the instance's buffer of a CPU the ring
+ * does not read has been written (its per_cpu stats: entries, overrun, dropped),
+ * into *n: a CPU that came online after the ring opened. 0, -ENOENT (no such
+ * CPU's buffer: still offline), or -EIO
+ */
+int ftrace_ring_unread_cpu(struct ftrace_ring *fr, int cpu, uint64_t *n);
 /* The decoder of the instance's sub-buffers (subbuf.h), NULL before its header page; the ring's. */
 const struct subbuf_decoder *ftrace_ring_decoder(const struct ftrace_ring *fr);
 /* Read sub-buffers into store's rooms from now on (NULL: into the ring's own page again). */

@@ -43,6 +43,12 @@ struct live_ftrace {
 	int *cpus;
 	int nr_cpus;
 	uint64_t *lost_pushed;	/* per CPU: losses already in the stream */
+	/* CPUs that came online after the ring opened: what their buffers got, pushed as lost. */
+	struct ftrace_late {
+		int cpu;
+		uint64_t pushed;
+	} *late;
+	size_t nr_late;
 	struct tep_event *births;	/* task:task_newtask, traced from track on */
 	uint64_t next_check;	/* when to look again that the instance still traces */
 	int changed;		/* -errno once another process changed the instance */
@@ -268,6 +274,69 @@ static uint64_t ftrace_horizon(void *priv)
 	return f->fr ? ftrace_ring_horizon(f->fr) : UINT64_MAX;
 }
 
+/* ftrace_lost_push - a PERF_RECORD_LOST_SAMPLES of n events of cpu, stamped time, into m */
+static int ftrace_lost_push(struct merge *m, uint64_t time, int cpu, uint64_t n)
+{
+	uint64_t rec[6];
+	struct perf_event_header *h = (void *)rec;
+
+	h->type = PERF_RECORD_LOST_SAMPLES;
+	h->misc = 0;
+	h->size = sizeof(rec);
+	rec[1] = n;
+	rec[2] = 0;		/* pid, tid */
+	rec[3] = time;
+	rec[4] = (uint32_t)cpu;
+	rec[5] = 0;		/* the buffer is the events' together: no one id */
+	return merge_push(m, time, rec, sizeof(rec));
+}
+
+/*
+ * ftrace_account_late - a CPU online now that the ring does not read (it came
+ * online after the ring opened, whose readers are the CPUs online then): what
+ * its buffer got is lost, said once and counted as its losses
+ */
+static int ftrace_account_late(struct live_ftrace *f, struct merge *m, uint64_t time)
+{
+	int *online, nr = cpus_online(&online), ret = 0;
+
+	if (nr < 0)
+		return 0;
+	for (int i = 0; i < nr && !ret; i++) {
+		struct ftrace_late *l = NULL;
+		uint64_t n;
+		int c;
+
+		for (c = 0; c < f->nr_cpus && f->cpus[c] != online[i]; c++)
+			;
+		if (c < f->nr_cpus || ftrace_ring_unread_cpu(f->fr, online[i], &n))
+			continue;
+		for (size_t k = 0; k < f->nr_late; k++)
+			if (f->late[k].cpu == online[i])
+				l = &f->late[k];
+		if (!l) {
+			struct ftrace_late *v = realloc(f->late, (f->nr_late + 1) * sizeof(*v));
+
+			if (!v) {
+				ret = -ENOMEM;
+				break;
+			}
+			f->late = v;
+			l = &f->late[f->nr_late++];
+			*l = (struct ftrace_late){ .cpu = online[i] };
+			log_msg(LOG_WARN, "CPU %d came online after tracing began: its events are "
+				"not read, and are counted as lost (restart iotap to trace it)",
+				online[i]);
+		}
+		if (n > l->pushed) {
+			ret = ftrace_lost_push(m, time, l->cpu, n - l->pushed);
+			l->pushed = n;
+		}
+	}
+	free(online);
+	return ret;
+}
+
 /*
  * ftrace_account - read the kernel's loss counters; a CPU that lost events
  * since the last call gets a PERF_RECORD_LOST_SAMPLES stamped time, as perf
@@ -279,26 +348,17 @@ static int ftrace_account(void *priv, struct merge *m, uint64_t time)
 
 	ftrace_ring_stats_update(f->fr);
 	for (int c = 0; c < f->nr_cpus; c++) {
-		uint64_t lost = ftrace_stats_lost(ftrace_ring_stats(f->fr, c)), rec[6];
-		struct perf_event_header *h = (void *)rec;
+		uint64_t lost = ftrace_stats_lost(ftrace_ring_stats(f->fr, c));
 		int ret;
 
 		if (lost <= f->lost_pushed[c])
 			continue;
-		h->type = PERF_RECORD_LOST_SAMPLES;
-		h->misc = 0;
-		h->size = sizeof(rec);
-		rec[1] = lost - f->lost_pushed[c];
-		rec[2] = 0;		/* pid, tid */
-		rec[3] = time;
-		rec[4] = (uint32_t)f->cpus[c];
-		rec[5] = 0;		/* the buffer is the events' together: no one id */
+		ret = ftrace_lost_push(m, time, f->cpus[c], lost - f->lost_pushed[c]);
 		f->lost_pushed[c] = lost;
-		ret = merge_push(m, time, rec, sizeof(rec));
 		if (ret)
 			return ret;
 	}
-	return 0;
+	return ftrace_account_late(f, m, time);
 }
 
 /* ftrace_find - the event of a sample id (ftrace_sample_id of its tracepoint) */
@@ -322,22 +382,29 @@ static struct iotap_event *ftrace_find(void *priv, uint64_t id)
 	return NULL;
 }
 
-/* ftrace_lost - what CPU i's buffer lost, as last read */
+/* ftrace_lost - what CPU i's buffer lost, as last read; after the read ones, the late ones' */
 static int ftrace_lost(void *priv, int i, int *cpu, uint64_t *lost)
 {
 	struct live_ftrace *f = priv;
 
-	if (i >= f->nr_cpus)
+	if (i >= f->nr_cpus + (int)f->nr_late)
 		return -ENOENT;
+	if (i >= f->nr_cpus) {
+		*cpu = f->late[i - f->nr_cpus].cpu;
+		*lost = f->late[i - f->nr_cpus].pushed;
+		return 0;
+	}
 	*cpu = f->cpus[i];
 	*lost = f->lost_pushed[i];
 	return 0;
 }
 
-/* ftrace_nr_cpus - the CPUs with a buffer */
+/* ftrace_nr_cpus - the CPUs with a buffer: those read, then those that came online later */
 static int ftrace_nr_cpus(void *priv)
 {
-	return ((struct live_ftrace *)priv)->nr_cpus;
+	struct live_ftrace *f = priv;
+
+	return f->nr_cpus + (int)f->nr_late;
 }
 
 /* ftrace_event_ids - the sample id of ev on each CPU (the same on all) */
@@ -379,6 +446,7 @@ static void ftrace_free(void *priv)
 	}
 	free(f->ev);
 	free(f->cpus);
+	free(f->late);
 	free(f->lost_pushed);
 	free(f);
 }
