@@ -235,7 +235,7 @@ int symbolizer_frames(struct symbolizer *sy, uint32_t pid, const uint64_t *ips, 
 	}
 
 	for (uint32_t i = 0; i < nr && !ret; i++) {
-		struct stack_frame f = { .offset = ips[i] };
+		struct stack_frame f = { .offset = ips[i], .ip = ips[i] };
 		const struct ksym *k;
 		int n;
 
@@ -268,6 +268,8 @@ int symbolizer_frames(struct symbolizer *sy, uint32_t pid, const uint64_t *ips, 
 			f.name = uf[j].name;
 			f.module = uf[j].module;
 			f.inlined = uf[j].inlined;
+			f.file = uf[j].file;
+			f.line = uf[j].line;
 			/* Print the return address, as other tools do, though it was looked up minus 1. */
 			f.offset = uf[j].offset + (first_user || uf[j].inlined ? 0 : 1);
 			ret = fn(arg, &f);

@@ -69,6 +69,9 @@ struct stack_frame {
 	const char *name;		/* NULL: unknown */
 	const char *module;		/* the user file's basename, NULL when unknown */
 	uint64_t offset;		/* from name; else in module; else the address */
+	uint64_t ip;			/* the address named: a caller's return address minus 1 */
+	const char *file;		/* user frames: the source file, from DWARF; NULL: unknown */
+	int line;			/* its line (usym_frame's), 0: unknown */
 	bool user, inlined;
 };
 

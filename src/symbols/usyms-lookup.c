@@ -144,19 +144,49 @@ static Dwarf_Die *ufile_cu_find(struct ufile *f, uint64_t addr,
 	return &f->cus[lo - 1].die;
 }
 
-/* ufile_inlines - the inlined calls at an address, innermost first */
-static int ufile_inlines(struct ufile *f, uint64_t addr, uint64_t off,
-			 struct usym_frame *out, int max, const char **outer)
+/* ucu_src_pos - where the line table of a compile unit puts an address */
+static void ucu_src_pos(Dwarf_Die *cu, Dwarf_Addr pc, const char **file, int *line)
 {
-	Dwarf_Die chain[USYMS_SCOPES_MAX], *cu;
-	Dwarf_Addr bias;
+	Dwarf_Line *l = dwarf_getsrc_die(cu, pc);
+
+	*file = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+	if (!l || dwarf_lineno(l, line))
+		*line = 0;
+}
+
+/* die_call_pos - where an inlined instance is called from, in the function it is inlined into */
+static void die_call_pos(Dwarf_Die *die, Dwarf_Files *files, size_t nfiles, const char **file,
+			 int *line)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word v;
+
+	*file = NULL;
+	*line = 0;
+	if (files && !dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &attr), &v) && v < nfiles)
+		*file = dwarf_filesrc(files, v, NULL, NULL);
+	if (!dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &attr), &v) && v <= INT32_MAX)
+		*line = (int)v;
+}
+
+/*
+ * ufile_inlines - the inlined calls at pc (a unit's address) of a compile unit, innermost
+ * first, at most max of them; *file and *line, the line table's position at pc on entry,
+ * move out through the call sites to where the function they are inlined into stands
+ */
+static int ufile_inlines(struct ufile *f, Dwarf_Die *cu, Dwarf_Addr pc, uint64_t off,
+			 struct usym_frame *out, int max, const char **outer,
+			 const char **file, int *line)
+{
+	Dwarf_Die chain[USYMS_SCOPES_MAX];
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
 	const char *name;
 	int depth, i, n = 0;
 
-	cu = ufile_cu_find(f, addr, &bias);
-	if (!cu)
-		return 0;
-	depth = die_scopes_find(cu, addr - bias, chain, 0);
+	if (dwarf_getsrcfiles(cu, &files, &nfiles))
+		files = NULL;
+	depth = die_scopes_find(cu, pc, chain, 0);
 	for (i = depth - 1; i >= 0; i--) {
 		switch (dwarf_tag(&chain[i])) {
 		case DW_TAG_inlined_subroutine:
@@ -168,7 +198,10 @@ static int ufile_inlines(struct ufile *f, uint64_t addr, uint64_t off,
 					.module = f->base,
 					.offset = off,
 					.inlined = true,
+					.file = *file,
+					.line = *line,
 				};
+			die_call_pos(&chain[i], files, nfiles, file, line);
 			break;
 		case DW_TAG_subprogram:
 		case DW_TAG_entry_point:
@@ -187,9 +220,11 @@ static int ufile_frames(struct usyms *us, struct ufile *f, uint64_t addr,
 			struct usym_frame *out, int max)
 {
 	const struct usym *sym;
-	const char *outer;
+	const char *outer, *file = NULL;
+	Dwarf_Addr bias;
+	Dwarf_Die *cu;
 	uint64_t off;
-	int n = 0;
+	int n = 0, line = 0;
 
 	if (ufile_dwfl_open(us, f) != 0) {
 		out[0] = (struct usym_frame){ .module = f->base, .offset = addr };
@@ -198,12 +233,17 @@ static int ufile_frames(struct usyms *us, struct ufile *f, uint64_t addr,
 	sym = ufile_sym_find(f, addr);
 	outer = sym ? sym->name : NULL;
 	off = sym ? addr - sym->addr : addr;
-	if (max > 1)
-		n = ufile_inlines(f, addr, off, out, max - 1, &outer);
+	cu = ufile_cu_find(f, addr, &bias);
+	if (cu) {
+		ucu_src_pos(cu, addr - bias, &file, &line);
+		n = ufile_inlines(f, cu, addr - bias, off, out, max - 1, &outer, &file, &line);
+	}
 	out[n++] = (struct usym_frame){
 		.name = outer,
 		.module = f->base,
 		.offset = outer ? off : addr,
+		.file = file,
+		.line = line,
 	};
 	return n;
 }

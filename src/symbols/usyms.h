@@ -49,6 +49,11 @@ struct usym_frame {
 				 * frames carry the offset in the function they
 				 * were inlined into. */
 	bool inlined;		/* inlined into the next frame */
+	const char *file;	/* source file of the position, from DWARF; NULL
+				 * when unknown */
+	int line;		/* its line, 0 when unknown: where the ip is in
+				 * the innermost frame, where the call to the frame
+				 * before is in the others */
 };
 
 /* One executable mapping, as read from /proc/PID/maps. */

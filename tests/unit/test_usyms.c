@@ -135,6 +135,9 @@ static void test_live(void **state)
 	assert_string_equal(frames[0].module, base);
 	assert_int_equal(frames[0].offset, 1);
 	assert_false(frames[0].inlined);
+	assert_non_null(frames[0].file);
+	assert_non_null(strstr(frames[0].file, "test_usyms.c"));
+	assert_true(frames[0].line > 0);
 
 	/* a second time comes from the cache, the same */
 	n = usyms_lookup(us, getpid(), (uint64_t)(uintptr_t)test_marker_fn + 1,
@@ -168,7 +171,9 @@ static void test_live(void **state)
 
 #if defined(__x86_64__)
 static uint64_t inline_ip;
+static int inline_call_line;
 
+enum { HELPER_FIRST_LINE = __LINE__ };
 /* inlined_helper - always inlined; records an ip inside its inlined body */
 static inline __attribute__((always_inline)) int inlined_helper(int x)
 {
@@ -178,11 +183,13 @@ static inline __attribute__((always_inline)) int inlined_helper(int x)
 	inline_ip = ip;
 	return x * 7 + sink;
 }
+enum { HELPER_LAST_LINE = __LINE__ };
 
 /* inline_host - the function inlined_helper is inlined into */
 static NOIPA int inline_host(int x)
 {
-	return inlined_helper(x) + 1;
+	/* The call's line, on the call's line. */
+	inline_call_line = __LINE__; return inlined_helper(x) + 1;
 }
 
 /* test_inline - an ip in inlined code gives the inlined frame first */
@@ -203,11 +210,19 @@ static void test_inline(void **state)
 	assert_true(frames[0].inlined);
 	assert_string_equal(frames[1].name, "inline_host");
 	assert_false(frames[1].inlined);
+	/* the inlined frame where the ip is, the host where it calls the inlined function */
+	assert_non_null(frames[0].file);
+	assert_non_null(strstr(frames[0].file, "test_usyms.c"));
+	assert_in_range(frames[0].line, HELPER_FIRST_LINE, HELPER_LAST_LINE);
+	assert_non_null(frames[1].file);
+	assert_non_null(strstr(frames[1].file, "test_usyms.c"));
+	assert_int_equal(frames[1].line, inline_call_line);
 
 	/* with room for one frame, the real function is the one kept */
 	n = usyms_lookup(us, getpid(), inline_ip, frames, 1);
 	assert_int_equal(n, 1);
 	assert_string_equal(frames[0].name, "inline_host");
+	assert_int_equal(frames[0].line, inline_call_line);
 	usyms_free(us);
 }
 #else
