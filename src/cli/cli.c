@@ -63,6 +63,9 @@ int cli_version(void)
 #ifdef IOTAP_TRACEDAT_ABSENT
 	puts("trace.dat input: not built in (" IOTAP_TRACEDAT_ABSENT ")");
 #endif
+#ifdef IOTAP_PPROF_ABSENT
+	puts("pprof output: not built in (" IOTAP_PPROF_ABSENT ")");
+#endif
 	return cli_stdout_check(0);
 }
 
