@@ -175,3 +175,15 @@ int block_remap_decode(const struct block_remap_fmt *fmt, const void *raw, uint3
 	r->old_sector = field_u64(&fmt->old_sector, raw, size);
 	return 0;
 }
+
+/* block_op_name - see block.h; names outlive every caller (labels compare them by address) */
+const char *block_op_name(uint8_t op)
+{
+	static const char *const names[] = {
+		[BLOCK_OP_READ] = "read", [BLOCK_OP_WRITE] = "write", [BLOCK_OP_FLUSH] = "flush",
+		[BLOCK_OP_DISCARD] = "discard", [BLOCK_OP_SECURE_ERASE] = "secure_erase",
+		[BLOCK_OP_OTHER] = "other",
+	};
+
+	return op < sizeof(names) / sizeof(names[0]) ? names[op] : "other";
+}

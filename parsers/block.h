@@ -72,6 +72,8 @@ void block_rwbs_parse(const char *rwbs, uint8_t *op, uint8_t *flags);
  */
 int block_flags_name(uint8_t op, uint8_t flags, char *buf, size_t len);
 const char *block_status_name(int32_t error);
+/* block_op_name - an operation's name as labels give it: "read", "write", "flush", ... */
+const char *block_op_name(uint8_t op);
 /* block_remap_fmt_init - the fields of block_bio_remap: 0, or -ENOENT if one is missing */
 int block_remap_fmt_init(struct block_remap_fmt *fmt, struct tep_event *ev);
 /* block_remap_decode - one block_bio_remap record: 0, or -EINVAL when it is too short */

@@ -27,6 +27,8 @@
 
 #include "iotap.h"
 #include "flame.h"
+#include "hashtab.h"
+#include "pprof.h"
 #include "stackmap.h"
 #include "symbolizer.h"
 
@@ -62,17 +64,87 @@ int stack_fold_add(struct iotap_ctx *ctx, struct fold *fold, const char *const *
 		   uint64_t weight);
 
 /*
- * The folded-stack and flame-graph outputs of a tool that keeps stacks in a
- * stackmap: fn adds each stack of map to fold (stack_fold_add(), under the
- * tool's roots, with its weight; it may leave a stack out), then the fold
- * goes to the tool's output as folded lines (folded) and/or to an SVG file
- * (svg, NULL: none), from the innermost frame with fo->reverse. 0, -ENOMEM, fn's non-zero
- * return, or the SVG file's -errno (said through the tool's error line).
+ * The labels a tool's stacks carry in a profile beside their process's (comm, pid): kept
+ * once in a table (zeroed to begin, stack_tagtab_release at the end), so that a stackmap's
+ * key can stand for them (stack_tags_key) and give them back when the outputs are written.
  */
-typedef int (*stack_flame_fn)(struct iotap_ctx *ctx, struct fold *fold, uint32_t pid,
-			      uint64_t key, const uint64_t *ips, uint32_t nr, const uint64_t *v);
-int stack_flame(struct iotap_ctx *ctx, const struct stackmap *map, stack_flame_fn fn,
-		bool folded, const char *svg, const struct flame_opts *fo);
+struct stack_tags {
+	uint32_t dev;			/* a disk (kernel dev_t); 0: none */
+	/* NULL: none. Strings that outlive the table, compared by address: names kept once. */
+	const char *op, *file, *cgroup;
+};
+
+struct stack_tagtab {
+	struct stack_tags *t;
+	size_t nr, cap;
+	struct hashtab index;
+};
+
+/* stack_tags_key - the key of tags (non-zero), kept if new; 0 without memory */
+uint64_t stack_tags_key(struct stack_tagtab *tab, const struct stack_tags *tags);
+/* stack_tags_get - the tags a key of stack_tags_key stands for (never NULL: 0 is no tags) */
+const struct stack_tags *stack_tags_get(const struct stack_tagtab *tab, uint64_t key);
+void stack_tagtab_release(struct stack_tagtab *tab);
+
+/*
+ * One stack of a tool's stackmap as its outputs take it, filled in by the tool
+ * (stack_sample_fn, on a zeroed one): the frames the folded lines and flame graph show
+ * above the stack's own (outermost first) and its weight there (0: left out of them); the
+ * profile's values, one per sample type of the tool's stack_profile (all 0: left out of
+ * it), and its labels beside comm and pid (stack_sample_tags fills them from tags).
+ * Strings must last until the outputs are written.
+ */
+struct stack_sample {
+	const char *roots[2];
+	size_t nr_roots;
+	uint64_t weight;
+	uint64_t values[PPROF_TYPES_MAX];
+	const char *disk, *op, *file, *cgroup;
+};
+
+typedef int (*stack_sample_fn)(struct iotap_ctx *ctx, uint32_t pid, uint64_t key,
+			       const uint64_t *ips, uint32_t nr, const uint64_t *v,
+			       struct stack_sample *out);
+
+/* stack_sample_tags - a sample's labels from the tags of key */
+void stack_sample_tags(struct iotap_ctx *ctx, const struct stack_tagtab *tab, uint64_t key,
+		       struct stack_sample *out);
+
+/* What a tool's profile measures: its sample types, and the one a viewer shows first. */
+struct stack_profile {
+	const struct pprof_type *types;
+	size_t nr_types;
+	size_t default_type;
+};
+
+/*
+ * Where a tool's stacks go: folded lines on the tool's output, an SVG flame graph (from
+ * the innermost frame with fo->reverse), a pprof profile (gzipped profile.proto) of the
+ * tool's profile types. File names NULL: none.
+ */
+struct stack_outputs {
+	bool folded;
+	const char *svg;
+	const struct flame_opts *fo;
+	const char *pprof;
+	const struct stack_profile *profile;
+};
+
+/*
+ * stack_output - every stack of map, as fn describes it, named once and given to each
+ * output asked for: 0, -ENOMEM, fn's non-zero return, or a file's -errno (said through the
+ * tool's error line; a file is written whole or left as it was)
+ */
+int stack_output(struct iotap_ctx *ctx, const struct stackmap *map, stack_sample_fn fn,
+		 const struct stack_outputs *out);
+
+/*
+ * stack_pprof_init - from a tool's init, with --pprof (path; NULL: none): -ENOTSUP, said in
+ * one error line, when this build writes no profiles; else every task's cgroup followed for
+ * the cgroup label where the source has the events (a recording made with --cgroups), and 0
+ * or the tracker's -errno
+ */
+int stack_pprof_init(struct iotap_ctx *ctx, const char *path);
 
 /* One symbolized stack of a report: its printed text is what merges it with others. */
 struct stack_line {

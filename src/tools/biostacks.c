@@ -20,16 +20,32 @@ static const char *const bs_weights[] = { "count", "latency", NULL };
 struct biostacks_params {
 	const char *disk;
 	bool msecs, folded, reverse;
-	const char *svg;
+	const char *svg, *pprof;
 	int weight;			/* enum bs_weight */
+};
+
+/* What the requests a stack started came to. */
+struct bs_stack {
+	struct hist_bt h;		/* their latencies, in the histogram unit */
+	uint64_t bytes, ns;		/* their bytes and latencies, for the profile */
 };
 
 struct biostacks_state {
 	struct blktrack *bt;
-	struct stackmap *map;		/* (pid, stack) -> v[0]: 1 + index into h */
-	struct hist_bt *h;		/* the latencies of the requests each stack started */
+	/* (pid, tags with --pprof, stack) -> v[0]: 1 + index into stk */
+	struct stackmap *map;
+	struct bs_stack *stk;
 	size_t nr, cap;
+	struct stack_tagtab tags;	/* --pprof: the disk, op and cgroup of a stack's requests */
 	uint64_t ips[STACK_IPS_MAX];
+};
+
+/* The profile: per stack, the requests it started, their bytes, their latencies. */
+static const struct pprof_type bs_pprof_types[] = {
+	{ "requests", "count" }, { "bytes", "bytes" }, { "latency", "nanoseconds" },
+};
+static const struct stack_profile bs_profile = {
+	.types = bs_pprof_types, .nr_types = 3, .default_type = 2,
 };
 
 #define P(f) offsetof(struct biostacks_params, f)
@@ -44,6 +60,8 @@ static const struct opt biostacks_opts[] = {
 	  bs_weights },
 	{ 0, "reverse", OPT_FLAG, P(reverse), NULL,
 	  "folded stacks and flame graph from the innermost frame (which block paths issue the I/O)" },
+	{ 0, "pprof", OPT_OUTFILE, P(pprof), "FILE",
+	  "also write a pprof profile (gzipped profile.proto) to FILE at the end: requests, bytes and latency in ns per stack, labelled disk, op, comm, pid and cgroup" },
 	OPT_END
 };
 
@@ -56,16 +74,23 @@ static const struct tool_event biostacks_events[] = {
 static int biostacks_on_start(void *arg, struct blkreq *r, const struct perf_sample *s)
 {
 	struct iotap_ctx *ctx = arg;
+	struct biostacks_params *p = ctx->params;
 	struct biostacks_state *st = ctx->state;
+	const struct stack_tags tags = {
+		.dev = r->dev, .op = block_op_name(r->op), .cgroup = r->cgroup,
+	};
+	uint64_t key = p->pprof ? stack_tags_key(&st->tags, &tags) : 0, *v;
 	uint32_t n;
-	uint64_t *v = stack_sample_get(ctx, st->map, s, STACK_KERNEL | STACK_USER, 0, 0, st->ips, &n);
 
+	if (p->pprof && !key)
+		return -ENOMEM;
+	v = stack_sample_get(ctx, st->map, s, STACK_KERNEL | STACK_USER, key, 0, st->ips, &n);
 	if (!v)
 		return -ENOMEM;
 	if (!v[0]) {
-		if (array_reserve(&st->h, &st->cap, st->nr + 1, sizeof(*st->h), 64))
+		if (array_reserve(&st->stk, &st->cap, st->nr + 1, sizeof(*st->stk), 64))
 			return -ENOMEM;
-		memset(&st->h[st->nr], 0, sizeof(st->h[0]));
+		memset(&st->stk[st->nr], 0, sizeof(st->stk[0]));
 		v[0] = ++st->nr;
 	}
 	r->user = v[0];
@@ -78,15 +103,16 @@ static int biostacks_on_done(void *arg, const struct blk_io *io)
 	struct iotap_ctx *ctx = arg;
 	struct biostacks_params *p = ctx->params;
 	struct biostacks_state *st = ctx->state;
-	struct hist_bt *h;
+	struct bs_stack *b;
 	uint64_t lat;
 
 	if (!io->user || !io->t_start || io->user > st->nr)
 		return 0;
 	lat = io->t_done > io->t_start ? io->t_done - io->t_start : 0;
-	lat /= p->msecs ? 1000000 : 1000;
-	h = &st->h[io->user - 1];
-	hist_bt_add(h, lat);
+	b = &st->stk[io->user - 1];
+	b->bytes += io->bytes;
+	b->ns += lat;
+	hist_bt_add(&b->h, lat / (p->msecs ? 1000000 : 1000));
 	return 0;
 }
 
@@ -102,8 +128,10 @@ static int biostacks_init(struct iotap_ctx *ctx)
 		.on_done = biostacks_on_done,
 		.arg = ctx,
 	};
-	int ret = blktrack_cfg_select(&cfg, ctx, p->disk, 0);
+	int ret = stack_pprof_init(ctx, p->pprof);
 
+	if (!ret)
+		ret = blktrack_cfg_select(&cfg, ctx, p->disk, 0);
 	if (ret)
 		return ret;
 	st->map = stackmap_alloc();
@@ -150,7 +178,7 @@ static int biostacks_print(struct iotap_ctx *ctx)
 		/* A stack whose index could not be allocated has no latencies. */
 		if (!lines[i].v[0])
 			continue;
-		h = &st->h[lines[i].v[0] - 1];
+		h = &st->stk[lines[i].v[0] - 1].h;
 		if (!ng || strcmp(text[ng - 1], lines[i].text)) {
 			text[ng] = lines[i].text;
 			ng++;
@@ -179,23 +207,29 @@ out_free:
 	return ret;
 }
 
-/* biostacks_fold_one - one stack into the fold, under its process name */
-static int biostacks_fold_one(struct iotap_ctx *ctx, struct fold *fold, uint32_t pid,
-			      uint64_t key, const uint64_t *ips, uint32_t nr, const uint64_t *v)
+/* biostacks_sample - one stack for the outputs: under its process name, weighed by count or latency */
+static int biostacks_sample(struct iotap_ctx *ctx, uint32_t pid, uint64_t key,
+			    const uint64_t *ips, uint32_t nr, const uint64_t *v,
+			    struct stack_sample *out)
 {
 	struct biostacks_params *p = ctx->params;
 	struct biostacks_state *st = ctx->state;
-	const struct hist_bt *h = v[0] ? &st->h[v[0] - 1] : NULL;
-	const char *root = stack_comm(ctx, pid, ips, nr);
+	const struct bs_stack *b = v[0] ? &st->stk[v[0] - 1] : NULL;
 
-	if (!h)
+	if (!b)
 		return 0;
-	return stack_fold_add(ctx, fold, &root, 1, pid, ips, nr,
-			      p->weight == BS_WEIGHT_LATENCY ? h->sum : h->count);
+	out->roots[0] = stack_comm(ctx, pid, ips, nr);
+	out->nr_roots = 1;
+	out->weight = p->weight == BS_WEIGHT_LATENCY ? b->h.sum : b->h.count;
+	out->values[0] = b->h.count;
+	out->values[1] = b->bytes;
+	out->values[2] = b->ns;
+	stack_sample_tags(ctx, &st->tags, key, out);
+	return 0;
 }
 
-/* biostacks_flame - folded stacks and/or the SVG flame graph */
-static int biostacks_flame(struct iotap_ctx *ctx)
+/* biostacks_outputs - folded stacks, the SVG flame graph, the profile (at the end) */
+static int biostacks_outputs(struct iotap_ctx *ctx)
 {
 	struct biostacks_params *p = ctx->params;
 	struct biostacks_state *st = ctx->state;
@@ -204,8 +238,12 @@ static int biostacks_flame(struct iotap_ctx *ctx)
 		.units = p->weight == BS_WEIGHT_COUNT ? "I/Os" : p->msecs ? "ms" : "us",
 		.reverse = p->reverse,
 	};
+	const struct stack_outputs out = {
+		.folded = p->folded, .svg = p->svg, .fo = &fo,
+		.pprof = ctx->final ? p->pprof : NULL, .profile = &bs_profile,
+	};
 
-	return stack_flame(ctx, st->map, biostacks_fold_one, p->folded, p->svg, &fo);
+	return stack_output(ctx, st->map, biostacks_sample, &out);
 }
 
 /* biostacks_report - the histograms, or folded stacks; the flame graph on the side */
@@ -213,10 +251,8 @@ static int biostacks_report(struct iotap_ctx *ctx)
 {
 	struct biostacks_params *p = ctx->params;
 	struct biostacks_state *st = ctx->state;
-	int ret = 0;
+	int ret = biostacks_outputs(ctx);
 
-	if (p->folded || p->svg)
-		ret = biostacks_flame(ctx);
 	if (!ret && !p->folded)
 		ret = biostacks_print(ctx);
 	if (ctx->final)
@@ -231,7 +267,8 @@ static void biostacks_fini(struct iotap_ctx *ctx)
 
 	blktrack_free(st->bt);
 	stackmap_free(st->map);
-	free(st->h);
+	free(st->stk);
+	stack_tagtab_release(&st->tags);
 }
 
 const struct tool tool_biostacks = {

@@ -18,19 +18,30 @@ struct iostack_params {
 	bool kernel, user, folded, per_pid, reverse;
 	int io;				/* enum iostack_io */
 	uint64_t duration;		/* seconds; 0: until stopped */
-	const char *svg;
+	const char *svg, *pprof;
 };
 
-/* Stackmap values: bytes read, bytes written, and whether the name was taken. */
+/* Stackmap values: bytes read, bytes written, whether the name was taken, bios. */
 #define IOSTACK_R_BYTES 0
 #define IOSTACK_W_BYTES 1
 #define IOSTACK_SEEN 2
+#define IOSTACK_BIOS 3
 
 struct iostack_state {
 	struct block_fmt fmt;
-	struct stackmap *map;		/* (pid, dev, stack) */
+	struct stackmap *map;		/* (pid, tags, stack) */
+	struct stack_tagtab tags;	/* the disk, op and (with --pprof) cgroup of a stack's bios */
 	unsigned int which;		/* STACK_KERNEL | STACK_USER */
+	char who[64];			/* the process column of the stack the outputs take now */
 	uint64_t ips[STACK_IPS_MAX];
+};
+
+/* The profile: per stack, the bios it submitted and their bytes (a bio's end is not traced). */
+static const struct pprof_type iostack_pprof_types[] = {
+	{ "requests", "count" }, { "bytes", "bytes" },
+};
+static const struct stack_profile iostack_profile = {
+	.types = iostack_pprof_types, .nr_types = 2, .default_type = 1,
 };
 
 #define P(f) offsetof(struct iostack_params, f)
@@ -48,6 +59,8 @@ static const struct opt iostack_opts[] = {
 	{ 0, "svg", OPT_OUTFILE, P(svg), "FILE", "also write an interactive SVG flame graph of the bytes to FILE" },
 	{ 0, "reverse", OPT_FLAG, P(reverse), NULL,
 	  "folded stacks and flame graph from the innermost frame" },
+	{ 0, "pprof", OPT_OUTFILE, P(pprof), "FILE",
+	  "also write a pprof profile (gzipped profile.proto) to FILE at the end: bios (as requests) and bytes per stack, labelled disk, op, comm, pid and cgroup" },
 	OPT_END
 };
 
@@ -61,8 +74,9 @@ static int iostack_on_bio(struct iotap_ctx *ctx, const struct perf_sample *s, vo
 {
 	struct iostack_params *p = ctx->params;
 	struct iostack_state *st = ctx->state;
+	struct stack_tags tags = { 0 };
 	struct block_rq rq;
-	uint64_t *v;
+	uint64_t *v, key;
 	uint32_t n;
 
 	if (block_rq_decode(&st->fmt, s->raw, s->raw_size, &rq) || !rq.nr_sector)
@@ -72,10 +86,16 @@ static int iostack_on_bio(struct iotap_ctx *ctx, const struct perf_sample *s, vo
 		return 0;
 	if (rq.op == BLOCK_OP_READ ? p->io == IOSTACK_W : rq.op != BLOCK_OP_WRITE || p->io == IOSTACK_R)
 		return 0;
-	v = stack_sample_get(ctx, st->map, s, st->which, rq.dev, IOSTACK_SEEN, st->ips, &n);
+	tags.dev = rq.dev;
+	tags.op = block_op_name(rq.op);
+	if (p->pprof)
+		tags.cgroup = iotap_cgroup_of(ctx, s);
+	key = stack_tags_key(&st->tags, &tags);
+	v = key ? stack_sample_get(ctx, st->map, s, st->which, key, IOSTACK_SEEN, st->ips, &n) : NULL;
 	if (!v)
 		return -ENOMEM;
 	v[IOSTACK_SEEN] = 1;
+	v[IOSTACK_BIOS]++;
 	/* block_bio_queue has no bytes field: the decoder gives nr_sector * 512. */
 	v[rq.op == BLOCK_OP_READ ? IOSTACK_R_BYTES : IOSTACK_W_BYTES] += rq.bytes;
 	return 0;
@@ -89,6 +109,9 @@ static int iostack_init(struct iotap_ctx *ctx)
 	struct iotap_event *ev;
 	int ret;
 
+	ret = stack_pprof_init(ctx, p->pprof);
+	if (ret)
+		return ret;
 	if (!p->kernel && !p->user)
 		p->kernel = p->user = true;
 	st->which = (p->kernel ? STACK_KERNEL : 0) | (p->user ? STACK_USER : 0);
@@ -143,10 +166,11 @@ static int iostack_label(void *arg, uint32_t pid, const char *comm, uint64_t key
 			 FILE *out)
 {
 	struct iotap_ctx *ctx = arg;
+	struct iostack_state *st = ctx->state;
 	char who[64];
 
 	if (!after) {
-		fprintf(out, "disk %s\n", iotap_disk_name(ctx, (uint32_t)key));
+		fprintf(out, "disk %s\n", iotap_disk_name(ctx, stack_tags_get(&st->tags, key)->dev));
 		return 0;
 	}
 	iostack_who(ctx, pid, comm, who, sizeof(who));
@@ -202,18 +226,25 @@ static int iostack_print(struct iotap_ctx *ctx)
 	return 0;
 }
 
-/* iostack_fold_one - one stack into the fold, under its disk and process */
-static int iostack_fold_one(struct iotap_ctx *ctx, struct fold *fold, uint32_t pid,
-			    uint64_t key, const uint64_t *ips, uint32_t nr, const uint64_t *v)
+/* iostack_sample - one stack for the outputs: under its disk and process, weighed in bytes */
+static int iostack_sample(struct iotap_ctx *ctx, uint32_t pid, uint64_t key,
+			  const uint64_t *ips, uint32_t nr, const uint64_t *v,
+			  struct stack_sample *out)
 {
-	char who[64];
-	const char *roots[2] = { iotap_disk_name(ctx, (uint32_t)key), who };
+	struct iostack_state *st = ctx->state;
 
-	iostack_who(ctx, pid, stack_comm(ctx, pid, ips, nr), who, sizeof(who));
-	return stack_fold_add(ctx, fold, roots, 2, pid, ips, nr, iostack_weight(ctx->params, v));
+	iostack_who(ctx, pid, stack_comm(ctx, pid, ips, nr), st->who, sizeof(st->who));
+	stack_sample_tags(ctx, &st->tags, key, out);
+	out->roots[0] = iotap_disk_name(ctx, stack_tags_get(&st->tags, key)->dev);
+	out->roots[1] = st->who;
+	out->nr_roots = 2;
+	out->weight = iostack_weight(ctx->params, v);
+	out->values[0] = v[IOSTACK_BIOS];
+	out->values[1] = v[IOSTACK_R_BYTES] + v[IOSTACK_W_BYTES];
+	return 0;
 }
 
-/* iostack_report - the text report, or folded stacks; the flame graph on the side */
+/* iostack_report - the text report, or folded stacks; the flame graph and profile on the side */
 static int iostack_report(struct iotap_ctx *ctx)
 {
 	struct iostack_params *p = ctx->params;
@@ -223,10 +254,12 @@ static int iostack_report(struct iotap_ctx *ctx)
 		.units = "bytes",
 		.reverse = p->reverse,
 	};
-	int ret = 0;
+	const struct stack_outputs out = {
+		.folded = p->folded, .svg = p->svg, .fo = &fo,
+		.pprof = ctx->final ? p->pprof : NULL, .profile = &iostack_profile,
+	};
+	int ret = stack_output(ctx, st->map, iostack_sample, &out);
 
-	if (p->folded || p->svg)
-		ret = stack_flame(ctx, st->map, iostack_fold_one, p->folded, p->svg, &fo);
 	if (!ret && !p->folded)
 		ret = iostack_print(ctx);
 	return ret;
@@ -238,6 +271,7 @@ static void iostack_fini(struct iotap_ctx *ctx)
 	struct iostack_state *st = ctx->state;
 
 	stackmap_free(st->map);
+	stack_tagtab_release(&st->tags);
 }
 
 const struct tool tool_iostack = {
