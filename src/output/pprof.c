@@ -228,7 +228,7 @@ int pprof_sample_add(struct pprof *p, const struct pprof_frame *frames, size_t n
 	uint32_t len;
 	int ret;
 
-	if (!frames || !nr || nr > UINT32_MAX / 4 || nr_labels > UINT32_MAX / 4)
+	if ((!frames && nr) || nr > UINT32_MAX / 4 || nr_labels > UINT32_MAX / 4)
 		return -EINVAL;
 	for (size_t t = 0; t < p->nr_types; t++)
 		if (values[t] > INT64_MAX)

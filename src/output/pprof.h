@@ -52,7 +52,8 @@ void pprof_free(struct pprof *p);
 
 /*
  * pprof_sample_add - add values (one per sample type) to the stack frames[0..nr), innermost
- * first, with its labels. Returns 0, -EINVAL (no frames, or an inlined last frame),
+ * first, with its labels; a stack of no frames (it was lost) is a sample without locations.
+ * Returns 0, -EINVAL (frames NULL while nr is not 0, or an inlined last frame),
  * -EOVERFLOW (a value would pass INT64_MAX) or -ENOMEM; on error the samples are as before.
  */
 int pprof_sample_add(struct pprof *p, const struct pprof_frame *frames, size_t nr,

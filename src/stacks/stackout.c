@@ -125,9 +125,8 @@ static int stack_frames_pprof(struct iotap_ctx *ctx, struct stack_frames *b, str
 		{ "file", smp->file }, { "cgroup", smp->cgroup },
 	};
 
-	if (!b->nr)
-		return 0;
-	if (array_reserve(&b->pf, &b->cap_pf, b->nr, sizeof(*b->pf), 64))
+	/* A stack that was lost (no frames) still counts: a sample without locations. */
+	if (array_reserve(&b->pf, &b->cap_pf, b->nr ? b->nr : 1, sizeof(*b->pf), 64))
 		return -ENOMEM;
 	for (size_t i = 0; i < b->nr; i++) {
 		const struct stack_frame *f = &b->f[i];
@@ -293,8 +292,9 @@ int stack_pprof_init(struct iotap_ctx *ctx, const char *path)
 	}
 	if (!iotap_event_available(ctx, "sched", "sched_process_fork") ||
 	    !iotap_event_available(ctx, "cgroup", "cgroup_attach_task")) {
-		iotap_info(ctx, "--pprof: no cgroup labels (no sched_process_fork and cgroup_attach_task events%s)",
-			   iotap_input_is_file(ctx) ? "; iotap record --cgroups records them" : "");
+		if (iotap_verbose(ctx))
+			iotap_info(ctx, "--pprof: no cgroup labels (no sched_process_fork and cgroup_attach_task events%s)",
+				   iotap_input_is_file(ctx) ? "; iotap record --cgroups records them" : "");
 		return 0;
 	}
 	return iotap_cgroup_track(ctx);

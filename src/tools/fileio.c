@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common-opts.h"
+#include "stacks.h"
 #include "systrack.h"
 #include "toptable.h"
 
@@ -22,6 +24,7 @@ struct fileio_params {
 	int pid;
 	int sort;
 	const char *comm;
+	const char *pprof;
 };
 
 /* One line: the reads and writes of a process to one file this interval. */
@@ -32,10 +35,26 @@ struct fileio_row {
 	uint64_t reads, writes, rbytes, wbytes, ns, max_ns;
 };
 
+/* --pprof: the stackmap's values of a stack, over the whole run. */
+#define FILEIO_CALLS 0
+#define FILEIO_BYTES 1
+#define FILEIO_NS 2
+
 struct fileio_state {
 	struct systrack *sys;
 	struct toptable rows;		/* by (pid, file, comm) */
 	uint64_t t0;
+	struct stackmap *map;		/* --pprof: (pid, tags, stack) of the calls */
+	struct stack_tagtab tags;	/* their op, file and cgroup */
+	uint64_t ips[STACK_IPS_MAX];
+};
+
+/* The profile: per stack, the calls made there, the bytes they moved, their latency. */
+static const struct pprof_type fileio_pprof_types[] = {
+	{ "requests", "count" }, { "bytes", "bytes" }, { "latency", "nanoseconds" },
+};
+static const struct stack_profile fileio_profile = {
+	.types = fileio_pprof_types, .nr_types = 3, .default_type = 1,
 };
 
 #define P(f) offsetof(struct fileio_params, f)
@@ -52,6 +71,8 @@ static const struct opt fileio_opts[] = {
 	  "print each read and write as it ends, like fileslower, instead of a table per interval" },
 	{ 'm', "min-ms", OPT_UINT, P(min_ms), "MIN_MS",
 	  "--snoop: only calls that took at least MIN_MS milliseconds (default 0: all)", NULL, 0, 1u << 30 },
+	{ 0, "pprof", OPT_OUTFILE, P(pprof), "FILE",
+	  "also write a pprof profile (gzipped profile.proto) of the whole run to FILE at the end: calls (as requests), bytes and latency in ns per calling stack, labelled op, file, comm, pid and cgroup" },
 	OPT_END
 };
 
@@ -142,16 +163,45 @@ static int fileio_snoop(struct iotap_ctx *ctx, const struct sys_call *c)
 	return 0;
 }
 
+/* fileio_stack_add - --pprof: a call into its stack's totals */
+static int fileio_stack_add(struct iotap_ctx *ctx, const struct sys_call *c,
+			    const struct perf_sample *s)
+{
+	struct fileio_state *st = ctx->state;
+	const struct stack_tags tags = {
+		.op = c->kind == SYS_READ ? "read" : "write",
+		.file = c->path,
+		.cgroup = iotap_cgroup_of(ctx, s),
+	};
+	uint64_t key = stack_tags_key(&st->tags, &tags), *v;
+	uint32_t n;
+
+	v = key ? stack_sample_get(ctx, st->map, s, STACK_KERNEL | STACK_USER, key, FILEIO_CALLS,
+				   st->ips, &n) : NULL;
+	if (!v)
+		return -ENOMEM;
+	v[FILEIO_CALLS]++;
+	v[FILEIO_BYTES] += (uint64_t)c->ret;
+	v[FILEIO_NS] += c->t_exit - c->t_enter;
+	return 0;
+}
+
 /* fileio_on_exit - a read or write ended: into its file's row */
-static int fileio_on_exit(void *arg, struct sys_call *c)
+static int fileio_on_exit(void *arg, struct sys_call *c, const struct perf_sample *s)
 {
 	struct iotap_ctx *ctx = arg;
 	struct fileio_params *p = ctx->params;
 	uint64_t ns = c->t_exit - c->t_enter;
 	struct fileio_row *row;
+	int ret;
 
 	if (c->ret < 0)
 		return 0;
+	if (p->pprof) {
+		ret = fileio_stack_add(ctx, c, s);
+		if (ret)
+			return ret;
+	}
 	if (p->snoop)
 		return fileio_snoop(ctx, c);
 	row = fileio_row_get(ctx, c);
@@ -194,6 +244,15 @@ static int fileio_init(struct iotap_ctx *ctx)
 		iotap_err(ctx, "-m needs --snoop");
 		return -EINVAL;
 	}
+	ret = stack_pprof_init(ctx, p->pprof);
+	if (ret)
+		return ret;
+	if (p->pprof) {
+		st->map = stackmap_alloc();
+		if (!st->map)
+			return -ENOMEM;
+		cfg.stack_flags = IOTAP_EV_KSTACK | IOTAP_EV_USTACK;
+	}
 	ret = systrack_create(&st->sys, ctx, &cfg);
 	if (ret)
 		return ret;
@@ -222,6 +281,31 @@ static uint64_t fileio_sort_key(const void *row, int sort)
 	}
 }
 
+/* fileio_sample - one stack for the profile: its calls, bytes and latency, and labels */
+static int fileio_sample(struct iotap_ctx *ctx, uint32_t pid, uint64_t key, const uint64_t *ips,
+			 uint32_t nr, const uint64_t *v, struct stack_sample *out)
+{
+	struct fileio_state *st = ctx->state;
+
+	out->values[0] = v[FILEIO_CALLS];
+	out->values[1] = v[FILEIO_BYTES];
+	out->values[2] = v[FILEIO_NS];
+	stack_sample_tags(ctx, &st->tags, key, out);
+	return 0;
+}
+
+/* fileio_pprof - at the end, with --pprof: the profile of the whole run */
+static int fileio_pprof(struct iotap_ctx *ctx)
+{
+	struct fileio_params *p = ctx->params;
+	struct fileio_state *st = ctx->state;
+	const struct stack_outputs out = { .pprof = p->pprof, .profile = &fileio_profile };
+
+	if (!ctx->final || !p->pprof)
+		return 0;
+	return stack_output(ctx, st->map, fileio_sample, &out);
+}
+
 /* fileio_report - the table of one interval, filetop's layout with latency, then reset */
 static int fileio_report(struct iotap_ctx *ctx)
 {
@@ -230,8 +314,9 @@ static int fileio_report(struct iotap_ctx *ctx)
 	uint64_t maxrows = p->maxrows ? p->maxrows : FILEIO_ROWS;
 	char ts[32], load[128];
 
+	/* The profile covers the whole run: written after the last table. */
 	if (p->snoop)
-		return ferror(ctx->out) ? -EIO : 0;
+		return ferror(ctx->out) ? -EIO : fileio_pprof(ctx);
 	if (iotap_strftime(ctx, iotap_now(ctx), "%H:%M:%S", ts, sizeof(ts)))
 		snprintf(ts, sizeof(ts), "?");
 	if (iotap_loadavg(ctx, load, sizeof(load)))
@@ -249,7 +334,7 @@ static int fileio_report(struct iotap_ctx *ctx)
 			r->ns / 1e6, r->max_ns / 1e6, r->file);
 	}
 	toptable_reset(&st->rows);
-	return ferror(ctx->out) ? -EIO : 0;
+	return ferror(ctx->out) ? -EIO : fileio_pprof(ctx);
 }
 
 /* fileio_fini - free the state */
@@ -259,6 +344,8 @@ static void fileio_fini(struct iotap_ctx *ctx)
 
 	systrack_free(st->sys);
 	toptable_release(&st->rows);
+	stackmap_free(st->map);
+	stack_tagtab_release(&st->tags);
 }
 
 const struct tool tool_fileio = {
@@ -291,6 +378,8 @@ const struct tool tool_fileio = {
 	.args = TOOL_ARGS_INTERVAL,
 	.default_interval = 1,
 	.opts = fileio_opts,
+	/* --pprof takes stacks: how to walk them, where binaries are. */
+	.common = stack_common_opts,
 	.events = fileio_events,
 	.probes = systrack_probes,
 	.fds_initial = true,

@@ -8,7 +8,9 @@
 
 #include "blktrack.h"
 #include "breakdown.h"
+#include "common-opts.h"
 #include "iolayers.h"
+#include "stacks.h"
 #include "systrack.h"
 #include "wbtrack.h"
 #include "shared.h"
@@ -27,9 +29,12 @@ enum { T_SYSCALL = 1u << 0, T_VFS = 1u << 1, T_FS = 1u << 2, T_BLK = 1u << 3, T_
 struct iosb_params {
 	unsigned int layers;
 	int pid;
-	const char *disk, *comm;
+	const char *disk, *comm, *pprof;
 	bool queued, msecs, percentiles, json, originator;
 };
+
+/* --pprof: the stackmap's values of a stack, over the whole run. */
+enum { V_CALLS, V_REQS, V_BYTES, V_NS };
 
 struct iosb_state {
 	bool layer[IOLAYER_NR];
@@ -38,6 +43,18 @@ struct iosb_state {
 	struct iolayers *il;		/* each layer's sources, and the vfs and fs layers' timing */
 	struct wbtrack *wb;		/* --originator: who dirtied what writeback writes */
 	struct breakdown tab;		/* the interval's tables */
+	struct stackmap *map;		/* --pprof: (pid, tags, stack) of the syscalls */
+	struct stack_tagtab tags;	/* their syscall, file and cgroup */
+	uint64_t ips[STACK_IPS_MAX];
+};
+
+/* The profile: per calling stack, the syscalls, the block requests they queued, their bytes, their latency. */
+static const struct pprof_type iosb_pprof_types[] = {
+	{ "calls", "count" }, { "requests", "count" }, { "bytes", "bytes" },
+	{ "latency", "nanoseconds" },
+};
+static const struct stack_profile iosb_profile = {
+	.types = iosb_pprof_types, .nr_types = 4, .default_type = 3,
 };
 
 #define P(f) offsetof(struct iosb_params, f)
@@ -56,6 +73,8 @@ static const struct opt iosb_opts[] = {
 	TOOL_OPT_JSON(P(json), "one object per line for each histogram, operation total and syscall row"),
 	{ 0, "originator", OPT_FLAG, P(originator), NULL,
 	  "charge the block I/O outside the syscalls (flusher, journal, sync) to the processes that dirtied the pages written, by inode; the journal and metadata on rows of their own" },
+	{ 0, "pprof", OPT_OUTFILE, P(pprof), "FILE",
+	  "also write a pprof profile (gzipped profile.proto) of the whole run to FILE at the end: per calling stack the syscalls (calls), the block requests they queued (requests), their bytes and latency in ns, labelled op (the syscall), file, comm, pid and cgroup" },
 	OPT_END
 };
 
@@ -81,14 +100,38 @@ static int iosb_op_add(void *arg, const char *op, uint64_t ns)
 	return breakdown_op_add(&st->tab, op, ns / (p->msecs ? 1000000 : 1000), ns);
 }
 
+/* iosb_stack_add - --pprof: an ended syscall into its stack's totals, bytes as its row counts them */
+static int iosb_stack_add(struct iotap_ctx *ctx, const struct sys_call *c,
+			  const struct perf_sample *s, uint64_t bytes)
+{
+	struct iosb_state *st = ctx->state;
+	const struct stack_tags tags = {
+		.op = c->name, .file = c->path, .cgroup = iotap_cgroup_of(ctx, s),
+	};
+	uint64_t key = stack_tags_key(&st->tags, &tags), *v;
+	uint32_t n;
+
+	v = key ? stack_sample_get(ctx, st->map, s, STACK_KERNEL | STACK_USER, key, V_CALLS,
+				   st->ips, &n) : NULL;
+	if (!v)
+		return -ENOMEM;
+	v[V_CALLS]++;
+	v[V_REQS] += c->user[U_REQS];
+	v[V_BYTES] += bytes;
+	v[V_NS] += c->t_exit - c->t_enter;
+	return 0;
+}
+
 /* iosb_on_sys_exit - a syscall ended: its latency and what it waited for */
-static int iosb_on_sys_exit(void *arg, struct sys_call *c)
+static int iosb_on_sys_exit(void *arg, struct sys_call *c, const struct perf_sample *s)
 {
 	struct iotap_ctx *ctx = arg;
+	struct iosb_params *p = ctx->params;
 	struct iosb_state *st = ctx->state;
-	uint64_t ns = c->t_exit - c->t_enter;
+	uint64_t ns = c->t_exit - c->t_enter, bytes;
 	struct breakdown_sys *row = breakdown_sysrow(&st->tab, c->name);
 	char op[40];
+	int ret;
 
 	if (!row)
 		return -ENOMEM;
@@ -108,8 +151,15 @@ static int iosb_on_sys_exit(void *arg, struct sys_call *c)
 
 		row->bytes_dev += dev;
 		row->bytes_cache += c->ret - dev;
+		bytes = (uint64_t)c->ret;
 	} else {
 		row->bytes_dev += c->user[U_DEV_BYTES];
+		bytes = c->user[U_DEV_BYTES];
+	}
+	if (p->pprof) {
+		ret = iosb_stack_add(ctx, c, s, bytes);
+		if (ret)
+			return ret;
 	}
 	if (!st->layer[IOLAYER_SYSCALL])
 		return 0;
@@ -292,6 +342,15 @@ static int iosb_init(struct iotap_ctx *ctx)
 		iotap_err(ctx, "no process with PID %d", p->pid);
 		return -ESRCH;
 	}
+	ret = stack_pprof_init(ctx, p->pprof);
+	if (ret)
+		return ret;
+	if (p->pprof) {
+		st->map = stackmap_alloc();
+		if (!st->map)
+			return -ENOMEM;
+		scfg.stack_flags = IOTAP_EV_KSTACK | IOTAP_EV_USTACK;
+	}
 	if (p->disk) {
 		ret = iotap_disk_resolve(ctx, p->disk, &fcfg.dev);
 		if (ret) {
@@ -342,6 +401,20 @@ static int iosb_start(struct iotap_ctx *ctx)
 	return ferror(ctx->out) ? -EIO : 0;
 }
 
+/* iosb_sample - one stack for the profile: its calls, requests, bytes and latency, and labels */
+static int iosb_sample(struct iotap_ctx *ctx, uint32_t pid, uint64_t key, const uint64_t *ips,
+		       uint32_t nr, const uint64_t *v, struct stack_sample *out)
+{
+	struct iosb_state *st = ctx->state;
+
+	out->values[0] = v[V_CALLS];
+	out->values[1] = v[V_REQS];
+	out->values[2] = v[V_BYTES];
+	out->values[3] = v[V_NS];
+	stack_sample_tags(ctx, &st->tags, key, out);
+	return 0;
+}
+
 /* iosb_report - histograms per operation, totals, then the attribution; then reset */
 static int iosb_report(struct iotap_ctx *ctx)
 {
@@ -365,7 +438,15 @@ static int iosb_report(struct iotap_ctx *ctx)
 		wbtrack_expire(st->wb, now > 60000000000ull ? now - 60000000000ull : 0);
 	}
 	breakdown_reset(&st->tab);
-	return ret ? ret : ferror(ctx->out) ? -EIO : 0;
+	if (!ret && ferror(ctx->out))
+		ret = -EIO;
+	/* The profile covers the whole run: written after the last tables. */
+	if (!ret && ctx->final && p->pprof) {
+		const struct stack_outputs out = { .pprof = p->pprof, .profile = &iosb_profile };
+
+		ret = stack_output(ctx, st->map, iosb_sample, &out);
+	}
+	return ret;
 }
 
 /* iosb_fini - free the state */
@@ -378,6 +459,8 @@ static void iosb_fini(struct iotap_ctx *ctx)
 	iolayers_free(st->il);
 	wbtrack_free(st->wb);
 	breakdown_release(&st->tab);
+	stackmap_free(st->map);
+	stack_tagtab_release(&st->tags);
 }
 
 const struct tool tool_iostackbreakdown = {
@@ -421,6 +504,8 @@ const struct tool tool_iostackbreakdown = {
 	.banner = "Tracing I/O by layer... Hit Ctrl-C to end.",
 	.args = TOOL_ARGS_INTERVAL,
 	.opts = iosb_opts,
+	/* --pprof takes stacks: how to walk them, where binaries are. */
+	.common = stack_common_opts,
 	.events = iosb_events,
 	.probes = iolayers_probes,
 	.params_size = sizeof(struct iosb_params),

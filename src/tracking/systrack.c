@@ -286,7 +286,7 @@ static int systrack_on_exit(struct systrack *st, struct systrack_ev *e,
 		th->c.fd = (int)a->ret;
 		th->c.path = fdtab_get(st->fds, s->pid, (int)a->ret, NULL);
 	}
-	return st->cfg.on_exit ? st->cfg.on_exit(st->cfg.arg, &th->c) : 0;
+	return st->cfg.on_exit ? st->cfg.on_exit(st->cfg.arg, &th->c, s) : 0;
 }
 
 /* systrack_on_sys - a sys_enter_* or sys_exit_* record */
@@ -376,9 +376,9 @@ static struct systrack_ev *systrack_ev_add(struct systrack *st)
 	return e;
 }
 
-/* systrack_use - subscribe e to sys:name with fn; -ENOENT if the event is missing */
+/* systrack_use - subscribe e to sys:name with fn (and flags); -ENOENT if the event is missing */
 static int systrack_use(struct systrack *st, struct systrack_ev *e, const char *sys,
-			const char *name, iotap_handler_fn fn)
+			const char *name, unsigned int flags, iotap_handler_fn fn)
 {
 	struct iotap_event *ev;
 
@@ -386,7 +386,7 @@ static int systrack_use(struct systrack *st, struct systrack_ev *e, const char *
 		st->nr_ev--;
 		return -ENOENT;
 	}
-	ev = iotap_event_use(st->ctx, sys, name, 0, fn, e);
+	ev = iotap_event_use(st->ctx, sys, name, flags, fn, e);
 	if (!ev)
 		return -errno;
 	if (e->def >= 0)
@@ -425,7 +425,7 @@ static int systrack_probes_use(struct systrack *st, iotap_handler_fn on_getname,
 			continue;	/* an alias of a function probed already */
 		if (ret)
 			return ret;
-		ret = systrack_use(st, systrack_ev_add(st), sys, p->name,
+		ret = systrack_use(st, systrack_ev_add(st), sys, p->name, 0,
 				   p->uprobe ? on_uprobe : on_getname);
 		if (ret)
 			return ret;
@@ -479,12 +479,15 @@ int systrack_create(struct systrack **out, struct iotap_ctx *ctx, const struct s
 			continue;
 		for (int x = 0; x < 2; x++) {
 			struct systrack_ev *e = systrack_ev_add(st);
+			/* The stack at the exit of a call reported: where the program made it. */
+			unsigned int flags = x && (cfg->kinds & SYS_KIND(systrack_defs[i].kind)) ?
+				cfg->stack_flags : 0;
 
 			e->def = i;
 			e->exit = x;
 			snprintf(name, sizeof(name), "sys_%s_%s", x ? "exit" : "enter",
 				 systrack_defs[i].name);
-			ret = systrack_use(st, e, "syscalls", name, systrack_on_sys);
+			ret = systrack_use(st, e, "syscalls", name, flags, systrack_on_sys);
 			if (ret && ret != -ENOENT)
 				return ret;
 		}
@@ -499,7 +502,8 @@ int systrack_create(struct systrack **out, struct iotap_ctx *ctx, const struct s
 		};
 
 		for (size_t i = 0; i < 3; i++) {
-			ret = systrack_use(st, systrack_ev_add(st), "sched", sched[i].name, sched[i].fn);
+			ret = systrack_use(st, systrack_ev_add(st), "sched", sched[i].name, 0,
+					   sched[i].fn);
 			if (ret && ret != -ENOENT)
 				return ret;
 		}

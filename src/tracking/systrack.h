@@ -53,8 +53,14 @@ struct systrack_cfg {
 	bool names;			/* follow descriptors to file names */
 	int pid;			/* report this process only; 0: all */
 	const char *comm;		/* report this command only; NULL: all */
+	/*
+	 * IOTAP_EV_KSTACK, IOTAP_EV_USTACK: the exit events of the kinds reported come with
+	 * the callchain of the thread (user frames: where the program made the call)
+	 */
+	unsigned int stack_flags;
 	int (*on_enter)(void *arg, struct sys_call *c);
-	int (*on_exit)(void *arg, struct sys_call *c);
+	/* s: the sys_exit event, with its callchain under stack_flags */
+	int (*on_exit)(void *arg, struct sys_call *c, const struct perf_sample *s);
 	void *arg;
 };
 
@@ -63,21 +69,28 @@ struct systrack;
 /*
  * The syscalls:, sched: events the tracker uses, for a tool's events table: the
  * groups of the kinds it asks for (SYSTRACK_EVENTS_NAMES with cfg.names, which
- * needs the open and read/write ones too).
+ * needs the open and read/write ones too). The exits of the kinds a tool reports
+ * may carry stacks (cfg.stack_flags); those that only follow descriptors never do.
  */
 #define SYSTRACK_SYS(n) \
 	{ "syscalls", "sys_enter_" n, TOOL_EV_OPTIONAL }, \
 	{ "syscalls", "sys_exit_" n, TOOL_EV_OPTIONAL }
+#define SYSTRACK_SYS_STACK(n) \
+	{ "syscalls", "sys_enter_" n, TOOL_EV_OPTIONAL }, \
+	{ "syscalls", "sys_exit_" n, TOOL_EV_OPTIONAL | TOOL_EV_STACK }
 #define SYSTRACK_EVENTS_RW \
-	{ "syscalls", "sys_enter_read", 0 }, { "syscalls", "sys_exit_read", 0 }, \
-	SYSTRACK_SYS("write"), SYSTRACK_SYS("pread64"), SYSTRACK_SYS("pwrite64"), \
-	SYSTRACK_SYS("readv"), SYSTRACK_SYS("writev"), SYSTRACK_SYS("preadv"), \
-	SYSTRACK_SYS("pwritev"), SYSTRACK_SYS("preadv2"), SYSTRACK_SYS("pwritev2")
+	{ "syscalls", "sys_enter_read", 0 }, { "syscalls", "sys_exit_read", TOOL_EV_STACK }, \
+	SYSTRACK_SYS_STACK("write"), SYSTRACK_SYS_STACK("pread64"), \
+	SYSTRACK_SYS_STACK("pwrite64"), SYSTRACK_SYS_STACK("readv"), SYSTRACK_SYS_STACK("writev"), \
+	SYSTRACK_SYS_STACK("preadv"), SYSTRACK_SYS_STACK("pwritev"), \
+	SYSTRACK_SYS_STACK("preadv2"), SYSTRACK_SYS_STACK("pwritev2")
 #define SYSTRACK_EVENTS_SYNC \
-	SYSTRACK_SYS("fsync"), SYSTRACK_SYS("fdatasync"), SYSTRACK_SYS("sync_file_range")
+	SYSTRACK_SYS_STACK("fsync"), SYSTRACK_SYS_STACK("fdatasync"), \
+	SYSTRACK_SYS_STACK("sync_file_range")
 #define SYSTRACK_EVENTS_OPEN \
-	SYSTRACK_SYS("openat"), SYSTRACK_SYS("open"), SYSTRACK_SYS("creat"), SYSTRACK_SYS("openat2")
-#define SYSTRACK_EVENTS_URING SYSTRACK_SYS("io_uring_enter")
+	SYSTRACK_SYS_STACK("openat"), SYSTRACK_SYS_STACK("open"), SYSTRACK_SYS_STACK("creat"), \
+	SYSTRACK_SYS_STACK("openat2")
+#define SYSTRACK_EVENTS_URING SYSTRACK_SYS_STACK("io_uring_enter")
 #define SYSTRACK_EVENTS_NAMES \
 	SYSTRACK_SYS("close"), SYSTRACK_SYS("dup"), SYSTRACK_SYS("dup2"), SYSTRACK_SYS("dup3"), \
 	SYSTRACK_SYS("fcntl"), \

@@ -238,7 +238,6 @@ static void test_refused(void **state)
 
 	(void)state;
 	assert_non_null(p);
-	assert_int_equal(pprof_sample_add(p, stack_a, 0, one, NULL, 0), -EINVAL);
 	assert_int_equal(pprof_sample_add(p, NULL, 1, one, NULL, 0), -EINVAL);
 	assert_int_equal(pprof_sample_add(p, dangling, 1, one, NULL, 0), -EINVAL);
 	assert_int_equal(pprof_sample_add(p, stack_b, NR(stack_b), too_big, NULL, 0), -EOVERFLOW);
@@ -274,6 +273,29 @@ static void test_empty(void **state)
 	assert_int_equal(prof->n_sample, 0);
 	assert_int_equal(prof->n_sample_type, 2);
 	assert_string_equal(str(prof, 0), "");
+	profile_free(prof);
+	pprof_free(p);
+}
+
+/* test_lost_stack - values whose stack was lost count, in a sample without locations */
+static void test_lost_stack(void **state)
+{
+	const struct pprof_label l[] = { { "comm", "dio" } };
+	struct pprof *p = pprof_alloc(types, NR(types));
+	IotapPprof__Profile *prof;
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(pprof_sample_add(p, NULL, 0, (const uint64_t[]){ 1, 10, 100 }, l, 1), 0);
+	assert_int_equal(pprof_sample_add(p, NULL, 0, (const uint64_t[]){ 2, 20, 200 }, l, 1), 0);
+	assert_int_equal(pprof_sample_add(p, stack_b, NR(stack_b), (const uint64_t[]){ 1, 1, 1 },
+					  l, 1), 0);
+	prof = decode(p);
+	assert_int_equal(prof->n_sample, 2);
+	assert_int_equal(prof->sample[0]->n_location_id, 0);
+	assert_int_equal(prof->sample[0]->value[0], 3);
+	assert_int_equal(prof->sample[0]->value[2], 300);
+	assert_string_equal(label(prof, prof->sample[0], "comm"), "dio");
 	profile_free(prof);
 	pprof_free(p);
 }
@@ -339,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_lost_stack),
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_write_error),
 	};
