@@ -265,12 +265,18 @@ int stack_output(struct iotap_ctx *ctx, const struct stackmap *map, stack_sample
 	ret = stack_outputs_alloc(&oc, out);
 	if (!ret)
 		ret = stackmap_for_each(map, stack_output_one, &oc);
-	if (!ret && out->svg)
-		ret = stack_svg_write(ctx, oc.fold, out->svg, out->fo);
-	if (!ret && out->pprof)
-		ret = stack_pprof_write(ctx, oc.pp, out->pprof);
-	if (!ret && out->folded)
-		ret = fold_write(oc.fold, ctx->out, out->fo && out->fo->reverse);
+	/* Each output, whatever became of the others: the first error is returned. */
+	if (!ret) {
+		int r;
+
+		if (out->svg)
+			ret = stack_svg_write(ctx, oc.fold, out->svg, out->fo);
+		if (out->pprof && (r = stack_pprof_write(ctx, oc.pp, out->pprof)) && !ret)
+			ret = r;
+		if (out->folded && (r = fold_write(oc.fold, ctx->out, out->fo && out->fo->reverse)) &&
+		    !ret)
+			ret = r;
+	}
 	stack_frames_release(&oc.b);
 	pprof_free(oc.pp);
 	fold_free(oc.fold);

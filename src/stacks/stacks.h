@@ -132,8 +132,9 @@ struct stack_outputs {
 
 /*
  * stack_output - every stack of map, as fn describes it, named once and given to each
- * output asked for: 0, -ENOMEM, fn's non-zero return, or a file's -errno (said through the
- * tool's error line; a file is written whole or left as it was)
+ * output asked for, each written whatever became of the others: 0, -ENOMEM, fn's non-zero
+ * return, or the first output's -errno (a file's said through the tool's error line; a
+ * file is written whole or left as it was)
  */
 int stack_output(struct iotap_ctx *ctx, const struct stackmap *map, stack_sample_fn fn,
 		 const struct stack_outputs *out);

@@ -251,10 +251,11 @@ static int biostacks_report(struct iotap_ctx *ctx)
 {
 	struct biostacks_params *p = ctx->params;
 	struct biostacks_state *st = ctx->state;
-	int ret = biostacks_outputs(ctx);
+	int ret = biostacks_outputs(ctx), r;
 
-	if (!ret && !p->folded)
-		ret = biostacks_print(ctx);
+	/* The histograms whatever became of a file: the error is said, and returned. */
+	if (!p->folded && (r = biostacks_print(ctx)) && !ret)
+		ret = r;
 	if (ctx->final)
 		blktrack_warn_stats(st->bt, ctx);
 	return ret;

@@ -258,10 +258,11 @@ static int iostack_report(struct iotap_ctx *ctx)
 		.folded = p->folded, .svg = p->svg, .fo = &fo,
 		.pprof = ctx->final ? p->pprof : NULL, .profile = &iostack_profile,
 	};
-	int ret = stack_output(ctx, st->map, iostack_sample, &out);
+	int ret = stack_output(ctx, st->map, iostack_sample, &out), r;
 
-	if (!ret && !p->folded)
-		ret = iostack_print(ctx);
+	/* The report whatever became of a file: the error is said, and returned. */
+	if (!p->folded && (r = iostack_print(ctx)) && !ret)
+		ret = r;
 	return ret;
 }
 
