@@ -81,7 +81,7 @@ static const struct opt iosb_opts[] = {
 static const struct tool_event iosb_events[] = {
 	SYSTRACK_EVENTS_RW,
 	SYSTRACK_EVENTS_SYNC,
-	SYSTRACK_EVENTS_OPEN,
+	SYSTRACK_EVENTS_OPEN_STACKS,
 	SYSTRACK_EVENTS_URING,
 	SYSTRACK_EVENTS_NAMES,
 	TOOL_EVENTS_BLOCK_REQ,

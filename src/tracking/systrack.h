@@ -87,7 +87,10 @@ struct systrack;
 #define SYSTRACK_EVENTS_SYNC \
 	SYSTRACK_SYS_STACK("fsync"), SYSTRACK_SYS_STACK("fdatasync"), \
 	SYSTRACK_SYS_STACK("sync_file_range")
+/* The opens: to follow names, or (_STACKS) for a tool that reports them, with stacks. */
 #define SYSTRACK_EVENTS_OPEN \
+	SYSTRACK_SYS("openat"), SYSTRACK_SYS("open"), SYSTRACK_SYS("creat"), SYSTRACK_SYS("openat2")
+#define SYSTRACK_EVENTS_OPEN_STACKS \
 	SYSTRACK_SYS_STACK("openat"), SYSTRACK_SYS_STACK("open"), SYSTRACK_SYS_STACK("creat"), \
 	SYSTRACK_SYS_STACK("openat2")
 #define SYSTRACK_EVENTS_URING SYSTRACK_SYS_STACK("io_uring_enter")
