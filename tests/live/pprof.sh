@@ -10,7 +10,7 @@ go tool pprof -h >/dev/null 2>&1 || skip "go tool pprof does not run here"
 if "$IOTAP" --version | grep -q '^pprof output: not built in'; then
 	rc=0
 	"$IOTAP" biostacks --pprof "$LIVE_TMP/x.pb.gz" >/dev/null 2>"$LIVE_TMP/np.err" || rc=$?
-	[ $rc = 1 ] && [ "$(wc -l <"$LIVE_TMP/np.err")" = 1 ] &&
+	[ $rc = 2 ] && [ "$(wc -l <"$LIVE_TMP/np.err")" = 1 ] &&
 		grep -q 'this iotap has no pprof output' "$LIVE_TMP/np.err" ||
 		fail "a build without pprof output: exit $rc, $(cat "$LIVE_TMP/np.err")"
 	skip "this iotap has no pprof output (one error line says so)"
