@@ -125,7 +125,6 @@ static void pprof_msgs_locations(struct pprof_msgs *m, const struct pprof *p)
 			m->line_ptrs[nline++] = ln;
 			l->n_line++;
 			if (map) {
-				map->has_functions = true;
 				map->has_filenames |= fw[1] != 0;
 				map->has_line_numbers |= ln->line != 0;
 			}
@@ -170,6 +169,11 @@ static int pprof_msgs_make(struct pprof_msgs *m, const struct pprof *p)
 		iotap_pprof__mapping__init(&m->maps[i]);
 		m->maps[i].id = i + 1;
 		m->maps[i].filename = (int64_t)w[0];
+		/*
+		 * Symbolized already, as far as it goes: a mapping has no address range here, so
+		 * a viewer that named its unnamed frames from the binary would name them wrong.
+		 */
+		m->maps[i].has_functions = true;
 		m->map_ptrs[i] = &m->maps[i];
 	}
 	for (size_t i = 0; i < p->functions.nr; i++) {
