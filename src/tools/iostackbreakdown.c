@@ -48,7 +48,8 @@ struct iosb_state {
 	uint64_t ips[STACK_IPS_MAX];
 };
 
-/* The profile: per calling stack, the syscalls, the block requests they queued, their bytes, their latency. */
+/* The profile: per calling stack, the syscalls, the block requests they queued, their bytes
+ * and their latency. */
 static const struct pprof_type iosb_pprof_types[] = {
 	{ "calls", "count" }, { "requests", "count" }, { "bytes", "bytes" },
 	{ "latency", "nanoseconds" },
