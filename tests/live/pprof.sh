@@ -138,19 +138,22 @@ lat=$(total "$P" latency) us=$(folded_sum "$LIVE_TMP/bl.out")
 	fail "biostacks latency: profile $lat ns, folded $us us over $N requests"
 echo "ok: biostacks --pprof latency: $lat ns, the folded $us us of $N requests in whole us"
 
-# iostack: bios and bytes against its folded bytes.
+# iostack: bios and bytes against its folded bytes; stacky's own by its pid label (every
+# process's bios are counted, and one whose stack perf dropped is there without frames).
 P=$LIVE_TMP/is.pb.gz
 trace "$LIVE_TMP/is.out" iostack -U -f --mmap-pages $PAGES --pprof "$P"
-"$FP" "$DEV" $N
+"$FP" "$DEV" $N &
+sp=$!
+wait $sp || fail "stacky_fp failed"
 tracer_stop
-set -- $(ptotal "$P" bytes -focus=outer_fn)
-[ "${1:-}" = $((N * 4096)) ] || fail "iostack: ${1:-no} bytes under outer_fn, want $((N * 4096))"
+set -- $(ptotal "$P" bytes "-tagfocus=pid=^$sp\$")
+[ "${1:-}" = $((N * 4096)) ] || fail "iostack: ${1:-no} bytes of pid $sp, want $((N * 4096))"
 [ "${2:-}" = "$(folded_sum "$LIVE_TMP/is.out")" ] ||
 	fail "iostack bytes: profile ${2:-none}, folded $(folded_sum "$LIVE_TMP/is.out")"
-set -- $(ptotal "$P" requests -focus=outer_fn)
-[ "${1:-}" = $N ] || fail "iostack: ${1:-no} bios under outer_fn, want $N"
+set -- $(ptotal "$P" requests "-tagfocus=pid=^$sp\$")
+[ "${1:-}" = $N ] || fail "iostack: ${1:-no} bios of pid $sp, want $N"
 has_chain "$P" && has_label "$P" disk "$D" || fail "iostack: $(go tool pprof -traces -lines "$P" 2>&1 | head -30)"
-echo "ok: iostack --pprof: $N bios, $((N * 4096)) bytes under stacky's frames; totals equal its folded bytes"
+echo "ok: iostack --pprof: $N bios, $((N * 4096)) bytes of stacky's pid, its frames; totals equal its folded bytes"
 
 # fileio_totals FILE PID - "CALLS BYTES TOTAL_us" of a process's rows of fileio's table
 fileio_totals() {
@@ -219,8 +222,8 @@ near "$(total "$P" latency)" "$(folded_sum "$LIVE_TMP/rep.out")" $N ||
 	fail "report biostacks latency: $(total "$P" latency) ns, folded $(folded_sum "$LIVE_TMP/rep.out") us"
 rep iostack -U -f --pprof "$P"
 [ "$(total "$P" bytes)" = "$(folded_sum "$LIVE_TMP/rep.out")" ] &&
-	[ "$(ptotal "$P" bytes -focus=outer_fn | cut -d' ' -f1)" = $((N * 4096)) ] ||
-	fail "report iostack: $(ptotal "$P" bytes -focus=outer_fn), folded $(folded_sum "$LIVE_TMP/rep.out")"
+	[ "$(ptotal "$P" bytes "-tagfocus=pid=^$HELD\$" | cut -d' ' -f1)" = $((N * 4096)) ] && has_chain "$P" ||
+	fail "report iostack: $(ptotal "$P" bytes "-tagfocus=pid=^$HELD\$"), folded $(folded_sum "$LIVE_TMP/rep.out")"
 rep fileio -C -p $HELD --pprof "$P" 3600
 set -- $(fileio_totals "$LIVE_TMP/rep.out" $HELD)
 [ "$1" = $N ] && [ "$(total "$P" requests)" = "$1" ] && [ "$(total "$P" bytes)" = "$2" ] && has_chain "$P" ||
