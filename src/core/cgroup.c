@@ -20,10 +20,16 @@
 /* Where a report takes a --cgroup path apart from the hierarchy path it names. */
 #define CGROUP_MOUNT "/sys/fs/cgroup"
 #define CGTRACK_PATHS_MAX 65536
+/* clone3's flag for a child born straight into the cgroup v2 it names (linux/sched.h). */
+#define CG_CLONE_INTO_CGROUP 0x200000000ull
+/* A cg_task's path: learned at the task's birth into a cgroup of its own, which the fork after keeps. */
+#define CG_BORN (1u << 31)
+/* A cg_task's path: not known (a child born into a cgroup no one could read). */
+#define CG_NONE (CG_BORN - 1)
 
 struct cg_task {
 	uint32_t key;			/* tid + 1; 0: free */
-	uint32_t path;			/* index into paths */
+	uint32_t path;			/* index into paths, or CG_NONE; CG_BORN: until its fork */
 	uint64_t t;			/* stream time the entry was learned at */
 };
 
@@ -38,6 +44,9 @@ struct cgtrack {
 	size_t nr, cap;			/* cap: a power of two */
 	struct field fork_parent, fork_child;
 	struct field att_root, att_pid, att_path;
+	struct field new_pid, new_flags;	/* task_newtask, when followed (v2 only) */
+	uint64_t born_gone;		/* children born into a cgroup, reaped before it was read */
+	uint64_t born_unknown;		/* and those whose cgroup the source does not know */
 };
 
 /* cg_path_id - the index of a path, interned on first use; -ENOSPC when full, -ENOMEM */
@@ -99,13 +108,13 @@ static int cg_grow(struct cgtrack *ct)
 	return 0;
 }
 
-/* cg_set - tid is in path from time t on, unless it was learned later already; a path < 0
- * (cg_get's unknown, cg_path_id's error) teaches nothing */
-static void cg_set(struct cgtrack *ct, uint32_t tid, int path, uint64_t t)
+/* cg_put - tid's entry is v (a path index, CG_NONE; CG_BORN) from time t on, unless it was
+ * learned later already */
+static void cg_put(struct cgtrack *ct, uint32_t tid, uint32_t v, uint64_t t)
 {
 	struct cg_task *e;
 
-	if (path < 0 || tid == UINT32_MAX || ((ct->nr + 1) * 2 > ct->cap && cg_grow(ct)))
+	if (tid == UINT32_MAX || ((ct->nr + 1) * 2 > ct->cap && cg_grow(ct)))
 		return;
 	e = cg_slot(ct, tid);
 	if (e->key && e->t > t)
@@ -113,29 +122,78 @@ static void cg_set(struct cgtrack *ct, uint32_t tid, int path, uint64_t t)
 	if (!e->key)
 		ct->nr++;
 	e->key = tid + 1;
-	e->path = (uint32_t)path;
+	e->path = v;
 	e->t = t;
+}
+
+/* cg_set - tid is in path from time t on, unless it was learned later already; a path < 0
+ * (cg_get's unknown, cg_path_id's error) teaches nothing */
+static void cg_set(struct cgtrack *ct, uint32_t tid, int path, uint64_t t)
+{
+	if (path >= 0)
+		cg_put(ct, tid, (uint32_t)path, t);
+}
+
+/* cg_find - tid's entry, or NULL */
+static struct cg_task *cg_find(struct cgtrack *ct, uint32_t tid)
+{
+	struct cg_task *e;
+
+	if (!ct->cap || tid == UINT32_MAX)
+		return NULL;
+	e = cg_slot(ct, tid);
+	return e->key ? e : NULL;
 }
 
 /* cg_get - the path index of tid, or -1 when unknown (not an error) */
 static int cg_get(struct cgtrack *ct, uint32_t tid)
 {
-	struct cg_task *e;
+	struct cg_task *e = cg_find(ct, tid);
+	uint32_t path = e ? e->path & ~CG_BORN : CG_NONE;
 
-	if (!ct->cap || tid == UINT32_MAX)
-		return -1;
-	e = cg_slot(ct, tid);
-	return e->key ? (int)e->path : -1;
+	return path == CG_NONE ? -1 : (int)path;
 }
 
-/* cg_on_fork - a child starts in its parent's cgroup */
+/* cg_on_fork - a child starts in its parent's cgroup, unless it was born into one of its own */
 static int cg_on_fork(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
 {
 	struct cgtrack *ct = arg;
-	int path = cg_get(ct, (uint32_t)field_u64(&ct->fork_parent, s->raw, s->raw_size));
+	uint32_t child = (uint32_t)field_u64(&ct->fork_child, s->raw, s->raw_size);
+	struct cg_task *e = cg_find(ct, child);
+	int path;
 
+	/* Its birth (task_newtask, just before) said where: the fork is that birth's. */
+	if (e && (e->path & CG_BORN) && e->t <= s->time) {
+		e->path &= ~CG_BORN;
+		return 0;
+	}
+	path = cg_get(ct, (uint32_t)field_u64(&ct->fork_parent, s->raw, s->raw_size));
 	if (path >= 0)
-		cg_set(ct, (uint32_t)field_u64(&ct->fork_child, s->raw, s->raw_size), path, s->time);
+		cg_set(ct, child, path, s->time);
+	return 0;
+}
+
+/*
+ * cg_on_newtask - a task's birth: one born straight into a cgroup (CLONE_INTO_CGROUP) is
+ * where the source says, or in none when it cannot say (counted), whatever its parent's
+ */
+static int cg_on_newtask(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct cgtrack *ct = arg;
+	char path[PATH_MAX];
+	uint32_t tid;
+	int ret, id;
+
+	if (!(field_u64(&ct->new_flags, s->raw, s->raw_size) & CG_CLONE_INTO_CGROUP))
+		return 0;
+	tid = (uint32_t)field_u64(&ct->new_pid, s->raw, s->raw_size);
+	ret = ct->ops.born ? ct->ops.born(ct->ops.arg, tid, s->time, path, sizeof(path)) : -ENODATA;
+	id = ret ? -1 : cg_path_id(ct, path);
+	if (ret == -ESRCH)
+		ct->born_gone++;
+	else if (ret)
+		ct->born_unknown++;
+	cg_put(ct, tid, (id < 0 ? CG_NONE : (uint32_t)id) | CG_BORN, s->time);
 	return 0;
 }
 
@@ -352,6 +410,30 @@ static void cg_snapshot_one(void *arg, uint32_t tid, const char *path, uint64_t 
 	cg_set(ct, tid, cg_path_id(ct, path), t);
 }
 
+/*
+ * cg_births_follow - cgroup v2: the births, whose clone flags say which child was born
+ * straight into a cgroup; where they are not (a recording made before they were recorded)
+ * such a child counts as its parent's. 0 or -errno
+ */
+static int cg_births_follow(struct cgtrack *ct)
+{
+	struct tep_event *ev;
+
+	if (!ct->ops.event_available(ct->ops.arg, "task", "task_newtask"))
+		return 0;
+	ev = ct->ops.event_use(ct->ops.arg, "task", "task_newtask", cg_on_newtask, ct);
+	if (!ev)
+		return -errno;
+	field_init(&ct->new_pid, ev, "pid");
+	field_init(&ct->new_flags, ev, "clone_flags");
+	/* A 32-bit kernel's unsigned long: the flag (bit 33) is not there to see. */
+	if (!ct->new_pid.present || !ct->new_flags.present || ct->new_flags.size < 8) {
+		log_msg(LOG_WARN, "task_newtask has no 64-bit clone_flags here: a child created straight into a cgroup (clone3 CLONE_INTO_CGROUP) counts as its parent's until it moves");
+		ct->new_flags.present = false;
+	}
+	return 0;
+}
+
 /* cgtrack_create - see cgroup.h */
 int cgtrack_create(struct cgtrack **out, const struct cgtrack_ops *ops, const char *path)
 {
@@ -396,7 +478,9 @@ int cgtrack_create(struct cgtrack **out, const struct cgtrack_ops *ops, const ch
 		ret = -ENOENT;
 		goto out_free;
 	}
-	ret = cg_grow(ct);
+	ret = ct->root ? 0 : cg_births_follow(ct);
+	if (!ret)
+		ret = cg_grow(ct);
 	if (ret)
 		goto out_free;
 	*out = ct;
@@ -434,6 +518,37 @@ static void cg_read_task(const char *file, uint32_t tid, int root, cgroup_task_f
 		break;
 	}
 	fclose(f);
+}
+
+/* Where cgroup_born_proc's line goes. */
+struct cg_born_read {
+	char *path;
+	size_t len;
+	bool found;
+};
+
+/* cg_born_line - the task's v2 line: its path, less the " (deleted)" of a cgroup removed since */
+static void cg_born_line(void *arg, uint32_t tid, const char *path, uint64_t t)
+{
+	static const char deleted[] = " (deleted)";
+	struct cg_born_read *r = arg;
+	size_t n = strlen(path), k = sizeof(deleted) - 1;
+
+	if (n > k && !strcmp(path + n - k, deleted))
+		n -= k;
+	snprintf(r->path, r->len, "%.*s", (int)n, path);
+	r->found = true;
+}
+
+/* cgroup_born_proc - see cgroup.h */
+int cgroup_born_proc(uint32_t tid, char *path, size_t len)
+{
+	struct cg_born_read r = { path, len, false };
+	char file[64];
+
+	snprintf(file, sizeof(file), "/proc/%u/cgroup", tid);
+	cg_read_task(file, tid, 0, cg_born_line, &r);
+	return r.found ? 0 : -ESRCH;
 }
 
 /* What cgroup_tasks_proc hands each task's cgroup to. */
@@ -494,6 +609,22 @@ bool cgtrack_match(struct cgtrack *ct, const struct perf_sample *s)
 			(!strncmp(p, ct->filter, n) && (p[n] == 0 || p[n] == '/'));
 	}
 	return ct->match[path];
+}
+
+/* cgtrack_report - see cgroup.h */
+void cgtrack_report(struct cgtrack *ct)
+{
+	if (!ct)
+		return;
+	if (ct->born_gone)
+		log_msg(LOG_WARN, "%llu task%s created straight into a cgroup (clone3 CLONE_INTO_CGROUP) had exited before %s cgroup could be read: %s I/O is in no cgroup",
+			(unsigned long long)ct->born_gone, ct->born_gone == 1 ? "" : "s",
+			ct->born_gone == 1 ? "its" : "their", ct->born_gone == 1 ? "its" : "their");
+	if (ct->born_unknown)
+		log_msg(LOG_WARN, "%llu task%s created straight into a cgroup (clone3 CLONE_INTO_CGROUP) that the input does not name: %s I/O is in no cgroup",
+			(unsigned long long)ct->born_unknown, ct->born_unknown == 1 ? "" : "s",
+			ct->born_unknown == 1 ? "its" : "their");
+	ct->born_gone = ct->born_unknown = 0;
 }
 
 /* cgtrack_filtering - see cgroup.h */

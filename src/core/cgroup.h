@@ -15,8 +15,21 @@
  * delivered, to the cgroup the submitting task was in at that moment: never
  * at completion, which runs in whatever task the interrupt hit (bcc#3741).
  *
- * Not seen: a child created straight into another cgroup (clone3 with
- * CLONE_INTO_CGROUP) is taken to be in its parent's until it is moved.
+ * A child created straight into another cgroup (clone3 with CLONE_INTO_CGROUP,
+ * as systemd and container runtimes start what they run) is in that one
+ * instead: task:task_newtask carries the clone flags, and when that one
+ * (0x200000000) is among them the source says where the child is
+ * (cgtrack_ops.born: live, its /proc/TID/cgroup read when the birth is
+ * delivered; a recording, what the recorder read then), and the fork that
+ * follows leaves it there. The flag only moves a task in cgroup v2, so only
+ * v2 is asked. It holds on 64-bit kernels from 5.7 (clone3 has the flag since
+ * then): task_newtask's clone_flags is an unsigned long up to 6.17 (8 bytes
+ * there: 5.10, 6.1 and 6.12 keep the bit) and a u64 from 6.18; a 32-bit
+ * kernel's unsigned long drops it, which is said, and such a child counts as
+ * its parent's until it moves. A child reaped before its birth was delivered
+ * has no /proc left to read: it is in no cgroup, counted and said once at the
+ * end. A child moved again before its birth was delivered is taken to be
+ * where it went from its birth on.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -41,6 +54,8 @@ struct cgtrack_ops {
 	int (*path)(void *arg, const char *in, char *out, size_t len, int *root);
 	/* Every task's cgroup in hierarchy root when events began to flow (host_ops.cgroup_tasks); NULL: none known. */
 	int (*tasks)(void *arg, int root, cgroup_task_fn fn, void *fn_arg);
+	/* The cgroup v2 path of a task born into a cgroup of its own (host_ops.cgroup_born); NULL: not known. */
+	int (*born)(void *arg, uint32_t tid, uint64_t t, char *path, size_t len);
 };
 
 /*
@@ -60,6 +75,8 @@ const char *cgtrack_of(struct cgtrack *ct, const struct perf_sample *s);
 bool cgtrack_match(struct cgtrack *ct, const struct perf_sample *s);
 /* cgtrack_filtering - whether a --cgroup filter is set */
 bool cgtrack_filtering(const struct cgtrack *ct);
+/* cgtrack_report - at the end, once: the children born into a cgroup that stayed unknown, if any */
+void cgtrack_report(struct cgtrack *ct);
 /* cgtrack_free - free the tracker; accepts NULL */
 void cgtrack_free(struct cgtrack *ct);
 
@@ -82,5 +99,10 @@ int cgroup_path_named(const char *arg, char *path, size_t len, int *root);
  * when read: 0, or -errno when /proc cannot be read
  */
 int cgroup_tasks_proc(int root, cgroup_task_fn fn, void *arg);
+/*
+ * cgroup_born_proc - the cgroup v2 path of task tid now, from /proc/TID/cgroup (a zombie's
+ * names the cgroup it exited in): 0, or -ESRCH when the task is gone
+ */
+int cgroup_born_proc(uint32_t tid, char *path, size_t len);
 
 #endif

@@ -76,6 +76,14 @@ struct host_ops {
 	 * call each; -EINVAL damaged, -ENOTSUP a hierarchy the source does not hold.
 	 */
 	int (*cgroup_tasks)(struct session *s, int root, cgroup_task_fn fn, void *arg);
+	/*
+	 * The cgroup v2 path of task tid, born at stream time t straight into a
+	 * cgroup (clone3 CLONE_INTO_CGROUP), as the source learns it when the
+	 * birth is delivered (live: /proc/TID/cgroup then; a recording: what its
+	 * recorder read then). 0; -ESRCH: the task had exited and was reaped by
+	 * then; -ENODATA: not known.
+	 */
+	int (*cgroup_born)(struct session *s, uint32_t tid, uint64_t t, char *path, size_t len);
 	/* A tool's banner, where events are traced as they happen: on ctx->out, or the log with data_out. */
 	void (*announce)(struct session *s, struct iotap_ctx *ctx, const char *banner);
 	/*

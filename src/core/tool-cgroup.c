@@ -40,10 +40,26 @@ static int session_cg_tasks(void *arg, int root, cgroup_task_fn fn, void *fn_arg
 	return s->host->cgroup_tasks(s, root, fn, fn_arg);
 }
 
+/* session_cg_born - the source says where a child born into a cgroup of its own is */
+static int session_cg_born(void *arg, uint32_t tid, uint64_t t, char *path, size_t len)
+{
+	struct session *s = arg;
+
+	return s->host->cgroup_born(s, tid, t, path, len);
+}
+
 /* cgroup_observer_start - events flow: every task's cgroup then */
 static int cgroup_observer_start(struct session *s, void *priv)
 {
 	cgtrack_started(s->cg);
+	return 0;
+}
+
+/* cgroup_observer_report - at the end: what stayed unknown, said once */
+static int cgroup_observer_report(struct session *s, void *priv, bool final)
+{
+	if (final)
+		cgtrack_report(s->cg);
 	return 0;
 }
 
@@ -59,6 +75,7 @@ static const struct consumer_ops cgroup_observer = {
 	.name = "cgroups",
 	.observer = true,
 	.start = cgroup_observer_start,
+	.report = cgroup_observer_report,
 	.fini = cgroup_observer_fini,
 };
 
@@ -71,6 +88,7 @@ int tool_cgroups_follow(struct session *s, const char *path)
 		.event_use = session_cg_event_use,
 		.path = s->host->cgroup_path ? session_cg_path : NULL,
 		.tasks = s->host->cgroup_tasks ? session_cg_tasks : NULL,
+		.born = s->host->cgroup_born ? session_cg_born : NULL,
 	};
 
 	int ret;

@@ -195,6 +195,13 @@ static int host_live_cgroup_tasks(struct session *s, int root, cgroup_task_fn fn
 	return cgroup_tasks_proc(root, fn, arg);
 }
 
+/* host_live_cgroup_born - a child born into a cgroup of its own: its /proc/TID/cgroup now */
+static int host_live_cgroup_born(struct session *s, uint32_t tid, uint64_t t, char *path,
+				 size_t len)
+{
+	return cgroup_born_proc(tid, path, len);
+}
+
 const struct host_ops host_live = {
 	.comm = host_live_comm,
 	.pid_check = host_live_pid_check,
@@ -208,5 +215,6 @@ const struct host_ops host_live = {
 	.loadavg = host_live_loadavg,
 	.cgroup_path = host_live_cgroup_path,
 	.cgroup_tasks = host_live_cgroup_tasks,
+	.cgroup_born = host_live_cgroup_born,
 	.announce = host_live_announce,
 };

@@ -223,13 +223,18 @@ int live_store_subbufs(struct session *s, const struct ftrace_store *st, struct 
 	return -EOPNOTSUPP;
 }
 
-/* live_deliver_record - a perf-shaped record, its process filled in where it is missing */
+/*
+ * live_deliver_record - a perf-shaped record, its process filled in where it is missing; a
+ * thread's birth the map took goes on only to a consumer that uses the event too (the
+ * cgroup tracker, for the children born into a cgroup of their own)
+ */
 static int live_deliver_record(struct session *s, struct perf_event_header *rec)
 {
 	struct live_src *lv = s->src_priv;
 
 	if (lv->tgids && (s->opts.pids_unread ? tgidmap_track(lv->tgids, rec) :
-			  tgidmap_record(lv->tgids, rec)))
+			  tgidmap_record(lv->tgids, rec)) &&
+	    !session_event_find(s, perf_record_id(rec)))
 		return 0;
 	return session_dispatch(s, rec);
 }
@@ -259,7 +264,8 @@ static int live_deliver_entry(struct session *s, uint64_t time, const void *entr
 	perf_sample_of_entry(&smp, ftrace_sample_id(type), time, (uint32_t)tid, (uint32_t)cpu,
 			     entry, size);
 	if (lv->tgids && tgidmap_entry(lv->tgids, smp.id, smp.tid, entry, size,
-				       s->opts.pids_unread ? NULL : &smp.pid))
+				       s->opts.pids_unread ? NULL : &smp.pid) &&
+	    !session_event_find(s, smp.id))
 		return 0;
 	return session_dispatch_sample(s, &smp);
 }
