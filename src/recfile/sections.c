@@ -487,12 +487,34 @@ void rec_sec_cgrp_end(struct rec_buf *b, uint32_t n)
 	rec_buf_patch_u32(b, 4, n);
 }
 
+/* cgrp_entries - the n entries of a CGRP or CGV1 section (what) to fn */
+static int cgrp_entries(struct cursor *c, uint32_t n, rec_sec_cgrp_fn fn, void *arg,
+			const char *what, char *why, size_t whylen)
+{
+	char path[REC_CGRP_PATH_MAX + 1];
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t tid, plen;
+		const char *at;
+		uint64_t t;
+
+		if (cursor_u32(c, &tid) || cursor_u32(c, &plen) || cursor_u64(c, &t) ||
+		    plen > REC_CGRP_PATH_MAX || !(at = cursor_take(c, plen)) || memchr(at, 0, plen)) {
+			snprintf(why, whylen, "%s entry %u of %u is damaged", what, i + 1, n);
+			return -EINVAL;
+		}
+		memcpy(path, at, plen);
+		path[plen] = 0;
+		fn(arg, tid, path, t);
+	}
+	return 0;
+}
+
 /* rec_sec_cgrp_decode - each task's cgroup to fn */
 int rec_sec_cgrp_decode(const void *p, size_t len, rec_sec_cgrp_fn fn, void *arg, char *why,
 		       size_t whylen)
 {
 	struct cursor c = cursor_make(p, len);
-	char path[REC_CGRP_PATH_MAX + 1];
 	uint32_t ver = 0, n = 0;
 
 	if (cursor_u32(&c, &ver) || cursor_u32(&c, &n) || ver != REC_SEC_VERSION) {
@@ -500,20 +522,108 @@ int rec_sec_cgrp_decode(const void *p, size_t len, rec_sec_cgrp_fn fn, void *arg
 			 rec_sec_version(p, len));
 		return -EINVAL;
 	}
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t tid, plen;
-		const char *at;
-		uint64_t t;
+	return cgrp_entries(&c, n, fn, arg, "CGRP", why, whylen);
+}
 
-		if (cursor_u32(&c, &tid) || cursor_u32(&c, &plen) || cursor_u64(&c, &t) ||
-		    plen > REC_CGRP_PATH_MAX || !(at = cursor_take(&c, plen)) || memchr(at, 0, plen)) {
-			snprintf(why, whylen, "CGRP entry %u of %u is damaged", i + 1, n);
-			return -EINVAL;
-		}
-		memcpy(path, at, plen);
-		path[plen] = 0;
-		fn(arg, tid, path, t);
+/* rec_sec_cgv1_begin - u32 version, id, count (patched by rec_sec_cgv1_end), the names */
+void rec_sec_cgv1_begin(struct rec_buf *b, const struct rec_sec_cgv1 *h)
+{
+	size_t nc = strnlen(h->controllers, REC_CGV1_NAME_MAX);
+	size_t nm = strnlen(h->mount, REC_CGV1_NAME_MAX);
+
+	rec_buf_u32(b, REC_SEC_VERSION);
+	rec_buf_u32(b, h->id);
+	rec_buf_u32(b, 0);
+	rec_buf_u32(b, (uint32_t)nc);
+	rec_buf_u32(b, (uint32_t)nm);
+	rec_buf_put(b, h->controllers, nc);
+	rec_buf_put(b, h->mount, nm);
+}
+
+/* rec_sec_cgv1_end - the count of entries added */
+void rec_sec_cgv1_end(struct rec_buf *b, uint32_t n)
+{
+	rec_buf_patch_u32(b, 8, n);
+}
+
+/* cgv1_name - one of the head's names into out: 0, or -EINVAL */
+static int cgv1_name(struct cursor *c, uint32_t n, char *out)
+{
+	const char *at;
+
+	if (n > REC_CGV1_NAME_MAX || !(at = cursor_take(c, n)) || memchr(at, 0, n))
+		return -EINVAL;
+	memcpy(out, at, n);
+	out[n] = 0;
+	return 0;
+}
+
+/* rec_sec_cgv1_decode - see sections.h */
+int rec_sec_cgv1_decode(const void *p, size_t len, struct rec_sec_cgv1 *h, rec_sec_cgrp_fn fn,
+			void *arg, char *why, size_t whylen)
+{
+	struct cursor c = cursor_make(p, len);
+	uint32_t ver = 0, n = 0, nc = 0, nm = 0;
+
+	if (cursor_u32(&c, &ver) || ver != REC_SEC_VERSION || cursor_u32(&c, &h->id) ||
+	    cursor_u32(&c, &n) || cursor_u32(&c, &nc) || cursor_u32(&c, &nm) ||
+	    cgv1_name(&c, nc, h->controllers) || cgv1_name(&c, nm, h->mount) || !h->id ||
+	    !h->controllers[0] || h->mount[0] != '/') {
+		snprintf(why, whylen, "CGV1 section of %zu bytes, version %u: its head is damaged",
+			 len, rec_sec_version(p, len));
+		return -EINVAL;
 	}
+	return fn ? cgrp_entries(&c, n, fn, arg, "CGV1", why, whylen) : 0;
+}
+
+/* rec_sec_born_encode - header, u32 tid, u32 length, the path padded to 8, the trailer */
+const struct perf_event_header *rec_sec_born_encode(void *buf, uint32_t tid, const char *path,
+						    uint64_t time, uint32_t cpu)
+{
+	struct perf_event_header *h = buf;
+	size_t plen = path ? strlen(path) : 0, pad;
+	uint8_t *body = (uint8_t *)(h + 1);
+	/* The sample_id trailer: pid and tid, time, cpu, id. */
+	uint64_t trailer[4] = { (uint64_t)tid << 32 | tid, time, cpu, 0 };
+	uint32_t v[2];
+
+	if (plen > REC_CGRP_PATH_MAX)
+		plen = 0;
+	pad = (plen + 7) / 8 * 8;
+	v[0] = tid;
+	v[1] = (uint32_t)plen;
+	memcpy(body, v, 8);
+	memset(body + 8, 0, pad);
+	if (plen)
+		memcpy(body + 8, path, plen);
+	memcpy(body + 8 + pad, trailer, sizeof(trailer));
+	h->type = REC_RECORD_BORN;
+	h->misc = 0;
+	h->size = (uint16_t)(REC_BORN_FIXED + pad);
+	return h;
+}
+
+/* rec_sec_born_decode - see sections.h */
+int rec_sec_born_decode(const struct perf_event_header *h, uint32_t *tid, uint64_t *time,
+			char *path, size_t len, char *why, size_t whylen)
+{
+	struct cursor c = cursor_make(h + 1, h->size < sizeof(*h) ? 0 : h->size - sizeof(*h));
+	uint32_t plen = 0, pad;
+	const char *at = NULL;
+	uint64_t trailer[4];
+
+	if (h->size < REC_BORN_FIXED || cursor_u32(&c, tid) || cursor_u32(&c, &plen) ||
+	    plen > REC_CGRP_PATH_MAX || plen >= len)
+		plen = UINT32_MAX;
+	pad = plen == UINT32_MAX ? 0 : (plen + 7) / 8 * 8;
+	if (plen == UINT32_MAX || h->size != REC_BORN_FIXED + pad || !(at = cursor_take(&c, pad)) ||
+	    memchr(at, 0, plen) || cursor_copy(&c, trailer, sizeof(trailer))) {
+		snprintf(why, whylen, "a born-into-a-cgroup record of %u bytes is damaged", h->size);
+		return -EINVAL;
+	}
+	memcpy(path, at, plen);
+	path[plen] = 0;
+	*time = trailer[1];
 	return 0;
 }
 

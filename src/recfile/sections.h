@@ -36,6 +36,7 @@
 #define REC_SEC_STAT	REC_FOURCC('S', 'T', 'A', 'T')	/* after the records: end time, totals */
 #define REC_SEC_MAPS	REC_FOURCC('M', 'A', 'P', 'S')	/* -g: executable mappings when recording began */
 #define REC_SEC_CGRP	REC_FOURCC('C', 'G', 'R', 'P')	/* --cgroups: every task's cgroup v2 when recording began */
+#define REC_SEC_CGV1	REC_FOURCC('C', 'G', 'V', '1')	/* --cgroups: the same in one cgroup v1 hierarchy */
 #define REC_SEC_FDTB	REC_FOURCC('F', 'D', 'T', 'B')	/* fileio: open descriptors when recording began */
 #define REC_SEC_TRIG	REC_FOURCC('T', 'R', 'I', 'G')	/* record --ring: what made this dump, its window */
 
@@ -58,6 +59,18 @@
 #define REC_RECORD_STACK 0x10000u
 #define REC_STACK_FIXED 24
 #define REC_STACKS_MAX (1u << 20)
+/*
+ * An EVTS record of iotap's own (--cgroups), before the task:task_newtask
+ * sample of a child born straight into a cgroup (clone3 CLONE_INTO_CGROUP):
+ * the cgroup v2 path the recorder read for it as that birth was delivered.
+ * Body: u32 tid, u32 path length (0: the child had exited and was reaped
+ * before it was read), the path zero-padded to 8 bytes, then the sample_id
+ * trailer with the birth's time and CPU (id 0). Record types 0x10001 and
+ * 0x10002 are sample.h's.
+ */
+#define REC_RECORD_BORN 0x10003u
+#define REC_BORN_FIXED (8 + 8 + 32)
+#define REC_BORN_MAX (REC_BORN_FIXED + 4096)
 /* DISK: u32 version, u32 count, then count entries of u32 dev, name[32], sched[32]. */
 #define REC_DISK_ENTRY 68
 /*
@@ -67,6 +80,16 @@
  */
 #define REC_CGRP_ENTRY 16
 #define REC_CGRP_PATH_MAX 4095
+/*
+ * CGV1 (--cgroups, one per cgroup v1 hierarchy recorded: blkio's and the named
+ * ones, such as name=systemd): u32 version, u32 the hierarchy's id (as
+ * /proc/PID/cgroup and cgroup_attach_task's dst_root number it), u32 count,
+ * u32 controllers length, u32 mount point length, the controllers ("blkio",
+ * "name=systemd"), the mount point ("/sys/fs/cgroup/blkio"), then count
+ * entries laid out as CGRP's.
+ */
+#define REC_CGV1_FIXED 20
+#define REC_CGV1_NAME_MAX 255
 /* COMM: u32 version, u32 count, then count entries of u32 pid, comm[16]. */
 #define REC_COMM_ENTRY 20
 /*
@@ -217,6 +240,31 @@ typedef void (*rec_sec_cgrp_fn)(void *arg, uint32_t tid, const char *path, uint6
 /* each task's cgroup to fn: 0, or -EINVAL with why */
 int rec_sec_cgrp_decode(const void *p, size_t len, rec_sec_cgrp_fn fn, void *arg, char *why,
 		       size_t whylen);
+
+/* CGV1 (--cgroups): every task's cgroup in one v1 hierarchy when recording began. */
+struct rec_sec_cgv1 {
+	uint32_t id;			/* the hierarchy's, on the recording machine */
+	char controllers[REC_CGV1_NAME_MAX + 1];	/* "blkio", "name=systemd" */
+	char mount[REC_CGV1_NAME_MAX + 1];	/* where it was mounted: "/sys/fs/cgroup/blkio" */
+};
+
+/* the head (names longer than REC_CGV1_NAME_MAX are cut); rec_sec_cgrp_add each, then end */
+void rec_sec_cgv1_begin(struct rec_buf *b, const struct rec_sec_cgv1 *h);
+void rec_sec_cgv1_end(struct rec_buf *b, uint32_t n);
+/* the head into h, and each task's cgroup to fn (NULL: the head only): 0, or -EINVAL with why */
+int rec_sec_cgv1_decode(const void *p, size_t len, struct rec_sec_cgv1 *h, rec_sec_cgrp_fn fn,
+			void *arg, char *why, size_t whylen);
+
+/*
+ * REC_RECORD_BORN: a child born into a cgroup, at the birth's time and CPU, into buf
+ * (REC_BORN_MAX bytes); path NULL: gone before it was read (a longer path than
+ * REC_CGRP_PATH_MAX is taken as gone too)
+ */
+const struct perf_event_header *rec_sec_born_encode(void *buf, uint32_t tid, const char *path,
+						    uint64_t time, uint32_t cpu);
+/* its tid, time and path (len > REC_CGRP_PATH_MAX; "" for gone): 0, or -EINVAL with why */
+int rec_sec_born_decode(const struct perf_event_header *h, uint32_t *tid, uint64_t *time,
+			char *path, size_t len, char *why, size_t whylen);
 
 /* FDTB: every process's open descriptors when recording began (begin, add each, end). */
 void rec_sec_fdtb_begin(struct rec_buf *b);

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 #include <errno.h>
 
+#include "sample.h"
 #include "sections.h"
 
 /* test_meta_round_trip - every key META's encoder writes comes back; a line break is a space */
@@ -236,6 +237,84 @@ static void test_stack_records(void **state)
 	assert_string_equal(why, "a stack record of 48 bytes says 4 entries");
 }
 
+/* test_born_records - a child's cgroup, or its being gone, reads back with the birth's time */
+static void test_born_records(void **state)
+{
+	uint64_t buf[REC_BORN_MAX / 8], t = 0, rt;
+	const struct perf_event_header *h, *got;
+	char path[REC_CGRP_PATH_MAX + 1], why[128];
+	uint32_t tid = 0;
+
+	h = rec_sec_born_encode(buf, 4242, "/system.slice/x.service", 123456789, 3);
+	assert_int_equal(h->type, REC_RECORD_BORN);
+	assert_int_equal(h->size, REC_BORN_FIXED + 24);
+	assert_int_equal(rec_sec_born_decode(h, &tid, &t, path, sizeof(path), why, sizeof(why)), 0);
+	assert_int_equal(tid, 4242);
+	assert_int_equal(t, 123456789);
+	assert_string_equal(path, "/system.slice/x.service");
+	/* Framed as any record, and its time where every other record's is. */
+	assert_int_equal(rec_sec_evts_record(buf, h->size, 0, &got, why, sizeof(why)), 1);
+	assert_int_equal(perf_record_time(h, &rt), 0);
+	assert_int_equal(rt, 123456789);
+
+	h = rec_sec_born_encode(buf, 7, NULL, 99, 0);
+	assert_int_equal(h->size, REC_BORN_FIXED);
+	assert_int_equal(rec_sec_born_decode(h, &tid, &t, path, sizeof(path), why, sizeof(why)), 0);
+	assert_int_equal(tid, 7);
+	assert_string_equal(path, "");
+
+	/* A length the record's size does not hold: damaged. */
+	h = rec_sec_born_encode(buf, 7, "/a", 99, 0);
+	((uint32_t *)(buf + 1))[1] = 9;
+	assert_int_equal(rec_sec_born_decode(h, &tid, &t, path, sizeof(path), why, sizeof(why)),
+			 -EINVAL);
+	assert_string_equal(why, "a born-into-a-cgroup record of 56 bytes is damaged");
+}
+
+/* cgv1_count - each entry of a decoded CGV1 section, counted and checked */
+static void cgv1_count(void *arg, uint32_t tid, const char *path, uint64_t t)
+{
+	int *n = arg;
+
+	assert_int_equal(tid, 10 + *n);
+	assert_string_equal(path, *n ? "/b" : "/a");
+	assert_int_equal(t, 5);
+	(*n)++;
+}
+
+/* test_cgv1_round_trip - a v1 hierarchy's head and entries come back; a damaged head is refused */
+static void test_cgv1_round_trip(void **state)
+{
+	const struct rec_sec_cgv1 in = {
+		.id = 7, .controllers = "blkio", .mount = "/sys/fs/cgroup/blkio",
+	};
+	struct rec_sec_cgv1 h;
+	struct rec_buf b = { 0 };
+	char why[128];
+	int n = 0;
+
+	rec_sec_cgv1_begin(&b, &in);
+	rec_sec_cgrp_add(&b, 10, "/a", 5);
+	rec_sec_cgrp_add(&b, 11, "/b", 5);
+	rec_sec_cgv1_end(&b, 2);
+	assert_int_equal(rec_sec_cgv1_decode(b.p, b.len, &h, cgv1_count, &n, why, sizeof(why)), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(h.id, 7);
+	assert_string_equal(h.controllers, "blkio");
+	assert_string_equal(h.mount, "/sys/fs/cgroup/blkio");
+	/* The head alone. */
+	assert_int_equal(rec_sec_cgv1_decode(b.p, b.len, &h, NULL, NULL, why, sizeof(why)), 0);
+	/* An entry cut short. */
+	n = 0;
+	assert_int_equal(rec_sec_cgv1_decode(b.p, b.len - 1, &h, cgv1_count, &n, why, sizeof(why)),
+			 -EINVAL);
+	assert_string_equal(why, "CGV1 entry 2 of 2 is damaged");
+	/* A mount point that is no path. */
+	((uint8_t *)b.p)[REC_CGV1_FIXED + 5] = 'x';
+	assert_int_equal(rec_sec_cgv1_decode(b.p, b.len, &h, NULL, NULL, why, sizeof(why)), -EINVAL);
+	rec_buf_release(&b);
+}
+
 /* test_trig_round_trip - TRIG's keys come back; another version is skipped */
 static void test_trig_round_trip(void **state)
 {
@@ -272,6 +351,8 @@ int main(void)
 		cmocka_unit_test(test_stream_begin),
 		cmocka_unit_test(test_stored_chunk),
 		cmocka_unit_test(test_stack_records),
+		cmocka_unit_test(test_born_records),
+		cmocka_unit_test(test_cgv1_round_trip),
 		cmocka_unit_test(test_trig_round_trip),
 	};
 
