@@ -20,8 +20,6 @@
 /* Where a report takes a --cgroup path apart from the hierarchy path it names. */
 #define CGROUP_MOUNT "/sys/fs/cgroup"
 #define CGTRACK_PATHS_MAX 65536
-/* clone3's flag for a child born straight into the cgroup v2 it names (linux/sched.h). */
-#define CG_CLONE_INTO_CGROUP 0x200000000ull
 /* A cg_task's path: learned at the task's birth into a cgroup of its own, which the fork after keeps. */
 #define CG_BORN (1u << 31)
 /* A cg_task's path: not known (a child born into a cgroup no one could read). */
@@ -184,7 +182,7 @@ static int cg_on_newtask(struct iotap_ctx *ctx, const struct perf_sample *s, voi
 	uint32_t tid;
 	int ret, id;
 
-	if (!(field_u64(&ct->new_flags, s->raw, s->raw_size) & CG_CLONE_INTO_CGROUP))
+	if (!(field_u64(&ct->new_flags, s->raw, s->raw_size) & CGROUP_CLONE_INTO))
 		return 0;
 	tid = (uint32_t)field_u64(&ct->new_pid, s->raw, s->raw_size);
 	ret = ct->ops.born ? ct->ops.born(ct->ops.arg, tid, s->time, path, sizeof(path)) : -ENODATA;

@@ -37,6 +37,9 @@
 #include "iotap.h"
 #include "host.h"
 
+/* clone3's flag for a child born straight into the cgroup v2 it names (linux/sched.h). */
+#define CGROUP_CLONE_INTO 0x200000000ull
+
 struct cgtrack;
 
 /* What the tracker needs of the session that owns it. */

@@ -561,8 +561,12 @@ int flight_start(struct flight *f, struct session *s, const struct snap_info *in
 		return ret;
 	}
 	ret = flight_keep_subbufs(f, s);
-	/* Their events are in the ring, and nothing here pairs them: not one call each. */
-	if (!ret && f->subbufs && !f->watch)
+	/*
+	 * Their events are in the ring, and nothing here pairs them: not one call
+	 * each. With --cgroups the recorder looks at each for the births of
+	 * children into a cgroup, whose /proc is read as they come (cgbirths.h).
+	 */
+	if (!ret && f->subbufs && !f->watch && !f->p->cgroups)
 		ret = session_consumer_skip_ftrace(s, consumer);
 	return ret;
 }

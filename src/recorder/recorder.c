@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgbirths.h"
 #include "command.h"
 #include "dump.h"
 #include "evstream.h"
@@ -59,6 +60,7 @@ struct recorder {
 	struct reqwatch *watch;
 	struct dumper *closer;		/* finishes the parts off the loop */
 	struct flight *flight;		/* --ring: the records go to its ring instead */
+	struct cgbirths *births;	/* --cgroups: where the children born into a cgroup are */
 };
 
 /* rc_fail - remember the first write error */
@@ -369,20 +371,25 @@ static int record_part_write(struct recorder *rc, struct session *s,
 }
 
 /*
- * record_on_record - every record the session delivers, in time order, goes
- * to the file; in parts, to the part its request belongs to (rotate.h)
+ * record_put - one record into the file, the ring, or the part its request
+ * belongs to (rotate.h); before, if not NULL, right before it, in the same part
  */
-static int record_on_record(struct session *s, void *priv, const struct perf_event_header *rec)
+static int record_put(struct recorder *rc, struct session *s, const struct perf_event_header *rec,
+		      const struct perf_event_header *before)
 {
-	struct recorder *rc = priv;
 	struct reqwatch_rec r;
 	uint64_t t, first;
+	size_t part;
 	int ret = 0, i;
 
-	if (rc->flight)
-		return flight_record(rc->flight, s, rec);
-	if (!rc->rotate.bytes && !rc->rotate.ns)
-		return record_write(rc, s, rec);
+	if (rc->flight) {
+		ret = before ? flight_record(rc->flight, s, before) : 0;
+		return ret ? ret : flight_record(rc->flight, s, rec);
+	}
+	if (!rc->rotate.bytes && !rc->rotate.ns) {
+		ret = before ? record_write(rc, s, before) : 0;
+		return ret ? ret : record_write(rc, s, rec);
+	}
 	t = reqwatch_time(s, rec, &r);
 	/*
 	 * The boundary first: a request this record starts is the next part's.
@@ -397,10 +404,25 @@ static int record_on_record(struct session *s, void *priv, const struct perf_eve
 	if (ret)
 		return ret;
 	i = first ? handover_find(&rc->ho, first) : -1;
-	ret = record_part_write(rc, s, rec, i < 0 ? rc->ho.nr - 1 : (size_t)i, t);
+	part = i < 0 ? rc->ho.nr - 1 : (size_t)i;
+	ret = before ? record_part_write(rc, s, before, part, t) : 0;
+	if (!ret)
+		ret = record_part_write(rc, s, rec, part, t);
 	if (!ret && t && rc->ho.nr > 1)
 		ret = record_parts_settle(rc, t);
 	return ret;
+}
+
+/*
+ * record_on_record - every record the session delivers, in time order, goes
+ * to the file; a child's birth into a cgroup of its own after what /proc
+ * said of it then (cgbirths.h)
+ */
+static int record_on_record(struct session *s, void *priv, const struct perf_event_header *rec)
+{
+	struct recorder *rc = priv;
+
+	return record_put(rc, s, rec, rc->births ? cgbirths_learn(rc->births, s, rec) : NULL);
 }
 
 /* The session recording while a command runs, for the SIGCHLD handler. */
@@ -447,6 +469,8 @@ static int record_init(struct session *s, void *priv)
 	rc->info.p = rc->p;
 	rc->info.tools = (const char *)rc->tools.p;
 	rc->info.command = rc->command;
+	if (!ret && rc->p->cgroups)
+		ret = cgbirths_create(&rc->births, s);
 	if (!ret && rc->p->callchains && !rc->es.stacks)
 		ret = evstream_init_stacks(&rc->es);
 	if (!ret && !rc->flight)
@@ -632,6 +656,7 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 		}
 		if (!ret)
 			ret = rc.werr;
+		cgbirths_report(rc.births);
 		if (rc.parts_full)
 			log_msg(LOG_WARN, "%llu events were not written: no part could be written since the disk filled",
 				(unsigned long long)rc.unwritten);
@@ -658,6 +683,7 @@ int record_run(const struct record_params *p, const struct session_opts *so_in, 
 		record_unlink(rc.path ? rc.path : p->output);
 	free(rc.path);
 	reqwatch_free(rc.watch);
+	cgbirths_free(rc.births);
 	rotate_files_release(&rc.kept);
 	free(rc.tools.p);
 	return ret;

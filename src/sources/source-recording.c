@@ -35,6 +35,17 @@ struct file_ev {
 	struct iotap_event *ev;		/* the session's, when a tool uses it */
 };
 
+/*
+ * The born records read last (REC_RECORD_BORN): each comes just before its
+ * child's birth, or a few births before at one time on several CPUs.
+ */
+#define FILE_BORN_KEPT 64
+struct file_born {
+	uint32_t tid;
+	uint64_t t;
+	char *path;			/* "" : the child was gone; NULL: a free slot */
+};
+
 /* The widest span of perf ids that file_lookup() indexes directly. */
 #define ID_DENSE_MAX 65536
 
@@ -107,6 +118,8 @@ struct file_src {
 	uint64_t records;
 	struct lost_cpus lost;
 	struct file_stacks stacks;
+	struct file_born born[FILE_BORN_KEPT];
+	size_t born_next;		/* the slot the next born record takes */
 	struct recording_event *info_ev;
 };
 
@@ -629,6 +642,37 @@ static int stack_add(struct file_src *f, const struct perf_event_header *h)
 	return 0;
 }
 
+/* born_add - a REC_RECORD_BORN: where a child born into a cgroup is, for its birth that follows */
+static int born_add(struct file_src *f, const struct perf_event_header *h)
+{
+	struct file_born *b = &f->born[f->born_next];
+	char path[REC_CGRP_PATH_MAX + 1], why[128] = "";
+	uint32_t tid;
+	uint64_t t;
+	int ret = rec_sec_born_decode(h, &tid, &t, path, sizeof(path), why, sizeof(why));
+
+	if (ret)
+		return section_bad(f, ret, why);
+	free(b->path);
+	b->path = strdup(path);
+	if (!b->path)
+		return -ENOMEM;
+	b->tid = tid;
+	b->t = t;
+	f->born_next = (f->born_next + 1) % FILE_BORN_KEPT;
+	return 0;
+}
+
+/* born_forget - no born record read yet */
+static void born_forget(struct file_src *f)
+{
+	for (size_t i = 0; i < FILE_BORN_KEPT; i++) {
+		free(f->born[i].path);
+		f->born[i].path = NULL;
+	}
+	f->born_next = 0;
+}
+
 /* file_chain - a sample's callchain from its id (REC_EVNT_CHAIN_IDS); -EINVAL: no such id */
 static int file_chain(struct session *s, struct perf_sample *smp)
 {
@@ -709,8 +753,8 @@ static int file_run(struct session *s, uint64_t deadline)
 			s->now = f->have_t_end && f->t_end > f->last_time ? f->t_end : f->last_time;
 			return 0;
 		}
-		if (h->type == REC_RECORD_STACK) {
-			ret = stack_add(f, h);
+		if (h->type == REC_RECORD_STACK || h->type == REC_RECORD_BORN) {
+			ret = h->type == REC_RECORD_STACK ? stack_add(f, h) : born_add(f, h);
 			if (ret)
 				return ret;
 			f->pos += h->size;
@@ -909,6 +953,27 @@ static int file_cgroup_tasks(struct session *s, int root, cgroup_task_fn fn, voi
 	return ret;
 }
 
+/* file_cgroup_born - what the recorder read of a child born into a cgroup (its born record) */
+static int file_cgroup_born(struct session *s, uint32_t tid, uint64_t t, char *path, size_t len)
+{
+	const struct file_src *f = s->src_priv;
+
+	for (size_t i = 0; i < FILE_BORN_KEPT; i++) {
+		const struct file_born *b = &f->born[(f->born_next + FILE_BORN_KEPT - 1 - i) %
+						      FILE_BORN_KEPT];
+
+		if (!b->path)
+			break;
+		if (b->tid != tid || b->t != t)
+			continue;
+		if (!b->path[0])
+			return -ESRCH;
+		snprintf(path, len, "%s", b->path);
+		return 0;
+	}
+	return -ENODATA;
+}
+
 /* file_fds_initial - the descriptors open when recording began (FDTB) */
 static int file_fds_initial(struct session *s, iotap_fd_fn fn, void *arg)
 {
@@ -944,6 +1009,7 @@ static void file_replay_forget(struct session *s, struct file_src *f)
 	f->records = 0;
 	lost_cpus_release(&f->lost);
 	f->stacks.len = f->stacks.nr = 0;
+	born_forget(f);
 	for (size_t i = 0; i < f->nr_evs; i++) {
 		f->evs[i].count = f->evs[i].undelivered = f->evs[i].stackless = 0;
 		f->evs[i].ev = NULL;
@@ -1044,6 +1110,7 @@ static void file_close(struct session *s)
 	free(f->id_dense);
 	free(f->stacks.ips);
 	free(f->stacks.st);
+	born_forget(f);
 	free(f->ksym);
 	lost_cpus_release(&f->lost);
 	free(f->info_ev);
@@ -1114,6 +1181,7 @@ static const struct host_ops file_host = {
 	.ksyms_load = file_ksyms_load,
 	.maps_load = file_maps_load,
 	.cgroup_tasks = file_cgroup_tasks,
+	.cgroup_born = file_cgroup_born,
 	.info = file_info,
 };
 
