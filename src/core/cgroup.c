@@ -306,6 +306,78 @@ static int cg_v1_root(const char *real)
 	return root;
 }
 
+/* cg_has_all - whether every word of ctl (n bytes, words split by commas) is in opts */
+static bool cg_has_all(const char *opts, const char *ctl, size_t n)
+{
+	for (size_t at = 0; at < n;) {
+		size_t k = strcspn(ctl + at, ",");
+
+		if (k > n - at)
+			k = n - at;
+		if (!cg_has_word(opts, ctl + at, k))
+			return false;
+		at += k + 1;
+	}
+	return n > 0;
+}
+
+/*
+ * cg_v1_mount_of - where the v1 hierarchy of controllers ctl is mounted: the first of its
+ * mounts that shows the hierarchy's root, else its first (/proc/self/mountinfo); 0 or -ENOENT
+ */
+static int cg_v1_mount_of(const char *ctl, char *mnt, size_t len)
+{
+	char line[PATH_MAX * 2], root[PATH_MAX], at[PATH_MAX], sopts[PATH_MAX];
+	bool found = false;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+
+	if (!f)
+		return -ENOENT;
+	while (fgets(line, sizeof(line), f)) {
+		char *dash = strstr(line, " - cgroup ");
+
+		/* id parent major:minor root mount-point ... - cgroup source super-options */
+		if (!dash || sscanf(line, "%*s %*s %*s %4095s %4095s", root, at) != 2 ||
+		    sscanf(dash + 10, "%*s %4095s", sopts) != 1 || !cg_has_all(sopts, ctl, strlen(ctl)))
+			continue;
+		if (!found || !strcmp(root, "/"))
+			snprintf(mnt, len, "%s", at);
+		found = true;
+		if (!strcmp(root, "/"))
+			break;
+	}
+	fclose(f);
+	return found ? 0 : -ENOENT;
+}
+
+/* cgroup_v1_mounted - see cgroup.h */
+size_t cgroup_v1_mounted(struct cgroup_v1 *v, size_t max)
+{
+	char line[PATH_MAX + 64];
+	size_t n = 0;
+	FILE *f = fopen("/proc/self/cgroup", "re");
+
+	if (!f)
+		return 0;
+	while (n < max && fgets(line, sizeof(line), f)) {
+		char *ctl = strchr(line, ':'), *end = ctl ? strchr(ctl + 1, ':') : NULL;
+		long id = strtol(line, NULL, 10);
+
+		if (!end || id <= 0 || end == ctl + 1 || (size_t)(end - ctl - 1) >= sizeof(v->controllers))
+			continue;
+		*end = 0;
+		ctl++;
+		if (!cg_has_word(ctl, "blkio", 5) && strncmp(ctl, "name=", 5))
+			continue;
+		v[n].id = (int)id;
+		snprintf(v[n].controllers, sizeof(v[n].controllers), "%s", ctl);
+		if (!cg_v1_mount_of(ctl, v[n].mount, sizeof(v[n].mount)))
+			n++;
+	}
+	fclose(f);
+	return n;
+}
+
 /*
  * cg_dir - whether arg is a cgroup directory here: its hierarchy path in real, and in
  * *root 0 for v2, or the id of its v1 hierarchy
@@ -361,23 +433,95 @@ static bool cg_v1_named(const char *arg)
 	return false;
 }
 
+/* cg_v1_controllers - the controllers of this machine's v1 hierarchy id (/proc/self/cgroup) */
+static bool cg_v1_controllers(int id, char *ctl, size_t len)
+{
+	char line[PATH_MAX + 64];
+	bool found = false;
+	FILE *f = fopen("/proc/self/cgroup", "re");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *c = strchr(line, ':'), *end = c ? strchr(c + 1, ':') : NULL;
+
+		if (end && strtol(line, NULL, 10) == id) {
+			snprintf(ctl, len, "%.*s", (int)(end - c - 1), c + 1);
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * cg_v1_recorded - the recorded v1 hierarchy arg names, its path inside it into path: a
+ * directory of a hierarchy here with the same controllers (real, of hierarchy hroot), or
+ * one named by the recording machine's mount point; NULL when none
+ */
+static const struct cgroup_v1 *cg_v1_recorded(const char *arg, const char *real, int hroot,
+					      const struct cgroup_v1 *v1, size_t nr_v1,
+					      char *path, size_t len)
+{
+	char ctl[256];
+
+	if (hroot > 0 && cg_v1_controllers(hroot, ctl, sizeof(ctl)))
+		for (size_t i = 0; i < nr_v1; i++)
+			if (!strcmp(v1[i].controllers, ctl)) {
+				snprintf(path, len, "%s", real);
+				return &v1[i];
+			}
+	for (size_t i = 0; i < nr_v1; i++) {
+		size_t n = strlen(v1[i].mount);
+
+		if (!strncmp(arg, v1[i].mount, n) && (arg[n] == '/' || !arg[n])) {
+			snprintf(path, len, "%s", arg[n] ? arg + n : "/");
+			return &v1[i];
+		}
+	}
+	return NULL;
+}
+
+/* cg_v1_refuse - a v1 directory that the recording does not hold: one line saying which it does */
+static int cg_v1_refuse(const char *arg, const struct cgroup_v1 *v1, size_t nr_v1)
+{
+	char held[1024] = "";
+	size_t at = 0;
+
+	if (!nr_v1) {
+		log_msg(LOG_ERR, "--cgroup '%s': the recording holds no cgroup v1 hierarchy (record --cgroups keeps blkio's and the named ones where they are mounted); it holds cgroup v2 paths (e.g. %s/system.slice)",
+			arg, CGROUP_MOUNT);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < nr_v1 && at < sizeof(held); i++)
+		at += snprintf(held + at, sizeof(held) - at, "%s%s (%s)", i ? ", " : "",
+			       v1[i].mount, v1[i].controllers);
+	log_msg(LOG_ERR, "--cgroup '%s': the recording holds the cgroup v1 hierarchies %s and cgroup v2, not this one",
+		arg, held);
+	return -EINVAL;
+}
+
 /* cgroup_path_named - see cgroup.h */
-int cgroup_path_named(const char *arg, char *path, size_t len, int *root)
+int cgroup_path_named(const char *arg, char *path, size_t len, int *root,
+		      const struct cgroup_v1 *v1, size_t nr_v1)
 {
 	static const char *const mounts[] = { CGROUP_MOUNT "/unified", CGROUP_MOUNT };
+	const struct cgroup_v1 *rec = NULL;
 	char real[PATH_MAX];
-
+	int hroot = 0;
 	bool here;
 
 	*root = 0;
-	here = cg_dir(arg, real, root);
-	/* A v1 directory here, or elsewhere one named by a v1 hierarchy's mount. */
-	if (*root || (!here && cg_v1_named(arg))) {
-		log_msg(LOG_ERR, "--cgroup '%s': a cgroup v1 hierarchy is followed live only; a recording holds cgroup v2 paths (e.g. %s/system.slice)",
-			arg, CGROUP_MOUNT);
-		*root = 0;
-		return -EINVAL;
+	here = cg_dir(arg, real, &hroot);
+	if (!here || hroot)
+		rec = cg_v1_recorded(arg, real, hroot, v1, nr_v1, path, len);
+	if (rec) {
+		*root = rec->id;
+		return 0;
 	}
+	/* A v1 directory here, or elsewhere one named by a v1 hierarchy's mount. */
+	if (hroot || (!here && cg_v1_named(arg)))
+		return cg_v1_refuse(arg, v1, nr_v1);
 	if (here) {
 		snprintf(path, len, "%s", real);
 		return 0;
@@ -445,7 +589,7 @@ int cgtrack_create(struct cgtrack **out, const struct cgtrack_ops *ops, const ch
 	ct->ops = *ops;
 	if (path) {
 		ret = ops->path ? ops->path(ops->arg, path, hpath, sizeof(hpath), &ct->root) :
-			cgroup_path_named(path, hpath, sizeof(hpath), &ct->root);
+			cgroup_path_named(path, hpath, sizeof(hpath), &ct->root, NULL, 0);
 		/* "/a/b/" names /a/b. */
 		for (size_t n = strlen(hpath); !ret && n > 1 && hpath[n - 1] == '/'; n--)
 			hpath[n - 1] = 0;
@@ -489,10 +633,12 @@ out_free:
 }
 
 /*
- * cg_read_task - the line of hierarchy root of one /proc/PID/task/TID/cgroup file
- * ("0::/path" for v2, "7:blkio:/path" for a v1 hierarchy of id 7)
+ * cg_read_task - the lines of hierarchies roots[0..n) of one /proc/PID/task/TID/cgroup
+ * file ("0::/path" for v2, "7:blkio:/path" for a v1 hierarchy of id 7), each to fn with
+ * its index among roots
  */
-static void cg_read_task(const char *file, uint32_t tid, int root, cgroup_task_fn fn, void *arg)
+static void cg_read_task(const char *file, uint32_t tid, const int *roots, size_t n,
+			 cgroup_root_task_fn fn, void *arg)
 {
 	char line[PATH_MAX + 8];
 	struct timespec ts;
@@ -508,12 +654,15 @@ static void cg_read_task(const char *file, uint32_t tid, int root, cgroup_task_f
 		return;
 	while (fgets(line, sizeof(line), f)) {
 		char *end, *path;
+		long id = strtol(line, &end, 10);
+		size_t i = 0;
 
-		if (strtol(line, &end, 10) != root || *end != ':' || !(path = strchr(end + 1, ':')))
+		while (i < n && roots[i] != id)
+			i++;
+		if (i == n || *end != ':' || !(path = strchr(end + 1, ':')))
 			continue;
 		path[1 + strcspn(path + 1, "\n")] = 0;
-		fn(arg, tid, path + 1, t);
-		break;
+		fn(arg, i, tid, path + 1, t);
 	}
 	fclose(f);
 }
@@ -526,7 +675,7 @@ struct cg_born_read {
 };
 
 /* cg_born_line - the task's v2 line: its path, less the " (deleted)" of a cgroup removed since */
-static void cg_born_line(void *arg, uint32_t tid, const char *path, uint64_t t)
+static void cg_born_line(void *arg, size_t which, uint32_t tid, const char *path, uint64_t t)
 {
 	static const char deleted[] = " (deleted)";
 	struct cg_born_read *r = arg;
@@ -542,17 +691,19 @@ static void cg_born_line(void *arg, uint32_t tid, const char *path, uint64_t t)
 int cgroup_born_proc(uint32_t tid, char *path, size_t len)
 {
 	struct cg_born_read r = { path, len, false };
+	static const int v2 = 0;
 	char file[64];
 
 	snprintf(file, sizeof(file), "/proc/%u/cgroup", tid);
-	cg_read_task(file, tid, 0, cg_born_line, &r);
+	cg_read_task(file, tid, &v2, 1, cg_born_line, &r);
 	return r.found ? 0 : -ESRCH;
 }
 
-/* What cgroup_tasks_proc hands each task's cgroup to. */
+/* What cgroup_tasks_proc_roots hands each task's cgroups to. */
 struct cg_tasks_walk {
-	int root;
-	cgroup_task_fn fn;
+	const int *roots;
+	size_t n;
+	cgroup_root_task_fn fn;
 	void *arg;
 };
 
@@ -563,15 +714,37 @@ static void cg_task_proc(void *arg, uint32_t pid, uint32_t tid)
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%u/task/%u/cgroup", pid, tid);
-	cg_read_task(path, tid, w->root, w->fn, w->arg);
+	cg_read_task(path, tid, w->roots, w->n, w->fn, w->arg);
+}
+
+/* cgroup_tasks_proc_roots - see cgroup.h */
+int cgroup_tasks_proc_roots(const int *roots, size_t n, cgroup_root_task_fn fn, void *arg)
+{
+	struct cg_tasks_walk w = { roots, n, fn, arg };
+
+	return proc_tasks_each(cg_task_proc, &w);
+}
+
+/* What cgroup_tasks_proc's one hierarchy goes to. */
+struct cg_one_root {
+	cgroup_task_fn fn;
+	void *arg;
+};
+
+/* cg_one_line - a task's line of that hierarchy */
+static void cg_one_line(void *arg, size_t which, uint32_t tid, const char *path, uint64_t t)
+{
+	const struct cg_one_root *o = arg;
+
+	o->fn(o->arg, tid, path, t);
 }
 
 /* cgroup_tasks_proc - see cgroup.h */
 int cgroup_tasks_proc(int root, cgroup_task_fn fn, void *arg)
 {
-	struct cg_tasks_walk w = { root, fn, arg };
+	struct cg_one_root o = { fn, arg };
 
-	return proc_tasks_each(cg_task_proc, &w);
+	return cgroup_tasks_proc_roots(&root, 1, cg_one_line, &o);
 }
 
 /* cgtrack_started - see cgroup.h */

@@ -31,7 +31,9 @@
  * end. A child moved again before its birth was delivered is taken to be
  * where it went from its birth on.
  */
+#include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "iotap.h"
@@ -84,6 +86,13 @@ void cgtrack_report(struct cgtrack *ct);
 void cgtrack_free(struct cgtrack *ct);
 
 /* For the sources. */
+/* A cgroup v1 hierarchy, mounted: of this machine, or of the one a recording was made on. */
+struct cgroup_v1 {
+	int id;				/* as /proc/PID/cgroup and cgroup_attach_task's dst_root say */
+	char controllers[256];		/* as /proc/PID/cgroup names them: "blkio", "name=systemd" */
+	char mount[PATH_MAX];		/* where: "/sys/fs/cgroup/blkio" */
+};
+
 /*
  * cgroup_path_here - a cgroup directory of this machine as a hierarchy path, and its
  * hierarchy in *root: 0 for cgroup v2, the id /proc/self/cgroup gives a v1 hierarchy
@@ -91,17 +100,35 @@ void cgtrack_free(struct cgtrack *ct);
  */
 int cgroup_path_here(const char *arg, char *path, size_t len, int *root);
 /*
- * cgroup_path_named - a cgroup v2 directory here, or a path of the recording machine's v2
- * hierarchy (its mount left out), for reports: a recording holds v2 paths only. 0, or
- * -EINVAL logged for a relative path that is no cgroup here, or for a v1 hierarchy's
- * directory (here, or named by its mount: /sys/fs/cgroup/blkio/...)
+ * cgroup_path_named - for reports, what a --cgroup argument names of the
+ * recorded hierarchies: a directory of one of the v1 hierarchies v1[0..nr_v1)
+ * (the recording's: their ids are the recording machine's), here (a v1
+ * directory of a hierarchy with the same controllers) or by its mount point on
+ * the recording machine (/sys/fs/cgroup/blkio/...), in *root its id; else a
+ * cgroup v2 directory here, or a path of the recording machine's v2 hierarchy
+ * (its mount left out), *root 0. 0, or -EINVAL logged for a relative path
+ * that is no cgroup here, or for a v1 hierarchy's directory the recording
+ * does not hold (the line says which it does)
  */
-int cgroup_path_named(const char *arg, char *path, size_t len, int *root);
+int cgroup_path_named(const char *arg, char *path, size_t len, int *root,
+		      const struct cgroup_v1 *v1, size_t nr_v1);
 /*
  * cgroup_tasks_proc - every task's cgroup path in hierarchy root (0: v2) from /proc, stamped
  * when read: 0, or -errno when /proc cannot be read
  */
 int cgroup_tasks_proc(int root, cgroup_task_fn fn, void *arg);
+/* A task's cgroup in roots[which] of those cgroup_tasks_proc_roots was asked for. */
+typedef void (*cgroup_root_task_fn)(void *arg, size_t which, uint32_t tid, const char *path,
+				    uint64_t t);
+/* cgroup_tasks_proc_roots - the same for n hierarchies, each task's file read once */
+int cgroup_tasks_proc_roots(const int *roots, size_t n, cgroup_root_task_fn fn, void *arg);
+/*
+ * cgroup_v1_mounted - the v1 hierarchies a recording keeps, those the I/O is
+ * accounted and services are named in: blkio's and the named ones
+ * (name=systemd), where mounted (/proc/self/cgroup and mountinfo); up to max
+ * into v, how many
+ */
+size_t cgroup_v1_mounted(struct cgroup_v1 *v, size_t max);
 /*
  * cgroup_born_proc - the cgroup v2 path of task tid now, from /proc/TID/cgroup (a zombie's
  * names the cgroup it exited in): 0, or -ESRCH when the task is gone

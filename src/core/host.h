@@ -68,7 +68,7 @@ struct host_ops {
 	 * The hierarchy path ("/a/b") a --cgroup argument names, and in *root its
 	 * hierarchy (0: cgroup v2; else a v1 hierarchy's id, as /proc/PID/cgroup
 	 * and cgroup_attach_task's dst_root number it); logs why not (live: no
-	 * such cgroup; a recording: a v1 hierarchy, which it does not hold).
+	 * such cgroup; a recording: a v1 hierarchy it does not hold).
 	 */
 	int (*cgroup_path)(struct session *s, const char *arg, char *path, size_t len, int *root);
 	/*

@@ -282,35 +282,58 @@ out_free:
 	return ret;
 }
 
-/* The CGRP section being filled, and how many tasks it holds. */
+/* The v1 hierarchies a recording keeps, at most: blkio's and the named ones (cgroup.h). */
+#define SNAP_CGV1_MAX 8
+
+/* A CGRP or CGV1 section being filled, and how many tasks it holds. */
 struct snap_cgrp {
 	struct rec_buf b;
 	uint32_t n;
 };
 
-/* snap_cgroup_add - one task of the CGRP section */
-static void snap_cgroup_add(void *arg, uint32_t tid, const char *path, uint64_t t)
+/* snap_cgroup_add - one task of a hierarchy's section (which: 0 CGRP, then each CGV1) */
+static void snap_cgroup_add(void *arg, size_t which, uint32_t tid, const char *path, uint64_t t)
 {
-	struct snap_cgrp *cg = arg;
+	struct snap_cgrp *cg = (struct snap_cgrp *)arg + which;
 
 	rec_sec_cgrp_add(&cg->b, tid, path, t);
 	cg->n++;
 }
 
-/* snap_put_cgroups - --cgroups: every task's cgroup now; the recorded events follow moves */
+/*
+ * snap_put_cgroups - --cgroups: every task's cgroup now, in cgroup v2 (CGRP) and in each v1
+ * hierarchy kept (CGV1), each task's file read once; the recorded events follow moves
+ */
 static int snap_put_cgroups(struct rec_writer *w)
 {
-	struct snap_cgrp cg = { 0 };
+	struct cgroup_v1 v1[SNAP_CGV1_MAX];
+	struct snap_cgrp cg[1 + SNAP_CGV1_MAX] = { 0 };
+	int roots[1 + SNAP_CGV1_MAX] = { 0 };
+	size_t nr = 1 + cgroup_v1_mounted(v1, SNAP_CGV1_MAX);
 	int ret;
 
-	rec_sec_cgrp_begin(&cg.b);
-	ret = cgroup_tasks_proc(0, snap_cgroup_add, &cg);
+	rec_sec_cgrp_begin(&cg[0].b);
+	for (size_t i = 1; i < nr; i++) {
+		struct rec_sec_cgv1 h = { .id = (uint32_t)v1[i - 1].id };
+
+		snprintf(h.controllers, sizeof(h.controllers), "%s", v1[i - 1].controllers);
+		snprintf(h.mount, sizeof(h.mount), "%s", v1[i - 1].mount);
+		rec_sec_cgv1_begin(&cg[i].b, &h);
+		roots[i] = v1[i - 1].id;
+	}
+	ret = cgroup_tasks_proc_roots(roots, nr, snap_cgroup_add, cg);
 	if (ret)
 		log_msg(LOG_WARN, "cannot list /proc: %s; only tasks that fork or move have a cgroup",
 			strerror(-ret));
-	rec_sec_cgrp_end(&cg.b, cg.n);
-	ret = snap_flush(w, &cg.b, REC_SEC_CGRP);
-	rec_buf_release(&cg.b);
+	rec_sec_cgrp_end(&cg[0].b, cg[0].n);
+	ret = snap_flush(w, &cg[0].b, REC_SEC_CGRP);
+	for (size_t i = 1; i < nr; i++) {
+		rec_sec_cgv1_end(&cg[i].b, cg[i].n);
+		if (!ret)
+			ret = snap_flush(w, &cg[i].b, REC_SEC_CGV1);
+	}
+	for (size_t i = 0; i < nr; i++)
+		rec_buf_release(&cg[i].b);
 	return ret;
 }
 

@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "array.h"
+#include "cgroup.h"
 #include "fmtcheck.h"
 #include "ksyms.h"
 #include "log.h"
@@ -439,6 +440,7 @@ static int file_section(struct session *s, struct file_src *f, uint32_t type, co
 	case REC_SEC_EVNT:
 	case REC_SEC_MAPS:
 	case REC_SEC_CGRP:
+	case REC_SEC_CGV1:
 	case REC_SEC_FDTB:
 		return blob_keep(f, type, p, len);
 	case REC_SEC_DISK:
@@ -932,21 +934,63 @@ static int file_maps_load(struct session *s, struct usyms *us)
 	return ret;
 }
 
-/* file_cgroup_tasks - every task's cgroup when recording began (record --cgroups) */
+/*
+ * file_cgroup_path - --cgroup names a cgroup of a recorded hierarchy: cgroup v2's, or one of
+ * the v1 hierarchies the CGV1 sections hold (their ids are the recording machine's)
+ */
+static int file_cgroup_path(struct session *s, const char *arg, char *path, size_t len,
+			    int *root)
+{
+	const struct file_src *f = s->src_priv;
+	struct cgroup_v1 *v1;
+	struct rec_sec_cgv1 h;
+	char why[128] = "";
+	size_t n = 0, max = 0;
+	int ret = 0;
+
+	for (size_t k = 0; k < f->nr_blobs; k++)
+		max += f->blobs[k].type == REC_SEC_CGV1;
+	v1 = calloc(max ? max : 1, sizeof(*v1));
+	if (!v1)
+		return -ENOMEM;
+	for (size_t k = 0; k < f->nr_blobs && !ret; k++) {
+		if (f->blobs[k].type != REC_SEC_CGV1)
+			continue;
+		ret = rec_sec_cgv1_decode(f->blobs[k].data, f->blobs[k].len, &h, NULL, NULL, why,
+					  sizeof(why));
+		if (ret)
+			break;
+		v1[n].id = (int)h.id;
+		snprintf(v1[n].controllers, sizeof(v1[n].controllers), "%s", h.controllers);
+		snprintf(v1[n].mount, sizeof(v1[n].mount), "%s", h.mount);
+		n++;
+	}
+	if (ret)
+		log_msg(LOG_ERR, "the recorded cgroups are damaged (%s)", why);
+	else
+		ret = cgroup_path_named(arg, path, len, root, v1, n);
+	free(v1);
+	return ret;
+}
+
+/* file_cgroup_tasks - every task's cgroup in hierarchy root when recording began (record --cgroups) */
 static int file_cgroup_tasks(struct session *s, int root, cgroup_task_fn fn, void *arg)
 {
 	const struct file_src *f = s->src_priv;
+	struct rec_sec_cgv1 h;
 	char why[128] = "";
 	int ret = 0;
 
-	/* Recorded: the v2 hierarchy's (cgroup_path_named refuses a v1 one first). */
-	if (root)
-		return -ENOTSUP;
+	for (size_t k = 0; k < f->nr_blobs && !ret; k++) {
+		const struct file_blob *b = &f->blobs[k];
 
-	for (size_t k = 0; k < f->nr_blobs && !ret; k++)
-		if (f->blobs[k].type == REC_SEC_CGRP)
-			ret = rec_sec_cgrp_decode(f->blobs[k].data, f->blobs[k].len, fn, arg, why,
-						 sizeof(why));
+		if (!root && b->type == REC_SEC_CGRP)
+			ret = rec_sec_cgrp_decode(b->data, b->len, fn, arg, why, sizeof(why));
+		else if (root && b->type == REC_SEC_CGV1 &&
+			 !(ret = rec_sec_cgv1_decode(b->data, b->len, &h, NULL, NULL, why,
+						     sizeof(why))) && (int)h.id == root)
+			ret = rec_sec_cgv1_decode(b->data, b->len, &h, fn, arg, why, sizeof(why));
+	}
 	if (ret)
 		log_msg(LOG_WARN, "the recorded cgroups are damaged (%s): some tasks' cgroups stay unknown",
 			why);
@@ -1180,6 +1224,7 @@ static const struct host_ops file_host = {
 	.ksyms_prefetch = file_ksyms_prefetch,
 	.ksyms_load = file_ksyms_load,
 	.maps_load = file_maps_load,
+	.cgroup_path = file_cgroup_path,
 	.cgroup_tasks = file_cgroup_tasks,
 	.cgroup_born = file_cgroup_born,
 	.info = file_info,
