@@ -3,8 +3,10 @@
 # project's CI): a blkio directory and a named hierarchy (name=systemd) are followed as a v2
 # directory is, a task that was there before tracing began (its /proc line "N:blkio:/path")
 # and one that moves in while tracing (cgroup_attach_task with that hierarchy's dst_root);
-# the hierarchy's root counts what the kernel's diskstats count; a report over a recording
-# refuses a v1 directory in one line instead of counting nothing.
+# the hierarchy's root counts what the kernel's diskstats count. A recording made with
+# --cgroups at the same time holds blkio's and the named hierarchies: a report with the same
+# directories counts what live counted, as nobody too; a v1 hierarchy it does not hold
+# (memory) is refused in one line instead of counting nothing.
 . "$(dirname "$0")/lib.sh"
 require_root
 
@@ -40,6 +42,14 @@ if [ -n "$NAMED" ]; then
 	tracer_start "$LIVE_TMP/named.out" biolatency -d "$D" --cgroup "$NAMED"
 	N_PID=$TRACER_PID
 fi
+R=$LIVE_TMP/r.iotap
+rm -f "$LIVE_TMP/rec.go"
+"$IOTAP" record -o "$R" --cgroups -- sh -c "touch '$LIVE_TMP/rec.go'; exec sleep 600" \
+	>/dev/null 2>"$LIVE_TMP/rec.err" &
+REC_PID=$!
+LIVE_PIDS="$LIVE_PIDS $REC_PID"
+for i in $(seq 1 200); do [ -e "$LIVE_TMP/rec.go" ] && break; sleep 0.05; done
+[ -e "$LIVE_TMP/rec.go" ] || fail "record --cgroups did not start: $(cat "$LIVE_TMP/rec.err")"
 before=$(disk_reads)
 
 # 200 reads by the early one, 300 by a shell that moves itself in, 150 from outside.
@@ -52,6 +62,7 @@ wait $early $moved $outside || fail "a reader failed"
 reads=$(($(disk_reads) - before))
 
 for p in $C_PID $R_PID ${N_PID:-}; do TRACER_PID=$p; tracer_stop; done
+kill -INT $REC_PID; wait $REC_PID || fail "record --cgroups failed: $(cat "$LIVE_TMP/rec.err")"
 c=$(hist_total "$LIVE_TMP/cg.out"); r=$(hist_total "$LIVE_TMP/root.out")
 [ "$c" = 500 ] || fail "--cgroup $TOP counted $c, expected 500 (200 there before, 300 moved in)"
 [ "$r" = "$reads" ] || fail "--cgroup $V1 (the hierarchy's root) counted $r, diskstats $reads"
@@ -62,13 +73,42 @@ if [ -n "$NAMED" ]; then
 	echo "ok: the named hierarchy $NAMED counts $n = diskstats"
 fi
 
-# A recording holds v2 paths: a v1 directory in a report is one error line and the usage
-# status (1), as a relative --cgroup gets.
-"$IOTAP" record -o "$LIVE_TMP/r.iotap" --cgroups -- "$DIO" read "$DEV" 10 4096 >/dev/null \
-	2>"$LIVE_TMP/rec.err" || fail "record --cgroups failed: $(cat "$LIVE_TMP/rec.err")"
-rc=0
-"$IOTAP" report -i "$LIVE_TMP/r.iotap" biolatency --cgroup "$TOP" >/dev/null 2>"$LIVE_TMP/rep.err" || rc=$?
-[ $rc = 1 ] && [ "$(wc -l <"$LIVE_TMP/rep.err")" = 1 ] &&
-	grep -q "followed live only" "$LIVE_TMP/rep.err" ||
-	fail "a report with a v1 --cgroup: status $rc, said: $(cat "$LIVE_TMP/rep.err")"
-echo "ok: a report refuses a v1 directory: $(cat "$LIVE_TMP/rep.err")"
+# The recording holds the blkio and named hierarchies: its report counts what live counted,
+# reported by nobody (who reads nothing of this machine's cgroups to do it).
+PUB=$(mktemp -d /tmp/iotap-pub.XXXXXX)
+trap 'rm -rf "$PUB"; cg_cleanup' EXIT
+cp "$R" "$PUB/r.iotap"
+chmod 755 "$PUB"; chown nobody "$PUB/r.iotap"
+# report_total CGROUP - biolatency's count of the disk's reads in CGROUP, reported by nobody
+report_total() {
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$IOTAP" report -i "$PUB/r.iotap" \
+		biolatency -d "$D" --cgroup "$1" 2>"$LIVE_TMP/rep.err" | hist_total /dev/stdin
+	[ ! -s "$LIVE_TMP/rep.err" ] || fail "report --cgroup $1 said: $(cat "$LIVE_TMP/rep.err")"
+}
+got=$(report_total "$TOP")
+[ "$got" = "$c" ] || fail "report --cgroup $TOP counted $got, live $c"
+got=$(report_total "$V1/")
+[ "$got" = "$reads" ] || fail "report --cgroup $V1 counted $got, diskstats $reads"
+if [ -n "$NAMED" ]; then
+	got=$(report_total "$NAMED")
+	[ "$got" = "$reads" ] || fail "report --cgroup $NAMED counted $got, diskstats $reads"
+fi
+echo "ok: as nobody, the recording's report counts $TOP $c and $V1 $reads${NAMED:+, $NAMED $reads}, as live did"
+# Gone here: named by the recording machine's mount point, as on another machine.
+cgroup_remove "$TOP" "$V1"
+[ ! -d "$TOP" ] || fail "cannot remove $TOP"
+got=$(report_total "$TOP")
+[ "$got" = "$c" ] || fail "report --cgroup $TOP (removed) counted $got, live $c"
+echo "ok: with $TOP removed, the report still counts $c in it"
+
+# A v1 hierarchy the recording does not hold: one error line and the usage status (1), as a
+# relative --cgroup gets.
+OTHER=$(awk '$3 == "cgroup" && $4 !~ /(^|,)(blkio|name=[^,]*)(,|$)/ { print $2; exit }' /proc/mounts)
+if [ -n "$OTHER" ]; then
+	rc=0
+	"$IOTAP" report -i "$R" biolatency --cgroup "$OTHER" >/dev/null 2>"$LIVE_TMP/rep.err" || rc=$?
+	[ $rc = 1 ] && [ "$(wc -l <"$LIVE_TMP/rep.err")" = 1 ] &&
+		grep -q "the recording holds the cgroup v1 hierarchies" "$LIVE_TMP/rep.err" ||
+		fail "a report with a v1 --cgroup not recorded: status $rc, said: $(cat "$LIVE_TMP/rep.err")"
+	echo "ok: a report refuses a v1 hierarchy it does not hold: $(cat "$LIVE_TMP/rep.err")"
+fi
