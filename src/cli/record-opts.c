@@ -17,7 +17,7 @@ static const struct opt record_opts[] = {
 	  "record the events of these tools, comma-separated (default: every block tool; see iotap list)" },
 	{ 0, "all", OPT_FLAG, P(all), NULL, "record the events of every tool whose events this kernel has" },
 	{ 0, "cgroups", OPT_FLAG, P(cgroups), NULL,
-	  "also record which cgroup v2 every task is in (when recording starts, then sched_process_fork and cgroup_attach_task), for reports with --cgroup or --show-cgroup" },
+	  "also record which cgroup every task is in, in cgroup v2 and in the v1 hierarchies of blkio and the named ones (name=systemd) where they are mounted (when recording starts, then sched_process_fork and cgroup_attach_task, and for each child created straight into a cgroup, clone3 CLONE_INTO_CGROUP, its cgroup read as its task_newtask comes), for reports with --cgroup or --show-cgroup" },
 	{ 0, "switch-output", OPT_STR, P(switch_output), "SIZE|TIME",
 	  "write the recording in parts FILE.<timestamp> (UTC, YYYYmmddHHMMSSmmm), a new one after SIZE bytes of events written (100M, 1G; B, K, M, G; the sections before them, kallsyms with -g, come on top) or TIME of events (30s, 10m, 1h, 1d); each part is a whole recording, and each request is in the part of its first event, completion included" },
 	{ 0, "max-files", OPT_UINT, P(max_files), "N",

@@ -36,10 +36,11 @@
 	session_source_names }
 #define OPT_CGROUP { 0, "cgroup", OPT_STR, offsetof(struct session_opts, cgroup), "PATH", \
 	"only I/O submitted by tasks in this cgroup or below it, as they were when they submitted " \
-	"it; follows tasks that fork or move while tracing. A cgroup v2 directory (e.g. " \
-	"/sys/fs/cgroup/system.slice), or live a cgroup v1 hierarchy's (hybrid and v1 hosts: " \
-	"/sys/fs/cgroup/blkio/..., a named one such as /sys/fs/cgroup/systemd/...); a recording " \
-	"holds v2 paths" }
+	"it; follows tasks that fork or move while tracing, and children created straight into a " \
+	"cgroup (clone3 CLONE_INTO_CGROUP, as systemd starts services). A cgroup v2 directory " \
+	"(e.g. /sys/fs/cgroup/system.slice), or a cgroup v1 hierarchy's (hybrid and v1 hosts: " \
+	"/sys/fs/cgroup/blkio/..., a named one such as /sys/fs/cgroup/systemd/...; a recording " \
+	"holds blkio's and the named ones, spelled as the recording machine mounted them)" }
 #define OPT_SYMFS { 0, "symfs", OPT_DIR, offsetof(struct session_opts, symfs), "DIR", \
 	"look for the binaries of a recording under DIR too: DIR/path, DIR/.build-id/xx/rest and " \
 	"DIR/usr/lib/debug (for reports on another machine, or after a binary was removed)" }
