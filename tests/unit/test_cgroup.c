@@ -20,6 +20,15 @@
  * next child read 10 more.
  */
 #define CG_FILE "cgroups-6.18.iotap"
+/*
+ * What make-recordings cgv1clone recorded on loop 7:3 of a hybrid host (v1 blkio at
+ * /sys/fs/cgroup/blkio, name=systemd at /sys/fs/cgroup/systemd, v2 at
+ * /sys/fs/cgroup/unified): 30 reads in blkio's /iotap-rec; 20 by a child born straight
+ * into the v2 cgroup /iotap-rec/born (clone3 CLONE_INTO_CGROUP) by a parent in the root
+ * cgroups; 5 more such children, reaped before the recorder read their cgroup; 10 reads
+ * from the root cgroups.
+ */
+#define CGV1_FILE "cgroups-v1-clone-6.18.iotap"
 
 /* count_cgroup - biosnoop --show-cgroup lines whose last column is cg */
 static int count_cgroup(const char *text, const char *cg)
@@ -135,6 +144,74 @@ static void test_v1_in_report(void **state)
 	free(buf);
 }
 
+/* report_count - biolatency -d 7:3 with --cgroup cg over the v1 and clone recording */
+static uint64_t report_count(const uint8_t *buf, size_t len, const char *cg)
+{
+	char *out = NULL;
+	uint64_t n;
+
+	testlib_log[0] = 0;
+	assert_int_equal(testlib_tool_run(buf, len, NULL, &out, "biolatency", "-d", "7:3",
+					  "--cgroup", cg, NULL), 0);
+	n = testlib_hist_total(out, NULL);
+	free(out);
+	return n;
+}
+
+/*
+ * test_v1_recorded - a recording made with --cgroups on a hybrid host holds blkio's and the
+ * named hierarchies: their directories, as that machine mounted them, count what was there;
+ * a v1 hierarchy it does not hold is refused in one line that says which it holds
+ */
+static void test_v1_recorded(void **state)
+{
+	size_t len;
+	uint8_t *buf = testlib_data_load("recordings", CGV1_FILE, &len);
+	char *out = NULL;
+
+	assert_int_equal(report_count(buf, len, "/sys/fs/cgroup/blkio/iotap-rec"), 30);
+	assert_string_equal(testlib_log, "");
+	assert_int_equal(report_count(buf, len, "/sys/fs/cgroup/blkio/iotap-rec/"), 30);
+	assert_int_equal(report_count(buf, len, "/sys/fs/cgroup/blkio"), 60);
+	assert_int_equal(report_count(buf, len, "/sys/fs/cgroup/systemd/"), 60);
+	assert_string_equal(testlib_log, "");
+	assert_int_equal(report_count(buf, len, "/sys/fs/cgroup/blkio/iotap-re"), 0);
+	testlib_log[0] = 0;
+	assert_int_equal(testlib_tool_run(buf, len, NULL, &out, "biolatency", "--cgroup",
+					  "/sys/fs/cgroup/memory/iotap-rec", NULL), -EINVAL);
+	assert_non_null(strstr(testlib_log, "the recording holds the cgroup v1 hierarchies "));
+	assert_non_null(strstr(testlib_log, "/sys/fs/cgroup/blkio (blkio)"));
+	assert_non_null(strstr(testlib_log, "/sys/fs/cgroup/systemd (name=systemd)"));
+	assert_null(strchr(strchr(testlib_log, '\n') + 1, '\n'));
+	free(out);
+	free(buf);
+}
+
+/*
+ * test_born - a child born straight into a cgroup counts there, not in its parent's; those
+ * reaped before the recorder read their cgroup are in none, said once
+ */
+static void test_born(void **state)
+{
+	size_t len;
+	uint8_t *buf = testlib_data_load("recordings", CGV1_FILE, &len);
+	char *out = NULL;
+
+	assert_int_equal(report_count(buf, len, "/sys/fs/cgroup/unified/iotap-rec/born"), 20);
+	assert_non_null(strstr(testlib_log, "5 tasks created straight into a cgroup (clone3 CLONE_INTO_CGROUP) had exited before their cgroup could be read"));
+	assert_null(strchr(strchr(testlib_log, '\n') + 1, '\n'));
+	assert_int_equal(report_count(buf, len, "/iotap-rec"), 20);
+	assert_int_equal(report_count(buf, len, "/"), 60);
+	assert_int_equal(testlib_tool_run(buf, len, NULL, &out, "biosnoop", "-d", "7:3",
+					  "--show-cgroup", NULL), 0);
+	assert_int_equal(count_cgroup(out, "/iotap-rec/born"), 20);
+	assert_int_equal(count_cgroup(out, "/"), 40);
+	free(out);
+	/* The child's v1 cgroups are its parent's: blkio's root. */
+	assert_int_equal(report_count(buf, len, "/sys/fs/cgroup/blkio/iotap-rec"), 30);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -142,6 +219,8 @@ int main(void)
 		cmocka_unit_test(test_column),
 		cmocka_unit_test(test_not_recorded),
 		cmocka_unit_test(test_v1_in_report),
+		cmocka_unit_test(test_v1_recorded),
+		cmocka_unit_test(test_born),
 	};
 
 	log_set(testlib_log_keep);
