@@ -7,7 +7,11 @@
 # be the process that read, on both disks; biostages has every stage of sda's requests, and
 # on nvme0n1 all but G2I and I2D, which it says a scheduler none does not show. Then a
 # cgroup under io.max riops reads nvme0n1: blk-throttle's worker starts requests it held,
-# and biosnoop names the reader on every one (the kprobe on the throttle's entry).
+# and biosnoop names the reader on every one (the kprobe on the throttle's entry). Last, a
+# child born straight into a cgroup (clone3 CLONE_INTO_CGROUP) reads sda: biosnoop
+# --cgroup counts its reads there, live and from a recording made with --cgroups, as the
+# kernel's diskstats do (task_newtask's clone_flags keeps the flag on this kernel). sda, as
+# before 6.5 a request's submitter is known at its insert, which nvme0n1's none has not.
 . "$(dirname "$0")/../live/lib.sh"
 [ "$(id -u)" = 0 ] || skip "VM tests need root for apt-get download of the kernel"
 [ -x "${IOTAP_SRCDIR:-.}/tests/vm/vm-run" ] || skip "no vm-run"
@@ -16,8 +20,9 @@ command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86 not installed"
 N=200 NS=100
 TOOLS="biolatency biosnoop bitesize biotop biopattern seeksize iosched biostages"
 TN=200 TIOPS=100
+BN=150
 cat >"$LIVE_TMP/guest.sh" <<GUEST
-N=$N NS=$NS TOOLS="$TOOLS" TN=$TN TIOPS=$TIOPS
+N=$N NS=$NS TOOLS="$TOOLS" TN=$TN TIOPS=$TIOPS BN=$BN
 GUEST
 cat >>"$LIVE_TMP/guest.sh" <<'GUEST'
 echo "== sched nvme0n1 $(cat /sys/block/nvme0n1/queue/scheduler) sda $(cat /sys/block/sda/queue/scheduler)"
@@ -76,13 +81,33 @@ wait $t
 echo "== throttle"
 cat /tmp/th.out /tmp/th.err
 rmdir /sys/fs/cgroup/slow
+# A child born into a cgroup of its own: held as a zombie for 2 s after its reads, so that
+# each tracer reads its /proc/PID/cgroup however late the birth is delivered.
+echo "== newtask $(grep clone_flags /sys/kernel/tracing/events/task/task_newtask/format)"
+mkdir /sys/fs/cgroup/born || exit 1
+iotap biosnoop -d sda --cgroup /sys/fs/cgroup/born >/tmp/born.out 2>/tmp/born.err &
+b=$!
+for i in $(seq 1 100); do grep -qs 'Hit Ctrl-C' /tmp/born.out /tmp/born.err && break; sleep 0.1; done
+echo "== stat-before born $(cat /sys/block/sda/stat)"
+iotap record -o /tmp/born.iotap --cgroups -- sh -c "sleep 2 | cgclone -H /sys/fs/cgroup/born /dev/sda $BN >/tmp/born.pid" \
+	>/tmp/born-rec.out 2>&1
+echo "== stat-after born $(cat /sys/block/sda/stat)"
+echo "== pid born $(cat /tmp/born.pid)"
+sleep 0.5
+kill -INT $b
+wait $b
+echo "== born"
+cat /tmp/born.out /tmp/born.err /tmp/born-rec.out
+echo "== born-report"
+iotap report -i /tmp/born.iotap biosnoop -d sda --cgroup /sys/fs/cgroup/born 2>&1
+rmdir /sys/fs/cgroup/born
 echo "== instances"
 ls /sys/kernel/tracing/instances
 echo "== end"
 GUEST
 
 for k in $VM_KERNELS; do
-	vm_boot $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \
+	vm_boot $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" --bin "$IOTAP_PROGS/cgclone" \
 		--timeout 150 -- "$LIVE_TMP/guest.sh"
 	out=$LIVE_TMP/vm-$k.out
 	grep -q '^== sched nvme0n1 .*\[none\].* sda .*\[mq-deadline\]' "$out" ||
@@ -161,6 +186,19 @@ PY
 	tj=$(sed -n 's/.* \([0-9]*\) requests started by another task (blk-throttle.s worker) are charged to the task that sent their bio$/\1/p' "$f")
 	[ -n "$tj" ] && [ "$tj" -gt 0 ] || fail "$k: biosnoop -v says blk-throttle's worker started none of the throttled reads: $(grep iotap "$f")"
 	! grep -q 'per-CPU kernel worker' "$f" || fail "$k: the worker was named: $(grep iotap "$f")"
+	# The child born into a cgroup: every read of it in biosnoop --cgroup, live and reported.
+	rb=$(stat_reads "$out" born)
+	pb=$(awk '$2 == "pid" && $3 == "born" { print $4 }' "$out")
+	nt=$(awk '$1 == "==" && $2 == "newtask" { $1 = $2 = ""; print }' "$out" | sed 's/^ *//')
+	[ "$rb" = $BN ] || fail "$k: diskstats counted $rb reads of the born child, it made $BN"
+	for part in born born-report; do
+		f=$LIVE_TMP/$part-$k
+		section "$out" $part >"$f"
+		[ "$(awk -v p="$pb" '$4 == "sda" && $2 == "cgclone" && $3 == p' "$f" | wc -l)" = "$rb" ] &&
+			[ "$(awk '$4 == "sda"' "$f" | wc -l)" = "$rb" ] ||
+			fail "$k: $part: biosnoop --cgroup born has not the $rb reads of child $pb ($nt): $(cat "$f")"
+	done
+	echo "ok: $k: a child born into a cgroup (clone3 CLONE_INTO_CGROUP) counts its $rb reads there, live and reported (task_newtask: $nt)"
 	[ -z "$(section "$out" instances)" ] || fail "$k: instances left: $(section "$out" instances)"
 	echo "ok: $k: $rt reads of nvme0n1 under io.max riops=$TIOPS, all the reader's in biosnoop ($tj started by blk-throttle's worker, joined through the kprobe on its entry)"
 	echo "ok: $k: nvme0n1 (none) $rn and sda (mq-deadline) $rs reads as diskstats counted them, in biolatency -Q -D, biosnoop (pids $pn and $ps), bitesize, biotop, biopattern, seeksize ($((rn + rs - 2)) seeks), iosched ($rs through mq-deadline) and biostages (every stage; nvme0n1 without an insert)"
