@@ -2,7 +2,7 @@
 /*
  * fuzz_report.c - libFuzzer harness for the whole report path: a recording
  * opened from memory, its sections read, its records replayed in order and
- * dispatched to one of biolatency -D, iostack -K -f, biosnoop --cgroup,
+ * dispatched to one of biolatency -D, iostack -K -f, biosnoop --cgroup (v2 or v1),
  * fileio -C and iostackbreakdown, or described as --info does (which one
  * follows from a CRC of the input, so each input is read once). This is
  * the harness of the head: container, sections, formats; every input pays
@@ -101,13 +101,16 @@ static uint8_t *pack_sections(const uint8_t *data, size_t size, size_t *out_len)
  * report - biolatency -D over the image; iostack -K -f (stack records,
  * callchain ids, the recorded kernel symbols: no user symbols, which would
  * open files named by the input); biosnoop with the recorded cgroups (CGRP,
- * fork and attach events); fileio -C and iostackbreakdown (syscall pairing,
+ * fork, attach and birth events, born records; every other input a v1
+ * hierarchy's, CGV1); fileio -C and iostackbreakdown (syscall pairing,
  * descriptor tables: FDTB); then --info's reading of it
  */
 static void report(const uint8_t *img, size_t len, unsigned int which)
 {
 	char *bio[] = { "biolatency", "-D", NULL }, *stk[] = { "iostack", "-K", "-f", NULL };
 	char *cg[] = { "biosnoop", "--show-cgroup", "--cgroup", "/iotap-rec", NULL };
+	char *cg1[] = { "biosnoop", "--show-cgroup", "--cgroup", "/sys/fs/cgroup/blkio/iotap-rec",
+			NULL };
 	char *fio[] = { "fileio", "-C", NULL }, *brk[] = { "iostackbreakdown", NULL };
 	struct session_opts so = { .mmap_pages = 128, .input_buf = img, .input_len = len };
 	struct recording_info info;
@@ -129,7 +132,7 @@ static void report(const uint8_t *img, size_t len, unsigned int which)
 		fuzz_run_tool(NULL, img, len, out, 3, stk);
 		break;
 	case 2:
-		fuzz_run_tool(NULL, img, len, out, 4, cg);
+		fuzz_run_tool(NULL, img, len, out, 4, which / 6 % 2 ? cg1 : cg);
 		break;
 	case 3:
 		/* Syscall pairing, descriptor tables (FDTB) and the per-syscall attribution. */

@@ -8,7 +8,7 @@
  *
  * Input: one byte that picks a (head, tool) pair of the table below, then the
  * records. The head is a real recording's bytes up to its first EVTS chunk
- * (file header, META, FMTH, EVNT, DISK, COMM, KSYM, MAPS, CGRP, FDTB), read
+ * (file header, META, FMTH, EVNT, DISK, COMM, KSYM, MAPS, CGRP, CGV1, FDTB), read
  * at start; each input becomes that head, one EVTS chunk holding the records
  * and an END chunk, and is replayed as 'iotap TOOL -i FILE' would replay it.
  *
@@ -47,6 +47,7 @@ static const char *const head_path[] = {
 	"tests/golden/files.iotap",			/* 6.12 VM: syscalls, ext4, FDTB */
 	"tests/fuzz/corpus-report/stacky-12-reads-g.iotap",	/* -g: KSYM, MAPS */
 	"tests/fuzz/corpus-report/cgroups-6.18.iotap",	/* --cgroups: CGRP */
+	"tests/fuzz/corpus-report/cgroups-v1-clone-6.18.iotap",	/* hybrid: CGV1, born records */
 };
 #define NR_HEADS (sizeof(head_path) / sizeof(head_path[0]))
 
@@ -75,6 +76,8 @@ static const struct pair {
 	{ 3, { "iostack", "-K", "-f" } },
 	{ 3, { "biopattern" } },
 	{ 4, { "biosnoop", "--show-cgroup", "--cgroup", "/iotap-rec" } },
+	{ 5, { "biosnoop", "--cgroup", "/sys/fs/cgroup/blkio/iotap-rec" } },
+	{ 5, { "biotop", "-C", "--show-cgroup", "--cgroup", "/iotap-rec/born" } },
 };
 #define NR_PAIRS (sizeof(pairs) / sizeof(pairs[0]))
 

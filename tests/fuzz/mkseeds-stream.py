@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # mkseeds-stream.py - the seeds of fuzz_stream: for each (head, tool) pair of the harness,
 # its byte followed by the first records of that head's own recording (whole records, at
-# most LIMIT bytes), so the fuzzer starts from streams the tools accept.
+# most LIMIT bytes; from a few records before its first born record, 0x10003, when it has
+# one), so the fuzzer starts from streams the tools accept.
 # Usage: tests/fuzz/mkseeds-stream.py  (from the source tree; rewrites tests/fuzz/corpus-stream)
 import os
 import re
@@ -26,13 +27,24 @@ def records(path):
         _, t, _, clen = struct.unpack_from('<4sIII', d, off)
         if t == 0x53545645:     # EVTS
             raw = zlib.decompress(d[off + 24:off + 24 + clen])[8:]
+            at = []     # where each whole record of the chunk starts
             pos = 0
             while pos + 8 <= len(raw):
                 size = struct.unpack_from('<H', raw, pos + 6)[0]
-                if size < 8 or pos + size > LIMIT:
+                if size < 8 or pos + size > len(raw):
                     break
+                at.append(pos)
                 pos += size
-            return raw[:pos]
+            born = [i for i, p in enumerate(at) if struct.unpack_from('<I', raw, p)[0] == 0x10003]
+            begin = at[max(born[0] - 4, 0)] if born else 0
+            end = begin
+            for p in at:
+                size = struct.unpack_from('<H', raw, p + 6)[0]
+                if p >= begin:
+                    if p + size - begin > LIMIT:
+                        break
+                    end = p + size
+            return raw[begin:end]
         off += 24 + clen
     raise SystemExit(path + ': no EVTS')
 

@@ -7,7 +7,7 @@
 #   fuzz_report   the whole report path: open from memory, replay, then one of biolatency,
 #                 iostack -K -f, biosnoop --cgroup, fileio, iostackbreakdown, --info
 #   fuzz_stream   the records after a fixed recording head (a session opened once per head,
-#                 session_reset for every input), replayed into one of sixteen tool runs
+#                 session_reset for every input), replayed into one of eighteen tool runs
 #                 (biolatency to fileio, iostack, --info)
 #   fuzz_perfdata the perf.data reader (src/sources/perfdata-read.c) and its source (source-perfdata.c)
 #                 under biolatency and iostack
