@@ -22,14 +22,15 @@
  * (cgtrack_ops.born: live, its /proc/TID/cgroup read when the birth is
  * delivered; a recording, what the recorder read then), and the fork that
  * follows leaves it there. The flag only moves a task in cgroup v2, so only
- * v2 is asked. It holds on 64-bit kernels from 5.7 (clone3 has the flag since
- * then): task_newtask's clone_flags is an unsigned long up to 6.17 (8 bytes
- * there: 5.10, 6.1 and 6.12 keep the bit) and a u64 from 6.18; a 32-bit
- * kernel's unsigned long drops it, which is said, and such a child counts as
- * its parent's until it moves. A child reaped before its birth was delivered
- * has no /proc left to read: it is in no cgroup, counted and said once at the
- * end. A child moved again before its birth was delivered is taken to be
- * where it went from its birth on.
+ * v2 is asked. It holds on 64-bit kernels from 5.7, where clone3 has the flag:
+ * task_newtask's clone_flags is an unsigned long on 5.10, 6.1 and 6.12 (8
+ * bytes, the bit kept: tests/vm/blocktools-vm.sh) and a u64 on 6.18 (this
+ * project's host: tests/live/cgroup-clone.sh); a 32-bit kernel's unsigned
+ * long drops it, which is said, and such a child counts as its parent's until
+ * it moves. A child reaped before its birth was delivered (events come up to
+ * a round late, 100 ms or so) has no /proc left to read: it is in no cgroup,
+ * counted and said once at the end. A child moved again before its birth was
+ * delivered is taken to be where it went from its birth on.
  */
 #include <limits.h>
 #include <stdbool.h>
