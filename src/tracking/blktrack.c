@@ -868,9 +868,14 @@ static int blktrack_on_issue(struct iotap_ctx *ctx, const struct perf_sample *s,
 		uint64_t t_submit;
 		const struct perf_sample *who = blktrack_submitter(bt, &rq, s, &id, &t_submit);
 
-		/* With -p, a request whose start we did not see is not known to be the PID's. */
+		/*
+		 * With -p, a request whose start we did not see is not known to be the PID's.
+		 * Before 6.5 the start is its insert, which a request issued straight to the
+		 * driver (scheduler none) never has: its issue runs in its submitter's context.
+		 */
 		if (bt->filter && (!(bt->cfg.flags & BT_ISSUE_ALL) || iotap_cgroup_filtering(bt->ctx)) &&
-		    (bt->have_start || (bt->cfg.flags & BT_PID_STRICT) || !blktrack_submitter_ok(bt, who)))
+		    ((bt->have_start && !bt->start_is_insert) || (bt->cfg.flags & BT_PID_STRICT) ||
+		     !blktrack_submitter_ok(bt, who)))
 			return 0;
 		r = blktrack_new(bt, &rq, who);
 		r->t_submit = t_submit;
