@@ -733,6 +733,11 @@ static int blktrack_on_split(struct iotap_ctx *ctx, const struct perf_sample *s,
 	block_rwbs_parse(rq.rwbs, &rq.op, &rq.flags);
 	if (bt->cfg.has_dev && rq.dev != bt->cfg.dev)
 		return 0;
+	/* The piece cut off, in front of new_sector: a bio with data, as on_bio's all are. */
+	if (new_sector <= rq.sector)
+		return 0;
+	rq.nr_sector = (uint32_t)(new_sector - rq.sector);
+	rq.bytes = rq.nr_sector * 512;
 	q = reqtab_find(bt->qtab, rq.dev, rq.sector);
 	if (!q)
 		return 0;

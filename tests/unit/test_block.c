@@ -439,15 +439,21 @@ static void test_pair_issue_all(void **state)
 	pairing_teardown(&p);
 }
 
-/* What BT_STAGES told of bios, by enum blk_bio_fate; the last queued bio's sender. */
+/*
+ * What BT_STAGES told of bios, by enum blk_bio_fate; the last queued bio's sender; the
+ * split pieces' sectors.
+ */
 static int fates[BLK_BIO_SPLIT + 1];
 static struct blk_sender last_sender;
+static uint64_t split_sectors;
 
 /* on_bio - count each bio's or request's fate */
 static int on_bio(void *arg, enum blk_bio_fate fate, const struct block_rq *rq,
 		  const struct blk_sender *who)
 {
 	fates[fate]++;
+	if (fate == BLK_BIO_SPLIT)
+		split_sectors += rq->nr_sector;
 	if (fate == BLK_BIO_QUEUED || fate == BLK_BIO_SPLIT) {
 		assert_non_null(who);
 		last_sender = *who;
@@ -530,6 +536,7 @@ static void test_stages(void **state)
 
 	memset(&p, 0, sizeof(p));
 	memset(fates, 0, sizeof(fates));
+	split_sectors = 0;
 	p.l = &layouts[2];
 	p.s = testlib_session_new(NULL, NULL, 0);
 	testlib_fmt_load(&p.s->fs, K618, "block", evs);
@@ -623,6 +630,8 @@ static void test_stages(void **state)
 	assert_int_equal(fates[BLK_RQ_MERGE], 1);
 	assert_int_equal(fates[BLK_RQ_REQUEUE], 1);
 	assert_int_equal(fates[BLK_BIO_SPLIT], 1);
+	/* The piece cut off is a bio with its sectors, as io.stat counts one. */
+	assert_int_equal(split_sectors, 8);
 	assert_int_equal(p.done[0].bios + p.done[1].bios + p.done[2].bios + p.done[3].bios,
 			 fates[BLK_BIO_QUEUED] + fates[BLK_BIO_SPLIT]);
 	assert_int_equal(blktrack_stats(p.bt)->merge_unmatched, 0);
