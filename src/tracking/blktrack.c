@@ -604,27 +604,35 @@ static int blktrack_on_queue(struct iotap_ctx *ctx, const struct perf_sample *s,
 static int blktrack_on_getrq(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
 {
 	struct blktrack *bt = arg;
+	struct blkreq *r, *e, *q, *sent;
 	struct block_rq rq;
-	struct blkreq *r, *e;
 
 	if (blktrack_decode(bt, &bt->f_getrq, s, &rq) || rq.nr_sector == 0)
 		return 0;
+	/* The bio's sender, where blk-throttle's worker makes the request of a bio it held. */
+	q = reqtab_find(bt->qtab, rq.dev, rq.sector);
+	sent = q && q->user != s->tid ? q : NULL;
 	if (bt->filter) {
-		/* The bio's sender decides, where blk-throttle's worker makes its request. */
-		struct blkreq *q = reqtab_find(bt->qtab, rq.dev, rq.sector);
 		struct perf_sample id = *s;
 
-		if (q && q->user != s->tid) {
-			id.pid = q->pid;
-			id.tid = (uint32_t)q->user;
+		if (sent) {
+			id.pid = sent->pid;
+			id.tid = (uint32_t)sent->user;
 		}
 		if (!blktrack_submitter_ok(bt, &id))
 			return 0;
 	}
 	/* A kernel that starts the request before allocating it (none known): the same request. */
 	r = blktrack_unissued(bt, rq.dev, rq.sector);
-	if (!r || r->t_getrq || !r->t_start)
+	if (!r || r->t_getrq || !r->t_start) {
 		r = blktrack_new(bt, &rq, s);
+		/* The worker's start event, where the kernel has one, joins the same sender. */
+		if (sent) {
+			r->pid = sent->pid;
+			r->cgroup = sent->cgroup;
+			memcpy(r->comm, sent->comm, sizeof(r->comm));
+		}
+	}
 	r->t_getrq = s->time;
 	blktrack_q_min(r, blktrack_q_take(bt, rq.dev, rq.sector, r));
 	r->bios = 1;

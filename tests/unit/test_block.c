@@ -706,6 +706,48 @@ static void test_throttle_wait(void **state)
 	testlib_session_free(p.s);
 }
 
+/*
+ * test_throttle_no_start - a kernel without block_io_start (the insert stands in) and a
+ * disk without a scheduler (no insert): the request blk-throttle's worker (42) allocates
+ * for the bio it held is the sender's (77)
+ */
+static void test_throttle_no_start(void **state)
+{
+	static const char *const evs[] = {
+		"block_rq_issue", "block_rq_complete", "block_rq_insert", "block_bio_queue",
+		"block_getrq", "block_bio_remap", NULL
+	};
+	struct blktrack_cfg cfg = { .flags = BT_START | BT_STAGES, .on_bio = on_bio };
+	struct pairing p;
+	uint64_t w[BLK_WAITS];
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	memset(&last_sender, 0, sizeof(last_sender));
+	p.l = &layouts[2];
+	p.s = testlib_session_new(NULL, NULL, 0);
+	testlib_fmt_load(&p.s->fs, K618, "block", evs);
+	cfg.on_done = on_done;
+	cfg.arg = &p;
+	assert_int_equal(blktrack_create(&p.bt, &p.s->ctx, &cfg), 0);
+	for (size_t i = 0; i < p.s->nr_ev; i++)
+		p.s->ev[i]->sample_type = IOTAP_SAMPLE_BASE;
+
+	feed_stage_as(&p, "block_bio_remap", 100, 2056, 8, "R", 77);
+	feed_stage(&p, "block_bio_queue", 300, 2056, 8, "R");
+	feed_stage(&p, "block_getrq", 305, 2056, 8, "R");
+	feed_stage(&p, "block_rq_issue", 320, 2056, 8, "R");
+	feed_stage(&p, "block_rq_complete", 400, 2056, 8, "R");
+	assert_int_equal(p.nr_done, 1);
+	assert_int_equal(p.done[0].pid, 77);
+	assert_int_equal(p.done[0].t_submit, 100);
+	blk_io_waits(&p.done[0], w);
+	assert_int_equal(w[BLK_WAIT_THROTTLE], 200);
+
+	blktrack_free(p.bt);
+	testlib_session_free(p.s);
+}
+
 static void test_lastpos(void **state)
 {
 	struct blk_lastpos lp = { 0 };
@@ -760,6 +802,7 @@ int main(void)
 		cmocka_unit_test(test_pair_issue_all),
 		cmocka_unit_test(test_stages),
 		cmocka_unit_test(test_throttle_wait),
+		cmocka_unit_test(test_throttle_no_start),
 		cmocka_unit_test(test_lastpos),
 		cmocka_unit_test(test_sequential),
 	};
