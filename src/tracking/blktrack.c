@@ -349,16 +349,20 @@ static bool blktrack_submitter_ok(const struct blktrack *bt, const struct perf_s
 
 /*
  * blktrack_hold - a bio that may wait, seen in its submitter's context s: into held. A bio
- * held there already keeps its sender: before 5.19, blk-throttle's worker sends what it
- * held through the throttle's entry again, from its own context.
+ * held there and not queued yet keeps its sender: before 5.19, blk-throttle's worker sends
+ * what it held through the throttle's entry again, from its own context. One queued
+ * already (BT_STAGES) was an older bio's, whose request no start event took: this is
+ * another bio.
  */
 static int blktrack_hold(struct blktrack *bt, struct iotap_ctx *ctx, const struct perf_sample *s,
 			 uint32_t dev, uint64_t sector)
 {
 	struct blkreq *h = reqtab_find(bt->held, dev, sector);
 
-	if (h)
+	if (h && !h->t_queue)
 		return 0;
+	if (h)
+		reqtab_remove(bt->held, h);
 	h = reqtab_insert(bt->held, dev, sector, s->time);
 	/* Its process name is looked up only when the join is made: most bios never need it. */
 	h->pid = s->pid;
@@ -564,6 +568,18 @@ static int blktrack_on_queue(struct iotap_ctx *ctx, const struct perf_sample *s,
 	 * worker queues it now (left held: the request's start joins it later).
 	 */
 	h = bt->held ? reqtab_find(bt->held, rq.dev, rq.sector) : NULL;
+	/*
+	 * Queued before, by an older bio at this sector (its request started where no start
+	 * event took the entry: a scheduler none without block_io_start): not this one's, which
+	 * no event before blk-throttle saw (a cgroup without limits on 5.19 and later).
+	 */
+	if (h && h->t_queue) {
+		reqtab_remove(bt->held, h);
+		h = NULL;
+	}
+	/* It passed the throttle: the next bio at its sector is another one. */
+	if (h)
+		h->t_queue = s->time;
 	who = (struct blk_sender){ .pid = s->pid, .t_submit = h ? h->t_start : 0 };
 	memcpy(who.comm, rq.comm, sizeof(who.comm));
 	if (h && h->user != s->tid) {

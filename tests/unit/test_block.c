@@ -709,7 +709,9 @@ static void test_throttle_wait(void **state)
 /*
  * test_throttle_no_start - a kernel without block_io_start (the insert stands in) and a
  * disk without a scheduler (no insert): the request blk-throttle's worker (42) allocates
- * for the bio it held is the sender's (77)
+ * for the bio it held is the sender's (77); once that bio is queued, its entry is no later
+ * bio's at the sector: not 55's, which no event saw before its queue (a cgroup without
+ * limits), nor the sender's next one there
  */
 static void test_throttle_no_start(void **state)
 {
@@ -744,6 +746,30 @@ static void test_throttle_no_start(void **state)
 	blk_io_waits(&p.done[0], w);
 	assert_int_equal(w[BLK_WAIT_THROTTLE], 200);
 
+	/* Another task reads that sector: nothing before its queue, so no throttle time. */
+	feed_stage_as(&p, "block_bio_queue", 1000, 2056, 8, "R", 55);
+	assert_int_equal(last_sender.pid, 55);
+	assert_int_equal(last_sender.t_submit, 0);
+	feed_stage_as(&p, "block_getrq", 1001, 2056, 8, "R", 55);
+	feed_stage_as(&p, "block_rq_issue", 1002, 2056, 8, "R", 55);
+	feed_stage_as(&p, "block_rq_complete", 1010, 2056, 8, "R", 55);
+	assert_int_equal(p.nr_done, 2);
+	assert_int_equal(p.done[1].pid, 55);
+	blk_io_waits(&p.done[1], w);
+	assert_int_equal(w[BLK_WAIT_THROTTLE], 0);
+
+	/* The sender again, not held: sent at its own remap, not at the first one's. */
+	feed_stage_as(&p, "block_bio_remap", 2000, 2056, 8, "R", 77);
+	feed_stage_as(&p, "block_bio_queue", 2001, 2056, 8, "R", 77);
+	assert_int_equal(last_sender.pid, 77);
+	assert_int_equal(last_sender.t_submit, 2000);
+	feed_stage_as(&p, "block_getrq", 2002, 2056, 8, "R", 77);
+	feed_stage_as(&p, "block_rq_issue", 2003, 2056, 8, "R", 77);
+	feed_stage_as(&p, "block_rq_complete", 2010, 2056, 8, "R", 77);
+	assert_int_equal(p.nr_done, 3);
+	assert_int_equal(p.done[2].pid, 77);
+	blk_io_waits(&p.done[2], w);
+	assert_int_equal(w[BLK_WAIT_THROTTLE], 1);
 	blktrack_free(p.bt);
 	testlib_session_free(p.s);
 }
