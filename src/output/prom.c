@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "hashtab.h"
 #include "outfile.h"
 #include "prom.h"
 
@@ -31,6 +32,11 @@ struct prom {
 	char *path;
 	struct prom_series *s;
 	size_t nr, cap;
+	/*
+	 * The series by metric and labels: s[i] is found by hash, not by a look
+	 * through every one (an exporter with --cgroups adds thousands a page)
+	 */
+	struct hashtab index;
 };
 
 /* prom_alloc - see prom.h */
@@ -48,9 +54,10 @@ struct prom *prom_alloc(const char *path)
 		return NULL;
 	}
 	p = calloc(1, sizeof(*p));
-	if (!p || !path)
-		return p;
-	if (!(p->path = strdup(path))) {
+	if (!p)
+		return NULL;
+	if (hashtab_init(&p->index, 64) || (path && !(p->path = strdup(path)))) {
+		hashtab_release(&p->index);
 		free(p);
 		errno = ENOMEM;
 		return NULL;
@@ -71,6 +78,7 @@ void prom_free(struct prom *p)
 	}
 	free(p->s);
 	free(p->path);
+	hashtab_release(&p->index);
 	free(p);
 }
 
@@ -151,17 +159,46 @@ static bool prom_name_valid(const char *s)
 	return true;
 }
 
+/* prom_hash - the index's hash of a series' metric and labels */
+static uint32_t prom_hash(const char *metric, const char *labels)
+{
+	/* The NUL between them: "a" with "bc" is not "ab" with "c". */
+	return hashtab_mix(hashtab_fnv_str(hashtab_fnv(hashtab_fnv_str(HASHTAB_FNV_BASIS, metric),
+						       "", 1), labels));
+}
+
+/*
+ * prom_reindex - the index again, once series moved (sorted, dropped): as many or fewer
+ * than it held, so it has the room and cannot fail
+ */
+static void prom_reindex(struct prom *p)
+{
+	struct hashtab_pos pos;
+	uint32_t *v;
+
+	hashtab_clear(&p->index);
+	for (size_t i = 0; i < p->nr; i++) {
+		for (v = hashtab_find(&p->index, prom_hash(p->s[i].metric, p->s[i].labels), &pos); v;
+		     v = hashtab_find_next(&p->index, &pos))
+			;
+		(void)hashtab_add(&p->index, &pos, (uint32_t)i);
+	}
+}
+
 /* prom_series_get - the series metric{labels}, created empty the first time */
 static struct prom_series *prom_series_get(struct prom *p, enum prom_kind kind, const char *metric,
 					   const char *help, const char *labels)
 {
+	struct hashtab_pos pos;
 	struct prom_series *s;
+	uint32_t *v;
 
 	labels = labels ? labels : "";
-	for (size_t i = 0; i < p->nr; i++)
-		if (!strcmp(p->s[i].metric, metric) && !strcmp(p->s[i].labels, labels))
-			return p->s[i].kind == kind ? &p->s[i] : NULL;
-	if (array_reserve(&p->s, &p->cap, p->nr + 1, sizeof(*p->s), 16))
+	for (v = hashtab_find(&p->index, prom_hash(metric, labels), &pos); v;
+	     v = hashtab_find_next(&p->index, &pos))
+		if (!strcmp(p->s[*v].metric, metric) && !strcmp(p->s[*v].labels, labels))
+			return p->s[*v].kind == kind ? &p->s[*v] : NULL;
+	if (p->nr >= UINT32_MAX || array_reserve(&p->s, &p->cap, p->nr + 1, sizeof(*p->s), 16))
 		return NULL;
 	s = &p->s[p->nr];
 	memset(s, 0, sizeof(*s));
@@ -169,7 +206,7 @@ static struct prom_series *prom_series_get(struct prom *p, enum prom_kind kind, 
 	s->metric = strdup(metric);
 	s->help = strdup(help ? help : metric);
 	s->labels = strdup(labels);
-	if (!s->metric || !s->help || !s->labels) {
+	if (!s->metric || !s->help || !s->labels || hashtab_add(&p->index, &pos, (uint32_t)p->nr)) {
 		free(s->metric);
 		free(s->help);
 		free(s->labels);
@@ -296,6 +333,8 @@ size_t prom_drop(struct prom *p, const char *name, const char *value)
 	}
 	dropped = p->nr - kept;
 	p->nr = kept;
+	if (dropped)
+		prom_reindex(p);
 	return dropped;
 }
 
@@ -412,8 +451,10 @@ static const char *prom_kind_name(enum prom_kind kind)
 /* prom_print - see prom.h */
 int prom_print(struct prom *p, FILE *f)
 {
-	if (p->nr)
+	if (p->nr) {
 		qsort(p->s, p->nr, sizeof(*p->s), prom_cmp);
+		prom_reindex(p);
+	}
 	for (size_t i = 0; i < p->nr; i++) {
 		struct prom_series *s = &p->s[i];
 

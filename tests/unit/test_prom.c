@@ -260,6 +260,56 @@ static void test_values(void **unused)
 	}
 }
 
+/* count_of - the value of the series line "name{labels} N" in text, -1 when absent */
+static long count_of(const char *text, const char *line)
+{
+	const char *at = strstr(text, line);
+
+	return at && (at == text || at[-1] == '\n') ? strtol(at + strlen(line), NULL, 10) : -1;
+}
+
+/*
+ * test_many_series - thousands of series, each found again after a page sorted them and
+ * after others were dropped: the index follows them as they move
+ */
+static void test_many_series(void **unused)
+{
+	struct prom *p = prom_alloc(NULL);
+	char labels[64], line[96], *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	assert_non_null(p);
+	/* Added in reverse, so that each page moves every one. */
+	for (int round = 0; round < 3; round++) {
+		for (int i = 4999; i >= 0; i--) {
+			snprintf(labels, sizeof(labels), "disk=\"d%d\",cg=\"/c%d\"", i % 7, i);
+			assert_int_equal(prom_counter_add(p, "n_total", "N", labels, i), 0);
+			assert_int_equal(prom_counter_add(p, "m_total", "M", labels, 1), 0);
+		}
+		f = open_memstream(&text, &len);
+		assert_non_null(f);
+		assert_int_equal(prom_print(p, f), 0);
+		assert_int_equal(fclose(f), 0);
+		if (round == 1)
+			assert_int_equal(prom_drop(p, "disk", "d3"), 2 * 714);
+		if (round < 2) {
+			free(text);
+			text = NULL;
+		}
+	}
+	/* A dropped disk's series start again from the last round; the others hold all three. */
+	assert_int_equal(count_of(text, "n_total{disk=\"d0\",cg=\"/c4998\"} "), 3 * 4998);
+	assert_int_equal(count_of(text, "n_total{disk=\"d3\",cg=\"/c3\"} "), 3);
+	assert_int_equal(count_of(text, "m_total{disk=\"d3\",cg=\"/c10\"} "), 1);
+	assert_int_equal(count_of(text, "m_total{disk=\"d4\",cg=\"/c11\"} "), 3);
+	snprintf(line, sizeof(line), "# TYPE n_total counter\n");
+	assert_non_null(strstr(text, line));
+	assert_null(strstr(strstr(text, line) + 1, line));
+	free(text);
+	prom_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -271,6 +321,7 @@ int main(void)
 		cmocka_unit_test(test_families),
 		cmocka_unit_test(test_memory_gauges),
 		cmocka_unit_test(test_bad_path),
+		cmocka_unit_test(test_many_series),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
