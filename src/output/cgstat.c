@@ -9,7 +9,7 @@
 #include "toptable.h"
 
 struct cgstat {
-	unsigned int depth;
+	unsigned int depth, flags;
 	size_t max_cgroups;
 	struct toptable rows;		/* by (cgroup name, dev) */
 	struct toptable names;		/* the folded names, each once: char * */
@@ -66,7 +66,7 @@ static void *cgstat_name_make(const void *key, void *arg)
 }
 
 /* cgstat_create - see cgstat.h */
-struct cgstat *cgstat_create(unsigned int depth, size_t max_cgroups)
+struct cgstat *cgstat_create(unsigned int depth, size_t max_cgroups, unsigned int flags)
 {
 	struct cgstat *cs = calloc(1, sizeof(*cs));
 
@@ -75,6 +75,7 @@ struct cgstat *cgstat_create(unsigned int depth, size_t max_cgroups)
 		return NULL;
 	}
 	cs->depth = depth;
+	cs->flags = flags;
 	cs->max_cgroups = max_cgroups;
 	cs->rows = (struct toptable)TOPTABLE_INIT(cgstat_row_cmp, cgstat_row_free);
 	cs->names = (struct toptable)TOPTABLE_INIT(cgstat_name_cmp, cgstat_name_free);
@@ -189,7 +190,7 @@ int cgstat_bio(struct cgstat *cs, const struct block_rq *rq, const char *cgroup,
 int cgstat_request(struct cgstat *cs, const struct blk_io *io)
 {
 	int dir = cgstat_dir(io->op);
-	uint64_t w[BLK_WAITS], first = blk_io_first(io);
+	uint64_t w[BLK_WAITS], first = blk_io_first(io), us;
 	struct cgstat_row *r;
 
 	if (dir < 0)
@@ -202,7 +203,12 @@ int cgstat_request(struct cgstat *cs, const struct blk_io *io)
 	blk_io_waits(io, w);
 	for (int i = 0; i < BLK_WAITS; i++)
 		r->wait[i] += w[i];
-	return hist_add(&r->lat, first && io->t_done > first ? (io->t_done - first) / 1000 : 0);
+	us = first && io->t_done > first ? (io->t_done - first) / 1000 : 0;
+	if (cs->flags & CGSTAT_BUCKETS) {
+		hist_buckets_add(&r->lat_buckets, us);
+		return 0;
+	}
+	return hist_add(&r->lat, us);
 }
 
 /* cgstat_dirty - see cgstat.h */

@@ -38,15 +38,23 @@ struct cgstat_row {
 	uint64_t wait[BLK_WAITS];	/* ns, over the requests completed */
 	uint64_t dirty_ns;		/* dirty-page pauses */
 	struct hist lat;		/* µs, first event to completion */
+	struct hist_buckets lat_buckets;	/* CGSTAT_BUCKETS: the same, instead of lat */
 };
+
+/*
+ * For a table whose latencies are published rather than shown (the exporter): log2
+ * buckets alone (lat_buckets, as hist_buckets_add counts), with none of lat's
+ * percentiles, cost per request and fine buckets' memory per row.
+ */
+#define CGSTAT_BUCKETS (1u << 0)
 
 struct cgstat;
 
 /*
  * cgstat_create - an empty table folding at depth (0: none) with at most max_cgroups
- * distinct names before "other" (0: no limit): NULL with errno ENOMEM
+ * distinct names before "other" (0: no limit), flags CGSTAT_*: NULL with errno ENOMEM
  */
-struct cgstat *cgstat_create(unsigned int depth, size_t max_cgroups);
+struct cgstat *cgstat_create(unsigned int depth, size_t max_cgroups, unsigned int flags);
 void cgstat_free(struct cgstat *cs);
 
 /* cgstat_bio - one bio queued (split: a split piece) of rq on its disk, sent from cgroup: 0 or -ENOMEM */

@@ -117,7 +117,7 @@ static int cgtop_init(struct iotap_ctx *ctx)
 	struct dirtytrack_cfg dc = { .on_pause = cgtop_on_pause, .arg = ctx };
 	int ret;
 
-	st->cs = cgstat_create((unsigned int)p->depth, 0);
+	st->cs = cgstat_create((unsigned int)p->depth, 0, 0);
 	if (!st->cs)
 		return -ENOMEM;
 	ret = blktrack_cfg_select(&cfg, ctx, p->disk, 0);

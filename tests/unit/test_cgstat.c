@@ -108,7 +108,7 @@ static const struct cgstat_row *row_of(const struct cgstat *cs, const char *cgro
 /* test_counts - io.stat's bios and bytes, requests and their stages, pauses, by row */
 static void test_counts(void **state)
 {
-	struct cgstat *cs = cgstat_create(2, 0);
+	struct cgstat *cs = cgstat_create(2, 0, 0);
 	struct block_rq w = rq_of(7 << 20, BLOCK_OP_WRITE, 256), r = rq_of(7 << 20, BLOCK_OP_READ, 8);
 	struct block_rq f = rq_of(7 << 20, BLOCK_OP_FLUSH, 0);
 	struct blk_io io = { .dev = 7 << 20, .op = BLOCK_OP_READ, .bytes = 4096, .t_submit = 1000,
@@ -159,7 +159,7 @@ static void test_counts(void **state)
 /* test_other - past the limit new cgroups are "other", each counted once; known ones stay */
 static void test_other(void **state)
 {
-	struct cgstat *cs = cgstat_create(0, 2);
+	struct cgstat *cs = cgstat_create(0, 2, 0);
 	struct block_rq r = rq_of(8 << 20, BLOCK_OP_READ, 8);
 
 	(void)state;
@@ -174,6 +174,30 @@ static void test_other(void **state)
 	assert_int_equal(row_of(cs, "/b", 8 << 20)->ios[CGSTAT_READ], 1);
 	assert_int_equal(row_of(cs, CGSTAT_OTHER, 8 << 20)->ios[CGSTAT_READ], 3);
 	assert_int_equal(cgstat_folded_other(cs), 2);
+	cgstat_free(cs);
+}
+
+/* test_buckets - a publisher's table: the latency in log2 buckets, no fine histogram */
+static void test_buckets(void **state)
+{
+	struct cgstat *cs = cgstat_create(0, 0, CGSTAT_BUCKETS);
+	struct blk_io io = { .dev = 7 << 20, .op = BLOCK_OP_WRITE, .bytes = 4096, .t_issue = 1000,
+			     .t_done = 9000, .cgroup = "/a" };
+	const struct cgstat_row *row;
+
+	(void)state;
+	assert_non_null(cs);
+	assert_int_equal(cgstat_request(cs, &io), 0);
+	io.t_done = 1000;
+	assert_int_equal(cgstat_request(cs, &io), 0);
+	row = row_of(cs, "/a", 7 << 20);
+	assert_int_equal(row->reqs[CGSTAT_WRITE], 2);
+	assert_int_equal(row->lat_buckets.count, 2);
+	assert_int_equal(row->lat_buckets.sum, 8);
+	assert_int_equal(row->lat_buckets.slot[hist_log2_slot(8)], 1);
+	assert_int_equal(row->lat_buckets.slot[hist_log2_slot(0)], 1);
+	assert_int_equal(row->lat.count, 0);
+	assert_null(row->lat.fine);
 	cgstat_free(cs);
 }
 
@@ -214,6 +238,7 @@ int main(void)
 		cmocka_unit_test(test_container),
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_other),
+		cmocka_unit_test(test_buckets),
 		cmocka_unit_test(test_dirty_decode),
 	};
 
