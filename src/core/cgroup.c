@@ -544,6 +544,49 @@ int cgroup_path_named(const char *arg, char *path, size_t len, int *root,
 	return 0;
 }
 
+/* cg_v2_mount - where cgroup v2 is mounted, its first mount (/proc/self/mountinfo); "" none */
+static void cg_v2_mount(char *mount, size_t len)
+{
+	char line[PATH_MAX * 2], mnt[PATH_MAX];
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+
+	mount[0] = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		/* id parent major:minor root mount-point ... - cgroup2 source super-options */
+		if (!strstr(line, " - cgroup2 ") ||
+		    sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1)
+			continue;
+		snprintf(mount, len, "%s", mnt);
+		break;
+	}
+	fclose(f);
+}
+
+/* cgroup_v1_io - see cgroup.h */
+const struct cgroup_v1 *cgroup_v1_io(const struct cgroup_v1 *v1, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (cg_has_word(v1[i].controllers, "blkio", 5))
+			return &v1[i];
+	return NULL;
+}
+
+/* cgroup_io_root_here - see cgroup.h */
+int cgroup_io_root_here(char *mount, size_t len)
+{
+	struct cgroup_v1 v1[CGROUP_V1_MAX];
+	const struct cgroup_v1 *io = cgroup_v1_io(v1, cgroup_v1_mounted(v1, CGROUP_V1_MAX));
+
+	if (!io) {
+		cg_v2_mount(mount, len);
+		return 0;
+	}
+	snprintf(mount, len, "%s", io->mount);
+	return io->id;
+}
+
 /* cg_snapshot_one - a task of the source's snapshot */
 static void cg_snapshot_one(void *arg, uint32_t tid, const char *path, uint64_t t)
 {
@@ -577,7 +620,8 @@ static int cg_births_follow(struct cgtrack *ct)
 }
 
 /* cgtrack_create - see cgroup.h */
-int cgtrack_create(struct cgtrack **out, const struct cgtrack_ops *ops, const char *path)
+int cgtrack_create(struct cgtrack **out, const struct cgtrack_ops *ops, const char *path,
+		   int root)
 {
 	struct cgtrack *ct = calloc(1, sizeof(*ct));
 	struct tep_event *fork, *att;
@@ -587,6 +631,7 @@ int cgtrack_create(struct cgtrack **out, const struct cgtrack_ops *ops, const ch
 	if (!ct)
 		return -ENOMEM;
 	ct->ops = *ops;
+	ct->root = root;
 	if (path) {
 		ret = ops->path ? ops->path(ops->arg, path, hpath, sizeof(hpath), &ct->root) :
 			cgroup_path_named(path, hpath, sizeof(hpath), &ct->root, NULL, 0);
@@ -796,6 +841,12 @@ void cgtrack_report(struct cgtrack *ct)
 			(unsigned long long)ct->born_unknown, ct->born_unknown == 1 ? "" : "s",
 			ct->born_unknown == 1 ? "its" : "their");
 	ct->born_gone = ct->born_unknown = 0;
+}
+
+/* cgtrack_root - see cgroup.h */
+int cgtrack_root(const struct cgtrack *ct)
+{
+	return ct->root;
 }
 
 /* cgtrack_filtering - see cgroup.h */

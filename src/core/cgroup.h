@@ -5,7 +5,8 @@
 /*
  * Which cgroup each task is in, at every moment of the event stream, in one
  * hierarchy: cgroup v2's, or with --cgroup naming a v1 directory (blkio on a
- * hybrid or v1 host, a named hierarchy such as name=systemd) that one,
+ * hybrid or v1 host, a named hierarchy such as name=systemd) that one, or
+ * the one a tool asks for (the block controller's: cgroup_v1_io),
  * kept in user space so that it works whatever delivers the events (perf
  * rings, the ftrace ring buffer, a recording): a snapshot of every task's
  * /proc/TID/cgroup when tracing starts, then sched:sched_process_fork (a
@@ -66,10 +67,15 @@ struct cgtrack_ops {
 
 /*
  * cgtrack_create - start tracking (the events are subscribed now); path, if
- * not NULL, is the --cgroup filter.
+ * not NULL, is the --cgroup filter, and its hierarchy is followed; without
+ * it, hierarchy root (0: cgroup v2; else a v1 one's id, as /proc/PID/cgroup
+ * numbers it).
  * Return: 0, -ENOENT (no such cgroup, with one error line) or -errno.
  */
-int cgtrack_create(struct cgtrack **out, const struct cgtrack_ops *ops, const char *path);
+int cgtrack_create(struct cgtrack **out, const struct cgtrack_ops *ops, const char *path,
+		   int root);
+/* cgtrack_root - the hierarchy followed: 0 for cgroup v2, else a v1 one's id */
+int cgtrack_root(const struct cgtrack *ct);
 /* cgtrack_started - once events flow: every task's cgroup then */
 void cgtrack_started(struct cgtrack *ct);
 /*
@@ -130,6 +136,21 @@ int cgroup_tasks_proc_roots(const int *roots, size_t n, cgroup_root_task_fn fn, 
  * into v, how many
  */
 size_t cgroup_v1_mounted(struct cgroup_v1 *v, size_t max);
+/* As many as a caller of cgroup_v1_mounted needs room for: blkio's and a few named ones. */
+#define CGROUP_V1_MAX 8
+/*
+ * cgroup_v1_io - of the v1 hierarchies v1[0..nr) (this machine's, or a recording's), the one
+ * that holds blkio, where the block I/O controller is on a hybrid or v1 host; NULL: none
+ * (the controller is cgroup v2's io there)
+ */
+const struct cgroup_v1 *cgroup_v1_io(const struct cgroup_v1 *v1, size_t nr);
+/*
+ * cgroup_io_root_here - the hierarchy the block I/O controller is on here: the id of cgroup
+ * v1's blkio hierarchy where one holds it (cgroup_v1_io of cgroup_v1_mounted), else 0
+ * (cgroup v2); where that hierarchy is mounted into mount ("" when no mount is found).
+ * Cannot fail: without /proc, 0.
+ */
+int cgroup_io_root_here(char *mount, size_t len);
 /*
  * cgroup_born_proc - the cgroup v2 path of task tid now, from /proc/TID/cgroup (a zombie's
  * names the cgroup it exited in): 0, or -ESRCH when the task is gone

@@ -84,6 +84,13 @@ struct host_ops {
 	 * then; -ENODATA: not known.
 	 */
 	int (*cgroup_born)(struct session *s, uint32_t tid, uint64_t t, char *path, size_t len);
+	/*
+	 * The hierarchy the block I/O controller is on (0: cgroup v2; else a v1
+	 * hierarchy's id, where blkio is: a hybrid or v1 host), and where it is
+	 * mounted into mount ("" not known). NULL: cgroup v2 (a recording holds
+	 * its paths only).
+	 */
+	int (*cgroup_io_root)(struct session *s, char *mount, size_t len);
 	/* A tool's banner, where events are traced as they happen: on ctx->out, or the log with data_out. */
 	void (*announce)(struct session *s, struct iotap_ctx *ctx, const char *banner);
 	/*

@@ -240,6 +240,15 @@ const char *iotap_fd_names(struct iotap_ctx *ctx);
  * time, NULL (no error) when not known.
  */
 int iotap_cgroup_track(struct iotap_ctx *ctx);
+/*
+ * iotap_cgroup_track_io - as iotap_cgroup_track, in the hierarchy the block I/O controller
+ * is on, whose limits (blk-throttle, io.max, blkio.throttle.*) and counters (io.stat,
+ * blkio.throttle.io_serviced) its cgroups have: live, cgroup v1's blkio one where it holds
+ * blkio (a hybrid or v1 host), else cgroup v2's; over a recording, cgroup v2's (it holds
+ * those paths only); with --cgroup, that one's. Into which (len bytes), the words that say
+ * which for an info line. 0 or as iotap_cgroup_track.
+ */
+int iotap_cgroup_track_io(struct iotap_ctx *ctx, char *which, size_t len);
 const char *iotap_cgroup_of(struct iotap_ctx *ctx, const struct perf_sample *s);
 bool iotap_cgroup_match(struct iotap_ctx *ctx, const struct perf_sample *s);
 bool iotap_cgroup_filtering(struct iotap_ctx *ctx);

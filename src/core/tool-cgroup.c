@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* tool-cgroup.c - every task's cgroup for a session's tools: the tracker, wired to the session */
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "cgroup.h"
 #include "session.h"
@@ -80,7 +82,7 @@ static const struct consumer_ops cgroup_observer = {
 };
 
 /* tool_cgroups_follow - see tool-local.h */
-int tool_cgroups_follow(struct session *s, const char *path)
+int tool_cgroups_follow(struct session *s, const char *path, int root)
 {
 	struct cgtrack_ops ops = {
 		.arg = s,
@@ -95,7 +97,7 @@ int tool_cgroups_follow(struct session *s, const char *path)
 
 	if (s->cg)
 		return 0;
-	ret = cgtrack_create(&s->cg, &ops, path);
+	ret = cgtrack_create(&s->cg, &ops, path, root);
 	if (!ret) {
 		ret = session_consumer_add(s, &cgroup_observer, NULL);
 		if (ret) {
@@ -109,7 +111,26 @@ int tool_cgroups_follow(struct session *s, const char *path)
 /* iotap_cgroup_track - a tool shows cgroups: track every task's, with or without --cgroup */
 int iotap_cgroup_track(struct iotap_ctx *ctx)
 {
-	return tool_cgroups_follow(ctx->sess, NULL);
+	return tool_cgroups_follow(ctx->sess, NULL, 0);
+}
+
+/* iotap_cgroup_track_io - see iotap.h */
+int iotap_cgroup_track_io(struct iotap_ctx *ctx, char *which, size_t len)
+{
+	struct session *s = ctx->sess;
+	char mount[PATH_MAX] = "";
+	int root = s->host->cgroup_io_root ? s->host->cgroup_io_root(s, mount, sizeof(mount)) : 0;
+	int ret = tool_cgroups_follow(s, NULL, root);
+
+	if (ret)
+		return ret;
+	if (s->opts.cgroup && cgtrack_root(s->cg) != root)
+		snprintf(which, len, "the hierarchy of --cgroup %s (%s), not the block controller's",
+			 s->opts.cgroup, cgtrack_root(s->cg) ? "a cgroup v1 one" : "cgroup v2");
+	else
+		snprintf(which, len, "%s%s%s%s", root ? "cgroup v1's blkio hierarchy" : "cgroup v2",
+			 *mount ? " (" : "", mount, *mount ? ")" : "");
+	return 0;
 }
 
 /* iotap_cgroup_of - the cgroup the task of a sample is in at its time, NULL when unknown */

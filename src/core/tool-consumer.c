@@ -26,7 +26,7 @@ static int tool_consumer_init(struct session *s, void *priv)
 	ctx->interval_ns = s->interval_ns;
 	ctx->duration_ns = s->duration_ns;
 	if (s->opts.cgroup) {
-		ret = tool_cgroups_follow(s, s->opts.cgroup);
+		ret = tool_cgroups_follow(s, s->opts.cgroup, 0);
 		if (ret)
 			return ret;
 	}

@@ -14,10 +14,11 @@ struct session;
 /*
  * tool_cgroups_follow - follow every task's cgroup along s's stream, once per
  * session (again: 0, the first tracker and its filter kept); path: the
- * --cgroup filter, or NULL. The tracker is an observer of s, freed with it.
+ * --cgroup filter, whose hierarchy is followed, or NULL for hierarchy root
+ * (cgtrack_create). The tracker is an observer of s, freed with it.
  * Return: 0, -ENOENT (no such cgroup, with an error line), -ENOMEM, or the
  * source's -errno (logged).
  */
-int tool_cgroups_follow(struct session *s, const char *path);
+int tool_cgroups_follow(struct session *s, const char *path, int root);
 
 #endif

@@ -202,6 +202,12 @@ static int host_live_cgroup_born(struct session *s, uint32_t tid, uint64_t t, ch
 	return cgroup_born_proc(tid, path, len);
 }
 
+/* host_live_cgroup_io_root - the hierarchy blkio is on here (v1), else cgroup v2 */
+static int host_live_cgroup_io_root(struct session *s, char *mount, size_t len)
+{
+	return cgroup_io_root_here(mount, len);
+}
+
 const struct host_ops host_live = {
 	.comm = host_live_comm,
 	.pid_check = host_live_pid_check,
@@ -216,5 +222,6 @@ const struct host_ops host_live = {
 	.cgroup_path = host_live_cgroup_path,
 	.cgroup_tasks = host_live_cgroup_tasks,
 	.cgroup_born = host_live_cgroup_born,
+	.cgroup_io_root = host_live_cgroup_io_root,
 	.announce = host_live_announce,
 };
