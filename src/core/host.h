@@ -86,9 +86,9 @@ struct host_ops {
 	int (*cgroup_born)(struct session *s, uint32_t tid, uint64_t t, char *path, size_t len);
 	/*
 	 * The hierarchy the block I/O controller is on (0: cgroup v2; else a v1
-	 * hierarchy's id, where blkio is: a hybrid or v1 host), and where it is
-	 * mounted into mount ("" not known). NULL: cgroup v2 (a recording holds
-	 * its paths only).
+	 * hierarchy's id, where blkio is: a hybrid or v1 host; a recording: the
+	 * recording machine's), and where it is mounted into mount ("" not
+	 * known). NULL: cgroup v2.
 	 */
 	int (*cgroup_io_root)(struct session *s, char *mount, size_t len);
 	/* A tool's banner, where events are traced as they happen: on ctx->out, or the log with data_out. */

@@ -243,10 +243,10 @@ int iotap_cgroup_track(struct iotap_ctx *ctx);
 /*
  * iotap_cgroup_track_io - as iotap_cgroup_track, in the hierarchy the block I/O controller
  * is on, whose limits (blk-throttle, io.max, blkio.throttle.*) and counters (io.stat,
- * blkio.throttle.io_serviced) its cgroups have: live, cgroup v1's blkio one where it holds
- * blkio (a hybrid or v1 host), else cgroup v2's; over a recording, cgroup v2's (it holds
- * those paths only); with --cgroup, that one's. Into which (len bytes), the words that say
- * which for an info line. 0 or as iotap_cgroup_track.
+ * blkio.throttle.io_serviced) its cgroups have: cgroup v1's blkio one where it holds blkio
+ * (a hybrid or v1 host; over a recording, the recording machine's, where record --cgroups
+ * kept it), else cgroup v2's; with --cgroup, that one's. Into which (len bytes), the words
+ * that say which for an info line. 0 or as iotap_cgroup_track.
  */
 int iotap_cgroup_track_io(struct iotap_ctx *ctx, char *which, size_t len);
 const char *iotap_cgroup_of(struct iotap_ctx *ctx, const struct perf_sample *s);

@@ -935,13 +935,11 @@ static int file_maps_load(struct session *s, struct usyms *us)
 }
 
 /*
- * file_cgroup_path - --cgroup names a cgroup of a recorded hierarchy: cgroup v2's, or one of
- * the v1 hierarchies the CGV1 sections hold (their ids are the recording machine's)
+ * file_cgroup_v1s - the v1 hierarchies the CGV1 sections hold (their ids are the recording
+ * machine's), into *out (the caller frees it) and *nr: 0, -ENOMEM, or -EINVAL damaged (logged)
  */
-static int file_cgroup_path(struct session *s, const char *arg, char *path, size_t len,
-			    int *root)
+static int file_cgroup_v1s(const struct file_src *f, struct cgroup_v1 **out, size_t *nr)
 {
-	const struct file_src *f = s->src_priv;
 	struct cgroup_v1 *v1;
 	struct rec_sec_cgv1 h;
 	char why[128] = "";
@@ -965,12 +963,56 @@ static int file_cgroup_path(struct session *s, const char *arg, char *path, size
 		snprintf(v1[n].mount, sizeof(v1[n].mount), "%s", h.mount);
 		n++;
 	}
-	if (ret)
+	if (ret) {
 		log_msg(LOG_ERR, "the recorded cgroups are damaged (%s)", why);
-	else
-		ret = cgroup_path_named(arg, path, len, root, v1, n);
+		free(v1);
+		return ret;
+	}
+	*out = v1;
+	*nr = n;
+	return 0;
+}
+
+/*
+ * file_cgroup_path - --cgroup names a cgroup of a recorded hierarchy: cgroup v2's, or one of
+ * the v1 hierarchies the CGV1 sections hold
+ */
+static int file_cgroup_path(struct session *s, const char *arg, char *path, size_t len,
+			    int *root)
+{
+	struct cgroup_v1 *v1;
+	size_t n;
+	int ret = file_cgroup_v1s(s->src_priv, &v1, &n);
+
+	if (ret)
+		return ret;
+	ret = cgroup_path_named(arg, path, len, root, v1, n);
 	free(v1);
 	return ret;
+}
+
+/*
+ * file_cgroup_io_root - the hierarchy the block controller was on where the recording was
+ * made: blkio's v1 one where the recording holds it (a hybrid or v1 host), else cgroup v2
+ */
+static int file_cgroup_io_root(struct session *s, char *mount, size_t len)
+{
+	const struct cgroup_v1 *io;
+	struct cgroup_v1 *v1;
+	size_t n;
+	int root = 0;
+
+	mount[0] = 0;
+	/* Damaged sections (said): the v2 hierarchy, which the CGRP section holds apart. */
+	if (file_cgroup_v1s(s->src_priv, &v1, &n))
+		return 0;
+	io = cgroup_v1_io(v1, n);
+	if (io) {
+		snprintf(mount, len, "%s", io->mount);
+		root = io->id;
+	}
+	free(v1);
+	return root;
 }
 
 /* file_cgroup_tasks - every task's cgroup in hierarchy root when recording began (record --cgroups) */
@@ -1227,6 +1269,7 @@ static const struct host_ops file_host = {
 	.cgroup_path = file_cgroup_path,
 	.cgroup_tasks = file_cgroup_tasks,
 	.cgroup_born = file_cgroup_born,
+	.cgroup_io_root = file_cgroup_io_root,
 	.info = file_info,
 };
 
