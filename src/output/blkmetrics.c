@@ -8,9 +8,6 @@
 #include "array.h"
 #include "blkmetrics.h"
 
-/* Log2 buckets up to 2^27 us (134 s) and 2^27 bytes (128 MiB), as biolatency --prom. */
-#define BLKM_TOP 27
-
 static const char *const blkmetrics_op_names[] = {
 	"read", "write", "flush", "discard", "other", "admin"
 };

@@ -20,6 +20,9 @@
 #include "hist.h"
 #include "prom.h"
 
+/* Log2 buckets up to 2^27 us (134 s) and 2^27 bytes (128 MiB), as biolatency --prom. */
+#define BLKM_TOP 27
+
 /* The op label's values, and the index of each. */
 enum blkmetrics_op { BLKM_READ, BLKM_WRITE, BLKM_FLUSH, BLKM_DISCARD, BLKM_OTHER, BLKM_ADMIN };
 

@@ -5,19 +5,22 @@
  * its own tool shows it; per cgroup and disk, bios and bytes as io.stat counts
  * them (split pieces one more bio, their bytes not again), requests and their
  * stages, dirty pauses, and cgroups past the limit summed into "other" and
- * counted once each; the pause event decoded from 6.18's format.
+ * counted once each; the exporter's series of them, page after page; the
+ * pause event decoded from 6.18's format.
  */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include <event-parse.h>
 
+#include "cgmetrics.h"
 #include "cgname.h"
 #include "cgstat.h"
 #include "dirty.h"
@@ -201,6 +204,130 @@ static void test_buckets(void **state)
 	cgstat_free(cs);
 }
 
+/* disk_name - a row's disk label: "loopN" of major 7 */
+static const char *disk_name(void *arg, uint32_t dev)
+{
+	static char name[32];
+
+	(void)arg;
+	snprintf(name, sizeof(name), "loop%u", dev & 0xfffff);
+	return name;
+}
+
+/* page - the text of p */
+static char *page(struct prom *p)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	assert_int_equal(prom_print(p, f), 0);
+	assert_int_equal(fclose(f), 0);
+	return text;
+}
+
+/* value - the value of the series line "series N" in text, -1 when absent */
+static double value(const char *text, const char *series)
+{
+	size_t n = strlen(series);
+
+	for (const char *at = text; (at = strstr(at, series)); at += n)
+		if ((at == text || at[-1] == '\n') && at[n] == ' ')
+			return strtod(at + n + 1, NULL);
+	return -1;
+}
+
+/* sent - n reads of 4 KiB and their requests by cgroup on loop dev, each 2 ms held by the throttle */
+static void sent(struct cgmetrics *cm, const char *cgroup, uint32_t dev, int n)
+{
+	struct block_rq r = rq_of(7 << 20 | dev, BLOCK_OP_READ, 8);
+	struct blk_io io = { .dev = 7 << 20 | dev, .op = BLOCK_OP_READ, .bytes = 4096,
+			     .t_submit = 1000000, .t_queue = 3000000, .t_issue = 3100000,
+			     .t_done = 3600000, .cgroup = cgroup };
+
+	for (int i = 0; i < n; i++) {
+		assert_int_equal(cgstat_bio(cm->cs, &r, cgroup, false), 0);
+		assert_int_equal(cgstat_request(cm->cs, &io), 0);
+	}
+}
+
+/*
+ * test_prom_series - the exporter's series: counters that add up page after page, the
+ * causes with dirty only where pauses are traced, the container label, and past the limit
+ * "other" with the same totals and its cgroups counted once each
+ */
+static void test_prom_series(void **state)
+{
+	struct prom *p = prom_alloc(NULL);
+	struct cgmetrics cm;
+	char *text;
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(cgmetrics_init(&cm, 2, 2, true), 0);
+	sent(&cm, "/slow", 1, 3);
+	sent(&cm, "/system.slice/docker-" ID64 ".scope/inner", 1, 1);
+	assert_int_equal(cgstat_dirty(cm.cs, 7 << 20 | 1, "/slow", 5000000), 0);
+	assert_int_equal(cgmetrics_fold(&cm, p, disk_name, NULL), 0);
+	/* The next page: slow again, and two new cgroups past the limit of 2. */
+	sent(&cm, "/slow", 1, 2);
+	sent(&cm, "/fast", 1, 4);
+	sent(&cm, "/fast", 2, 1);
+	sent(&cm, "/third/a/b", 1, 5);
+	assert_int_equal(cgmetrics_fold(&cm, p, disk_name, NULL), 0);
+	text = page(p);
+#define CG_SLOW "cgroup=\"/slow\",disk=\"loop1\""
+#define CG_DOCKER "cgroup=\"/system.slice/docker-" ID64 ".scope\",container=\"0123456789ab\"," \
+	"disk=\"loop1\""
+#define CG_OTHER "cgroup=\"other\",disk=\"loop1\""
+	assert_true(value(text, "iotap_cgroup_ios_total{" CG_SLOW ",op=\"read\"}") == 5);
+	assert_true(value(text, "iotap_cgroup_bytes_total{" CG_SLOW ",op=\"read\"}") == 5 * 4096);
+	assert_true(value(text, "iotap_cgroup_ios_total{" CG_SLOW ",op=\"write\"}") == -1);
+	/* 2 ms held before the queue, 0.1 ms queued, 0.5 ms on the device: the time from the send. */
+	assert_true(value(text, "iotap_cgroup_wait_seconds_total{" CG_SLOW ",cause=\"throttle\"}") ==
+		    5 * 0.002);
+	assert_true(value(text, "iotap_cgroup_wait_seconds_total{" CG_SLOW ",cause=\"dirty\"}") ==
+		    0.005);
+	assert_true(value(text, "iotap_cgroup_request_duration_seconds_count{" CG_SLOW "}") == 5);
+	assert_true(value(text, "iotap_cgroup_request_duration_seconds_bucket{" CG_SLOW
+			  ",le=\"0.002048\"}") == 0);
+	assert_true(value(text, "iotap_cgroup_request_duration_seconds_bucket{" CG_SLOW
+			  ",le=\"0.004096\"}") == 5);
+	/* Folded at depth 2; its container named. */
+	assert_true(value(text, "iotap_cgroup_ios_total{" CG_DOCKER ",op=\"read\"}") == 1);
+	/* Past the limit: /fast and /third (its folded name) as "other", each counted once. */
+	assert_true(value(text, "iotap_cgroup_ios_total{" CG_OTHER ",op=\"read\"}") == 9);
+	assert_true(value(text, "iotap_cgroup_ios_total{cgroup=\"other\",disk=\"loop2\",op=\"read\"}") == 1);
+	assert_true(value(text, "iotap_cgroup_request_duration_seconds_count{" CG_OTHER "}") == 9);
+	assert_true(value(text, "iotap_cgroup_folded_total") == 2);
+	assert_null(strstr(text, "/fast"));
+	assert_null(strstr(text, "/third"));
+	free(text);
+	/* A page with nothing new adds nothing. */
+	assert_int_equal(cgmetrics_fold(&cm, p, disk_name, NULL), 0);
+	text = page(p);
+	assert_true(value(text, "iotap_cgroup_folded_total") == 2);
+	assert_true(value(text, "iotap_cgroup_ios_total{" CG_SLOW ",op=\"read\"}") == 5);
+	free(text);
+	cgmetrics_release(&cm);
+	cgmetrics_release(&cm);
+	prom_free(p);
+	/* Without pauses traced, no dirty cause. */
+	p = prom_alloc(NULL);
+	assert_non_null(p);
+	assert_int_equal(cgmetrics_init(&cm, 0, 0, false), 0);
+	sent(&cm, "/slow", 1, 1);
+	assert_int_equal(cgmetrics_fold(&cm, p, disk_name, NULL), 0);
+	text = page(p);
+	assert_true(value(text, "iotap_cgroup_wait_seconds_total{" CG_SLOW ",cause=\"device\"}") ==
+		    0.0005);
+	assert_null(strstr(text, "cause=\"dirty\""));
+	free(text);
+	cgmetrics_release(&cm);
+	prom_free(p);
+}
+
 /* test_dirty_decode - balance_dirty_pages as 6.18 lays it out: disk, pause, memory cgroup */
 static void test_dirty_decode(void **state)
 {
@@ -239,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_other),
 		cmocka_unit_test(test_buckets),
+		cmocka_unit_test(test_prom_series),
 		cmocka_unit_test(test_dirty_decode),
 	};
 
