@@ -5,7 +5,8 @@
  *
  * exporter.c is the tool (its options, events and callbacks) and the only caller of the
  * others: exporter-web.c takes the port and serves the page, exporter-cmds.c keeps the
- * NVMe and SCSI command metrics, exporter-flight.c wires in the flight recorder. What they
+ * NVMe and SCSI command metrics, exporter-flight.c wires in the flight recorder,
+ * exporter-cgroups.c keeps the series per cgroup (--cgroups). What they
  * allocate hangs off struct exporter_state, freed by the tool's fini. Calls returning int
  * give 0 or -errno.
  */
@@ -17,7 +18,9 @@
 #include <stdint.h>
 
 #include "blkmetrics.h"
+#include "cgmetrics.h"
 #include "cmdpair.h"
+#include "dirtytrack.h"
 #include "flightsvc.h"
 #include "health.h"
 #include "shared.h"
@@ -41,6 +44,8 @@ struct exporter_params {
 	bool queue, no_queue;
 	struct record_params rec;	/* -o, --ring and the rest: the flight recorder's */
 	bool stages;
+	bool cgroups;
+	uint64_t cgroup_depth, cgroup_series;	/* 0: not given */
 };
 
 /* A disk with series of its own, and its name as they label it. */
@@ -64,6 +69,10 @@ struct exporter_state {
 	struct health health;
 	struct flightsvc *ring;		/* --ring: the flight recorder in this session */
 	struct flight_stats ring_last;	/* its counts as last published */
+	struct cgmetrics cg;		/* --cgroups: the series per cgroup; cg.cs NULL without */
+	struct dirtytrack *dt;		/* --cgroups: dirty-page pauses, where the kernel has them */
+	/* --cgroups: the request's disk series, after its cgroup's */
+	int (*cg_next_done)(void *arg, const struct blk_io *io);
 };
 
 /*
@@ -81,6 +90,14 @@ int exporter_publish(struct exporter_state *st);
 int exporter_commands(struct iotap_ctx *ctx);
 /* exporter_cmds_forget - drop the command series of devices that have gone */
 void exporter_cmds_forget(struct iotap_ctx *ctx);
+
+/*
+ * exporter_cgroups - --cgroups: cfg also traces what the series per cgroup need, every
+ * task's cgroup is followed (one info line says in which hierarchy), dirty-page pauses
+ * where the kernel has them; as iotap_cgroup_track and dirtytrack_create fail. Nothing
+ * without --cgroups.
+ */
+int exporter_cgroups(struct iotap_ctx *ctx, struct blktrack_cfg *cfg);
 
 /* exporter_ring - --ring: the flight recorder in this session, into st->ring; -EINVAL with -i */
 int exporter_ring(struct iotap_ctx *ctx);

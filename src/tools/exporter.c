@@ -41,6 +41,22 @@ static const struct opt exporter_opts[] = {
 	  "also publish each request's stages as btt splits them (iotap_block_request_stage_seconds: "
 	  "Q2G, G2I, I2D, D2C, Q2C, as biostages shows them); it traces three more events per "
 	  "request (the bio queued, the request allocated, inserted), so it costs more per I/O" },
+	{ 0, "cgroups", OPT_FLAG, P(cgroups), NULL,
+	  "also publish block I/O per cgroup and disk: iotap_cgroup_ios_total and "
+	  "iotap_cgroup_bytes_total by op as io.stat counts them, "
+	  "iotap_cgroup_wait_seconds_total by cause (throttle, rqos, queue, device, dirty) and "
+	  "iotap_cgroup_request_duration_seconds, for the cgroups of the hierarchy the block "
+	  "controller is on: cgroup v1's blkio one on a hybrid or v1 host, else cgroup v2's "
+	  "(one info line says which; --cgroup's when given). It traces each bio, each "
+	  "request's creation and allocation (so iotap_block_request_queue_seconds comes too), "
+	  "balance_dirty_pages and every task's moves between cgroups: it costs more per I/O" },
+	{ 0, "cgroup-depth", OPT_UINT, P(cgroup_depth), "N",
+	  "with --cgroups: fold cgroups deeper than N into their ancestor at depth N "
+	  "(/a/b/c at 2: /a/b)", NULL, 1, 64 },
+	{ 0, "cgroup-series", OPT_UINT, P(cgroup_series), "N",
+	  "with --cgroups: series for N cgroups at most (default 100), the first seen; the I/O "
+	  "of any further one counts as cgroup=\"other\" (totals stay exact), and "
+	  "iotap_cgroup_folded_total counts those cgroups", NULL, 1, 100000 },
 	OPT_END
 };
 
@@ -53,6 +69,7 @@ static const struct tool_event exporter_events[] = {
 	{ "scsi", "scsi_dispatch_cmd_done", TOOL_EV_OPTIONAL },
 	{ "scsi", "scsi_dispatch_cmd_timeout", TOOL_EV_OPTIONAL },
 	{ "scsi", "scsi_dispatch_cmd_error", TOOL_EV_OPTIONAL },
+	DIRTYTRACK_EVENTS,
 	{ NULL, NULL, 0 }
 };
 
@@ -75,6 +92,12 @@ static const char *exporter_disk(struct iotap_ctx *ctx, uint32_t dev)
 	}
 	st->last = i;
 	return st->devs[i].name;
+}
+
+/* exporter_cg_disk - the disk label of a cgroup's row, as the disk's own series have it */
+static const char *exporter_cg_disk(void *ctx, uint32_t dev)
+{
+	return exporter_disk(ctx, dev);
 }
 
 /* exporter_on_done - a request with data: also its size and whether it was sequential */
@@ -159,6 +182,8 @@ static int exporter_snapshot(struct iotap_ctx *ctx)
 	int ret;
 
 	ret = blkmetrics_fold(&st->m);
+	if (!ret && st->cg.cs)
+		ret = cgmetrics_fold(&st->cg, st->m.prom, exporter_cg_disk, ctx);
 	if (!ret && p->stages)
 		ret = stagehist_prom(&st->stages, st->m.prom);
 	if (!ret) {
@@ -207,9 +232,14 @@ static int exporter_init(struct iotap_ctx *ctx)
 	int ret;
 
 	st->demand_fd = -1;
-	if (p->no_queue && (p->rec.queued || p->queue)) {
+	if (p->no_queue && (p->rec.queued || p->queue || p->cgroups)) {
 		iotap_err(ctx, "--no-queue-time: not with %s", p->queue ? "--queue-time" :
+			  p->cgroups ? "--cgroups, which times requests from their creation" :
 			  "-Q, whose trigger times from creation");
+		return -EINVAL;
+	}
+	if ((p->cgroup_depth || p->cgroup_series) && !p->cgroups) {
+		iotap_err(ctx, "--cgroup-depth and --cgroup-series need --cgroups");
 		return -EINVAL;
 	}
 	health_init(&st->health);
@@ -238,6 +268,8 @@ static int exporter_init(struct iotap_ctx *ctx)
 		ret = blktrack_cfg_select(&cfg, ctx, p->disk, 0);
 	if (p->stages)
 		cfg.flags |= BT_INSERT | BT_STAGES;
+	if (!ret)
+		ret = exporter_cgroups(ctx, &cfg);
 	if (!ret)
 		ret = blktrack_create(&st->bt, ctx, &cfg);
 	if (!ret)
@@ -290,6 +322,8 @@ static void exporter_fini(struct iotap_ctx *ctx)
 		close(st->demand_fd);
 	webconfig_free(st->web);
 	blktrack_free(st->bt);
+	dirtytrack_free(st->dt);
+	cgmetrics_release(&st->cg);
 	cmdpair_nvme_release(&st->nvme);
 	cmdpair_scsi_release(&st->scsi);
 	blk_lastpos_release(&st->pos);
@@ -321,6 +355,26 @@ const struct tool tool_exporter = {
 		"(host:channel:id:lun) and opcode class, paired as nvmelatency and "
 		"scsilatency pair them, so their counts equal those tools' for the same I/O; "
 		"with --disk, only that NVMe namespace's commands. "
+		"With --cgroups, per cgroup and disk (labels cgroup, its path; container, where "
+		"the path names a container or unit as cgtop's CONTAINER column does; disk): "
+		"iotap_cgroup_ios_total and iotap_cgroup_bytes_total by op (read, write, discard), "
+		"the bios the cgroup's tasks sent and their bytes as cgroup v2's io.stat and v1's "
+		"blkio.throttle.io_serviced and io_service_bytes count them (each bio as it is "
+		"queued, each piece of a split one more; charged to the sender also when "
+		"blk-throttle held the bio); iotap_cgroup_request_duration_seconds, its requests "
+		"(reads, writes, discards) from the send until completion, in the same buckets; "
+		"iotap_cgroup_wait_seconds_total by cause: throttle, rqos, queue and device split "
+		"that time as cgtop's THROTms, RQOSms, QUEUEms and DEVms do, and dirty is the "
+		"tasks' pauses in balance_dirty_pages (where the kernel has that event). The "
+		"cgroups are those of the hierarchy the block controller is on, whose limits and "
+		"counters they have: cgroup v1's blkio hierarchy on a hybrid or v1 host, else "
+		"cgroup v2's (an info line at the start says which; with --cgroup, that one's "
+		"hierarchy; over a recording made with iotap record --cgroups, the same choice on "
+		"the host it was made on), folded with --cgroup-depth. Past --cgroup-series distinct cgroups (100 by "
+		"default) the I/O of any new one counts as cgroup=\"other\", so totals stay exact, "
+		"and iotap_cgroup_folded_total counts those cgroups; a task whose cgroup is not "
+		"known counts as cgroup=\"?\". A cgroup keeps its series while the exporter runs, "
+		"also once it is removed. "
 		"Its own health: iotap_exporter_events_total, _events_lost_total, "
 		"_events_undelivered_total, _unpaired_completions_total, _http_requests_total, "
 		"_http_slow_connections_closed_total, _http_connections_evicted_total, "
@@ -364,6 +418,8 @@ const struct tool tool_exporter = {
 		"  Serve over TLS to users with a password (doc/service.md: Securing the endpoint).\n"
 		"iotap exporter --textfile /var/lib/prometheus/node-exporter/iotap.prom 15\n"
 		"  No HTTP: every 15 seconds, a file for node_exporter's textfile collector.\n"
+		"iotap exporter --cgroups --cgroup-depth 3\n"
+		"  Also per cgroup and disk, a cgroup below depth 3 counted as its ancestor there.\n"
 		"iotap exporter --ring 60 --after 5 --trigger 'latency>500,error' -o /var/lib/iotap-exporter/dump\n"
 		"  Metrics, and a dump of the last minute (and 5 s more) on a request slower than 500 ms or failed.\n"
 		"systemctl kill -s USR2 iotap-exporter\n  Ask the service's flight recorder for a dump now.\n"

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* test_cgroup.c - --cgroup and --show-cgroup over a committed recording made with --cgroups */
+/*
+ * test_cgroup.c - --cgroup and --show-cgroup over a committed recording made with --cgroups;
+ * exporter --cgroups over them, in the hierarchy the block controller was on
+ */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,8 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
+#include "cgroup.h"
 #include "log.h"
 #include "source-recording.h"
 #include "testlib.h"
@@ -212,6 +217,108 @@ static void test_born(void **state)
 	free(buf);
 }
 
+/* exporter_page - exporter --cgroups -d disk over buf, with one more option (NULL: none): its page */
+static char *exporter_page(const uint8_t *buf, size_t len, const char *disk, const char *opt,
+			   const char *arg)
+{
+	char dir[] = "/tmp/test_cgroup.XXXXXX", path[64], *out = NULL, *text;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/page.prom", dir);
+	testlib_log[0] = 0;
+	assert_int_equal(testlib_tool_run(buf, len, NULL, &out, "exporter", "--cgroups", "-d", disk,
+					  "--textfile", path, opt, arg, NULL), 0);
+	free(out);
+	text = testlib_text_load(path, NULL);
+	assert_non_null(text);
+	unlink(path);
+	rmdir(dir);
+	return text;
+}
+
+/* page_sum - the sum of the series of metric on the page whose labels hold every one of want */
+static uint64_t page_sum(const char *text, const char *metric, const char *want, const char *want2)
+{
+	uint64_t n = 0;
+	size_t m = strlen(metric);
+
+	for (const char *line = text; line && *line; line = strchr(line, '\n'), line += !!line) {
+		const char *sp = strchr(line, ' '), *nl = strchr(line, '\n');
+		char series[512];
+
+		if (!sp || (nl && nl < sp) || strncmp(line, metric, m) || line[m] != '{' ||
+		    (size_t)(sp - line) >= sizeof(series))
+			continue;
+		snprintf(series, sizeof(series), "%.*s", (int)(sp - line), line);
+		if ((!want || strstr(series, want)) && (!want2 || strstr(series, want2)))
+			n += strtoull(sp + 1, NULL, 10);
+	}
+	return n;
+}
+
+/* test_v1_io - the v1 hierarchy that holds blkio, alone or beside other controllers */
+static void test_v1_io(void **state)
+{
+	static const struct cgroup_v1 hybrid[] = {
+		{ 9, "name=systemd", "/sys/fs/cgroup/systemd" }, { 7, "blkio", "/sys/fs/cgroup/blkio" },
+	}, joined[] = { { 3, "cpu,blkio", "/sys/fs/cgroup/cpu,blkio" } },
+	   named[] = { { 9, "name=systemd", "/sys/fs/cgroup/systemd" },
+		       { 2, "name=blkio2", "/sys/fs/cgroup/blkio2" } };
+
+	assert_int_equal(cgroup_v1_io(hybrid, 2)->id, 7);
+	assert_int_equal(cgroup_v1_io(joined, 1)->id, 3);
+	assert_null(cgroup_v1_io(named, 2));
+	assert_null(cgroup_v1_io(NULL, 0));
+}
+
+/*
+ * test_exporter_v1 - exporter --cgroups over the hybrid host's recording follows blkio's v1
+ * hierarchy as that host had it, and says so; past --cgroup-series the totals stay
+ */
+static void test_exporter_v1(void **state)
+{
+	size_t len;
+	uint8_t *buf = testlib_data_load("recordings", CGV1_FILE, &len);
+	char *page = exporter_page(buf, len, "7:3", NULL, NULL);
+
+	assert_non_null(strstr(testlib_log, "--cgroups: the cgroups of cgroup v1's blkio hierarchy "
+				"(/sys/fs/cgroup/blkio)\n"));
+	/* The children born into a v2 cgroup are in blkio's root, with the root's own reads. */
+	assert_int_equal(page_sum(page, "iotap_cgroup_ios_total", "cgroup=\"/iotap-rec\"",
+				  "op=\"read\""), 30);
+	assert_int_equal(page_sum(page, "iotap_cgroup_ios_total", "cgroup=\"/\"", "op=\"read\""), 30);
+	assert_int_equal(page_sum(page, "iotap_cgroup_request_duration_seconds_count", NULL, NULL), 60);
+	assert_int_equal(page_sum(page, "iotap_cgroup_bytes_total", NULL, "op=\"read\""),
+			 page_sum(page, "iotap_block_request_size_bytes_sum", NULL, "op=\"read\""));
+	free(page);
+	page = exporter_page(buf, len, "7:3", "--cgroup-series", "1");
+	assert_int_equal(page_sum(page, "iotap_cgroup_ios_total", "cgroup=\"other\"", NULL), 30);
+	assert_int_equal(page_sum(page, "iotap_cgroup_request_duration_seconds_count", NULL, NULL), 60);
+	assert_non_null(strstr(page, "\niotap_cgroup_folded_total 1\n"));
+	free(page);
+	free(buf);
+}
+
+/* test_exporter_v2 - over a v2 recording, its cgroups, a task that moved where it sent */
+static void test_exporter_v2(void **state)
+{
+	size_t len;
+	uint8_t *buf = testlib_data_load("recordings", CG_FILE, &len);
+	char *page = exporter_page(buf, len, "7:1", NULL, NULL);
+
+	assert_non_null(strstr(testlib_log, "--cgroups: the cgroups of cgroup v2\n"));
+	assert_int_equal(page_sum(page, "iotap_cgroup_ios_total", "cgroup=\"/iotap-rec/a\"",
+				  "op=\"read\""), 40);
+	assert_int_equal(page_sum(page, "iotap_cgroup_ios_total", "cgroup=\"/iotap-rec/b\"",
+				  "op=\"read\""), 20);
+	free(page);
+	page = exporter_page(buf, len, "7:1", "--cgroup-depth", "1");
+	assert_int_equal(page_sum(page, "iotap_cgroup_ios_total", "cgroup=\"/iotap-rec\"",
+				  "op=\"read\""), 60);
+	free(page);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -221,6 +328,9 @@ int main(void)
 		cmocka_unit_test(test_v1_in_report),
 		cmocka_unit_test(test_v1_recorded),
 		cmocka_unit_test(test_born),
+		cmocka_unit_test(test_v1_io),
+		cmocka_unit_test(test_exporter_v1),
+		cmocka_unit_test(test_exporter_v2),
 	};
 
 	log_set(testlib_log_keep);
