@@ -9,6 +9,8 @@ set -uo pipefail
 SRC=$(cd "${IOTAP_SRCDIR:-$(dirname "$0")/../..}" && pwd)
 TREE=${1:-$SRC}
 CHECK=$SRC/tests/live/promrules.py
+# A tree with checks of its own (a copy promrules-selftest.sh made) is read with them.
+[ -f "$TREE/tests/live/promrules.py" ] && CHECK=$TREE/tests/live/promrules.py
 command -v promtool >/dev/null || { echo "SKIP: no promtool to check the rules: apt-get install prometheus (scripts/deps.sh test)"; exit 77; }
 command -v python3 >/dev/null && python3 -c 'import yaml' 2>/dev/null ||
 	{ echo "SKIP: no python3 with yaml to read the rules: apt-get install python3-yaml (scripts/deps.sh test)"; exit 77; }
