@@ -46,8 +46,9 @@ E=$(basename "$EDEV")
 EP=$(free_port)
 INSTANCE=127.0.0.1:$EP
 
-# Every disk: $disk is a choice among them, as on a real host.
-tracer_start "$LIVE_TMP/e.out" exporter --stages --queue-time --ring 30 -o "$LIVE_TMP/dump" -l "$INSTANCE" 0.2
+# Every disk: $disk is a choice among them, as on a real host. Every series: the panels of
+# each option have data.
+tracer_start "$LIVE_TMP/e.out" exporter --stages --queue-time --cgroups --ring 30 -o "$LIVE_TMP/dump" -l "$INSTANCE" 0.2
 EXP_PID=$TRACER_PID
 
 prom_config "$INSTANCE" "$LIVE_TMP/prom.yml" "$SRC"/contrib/prometheus/*.yml
