@@ -56,6 +56,7 @@ NEEDS = (
     ("iotap_block_request_queue_seconds", "--queue-time"),
     ("iotap_block_request_stage_seconds", "--stages"),
     ("iotap_flight_", "--ring"),
+    ("iotap_cgroup_", "--cgroups"),
 )
 RECORDED_NEEDS = "recording rules"
 
@@ -168,8 +169,8 @@ def lint(dash):
             if "instance" not in refs_e:
                 errs.append("%s %s: does not follow $instance: %s" % (what, t.get("refId"), e))
             # Every series with a disk label follows $disk; SCSI devices follow $device.
-            if any(m.startswith(("iotap_block_", "iotap_nvme_")) for m in raw) and \
-                    "disk" not in refs_e:
+            if any(m.startswith(("iotap_block_", "iotap_nvme_", "iotap_cgroup_"))
+                   for m in raw) and "disk" not in refs_e:
                 errs.append("%s %s: does not follow $disk: %s" % (what, t.get("refId"), e))
             if any(m.startswith("iotap_scsi_") for m in raw) and "device" not in refs_e:
                 errs.append("%s %s: does not follow $device: %s" % (what, t.get("refId"), e))
