@@ -115,6 +115,7 @@ static int cgtop_init(struct iotap_ctx *ctx)
 		.arg = ctx,
 	};
 	struct dirtytrack_cfg dc = { .on_pause = cgtop_on_pause, .arg = ctx };
+	char which[128];
 	int ret;
 
 	st->cs = cgstat_create((unsigned int)p->depth, 0, 0);
@@ -126,8 +127,10 @@ static int cgtop_init(struct iotap_ctx *ctx)
 	    !iotap_event_available(ctx, "cgroup", "cgroup_attach_task"))
 		iotap_info(ctx, "this recording has no cgroups (iotap record --cgroups): every "
 			   "row's CGROUP is '?'");
-	else if (!ret)
-		ret = iotap_cgroup_track(ctx);
+	else if (!ret && !(ret = iotap_cgroup_track_io(ctx, which, sizeof(which))) &&
+		 !iotap_cgroup_filtering(ctx))
+		/* The hierarchy whose limits and counters its rows are: say which. */
+		iotap_info(ctx, "the cgroups of %s", which);
 	if (!ret)
 		ret = blktrack_create(&st->bt, ctx, &cfg);
 	dc.has_dev = cfg.has_dev;
@@ -276,8 +279,9 @@ const struct tool tool_cgtop = {
 		"balance_dirty_pages on the disk ('-' where the kernel lacks the event); memory.high "
 		"reclaim is not a dirty pause. CONTAINER is the container or unit the cgroup names "
 		"(Docker, Podman: 12 hex; containerd's CRI, CRI-O, kubepods: 13; systemd machines "
-		"and services by name), CGROUP its path in the hierarchy followed (cgroup v2, or "
-		"with --cgroup a v1 one), folded with --depth. The cgroup is that of the task at "
+		"and services by name), CGROUP its path in the hierarchy the block controller is on "
+		"(cgroup v1's blkio on a hybrid or v1 host, else v2; with --cgroup, that one's), "
+		"folded with --depth. The cgroup is that of the task at "
 		"the event that sends the bio, or starts the request (block_io_start, or "
 		"block_rq_insert before 6.5); writeback's requests are the flusher's. Requests in "
 		"flight when tracing starts are not counted.",
