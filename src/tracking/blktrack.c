@@ -21,14 +21,14 @@ struct blk_nodata {
 	uint32_t dev;
 	uint8_t op, flags;
 	uint64_t t_start, t_issue;	/* t_issue 0: started, not issued yet */
-	uint32_t pid;
+	uint32_t pid, tid;
 	char comm[16];
 	const char *cgroup;
 };
 
 /* A data write that asked for a flush (PREFLUSH or FUA): its submitter owns the flush. */
 struct blk_claim {
-	uint32_t dev, pid;
+	uint32_t dev, pid, tid;
 	uint64_t t;
 	char comm[16];
 	const char *cgroup;
@@ -182,6 +182,7 @@ static struct blkreq *blktrack_new(struct blktrack *bt, const struct block_rq *r
 	struct blkreq *r = reqtab_insert(bt->tab, rq->dev, rq->sector, s->time);
 
 	r->pid = s->pid;
+	r->tid = s->tid;
 	r->cgroup = iotap_cgroup_of(bt->ctx, s);
 	memcpy(r->comm, rq->comm, sizeof(r->comm));
 	r->bytes = rq->bytes;
@@ -213,6 +214,7 @@ static struct blk_nodata *blktrack_nd_add(struct blktrack *bt, const struct bloc
 	memset(nd, 0, sizeof(*nd));
 	nd->dev = rq->dev;
 	nd->pid = s->pid;
+	nd->tid = s->tid;
 	nd->cgroup = iotap_cgroup_of(bt->ctx, s);
 	memcpy(nd->comm, rq->comm, sizeof(nd->comm));
 	return nd;
@@ -230,6 +232,7 @@ static void blktrack_claim_add(struct blktrack *bt, const struct block_rq *rq,
 	c->dev = rq->dev;
 	c->t = s->time;
 	c->pid = s->pid;
+	c->tid = s->tid;
 	c->cgroup = iotap_cgroup_of(bt->ctx, s);
 	memcpy(c->comm, rq->comm, sizeof(c->comm));
 }
@@ -258,6 +261,7 @@ static struct blk_nodata *blktrack_nd_claimed(struct blktrack *bt, const struct 
 		if (!nd && bt->claims[i].t + BLKTRACK_CLAIM_NS >= s->time) {
 			nd = blktrack_nd_add(bt, rq, s);
 			nd->pid = bt->claims[i].pid;
+			nd->tid = bt->claims[i].tid;
 			nd->cgroup = bt->claims[i].cgroup;
 			memcpy(nd->comm, bt->claims[i].comm, sizeof(nd->comm));
 		} else if (nd) {
@@ -332,6 +336,7 @@ static int blktrack_nd_done(struct blktrack *bt, const struct block_rq *rq,
 	io.t_issue = nd->t_issue;
 	io.t_done = s->time;
 	io.pid = nd->pid;
+	io.tid = nd->tid;
 	io.cgroup = nd->cgroup;
 	memcpy(io.comm, nd->comm, sizeof(io.comm));
 	blktrack_nd_drop(bt, i);
@@ -501,6 +506,7 @@ static int blktrack_on_start(struct iotap_ctx *ctx, const struct perf_sample *s,
 		r = NULL;
 	if (r) {
 		r->pid = who->pid;
+		r->tid = who->tid;
 		r->cgroup = iotap_cgroup_of(bt->ctx, who);
 		memcpy(r->comm, rq.comm, sizeof(r->comm));
 	} else {
@@ -819,6 +825,7 @@ static int blktrack_complete(struct blktrack *bt, struct blkreq *r, const struct
 	io.t_done = s->time;
 	io.t_submit = r->t_submit;
 	io.pid = r->pid;
+	io.tid = r->tid;
 	io.cgroup = r->cgroup;
 	io.user = r->user;
 	io.t_queue = r->t_queue;

@@ -40,6 +40,7 @@ struct blk_io {
 	 */
 	uint64_t t_submit;
 	uint32_t pid;					/* submitter when known */
+	uint32_t tid;					/* its thread (0: not known) */
 	const char *cgroup;				/* its cgroup then ("?": unknown), or NULL */
 	char comm[16];
 	uint64_t user;

@@ -162,7 +162,7 @@ static void reqtab_grow(struct reqtab *t)
 static void reqtab_clear(struct blkreq *r)
 {
 	r->t_start = r->t_insert = r->t_issue = r->t_submit = 0;
-	r->pid = 0;
+	r->pid = r->tid = 0;
 	r->cgroup = NULL;
 	r->bytes = r->nr_sector = 0;
 	r->op = r->flags = 0;

@@ -22,6 +22,7 @@ struct blkreq {
 	uint64_t t_issue;		/* sent to the driver, 0 if not yet */
 	uint64_t t_submit;		/* its submitter sent it (blk_io's t_submit), 0 if not seen */
 	uint32_t pid;			/* submitter, when a start event saw it */
+	uint32_t tid;			/* its thread */
 	const char *cgroup;		/* its cgroup then (iotap_cgroup_of()), when seen */
 	uint32_t bytes;
 	uint32_t nr_sector;

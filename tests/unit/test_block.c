@@ -207,9 +207,9 @@ static void pairing_teardown(struct pairing *p)
 	testlib_session_free(p->s);
 }
 
-/* feed - dispatch one block event as a perf sample */
-static void feed(struct pairing *p, const char *event, uint32_t pid, uint64_t time,
-		 uint64_t sector, uint32_t nr_sector, const char *rwbs)
+/* feed_thread - dispatch one block event of thread tid of process pid as a perf sample */
+static void feed_thread(struct pairing *p, const char *event, uint32_t pid, uint32_t tid,
+			uint64_t time, uint64_t sector, uint32_t nr_sector, const char *rwbs)
 {
 	uint8_t rec[256] = { 0 }, *raw;
 	struct perf_event_header *h = (void *)rec;
@@ -222,7 +222,7 @@ static void feed(struct pairing *p, const char *event, uint32_t pid, uint64_t ti
 	assert_true(id != UINT64_MAX);
 	h->type = PERF_RECORD_SAMPLE;
 	memcpy(rec + 8, &id, 8);
-	v = (uint64_t)pid << 32 | pid;
+	v = (uint64_t)tid << 32 | pid;
 	memcpy(rec + 16, &v, 8);
 	memcpy(rec + 24, &time, 8);
 	memcpy(rec + 40, &raw_size, 4);
@@ -237,6 +237,13 @@ static void feed(struct pairing *p, const char *event, uint32_t pid, uint64_t ti
 		memcpy(raw + p->l->comm, "worker", 6);
 	h->size = 44 + raw_size;
 	assert_int_equal(session_dispatch(p->s, h), 0);
+}
+
+/* feed - dispatch one block event of a single-threaded process */
+static void feed(struct pairing *p, const char *event, uint32_t pid, uint64_t time,
+		 uint64_t sector, uint32_t nr_sector, const char *rwbs)
+{
+	feed_thread(p, event, pid, pid, time, sector, nr_sector, rwbs);
 }
 
 /* test_pair_shared_key - two requests on one sector: completions take them in issue order */
@@ -314,6 +321,27 @@ static void test_pair_flush_submitter(void **state)
 	assert_int_equal(p.nodata[1].t_issue, 100);
 	assert_int_equal(p.nodata[1].t_done, 120);
 	assert_int_equal(blktrack_stats(p.bt)->nodata, 5);
+	pairing_teardown(&p);
+}
+
+/* test_pair_thread - a request carries the thread that submitted it, not the one that issued it */
+static void test_pair_thread(void **state)
+{
+	struct blktrack_cfg cfg = { .flags = BT_START };
+	struct pairing p;
+
+	pairing_setup(&p, &layouts[2], &cfg);
+	feed_thread(&p, IO_START, 42, 43, 50, 800, 8, "W");
+	feed_thread(&p, "block_rq_issue", 7, 8, 80, 800, 8, "W");
+	feed(&p, "block_rq_complete", 0, 130, 800, 8, "W");
+	/* Without a start, the issuing thread's. */
+	feed_thread(&p, "block_rq_issue", 7, 9, 140, 900, 8, "R");
+	feed(&p, "block_rq_complete", 0, 150, 900, 8, "R");
+	assert_int_equal(p.nr_done, 2);
+	assert_int_equal(p.done[0].pid, 42);
+	assert_int_equal(p.done[0].tid, 43);
+	assert_int_equal(p.done[1].pid, 7);
+	assert_int_equal(p.done[1].tid, 9);
 	pairing_teardown(&p);
 }
 
@@ -822,6 +850,7 @@ int main(void)
 		cmocka_unit_test(test_pair_shared_key),
 		cmocka_unit_test(test_pair_flush_and_orphans),
 		cmocka_unit_test(test_pair_flush_submitter),
+		cmocka_unit_test(test_pair_thread),
 		cmocka_unit_test(test_pair_queued),
 		cmocka_unit_test(test_pair_stream),
 		cmocka_unit_test(test_pair_pid),
