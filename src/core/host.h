@@ -64,6 +64,8 @@ struct host_ops {
 	int (*device_gone)(struct session *s, enum iotap_device kind, const char *name);
 	/* The load averages text ("0.10 0.20 0.30 1/100 42"); -ENODATA when unknown. */
 	int (*loadavg)(struct session *s, char *buf, size_t len);
+	/* The machine's names as uname(2) gives them, into m ("" where unknown); 0 or -ENODATA. */
+	int (*machine)(struct session *s, struct iotap_machine *m);
 	/*
 	 * The hierarchy path ("/a/b") a --cgroup argument names, and in *root its
 	 * hierarchy (0: cgroup v2; else a v1 hierarchy's id, as /proc/PID/cgroup

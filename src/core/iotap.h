@@ -314,6 +314,14 @@ void iotap_interval_header(struct iotap_ctx *ctx, bool timestamp);
 uint64_t iotap_start_time(struct iotap_ctx *ctx);
 int iotap_loadavg(struct iotap_ctx *ctx, char *buf, size_t len);
 /*
+ * The machine events come from, as uname(2) names it: a field the source does not
+ * know is "". iotap_machine: 0, or -ENODATA when the source knows none of it.
+ */
+struct iotap_machine {
+	char host[65], sysname[65], release[65], version[65], arch[65];
+};
+int iotap_machine(struct iotap_ctx *ctx, struct iotap_machine *m);
+/*
  * The offset of member in struct strct of the kernel events come from (its BTF), for a
  * probe's fetchargs: 0, -ENOENT when that kernel has none, -ENODATA when not known here
  * (a recording).

@@ -344,6 +344,15 @@ int iotap_loadavg(struct iotap_ctx *ctx, char *buf, size_t len)
 	return s->host->loadavg ? s->host->loadavg(s, buf, len) : -ENODATA;
 }
 
+/* iotap_machine - uname's names of the machine events come from; -ENODATA when unknown */
+int iotap_machine(struct iotap_ctx *ctx, struct iotap_machine *m)
+{
+	struct session *s = ctx->sess;
+
+	memset(m, 0, sizeof(*m));
+	return s->host->machine ? s->host->machine(s, m) : -ENODATA;
+}
+
 /* iotap_member_offset - a kernel structure's member offset where events come from */
 int iotap_member_offset(struct iotap_ctx *ctx, const char *strct, const char *member,
 			uint32_t *offset)

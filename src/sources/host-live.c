@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "btf.h"
@@ -189,6 +190,21 @@ static int host_live_cgroup_path(struct session *s, const char *arg, char *path,
 	return cgroup_path_here(arg, path, len, root);
 }
 
+/* host_live_machine - this machine, uname(2) */
+static int host_live_machine(struct session *s, struct iotap_machine *m)
+{
+	struct utsname u;
+
+	if (uname(&u))
+		return -ENODATA;
+	snprintf(m->host, sizeof(m->host), "%s", u.nodename);
+	snprintf(m->sysname, sizeof(m->sysname), "%s", u.sysname);
+	snprintf(m->release, sizeof(m->release), "%s", u.release);
+	snprintf(m->version, sizeof(m->version), "%s", u.version);
+	snprintf(m->arch, sizeof(m->arch), "%s", u.machine);
+	return 0;
+}
+
 /* host_live_cgroup_tasks - every task's cgroup in hierarchy root now, from /proc */
 static int host_live_cgroup_tasks(struct session *s, int root, cgroup_task_fn fn, void *arg)
 {
@@ -219,6 +235,7 @@ const struct host_ops host_live = {
 	.member_offset = host_live_member_offset,
 	.device_gone = host_live_device_gone,
 	.loadavg = host_live_loadavg,
+	.machine = host_live_machine,
 	.cgroup_path = host_live_cgroup_path,
 	.cgroup_tasks = host_live_cgroup_tasks,
 	.cgroup_born = host_live_cgroup_born,

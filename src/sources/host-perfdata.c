@@ -174,7 +174,22 @@ static int pd_info(struct session *s, struct recording_info *info)
 	return 0;
 }
 
+/* pd_machine - the machine perf's header names (hostname, osrelease, arch; its version is perf's) */
+static int pd_machine(struct session *s, struct iotap_machine *m)
+{
+	struct perf_src *f = s->src_priv;
+
+	if (!f->pd.hostname[0] && !f->pd.release[0])
+		return -ENODATA;
+	snprintf(m->host, sizeof(m->host), "%s", f->pd.hostname);
+	snprintf(m->sysname, sizeof(m->sysname), "Linux");
+	snprintf(m->release, sizeof(m->release), "%s", f->pd.release);
+	snprintf(m->arch, sizeof(m->arch), "%s", f->pd.arch);
+	return 0;
+}
+
 const struct host_ops host_perfdata = {
 	.ksyms_load = pd_ksyms_load,
+	.machine = pd_machine,
 	.info = pd_info,
 };

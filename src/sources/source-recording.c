@@ -1259,6 +1259,22 @@ static int file_info(struct session *s, struct recording_info *info)
 	return 0;
 }
 
+/* file_machine - the machine the recording names in its META section */
+static int file_machine(struct session *s, struct iotap_machine *m)
+{
+	struct file_src *f = s->src_priv;
+	const struct rec_sec_meta *mt = &f->meta;
+
+	if (!mt->host && !mt->sysname && !mt->release)
+		return -ENODATA;
+	snprintf(m->host, sizeof(m->host), "%s", mt->host ? mt->host : "");
+	snprintf(m->sysname, sizeof(m->sysname), "%s", mt->sysname ? mt->sysname : "");
+	snprintf(m->release, sizeof(m->release), "%s", mt->release ? mt->release : "");
+	snprintf(m->version, sizeof(m->version), "%s", mt->kversion ? mt->kversion : "");
+	snprintf(m->arch, sizeof(m->arch), "%s", mt->machine ? mt->machine : "");
+	return 0;
+}
+
 /* What the recording's sections say about the host it was made on. */
 static const struct host_ops file_host = {
 	.fds_initial = file_fds_initial,
@@ -1270,6 +1286,7 @@ static const struct host_ops file_host = {
 	.cgroup_tasks = file_cgroup_tasks,
 	.cgroup_born = file_cgroup_born,
 	.cgroup_io_root = file_cgroup_io_root,
+	.machine = file_machine,
 	.info = file_info,
 };
 

@@ -97,6 +97,7 @@ static void test_info(void **state)
 {
 	struct session_opts so = { .input = path_of(READS_FILE) };
 	struct recording_info info;
+	struct iotap_machine m;
 	struct session s;
 
 	assert_int_equal(session_init(&s, NULL, NULL, &so), 0);
@@ -104,6 +105,10 @@ static void test_info(void **state)
 	assert_non_null(strstr(info.writer, "perf.data, perf "));
 	assert_string_equal(info.sysname, "Linux");
 	assert_non_null(info.release);
+	assert_int_equal(iotap_machine(&s.ctx, &m), 0);
+	assert_string_equal(m.release, info.release);
+	assert_string_equal(m.sysname, "Linux");
+	assert_string_equal(m.version, "");
 	assert_non_null(strstr(info.command, "perf record"));
 	assert_int_equal(info.nr_ev, 2);
 	assert_string_equal(info.ev[0].name, "block_rq_issue");

@@ -35,6 +35,7 @@ static void test_info(void **state)
 		const struct known *kn = &known[k];
 		struct session_opts so = { 0 };
 		struct recording_info info;
+		struct iotap_machine m;
 		struct session s;
 		uint64_t issue = 0, start = 0;
 		size_t len;
@@ -45,6 +46,11 @@ static void test_info(void **state)
 		assert_int_equal(session_init(&s, NULL, NULL, &so), 0);
 		assert_int_equal(recording_info(&s, &info), 0);
 		assert_string_equal(info.release, kn->release);
+		/* The same names through the tool API, without reading the events. */
+		assert_int_equal(iotap_machine(&s.ctx, &m), 0);
+		assert_string_equal(m.release, kn->release);
+		assert_string_equal(m.host, info.host);
+		assert_string_equal(m.arch, info.machine);
 		assert_int_equal(info.nr_cpus, 2);
 		assert_false(info.cut_short);
 		assert_true(info.command_pid > 0);
