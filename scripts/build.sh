@@ -26,9 +26,11 @@ fi
 mkdir -p "$dir"
 cd "$dir"
 # What configure found depends on what is installed (cmocka decides whether the
-# unit tests build) and on the arguments: configure again when either changed,
-# so that demo.sh and test.sh work whichever ran first.
+# unit tests build, libotf2 whether report --otf2 works) and on the arguments:
+# configure again when either changed, so that demo.sh and test.sh work whichever
+# ran first.
 stamp="args: $* cmocka: $(pkg-config --exists cmocka && echo yes || echo no)"
+stamp="$stamp otf2: $(pkg-config --exists otf2 && echo yes || echo no)"
 if [ ! -f Makefile ] || [ "$(cat .iotap-configured 2>/dev/null)" != "$stamp" ]; then
 	"$top/configure" -q --enable-debug --enable-werror "$@"
 	echo "$stamp" >.iotap-configured

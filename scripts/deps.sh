@@ -7,14 +7,14 @@ set -euo pipefail
 
 build_pkgs=(gcc make autoconf automake pkg-config libtraceevent-dev libtracefs-dev libtracecmd-dev
 	libelf-dev libdw-dev zlib1g-dev libmicrohttpd-dev libyaml-dev libcrypt-dev libgnutls28-dev
-	libprotobuf-c-dev protobuf-c-compiler util-linux)
+	libprotobuf-c-dev protobuf-c-compiler libopen-trace-format2-dev util-linux)
 # libdw.a needs libbz2.a and liblzma.a; libc.a is in libc6-dev.
 static_pkgs=(libc6-dev libbz2-dev liblzma-dev)
 test_pkgs=(file libcmocka-dev clang python3 qemu-system-x86 busybox-static kmod cpio
 	libxml2-utils fio chromium debhelper dpkg-dev lintian man-db prometheus python3-yaml
 	prometheus-node-exporter curl mmdebstrap
 	e2fsprogs xfsprogs trace-cmd systemd libbpf-tools bpfcc-tools bpftrace
-	openssl apache2-utils golang-go)
+	openssl apache2-utils golang-go otf2-tools python3-otf2)
 
 want=("${build_pkgs[@]}")
 case ${1:-build} in

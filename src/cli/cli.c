@@ -66,6 +66,9 @@ int cli_version(void)
 #ifdef IOTAP_PPROF_ABSENT
 	puts("pprof output: not built in (" IOTAP_PPROF_ABSENT ")");
 #endif
+#ifdef IOTAP_OTF2_ABSENT
+	puts("OTF2 output: not built in (" IOTAP_OTF2_ABSENT ")");
+#endif
 	return cli_stdout_check(0);
 }
 

@@ -70,7 +70,7 @@ for t in biolatency biosnoop biotop bitesize biopattern biostacks; do
 done
 "$root/usr/sbin/biolatency" --help >"$LIVE_TMP/help" || fail "biolatency --help failed"
 head -1 "$LIVE_TMP/help" | grep -q '^usage: iotap biolatency ' || fail "biolatency --help: $(head -1 "$LIVE_TMP/help")"
-want="iotap $version (libtraceevent $(pkg-config --modversion libtraceevent), libtracefs $(pkg-config --modversion libtracefs), libtracecmd $(pkg-config --modversion libtracecmd))"
+want="iotap $version (libtraceevent $(pkg-config --modversion libtraceevent), libtracefs $(pkg-config --modversion libtracefs), libtracecmd $(pkg-config --modversion libtracecmd), libprotobuf-c $(pkg-config --modversion libprotobuf-c), libotf2 $(pkg-config --modversion otf2))"
 [ "$("$root/usr/bin/iotap" --version)" = "$want" ] || fail "--version: $("$root/usr/bin/iotap" --version), want $want"
 
 man=$(MANPATH=$root/usr/share/man man -w iotap-biolatency) || fail "man -w iotap-biolatency found nothing"
