@@ -59,7 +59,7 @@ static int reqwatch_on_insert(void *arg, const struct blkreq *r, const struct pe
 }
 
 /* reqwatch_on_issue - the driver takes it: its first event when nothing came before */
-static int reqwatch_on_issue(void *arg, const struct blkreq *r, const struct perf_sample *s)
+static int reqwatch_on_issue(void *arg, struct blkreq *r, const struct perf_sample *s)
 {
 	struct reqwatch *w = arg;
 

@@ -42,7 +42,7 @@ static const struct keyhist_out bitesize_out = {
 };
 
 /* bitesize_on_issue - one issued request into its submitter's histogram, in Kbytes */
-static int bitesize_on_issue(void *arg, const struct blkreq *r, const struct perf_sample *s)
+static int bitesize_on_issue(void *arg, struct blkreq *r, const struct perf_sample *s)
 {
 	struct iotap_ctx *ctx = arg;
 	struct bitesize_params *p = ctx->params;

@@ -27,7 +27,7 @@ static const struct tool_event iosched_events[] = {
 };
 
 /* iosched_on_issue - insert to issue time into the disk's scheduler histogram */
-static int iosched_on_issue(void *arg, const struct blkreq *r, const struct perf_sample *s)
+static int iosched_on_issue(void *arg, struct blkreq *r, const struct perf_sample *s)
 {
 	struct iotap_ctx *ctx = arg;
 	struct iosched_params *p = ctx->params;

@@ -40,7 +40,7 @@ static const struct keyhist_out seeksize_out = {
 };
 
 /* seeksize_on_issue - the distance from the disk's last request into the submitter's histogram */
-static int seeksize_on_issue(void *arg, const struct blkreq *r, const struct perf_sample *s)
+static int seeksize_on_issue(void *arg, struct blkreq *r, const struct perf_sample *s)
 {
 	struct iotap_ctx *ctx = arg;
 	struct seeksize_params *p = ctx->params;

@@ -125,7 +125,8 @@ struct blktrack_cfg {
 	unsigned int stack_flags;	/* IOTAP_EV_* for BT_START_STACK */
 	int (*on_start)(void *arg, struct blkreq *r, const struct perf_sample *s);
 	int (*on_insert)(void *arg, const struct blkreq *r, const struct perf_sample *s);	/* BT_INSERT */
-	int (*on_issue)(void *arg, const struct blkreq *r, const struct perf_sample *s);
+	/* r->user is the tool's to tag, as at on_start: a request may be first seen here */
+	int (*on_issue)(void *arg, struct blkreq *r, const struct perf_sample *s);
 	int (*on_done)(void *arg, const struct blk_io *io);
 	int (*on_nodata)(void *arg, const struct blk_io *io);	/* issued, then completed */
 	/*

@@ -442,7 +442,7 @@ static void test_pair_pid(void **state)
 static int issue_seen, issue_started;
 
 /* count_issue - on_issue: every issued request, and those whose start was seen */
-static int count_issue(void *arg, const struct blkreq *r, const struct perf_sample *s)
+static int count_issue(void *arg, struct blkreq *r, const struct perf_sample *s)
 {
 	issue_seen++;
 	issue_started += r->t_start != 0;
