@@ -32,5 +32,7 @@ int cli_record(int argc, char **argv);
 int cli_report(int argc, char **argv);
 /* report --html (report-html.c): the page of the recording so names into path; an exit status */
 int cli_report_html(const struct session_opts *so, const char *path);
+/* report --otf2 (report-otf2.c): the OTF2 archive of what so names, into dir; an exit status */
+int cli_report_otf2(const struct session_opts *so, const char *dir);
 
 #endif

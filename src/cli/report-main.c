@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* report-main.c - iotap report: a tool over a recording, --info about it, or --html (report-html.c) */
+/* report-main.c - iotap report: a tool over a recording, --info about it, --html or --otf2 */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -95,7 +95,30 @@ static int cli_report_info(const struct session_opts *so)
 	return cli_stdout_check(ret ? EXIT_TRACE : 0);
 }
 
-/* cli_report - iotap report -i FILE (--info | --html OUT | TOOL [tool options]) */
+/* cli_report_otf2_args - --otf2 alone, with -i: 0, or the exit status of the usage error said */
+static int cli_report_otf2_args(const struct report_params *p, const struct session_opts *so,
+				const struct cli_args *ca)
+{
+	if (p->info || p->html) {
+		cli_error("--otf2 and %s are two reports: give one", p->info ? "--info" : "--html");
+		return EXIT_USAGE;
+	}
+	if (ca->nr_rest) {
+		cli_error("--otf2 takes no tool, but '%s' follows it", ca->rest[0]);
+		return EXIT_USAGE;
+	}
+	if (so->symfs) {
+		cli_error("--symfs serves --html only; --otf2 names no symbols");
+		return EXIT_USAGE;
+	}
+	if (!so->input) {
+		cli_error("which recording? use -i FILE");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* cli_report - iotap report -i FILE (--info | --html OUT | --otf2 DIR | TOOL [tool options]) */
 int cli_report(int argc, char **argv)
 {
 	struct session_opts so = SESSION_OPTS_DEFAULT;
@@ -107,6 +130,10 @@ int cli_report(int argc, char **argv)
 	ret = cli_parse(&cmd_report, argc, argv, &p, &so, &ca);
 	if (ret >= 0)
 		return ret;
+	if (p.otf2) {
+		ret = cli_report_otf2_args(&p, &so, &ca);
+		return ret ? ret : cli_report_otf2(&so, p.otf2);
+	}
 	if (p.info && p.html) {
 		cli_error("--info and --html are two reports: give one");
 		return EXIT_USAGE;

@@ -16,6 +16,11 @@ static const struct opt report_opts[] = {
 	  "latency histograms, percentiles, heat map, rates, sizes and pattern, the top processes, "
 	  "the 50 slowest requests with their stacks and a flame graph of the submitting stacks; "
 	  "it names nothing outside itself, so it opens from a file with no network" },
+	{ 0, "otf2", OPT_STR, RP(otf2), "DIR",
+	  "write the recording as an OTF2 trace into DIR instead, a new or empty directory (Vampir "
+	  "and otf2-print open DIR/traces.otf2): each block request and each read and write "
+	  "syscall as an I/O operation of the thread that did it, on the handle of its disk or "
+	  "file; needs an iotap built with libotf2 (iotap --version says when it is not)" },
 	OPT_END
 };
 
@@ -38,13 +43,22 @@ const struct cmd_spec cmd_report = {
 		"recorded on this machine and kernel; kernel symbols come from perf's build-id "
 		"cache (~/.debug), as perf report finds them. Pipe-mode and compressed (-z) files "
 		"are refused. With --cgroup a report needs the recorded cgroups (iotap record "
-		"--cgroups).",
+		"--cgroups). "
+		"With --otf2 DIR the recording becomes an OTF2 archive, the format of Score-P and "
+		"lo2s that Vampir reads: the machine, a location group per process and a location "
+		"per thread; an I/O handle per disk and per file, named; each block request as an "
+		"operation begun when its submitter started it, issued to the device and completed "
+		"with its bytes, each read and write syscall as an operation on its file's handle "
+		"with the bytes it returned. A recording holds the syscalls when fileio's events were "
+		"recorded (iotap record --tools biosnoop,fileio, or --all). DIR is written whole or "
+		"not at all.",
 	.examples =
 		"iotap report -i io.iotap biolatency -D\n  One latency histogram per disk from the recording.\n"
 		"iotap report -i perf.data biosnoop\n  biosnoop over what perf record -e block:... -a recorded.\n"
 		"iotap report -i io.iotap biolatency 1\n  One histogram per recorded second.\n"
 		"iotap report -i io.iotap --info\n  Where, when and what was recorded, and whether anything was lost.\n"
-		"iotap report -i io.iotap --html io.html\n  One page about the recording, for any browser, offline.\n",
+		"iotap report -i io.iotap --html io.html\n  One page about the recording, for any browser, offline.\n"
+		"iotap report -i io.iotap --otf2 io.otf2\n  The recording as an OTF2 trace: vampir io.otf2/traces.otf2, or otf2-print.\n",
 	.args = TOOL_ARGS_TOOL,
 	.opts = report_opts,
 	.common = report_common_opts,

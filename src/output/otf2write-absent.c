@@ -49,7 +49,7 @@ int otf2w_issued(struct otf2w *w, uint64_t id, uint64_t t)
 }
 
 /* otf2w_complete - no archive to write to */
-int otf2w_complete(struct otf2w *w, uint64_t id, uint64_t t, uint64_t bytes)
+int otf2w_complete(struct otf2w *w, uint64_t id, uint64_t t, uint64_t bytes, int error)
 {
 	return -ENOTSUP;
 }

@@ -21,6 +21,8 @@
 
 /* The I/O paradigms, by reference: block requests, and the read and write syscalls. */
 enum { OTF2W_PARADIGM_BLOCK, OTF2W_PARADIGM_POSIX };
+/* The one attribute: the error an operation failed with. */
+#define OTF2W_ATTR_ERROR 0
 
 struct otf2w {
 	char *dir, *partial;
@@ -32,6 +34,7 @@ struct otf2w {
 	bool evt_files;			/* OTF2_Archive_OpenEvtFiles done, not yet closed */
 	OTF2_EvtWriter **evt;		/* by location, NULL until its first event */
 	size_t cap_evt;
+	OTF2_AttributeList *attrs;	/* an event's, emptied by each write */
 	struct otf2_defs defs;
 	OTF2_GlobalDefWriter *gdw;
 	OTF2_StringRef nr_strings;
@@ -107,8 +110,8 @@ static int otf2w_dir_check(const char *dir, bool *exists, char *why, size_t whyl
 	}
 	while ((e = readdir(d)))
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(why, whylen, "it exists and is not empty (it has %s): give a new or an "
-				 "empty directory", e->d_name);
+			snprintf(why, whylen, "it exists and is not empty: give a new or an empty "
+				 "directory");
 			ret = -EEXIST;
 			break;
 		}
@@ -180,10 +183,11 @@ int otf2w_create(struct otf2w **out, const char *dir, char *why, size_t whylen)
 	}
 	while (len > 1 && dir[len - 1] == '/')
 		len--;
+	w->attrs = OTF2_AttributeList_New();
 	w->dir = strndup(dir, len);
 	if (w->dir && asprintf(&w->partial, "%s/" OTF2W_PARTIAL, w->dir) < 0)
 		w->partial = NULL;
-	if (!w->dir || !w->partial) {
+	if (!w->attrs || !w->dir || !w->partial) {
 		otf2w_free(w);
 		snprintf(why, whylen, "out of memory");
 		return -ENOMEM;
@@ -228,6 +232,8 @@ void otf2w_free(struct otf2w *w)
 	if (w->prev_error)
 		OTF2_Error_RegisterCallback(w->prev_error, NULL);
 	otf2_defs_release(&w->defs);
+	if (w->attrs)
+		OTF2_AttributeList_Delete(w->attrs);
 	free(w->evt);
 	free(w->partial);
 	free(w->dir);
@@ -299,9 +305,11 @@ int otf2w_issued(struct otf2w *w, uint64_t id, uint64_t t)
 }
 
 /* otf2w_end - IoOperationComplete (complete) or IoOperationCancelled of id, which then ends */
-static int otf2w_end(struct otf2w *w, uint64_t id, uint64_t t, bool complete, uint64_t bytes)
+static int otf2w_end(struct otf2w *w, uint64_t id, uint64_t t, bool complete, uint64_t bytes,
+		     int error)
 {
 	const struct otf2_op *op = otf2_defs_op(&w->defs, id);
+	OTF2_AttributeList *attrs = NULL;
 	OTF2_EvtWriter *evt;
 	OTF2_ErrorCode code;
 
@@ -309,24 +317,30 @@ static int otf2w_end(struct otf2w *w, uint64_t id, uint64_t t, bool complete, ui
 		return -ENOENT;
 	evt = w->evt[op->loc];
 	t = otf2_defs_time(&w->defs, op->loc, t);
+	if (error) {
+		code = OTF2_AttributeList_AddInt32(w->attrs, OTF2W_ATTR_ERROR, error);
+		if (code != OTF2_SUCCESS)
+			return otf2w_fail(w, code, "cannot write an event");
+		attrs = w->attrs;
+	}
 	if (complete)
-		code = OTF2_EvtWriter_IoOperationComplete(evt, NULL, t, op->handle, bytes, id);
+		code = OTF2_EvtWriter_IoOperationComplete(evt, attrs, t, op->handle, bytes, id);
 	else
 		code = OTF2_EvtWriter_IoOperationCancelled(evt, NULL, t, op->handle, id);
 	otf2_defs_op_close(&w->defs, id);
 	return code == OTF2_SUCCESS ? 0 : otf2w_fail(w, code, "cannot write an event");
 }
 
-/* otf2w_complete - IoOperationComplete of id with the bytes it moved */
-int otf2w_complete(struct otf2w *w, uint64_t id, uint64_t t, uint64_t bytes)
+/* otf2w_complete - IoOperationComplete of id with the bytes it moved, and its error if it failed */
+int otf2w_complete(struct otf2w *w, uint64_t id, uint64_t t, uint64_t bytes, int error)
 {
-	return otf2w_end(w, id, t, true, bytes);
+	return otf2w_end(w, id, t, true, bytes, error);
 }
 
 /* otf2w_cancel - IoOperationCancelled of id */
 int otf2w_cancel(struct otf2w *w, uint64_t id, uint64_t t)
 {
-	return otf2w_end(w, id, t, false, 0);
+	return otf2w_end(w, id, t, false, 0, 0);
 }
 
 /* otf2w_str - a String definition of s: its reference (a failure kept in w->code) */
@@ -403,6 +417,9 @@ static void otf2w_defs_machine(struct otf2w *w, const struct otf2w_meta *m, uint
 	otf2w_prop(w, "IOTAP::UNAME::RELEASE", m->release);
 	otf2w_prop(w, "IOTAP::UNAME::VERSION", m->version);
 	otf2w_prop(w, "IOTAP::UNAME::MACHINE", m->arch);
+	otf2w_check(w, OTF2_GlobalDefWriter_WriteAttribute(w->gdw, OTF2W_ATTR_ERROR,
+			otf2w_str(w, "error"), otf2w_str(w, "the error the operation failed with, -errno"),
+			OTF2_TYPE_INT32));
 	for (size_t i = 0; i < d->nr_handles; i++)
 		if (d->handles[i].kind == OTF2_HANDLE_DISK) {
 			w->disks_node = otf2w_node(w, "block devices", otf2w_str(w, "hardware"), 0);

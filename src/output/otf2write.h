@@ -56,8 +56,11 @@ int otf2w_begin(struct otf2w *w, uint32_t loc, uint32_t h, uint64_t t, enum otf2
 		bool nonblocking, uint64_t bytes, uint64_t *id);
 /* otf2w_issued - operation id was issued at t (IoOperationIssued); -ENOENT: not open */
 int otf2w_issued(struct otf2w *w, uint64_t id, uint64_t t);
-/* otf2w_complete - operation id ended at t having moved bytes (IoOperationComplete); -ENOENT: not open */
-int otf2w_complete(struct otf2w *w, uint64_t id, uint64_t t, uint64_t bytes);
+/*
+ * otf2w_complete - operation id ended at t having moved bytes (IoOperationComplete), with
+ * error (-errno) as the attribute "error" when it failed; -ENOENT: not open
+ */
+int otf2w_complete(struct otf2w *w, uint64_t id, uint64_t t, uint64_t bytes, int error);
 /* otf2w_cancel - operation id ended at t without a result (IoOperationCancelled); -ENOENT: not open */
 int otf2w_cancel(struct otf2w *w, uint64_t id, uint64_t t);
 /*

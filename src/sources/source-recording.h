@@ -52,6 +52,7 @@ struct recording_info {
 struct report_params {
 	bool info;
 	const char *html;		/* --html FILE: the page */
+	const char *otf2;		/* --otf2 DIR: the OTF2 archive */
 };
 
 /* The source that reads iotap recordings. */
