@@ -13,6 +13,7 @@
 /* A request's tag (blkreq.user): its operation's matching id + 1, and whether it was issued. */
 #define OR_ISSUED (1ull << 63)
 #define OR_ID(user) (((user) & ~OR_ISSUED) - 1)
+#define OR_S(n) ((n) == 1 ? "" : "s")
 
 struct otf2report_state {
 	struct blktrack *bt;
@@ -213,15 +214,15 @@ static int or_report(struct iotap_ctx *ctx)
 	if (st->bt)
 		blktrack_warn_stats(st->bt, ctx);
 	if (cancelled)
-		iotap_info(ctx, "%llu operations had not ended when the input does: they end there, "
-			   "cancelled", (unsigned long long)cancelled);
+		iotap_info(ctx, "%llu operation%s had not ended when the input does: cancelled there",
+			   (unsigned long long)cancelled, OR_S(cancelled));
 	if (d->late)
-		iotap_warn(ctx, "%llu events came before their thread's last one (by up to %llu ns) "
-			   "and are written at its time", (unsigned long long)d->late,
+		iotap_warn(ctx, "%llu event%s came before their thread's last one (by up to %llu ns) "
+			   "and are written at its time", (unsigned long long)d->late, OR_S(d->late),
 			   (unsigned long long)d->late_max_ns);
 	if (st->other)
-		iotap_info(ctx, "%llu requests that neither read nor write (discards, write zeroes, "
-			   "...) are left out: OTF2 has no operation for them",
+		iotap_info(ctx, "requests that neither read nor write (discards, write zeroes, ...), "
+			   "left out as OTF2 has no operation for them: %llu",
 			   (unsigned long long)st->other);
 	return 0;
 }

@@ -8,7 +8,7 @@ OTF2_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 otf2_tools() {
 	local p
 	if "$IOTAP" --version | grep -q '^OTF2 output: not built in'; then
-		skip "this iotap is built without OTF2 output ($("$IOTAP" --version | sed -n 's/^OTF2 output: //p'))"
+		skip "this iotap is built without OTF2 output ($("$IOTAP" --version | sed -n 's/^OTF2 output: not built in (\(.*\))$/\1/p'))"
 	fi
 	command -v otf2-print >/dev/null || skip "no otf2-print (apt-get install otf2-tools)"
 	OTF2_PY=
