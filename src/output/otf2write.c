@@ -43,6 +43,10 @@ struct otf2w {
 	char why[256];
 };
 
+static OTF2_ErrorCode otf2w_on_error(void *arg, const char *file, uint64_t line,
+				     const char *function, OTF2_ErrorCode code, const char *fmt,
+				     va_list va) __attribute__((format(printf, 6, 0)));
+
 /* otf2w_on_error - libotf2's error callback: the message kept for otf2w_why, nothing printed */
 static OTF2_ErrorCode otf2w_on_error(void *arg, const char *file, uint64_t line,
 				     const char *function, OTF2_ErrorCode code, const char *fmt,
@@ -215,7 +219,8 @@ static void otf2w_close(struct otf2w *w)
 	w->ar = NULL;
 	w->evt_files = false;
 	w->gdw = NULL;
-	memset(w->evt, 0, w->cap_evt * sizeof(*w->evt));
+	if (w->evt)
+		memset(w->evt, 0, w->cap_evt * sizeof(*w->evt));
 }
 
 /* otf2w_free - close, and remove what was not committed */
