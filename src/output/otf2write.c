@@ -19,6 +19,13 @@
 #define OTF2W_NAME "traces"
 #define OTF2W_PARTIAL ".iotap-partial"
 
+/*
+ * Event chunks as large as libotf2's file buffer (OTF2_FILE_BUFFER_SIZE, 4 MiB): each goes to
+ * its file in one write, past that buffer, whose failed write (a full disk) libotf2 3.0 frees
+ * twice. Smaller writes (the last chunk, the definitions) go through it once, at close.
+ */
+#define OTF2W_CHUNK (4 * 1024 * 1024)
+
 /* The I/O paradigms, by reference: block requests, and the read and write syscalls. */
 enum { OTF2W_PARADIGM_BLOCK, OTF2W_PARADIGM_POSIX };
 /* The one attribute: the error an operation failed with. */
@@ -31,7 +38,6 @@ struct otf2w {
 	bool committed;
 	OTF2_ErrorCallback prev_error;
 	OTF2_Archive *ar;
-	bool evt_files;			/* OTF2_Archive_OpenEvtFiles done, not yet closed */
 	OTF2_EvtWriter **evt;		/* by location, NULL until its first event */
 	size_t cap_evt;
 	OTF2_AttributeList *attrs;	/* an event's, emptied by each write */
@@ -47,14 +53,18 @@ static OTF2_ErrorCode otf2w_on_error(void *arg, const char *file, uint64_t line,
 				     const char *function, OTF2_ErrorCode code, const char *fmt,
 				     va_list va) __attribute__((format(printf, 6, 0)));
 
-/* otf2w_on_error - libotf2's error callback: the message kept for otf2w_why, nothing printed */
+/* otf2w_on_error - libotf2's error callback: the first message kept for otf2w_why, nothing printed */
 static OTF2_ErrorCode otf2w_on_error(void *arg, const char *file, uint64_t line,
 				     const char *function, OTF2_ErrorCode code, const char *fmt,
 				     va_list va)
 {
 	struct otf2w *w = arg;
-	int n = snprintf(w->why, sizeof(w->why), "%s: ", OTF2_Error_GetDescription(code));
+	int n;
 
+	/* The first is the cause ("No space left on device: POSIX: FILE"), the rest its echoes. */
+	if (w->why[0])
+		return code;
+	n = snprintf(w->why, sizeof(w->why), "%s: ", OTF2_Error_GetDescription(code));
 	if (n >= 0 && (size_t)n < sizeof(w->why))
 		vsnprintf(w->why + n, sizeof(w->why) - n, fmt, va);
 	return code;
@@ -76,7 +86,7 @@ static OTF2_FlushType otf2w_pre_flush(void *arg, OTF2_FileType type, OTF2_Locati
 }
 
 /* No BufferFlush records (post_flush NULL): the flushes are iotap's, not the traced program's. */
-static OTF2_FlushCallbacks otf2w_flush = { .otf2_pre_flush = otf2w_pre_flush };
+static const OTF2_FlushCallbacks otf2w_flush = { .otf2_pre_flush = otf2w_pre_flush };
 
 /* otf2w_rm - nftw: remove one entry, deepest first */
 static int otf2w_rm(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -154,7 +164,7 @@ static int otf2w_archive_open(struct otf2w *w)
 	OTF2_ErrorCode code;
 
 	w->ar = OTF2_Archive_Open(w->partial, OTF2W_NAME, OTF2_FILEMODE_WRITE,
-				  OTF2_CHUNK_SIZE_EVENTS_DEFAULT, OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT,
+				  OTF2W_CHUNK, OTF2W_CHUNK,
 				  OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
 	if (!w->ar)
 		return otf2w_fail(w, OTF2_ERROR_INVALID, "cannot open the archive");
@@ -167,7 +177,6 @@ static int otf2w_archive_open(struct otf2w *w)
 		code = OTF2_Archive_OpenEvtFiles(w->ar);
 	if (code != OTF2_SUCCESS)
 		return otf2w_fail(w, code, "cannot open the archive");
-	w->evt_files = true;
 	return 0;
 }
 
@@ -217,7 +226,6 @@ static void otf2w_close(struct otf2w *w)
 	if (w->ar)
 		OTF2_Archive_Close(w->ar);
 	w->ar = NULL;
-	w->evt_files = false;
 	w->gdw = NULL;
 	if (w->evt)
 		memset(w->evt, 0, w->cap_evt * sizeof(*w->evt));
@@ -520,7 +528,6 @@ static int otf2w_evt_close(struct otf2w *w)
 	}
 	if (code == OTF2_SUCCESS)
 		code = OTF2_Archive_CloseEvtFiles(w->ar);
-	w->evt_files = false;
 	return code == OTF2_SUCCESS ? 0 : otf2w_fail(w, code, "cannot close the event files");
 }
 

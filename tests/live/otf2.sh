@@ -24,6 +24,7 @@ PRIV=$(mktemp -d /dev/shm/iotap-otf2-priv.XXXXXX)
 cleanup_otf2() {
 	mountpoint -q "$MNT" && umount "$MNT"
 	mountpoint -q "$LIVE_TMP/ro" && umount "$LIVE_TMP/ro"
+	mountpoint -q "$LIVE_TMP/full" && umount "$LIVE_TMP/full"
 	live_cleanup
 	rm -rf "$IMG" "$PRIV"
 }
@@ -131,3 +132,13 @@ setpriv --reuid=nobody --regid=nogroup --clear-groups "$IOTAP" report -i "$PRIV/
 [ $rc = 2 ] && grep -qx "iotap report: cannot write $PRIV/dir: Permission denied" "$LIVE_TMP/err" &&
 	[ -z "$(ls -A "$PRIV/dir")" ] || fail "an empty DIR of root's: rc $rc, $(cat "$LIVE_TMP/err")"
 echo "ok: a read-only or unwritable DIR is refused in one line, nothing written"
+
+# A disk that fills up while the archive is written: one line naming the file, no DIR left.
+mkdir -p "$LIVE_TMP/full"
+mount -t tmpfs -o size=16k tmpfs "$LIVE_TMP/full" || fail "cannot mount a small tmpfs"
+rc=0
+"$IOTAP" report -i "$R" --otf2 "$LIVE_TMP/full/o" 2>"$LIVE_TMP/err" || rc=$?
+[ $rc = 2 ] && [ "$(grep -c '^iotap report: cannot write ' "$LIVE_TMP/err")" = 1 ] &&
+	grep -q "^iotap report: cannot write $LIVE_TMP/full/o: No space left on device: " "$LIVE_TMP/err" &&
+	[ -z "$(ls -A "$LIVE_TMP/full")" ] || fail "a full disk: rc $rc, $(cat "$LIVE_TMP/err"), left $(ls -A "$LIVE_TMP/full")"
+echo "ok: a disk that fills up leaves no archive, and says so in one line"
