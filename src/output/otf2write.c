@@ -36,6 +36,7 @@ struct otf2w {
 	bool made_dir;			/* dir did not exist: removed again unless committed */
 	bool made_partial;
 	bool committed;
+	bool on_error;			/* otf2w_on_error is libotf2's, in place of prev_error */
 	OTF2_ErrorCallback prev_error;
 	OTF2_Archive *ar;
 	OTF2_EvtWriter **evt;		/* by location, NULL until its first event */
@@ -206,6 +207,7 @@ int otf2w_create(struct otf2w **out, const char *dir, char *why, size_t whylen)
 		return -ENOMEM;
 	}
 	w->prev_error = OTF2_Error_RegisterCallback(otf2w_on_error, w);
+	w->on_error = true;
 	ret = otf2w_dirs_make(w, why, whylen);
 	if (!ret) {
 		ret = otf2w_archive_open(w);
@@ -242,7 +244,8 @@ void otf2w_free(struct otf2w *w)
 		if (w->made_dir)
 			rmdir(w->dir);
 	}
-	if (w->prev_error)
+	/* Its user data is w: never left behind it. */
+	if (w->on_error)
 		OTF2_Error_RegisterCallback(w->prev_error, NULL);
 	otf2_defs_release(&w->defs);
 	if (w->attrs)
