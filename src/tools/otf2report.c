@@ -10,15 +10,19 @@
 #include "tools/otf2report.h"
 #include "tools/shared.h"
 
-/* A request's tag (blkreq.user): its operation's matching id + 1, and whether it was issued. */
+/*
+ * A request's tag (blkreq.user): its operation's matching id + 1, whether it was issued and
+ * whether it began as a write.
+ */
 #define OR_ISSUED (1ull << 63)
-#define OR_ID(user) (((user) & ~OR_ISSUED) - 1)
+#define OR_WRITE (1ull << 62)
+#define OR_ID(user) (((user) & ~(OR_ISSUED | OR_WRITE)) - 1)
 #define OR_S(n) ((n) == 1 ? "" : "s")
 
 struct otf2report_state {
 	struct blktrack *bt;
 	struct systrack *sys;
-	uint64_t other;			/* requests neither read nor write (discards...): left out */
+	uint64_t other;			/* completed requests neither read nor write (discards...): left out */
 };
 
 static const struct tool_event or_events[] = {
@@ -41,15 +45,12 @@ static int or_loc(struct iotap_ctx *ctx, uint32_t pid, uint32_t tid, uint32_t *l
 static int or_rq_begin(struct iotap_ctx *ctx, struct blkreq *r, uint64_t t)
 {
 	struct otf2report_params *p = ctx->params;
-	struct otf2report_state *st = ctx->state;
 	uint32_t loc, h;
 	uint64_t id;
 	int ret;
 
-	if (r->op != BLOCK_OP_READ && r->op != BLOCK_OP_WRITE) {
-		st->other++;
+	if (r->op != BLOCK_OP_READ && r->op != BLOCK_OP_WRITE)
 		return 0;
-	}
 	ret = or_loc(ctx, r->pid, r->tid, &loc);
 	if (!ret)
 		ret = otf2_defs_disk(otf2w_defs(p->w), r->dev, iotap_disk_name(ctx, r->dev), &h);
@@ -58,7 +59,7 @@ static int or_rq_begin(struct iotap_ctx *ctx, struct blkreq *r, uint64_t t)
 				  true, r->bytes, &id);
 	if (ret)
 		return ret;
-	r->user = id + 1;
+	r->user = (id + 1) | (r->op == BLOCK_OP_WRITE ? OR_WRITE : 0);
 	return 0;
 }
 
@@ -68,13 +69,34 @@ static int or_on_start(void *arg, struct blkreq *r, const struct perf_sample *s)
 	return r->user ? 0 : or_rq_begin(arg, r, r->t_start);
 }
 
-/* or_on_issue - the driver takes it; one whose start was not seen begins here */
+/* or_issued_other - whether r is issued as another operation than it began as */
+static bool or_issued_other(const struct blkreq *r)
+{
+	bool write = r->user & OR_WRITE;
+
+	if (r->op == BLOCK_OP_READ)
+		return write;
+	return r->op != BLOCK_OP_WRITE || !write;
+}
+
+/*
+ * or_on_issue - the driver takes it; one whose start was not seen begins here. An issue that
+ * is not the operation the request began as (two requests of one sector, a discard and a
+ * write, issued the other way round: blktrack gives the first started the first issued)
+ * cancels it, and it begins again as issued, as report counts it.
+ */
 static int or_on_issue(void *arg, struct blkreq *r, const struct perf_sample *s)
 {
 	struct iotap_ctx *ctx = arg;
 	struct otf2report_params *p = ctx->params;
 	int ret;
 
+	if (r->user && !(r->user & OR_ISSUED) && or_issued_other(r)) {
+		ret = otf2w_cancel(p->w, OR_ID(r->user), r->t_issue);
+		r->user = 0;
+		if (ret)
+			return ret;
+	}
 	if (!r->user) {
 		ret = or_rq_begin(ctx, r, r->t_issue);
 		if (ret || !r->user)
@@ -92,9 +114,12 @@ static int or_on_done(void *arg, const struct blk_io *io)
 {
 	struct iotap_ctx *ctx = arg;
 	struct otf2report_params *p = ctx->params;
+	struct otf2report_state *st = ctx->state;
 
-	if (!io->user)
+	if (!io->user) {
+		st->other += io->op != BLOCK_OP_READ && io->op != BLOCK_OP_WRITE;
 		return 0;
+	}
 	return otf2w_complete(p->w, OR_ID(io->user), io->t_done, io->bytes, io->error);
 }
 
