@@ -15,6 +15,7 @@
 #   locations N events N
 #   group NAME                          (one per location group)
 #   thread TID DISKOPS FILEOPS GROUP    (one per location: the operations it completed)
+#   ops TID READS WRITES HANDLE         (one per location and handle it completed any on)
 #   cancelled N                         (operations that ended without a result)
 #   failed N                            (completed with the attribute "error")
 #   disk READS RBYTES WRITES WBYTES NAME    (one per disk handle)
@@ -116,6 +117,8 @@ def read_events(trace, counts, per_loc):
             c.cancelled += 1
         elif name == "IoOperationComplete":
             per_loc.setdefault(loc, [0, 0])[ev.handle.io_paradigm.identification != "block_io"] += 1
+            rw = per_loc.setdefault((loc, ev.handle), [0, 0])
+            rw[begin.mode != IoOperationMode.READ] += 1
             error = {a.name: v for a, v in (ev.attributes or {}).items()}.get("error")
             if error is not None:
                 c.failed += 1
@@ -210,6 +213,11 @@ def main():
                 fail(f"location {loc.name}: not named by its thread")
             d, f = per_loc.get(loc, [0, 0])
             print(f"thread {loc.name[7:]} {d} {f} {loc.group.name}")
+        for loc in defs.locations:
+            for h in defs.io_handles:
+                if (loc, h) in per_loc:
+                    r, w = per_loc[loc, h]
+                    print(f"ops {loc.name[7:]} {r} {w} {h.name}")
         print(f"cancelled {sum(c.cancelled for c in counts.values())}")
         print(f"failed {sum(c.failed for c in counts.values())}")
         r, w = IoOperationMode.READ, IoOperationMode.WRITE
