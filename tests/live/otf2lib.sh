@@ -1,4 +1,4 @@
-# Shared helpers of the OTF2 tests (sourced after lib.sh, or by tests/otf2.sh with its own
+# Shared functions of the OTF2 tests (sourced after lib.sh, or by tests/otf2.sh with its own
 # fail and skip): an archive read back twice, by otf2-print and by python3-otf2
 # (otf2read.py), and compared with what iotap report counts on the same input.
 
