@@ -80,7 +80,10 @@ echo x >"$T/full/keep"
 refused "$T/full" "it exists and is not empty: give a new or an empty directory"
 refused "$T/full/keep" "it exists and is not a directory"
 refused "$T/none/o" "No such file or directory"
-echo "ok: a DIR that is not new or empty is refused in one line and left as it was"
+mkdir "$T/real"
+ln -s real "$T/link"
+refused "$T/link" "it is a symbolic link: give the directory itself"
+echo "ok: a DIR that is not new or empty, or a link, is refused in one line and left as it was"
 
 # An input that fails leaves no archive: a new DIR is removed, an empty one stays empty.
 printf 'not a recording' >"$T/bad.iotap"

@@ -2,6 +2,7 @@
 /* otf2write.c - an OTF2 archive through libotf2: events per location, definitions at the end */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -96,16 +97,21 @@ static int otf2w_rm(const char *path, const struct stat *st, int flag, struct FT
 	return 0;
 }
 
-/* otf2w_dir_check - dir absent (0, *exists false) or an empty directory (0, true); why said */
+/*
+ * otf2w_dir_check - dir absent (0, *exists false) or an empty directory of the caller's
+ * (0, true); why said. Not a symbolic link, nor another user's directory: the archive is
+ * moved into dir by name, and one that someone else can swap for a link (in /tmp) would
+ * take it elsewhere.
+ */
 static int otf2w_dir_check(const char *dir, bool *exists, char *why, size_t whylen)
 {
 	struct dirent *e;
 	struct stat st;
 	DIR *d;
-	int ret = 0;
+	int ret = 0, fd;
 
 	*exists = false;
-	if (stat(dir, &st)) {
+	if (lstat(dir, &st)) {
 		if (errno == ENOENT)
 			return 0;
 		ret = -errno;
@@ -113,14 +119,25 @@ static int otf2w_dir_check(const char *dir, bool *exists, char *why, size_t whyl
 		return ret;
 	}
 	*exists = true;
+	if (S_ISLNK(st.st_mode)) {
+		snprintf(why, whylen, "it is a symbolic link: give the directory itself");
+		return -ELOOP;
+	}
 	if (!S_ISDIR(st.st_mode)) {
 		snprintf(why, whylen, "it exists and is not a directory");
 		return -ENOTDIR;
 	}
-	d = opendir(dir);
+	if (st.st_uid != geteuid()) {
+		snprintf(why, whylen, "it is another user's directory: give a new one, or one of yours");
+		return -EPERM;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	d = fd < 0 ? NULL : fdopendir(fd);
 	if (!d) {
 		ret = -errno;
 		snprintf(why, whylen, "%s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return ret;
 	}
 	while ((e = readdir(d)))

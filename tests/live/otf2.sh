@@ -150,13 +150,19 @@ setpriv --reuid=nobody --regid=nogroup --clear-groups "$IOTAP" report -i "$PRIV/
 [ $rc = 2 ] && [ "$(wc -l <"$LIVE_TMP/err")" = 1 ] &&
 	grep -qx "iotap report: cannot write $PRIV/dir/o: Permission denied" "$LIVE_TMP/err" &&
 	[ -z "$(ls -A "$PRIV/dir")" ] || fail "an unwritable DIR: rc $rc, $(cat "$LIVE_TMP/err")"
-# Nor an empty DIR it may not write into.
+# Nor an empty DIR of another user's, which that user could swap for a link: not even root's.
 rc=0
 setpriv --reuid=nobody --regid=nogroup --clear-groups "$IOTAP" report -i "$PRIV/r.iotap" \
 	--otf2 "$PRIV/dir" 2>"$LIVE_TMP/err" || rc=$?
-[ $rc = 2 ] && grep -qx "iotap report: cannot write $PRIV/dir: Permission denied" "$LIVE_TMP/err" &&
+[ $rc = 2 ] && grep -qx "iotap report: cannot write $PRIV/dir: it is another user's directory: give a new one, or one of yours" "$LIVE_TMP/err" &&
 	[ -z "$(ls -A "$PRIV/dir")" ] || fail "an empty DIR of root's: rc $rc, $(cat "$LIVE_TMP/err")"
-echo "ok: a read-only or unwritable DIR is refused in one line, nothing written"
+mkdir -m 777 "$PRIV/theirs"
+chown nobody "$PRIV/theirs"
+rc=0
+"$IOTAP" report -i "$R" --otf2 "$PRIV/theirs" 2>"$LIVE_TMP/err" || rc=$?
+[ $rc = 2 ] && grep -qx "iotap report: cannot write $PRIV/theirs: it is another user's directory: give a new one, or one of yours" "$LIVE_TMP/err" &&
+	[ -z "$(ls -A "$PRIV/theirs")" ] || fail "root into nobody's empty DIR: rc $rc, $(cat "$LIVE_TMP/err")"
+echo "ok: a read-only, unwritable or another user's DIR is refused in one line, nothing written"
 
 # A disk that fills up while the archive is written: one line naming the file, no DIR left.
 mkdir -p "$LIVE_TMP/full"
