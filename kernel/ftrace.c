@@ -56,6 +56,25 @@ struct ftrace_ring {
 	bool all_enabled;		/* ftrace_ring_enable enabled the events that are not early */
 };
 
+/*
+ * ftrace_instance_destroy - remove the instance; its rmdir can be refused for a
+ * moment after the last reader closed (EBUSY, seen on 6.12 and 6.1 under qemu):
+ * tried again for up to a second, then said, and the next run removes it
+ */
+static void ftrace_instance_destroy(struct ftrace_ring *fr)
+{
+	for (int i = 0; i < 50; i++) {
+		errno = 0;
+		if (!tracefs_instance_destroy(fr->inst) || !tracefs_instance_exists(fr->name))
+			return;
+		if (errno != EBUSY && errno != EAGAIN)
+			break;
+		usleep(20000);
+	}
+	log_msg(LOG_WARN, "cannot remove the tracefs instance %s: %s (the next iotap removes it)",
+		fr->name, strerror(errno ? errno : EBUSY));
+}
+
 /* ftrace_ring_alloc - an empty ring: no instance until ftrace_ring_open */
 struct ftrace_ring *ftrace_ring_alloc(void)
 {
@@ -84,7 +103,7 @@ void ftrace_ring_free(struct ftrace_ring *fr)
 		/* rmdir disables the instance's events and frees its buffer. */
 		if (fr->created) {
 			tracefs_instance_file_write(fr->inst, "tracing_on", "0");
-			tracefs_instance_destroy(fr->inst);
+			ftrace_instance_destroy(fr);
 		}
 		tracefs_instance_free(fr->inst);
 	}
