@@ -21,7 +21,11 @@ MNT=$LIVE_TMP/mnt
 IMG=$(mktemp /dev/shm/iotap-otf2.XXXXXX)
 PRIV=$(mktemp -d /dev/shm/iotap-otf2-priv.XXXXXX)
 
+WC=
 cleanup_otf2() {
+	# The loop device keeps its queue's write-cache setting after it is detached: the next
+	# test on it would be sent no flushes.
+	[ -n "$WC" ] && echo "$WC" >/sys/block/"$D"/queue/write_cache
 	mountpoint -q "$MNT" && umount "$MNT"
 	mountpoint -q "$LIVE_TMP/ro" && umount "$LIVE_TMP/ro"
 	mountpoint -q "$LIVE_TMP/full" && umount "$LIVE_TMP/full"
@@ -43,6 +47,7 @@ dd if=/dev/urandom of="$MNT/b" bs=4096 count=$M status=none
 sync
 # No flushes: the kernel counts an empty fsync's flush as a write of no bytes, and the archive
 # has no flush operations (doc/otf2.md); a write-through device is sent none.
+WC=$(cat /sys/block/"$D"/queue/write_cache)
 echo "write through" >/sys/block/"$D"/queue/write_cache || skip "$D cannot be made write-through"
 # udev's probes of the new device are done before anything is counted.
 command -v udevadm >/dev/null && udevadm settle 2>/dev/null || true
