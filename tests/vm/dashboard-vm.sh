@@ -43,7 +43,7 @@ ready() {
 	exit 1
 }
 ip link set lo up
-iotap exporter --stages --queue-time --ring 30 -o /tmp/dump -l 127.0.0.1:10033 0.2 >/tmp/exporter.out 2>&1 &
+iotap exporter --stages --queue-time --cgroups --ring 30 -o /tmp/dump -l 127.0.0.1:10033 0.2 >/tmp/exporter.out 2>&1 &
 ready http://127.0.0.1:10033/metrics iotap_build_info 30
 prometheus --config.file=/iotap/prom.yml --storage.tsdb.path=/tmp/prom \
 	--web.listen-address=127.0.0.1:9090 --log.level=warn >/tmp/prom.log 2>&1 &
