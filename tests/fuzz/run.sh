@@ -44,6 +44,11 @@ JOBS=${FUZZ_JOBS:-$("$TOP/scripts/jobs.sh" 2)}
 ((JOBS >= 1)) || die "FUZZ_JOBS must be 1 or more"
 
 PKGS="libtracecmd libtraceevent libtracefs libdw libelf zlib libmicrohttpd yaml-0.1 libxcrypt gnutls"
+# The libraries of what configure built in, whose code the core's first branches hold: the
+# profile's encoder (protobuf-c, its generated code in BUILDDIR) and the OTF2 writer.
+for p in libprotobuf-c otf2; do
+	pkg-config --exists "$p" && PKGS="$PKGS $p"
+done
 # shellcheck disable=SC2207 # pkg-config output is whitespace-separated flags
 SANITIZE=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 	-fno-omit-frame-pointer)
@@ -66,6 +71,7 @@ LIBS=($(pkg-config --libs $PKGS))
 # automake conditional adds in its first branch (everything built in, libtracecmd's
 # trace.dat source too: the harnesses link it), not what its else branch adds instead
 lib_sources() {
+	[ -e "$BUILDDIR/pprof.pb-c.c" ] && echo "$BUILDDIR/pprof.pb-c.c"
 	awk '/^if / { depth++; skip[depth] = 0; next }
 	     /^else/ { skip[depth] = 1; next }
 	     /^endif/ { depth--; next }
