@@ -46,14 +46,7 @@ cg_cleanup() {
 }
 trap cg_cleanup EXIT
 
-# One partition, p1 at sector 2048 (16 MiB), in a hand-made MBR.
-le32() { printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($1 & 255)) $(($1 >> 8 & 255)) $(($1 >> 16 & 255)) $(($1 >> 24)))"; }
-{ printf '\x00\xff\xff\xff\x83\xff\xff\xff'; le32 2048; le32 32768; } |
-	dd of="$DEV" bs=1 seek=446 conv=notrunc status=none
-printf '\x55\xaa' | dd of="$DEV" bs=1 seek=510 conv=notrunc status=none
-blockdev --rereadpt "$DEV" 2>/dev/null || partx -a "$DEV" 2>/dev/null || true
-for i in $(seq 1 50); do [ -b "${DEV}p1" ] && break; sleep 0.1; done
-[ -b "${DEV}p1" ] || skip "the loop device shows no partitions (no partition scan)"
+loop_partition "$DEV"
 limit "$MM" || skip "cannot set a read IOPS limit on $D in $TOP/slow"
 
 tracer_start "$LIVE_TMP/top.out" cgtop -C --cgroup "$TOP" 999

@@ -60,6 +60,20 @@ loop_create() {
 	echo "$dev"
 }
 
+# loop_partition DEV - one partition on DEV, p1 at sector 2048 (16 MiB), in a hand-made MBR;
+# skips the test where the loop device shows none (no partition scan). The caller removes it
+# (partx -d) before the device goes: partitions read with --rereadpt outlive its detach.
+loop_partition() {
+	local i
+	le32() { printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($1 & 255)) $(($1 >> 8 & 255)) $(($1 >> 16 & 255)) $(($1 >> 24)))"; }
+	{ printf '\x00\xff\xff\xff\x83\xff\xff\xff'; le32 2048; le32 32768; } |
+		dd of="$1" bs=1 seek=446 conv=notrunc status=none
+	printf '\x55\xaa' | dd of="$1" bs=1 seek=510 conv=notrunc status=none
+	blockdev --rereadpt "$1" 2>/dev/null || partx -a "$1" 2>/dev/null || true
+	for i in $(seq 1 50); do [ -b "${1}p1" ] && break; sleep 0.1; done
+	[ -b "${1}p1" ] || skip "the loop device shows no partitions (no partition scan)"
+}
+
 # tracer_start OUTFILE ARGS... - run iotap in the background, wait until it traces
 tracer_start() {
 	local out=$1 i
