@@ -492,6 +492,26 @@ static int on_bio(void *arg, enum blk_bio_fate fate, const struct block_rq *rq,
 }
 
 /*
+ * stage_setup - a session over 6.18's formats of evs with a tracker configured by cfg, and
+ * what on_bio saw cleared
+ */
+static void stage_setup(struct pairing *p, const char *const *evs, struct blktrack_cfg *cfg)
+{
+	memset(p, 0, sizeof(*p));
+	memset(fates, 0, sizeof(fates));
+	memset(&last_sender, 0, sizeof(last_sender));
+	split_sectors = 0;
+	p->l = &layouts[2];
+	p->s = testlib_session_new(NULL, NULL, 0);
+	testlib_fmt_load(&p->s->fs, K618, "block", evs);
+	cfg->on_done = on_done;
+	cfg->arg = p;
+	assert_int_equal(blktrack_create(&p->bt, &p->s->ctx, cfg), 0);
+	for (size_t i = 0; i < p->s->nr_ev; i++)
+		p->s->ev[i]->sample_type = IOTAP_SAMPLE_BASE;
+}
+
+/*
  * feed_stage - one block event as 6.18 lays it out: the bio events (rwbs at 28), the
  * request events (bytes at 28, rwbs at 34), requeue (rwbs at 30) and split (n is the
  * new sector, rwbs at 32)
@@ -562,17 +582,7 @@ static void test_stages(void **state)
 	const struct blktrack_stage_events *ev;
 	struct pairing p;
 
-	memset(&p, 0, sizeof(p));
-	memset(fates, 0, sizeof(fates));
-	split_sectors = 0;
-	p.l = &layouts[2];
-	p.s = testlib_session_new(NULL, NULL, 0);
-	testlib_fmt_load(&p.s->fs, K618, "block", evs);
-	cfg.on_done = on_done;
-	cfg.arg = &p;
-	assert_int_equal(blktrack_create(&p.bt, &p.s->ctx, &cfg), 0);
-	for (size_t i = 0; i < p.s->nr_ev; i++)
-		p.s->ev[i]->sample_type = IOTAP_SAMPLE_BASE;
+	stage_setup(&p, evs, &cfg);
 	ev = blktrack_stage_events(p.bt);
 	assert_true(ev->queue && ev->getrq && ev->insert && ev->backmerge && ev->frontmerge &&
 		    ev->rq_merge && ev->requeue && ev->split);
@@ -683,17 +693,7 @@ static void test_throttle_wait(void **state)
 	uint64_t w[BLK_WAITS];
 
 	(void)state;
-	memset(&p, 0, sizeof(p));
-	memset(fates, 0, sizeof(fates));
-	memset(&last_sender, 0, sizeof(last_sender));
-	p.l = &layouts[2];
-	p.s = testlib_session_new(NULL, NULL, 0);
-	testlib_fmt_load(&p.s->fs, K618, "block", evs);
-	cfg.on_done = on_done;
-	cfg.arg = &p;
-	assert_int_equal(blktrack_create(&p.bt, &p.s->ctx, &cfg), 0);
-	for (size_t i = 0; i < p.s->nr_ev; i++)
-		p.s->ev[i]->sample_type = IOTAP_SAMPLE_BASE;
+	stage_setup(&p, evs, &cfg);
 
 	feed_stage_as(&p, "block_bio_remap", 100, 2056, 8, "R", 77);
 	feed_stage(&p, "block_bio_queue", 300, 2056, 8, "R");
@@ -730,8 +730,7 @@ static void test_throttle_wait(void **state)
 	assert_int_equal(w[BLK_WAIT_THROTTLE], 1);
 	assert_int_equal(w[BLK_WAIT_QUEUE], 8);
 	assert_int_equal(blktrack_stats(p.bt)->joined, 1);
-	blktrack_free(p.bt);
-	testlib_session_free(p.s);
+	pairing_teardown(&p);
 }
 
 /*
@@ -752,16 +751,7 @@ static void test_throttle_no_start(void **state)
 	uint64_t w[BLK_WAITS];
 
 	(void)state;
-	memset(&p, 0, sizeof(p));
-	memset(&last_sender, 0, sizeof(last_sender));
-	p.l = &layouts[2];
-	p.s = testlib_session_new(NULL, NULL, 0);
-	testlib_fmt_load(&p.s->fs, K618, "block", evs);
-	cfg.on_done = on_done;
-	cfg.arg = &p;
-	assert_int_equal(blktrack_create(&p.bt, &p.s->ctx, &cfg), 0);
-	for (size_t i = 0; i < p.s->nr_ev; i++)
-		p.s->ev[i]->sample_type = IOTAP_SAMPLE_BASE;
+	stage_setup(&p, evs, &cfg);
 
 	feed_stage_as(&p, "block_bio_remap", 100, 2056, 8, "R", 77);
 	feed_stage(&p, "block_bio_queue", 300, 2056, 8, "R");
@@ -798,8 +788,7 @@ static void test_throttle_no_start(void **state)
 	assert_int_equal(p.done[2].pid, 77);
 	blk_io_waits(&p.done[2], w);
 	assert_int_equal(w[BLK_WAIT_THROTTLE], 1);
-	blktrack_free(p.bt);
-	testlib_session_free(p.s);
+	pairing_teardown(&p);
 }
 
 static void test_lastpos(void **state)
