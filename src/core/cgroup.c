@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* cgroup.c - every task's cgroup along the event stream, in one hierarchy (cgroup.h) */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -9,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cgroup.h"
 #include "field.h"
@@ -20,6 +23,8 @@
 /* Where a report takes a --cgroup path apart from the hierarchy path it names. */
 #define CGROUP_MOUNT "/sys/fs/cgroup"
 #define CGTRACK_PATHS_MAX 65536
+/* How deep cgroup_ids_here looks (systemd and Kubernetes nest 4 to 6). */
+#define CGROUP_DEPTH_MAX 32
 /* A cg_task's path: learned at the task's birth into a cgroup of its own, which the fork after keeps. */
 #define CG_BORN (1u << 31)
 /* A cg_task's path: not known (a child born into a cgroup no one could read). */
@@ -29,6 +34,13 @@ struct cg_task {
 	uint32_t key;			/* tid + 1; 0: free */
 	uint32_t path;			/* index into paths, or CG_NONE; CG_BORN: until its fork */
 	uint64_t t;			/* stream time the entry was learned at */
+	uint32_t wb;			/* writing back an inode of path wb - 1 now; 0: none */
+};
+
+/* A cgroup v2 directory's id (its kernfs node's: the inode number, cgroup_ino), and its path. */
+struct cg_id {
+	uint64_t id;			/* 0: free */
+	uint32_t path;
 };
 
 struct cgtrack {
@@ -43,6 +55,13 @@ struct cgtrack {
 	struct field fork_parent, fork_child;
 	struct field att_root, att_pid, att_path;
 	struct field new_pid, new_flags;	/* task_newtask, when followed (v2 only) */
+	struct field att_id;			/* cgroup_attach_task's dst_id, v2 */
+	struct field mk_root, mk_id, mk_path;	/* cgroup_mkdir, v2 */
+	struct field wb_cgroup;			/* writeback_single_inode_start's cgroup_ino */
+	struct cg_id *ids;			/* v2: id -> path, open addressing */
+	size_t nr_ids, cap_ids;			/* cap_ids: a power of two */
+	bool wb_follow;				/* writeback is charged to the inode's cgroup */
+	uint64_t wb_unknown;			/* inodes written back for a cgroup of no known id */
 	uint64_t born_gone;		/* children born into a cgroup, reaped before it was read */
 	uint64_t born_unknown;		/* and those whose cgroup the source does not know */
 };
@@ -152,6 +171,66 @@ static int cg_get(struct cgtrack *ct, uint32_t tid)
 	return path == CG_NONE ? -1 : (int)path;
 }
 
+/* cg_id_slot - the slot of id in the id table: its entry, or the free slot it would take */
+static struct cg_id *cg_id_slot(struct cgtrack *ct, uint64_t id)
+{
+	size_t i = (size_t)((id * 0x9e3779b97f4a7c15ull) >> 40) & (ct->cap_ids - 1);
+
+	while (ct->ids[i].id && ct->ids[i].id != id)
+		i = (i + 1) & (ct->cap_ids - 1);
+	return &ct->ids[i];
+}
+
+/* cg_id_put - cgroup v2 directory id is path now (ids are never reused: the newest wins) */
+static void cg_id_put(struct cgtrack *ct, uint64_t id, const char *path)
+{
+	int idx = id ? cg_path_id(ct, path) : -1;
+	struct cg_id *e;
+
+	if (idx < 0)
+		return;
+	if ((ct->nr_ids + 1) * 2 > ct->cap_ids) {
+		struct cg_id *old = ct->ids;
+		size_t cap = ct->cap_ids;
+
+		ct->cap_ids = cap ? cap * 2 : 256;
+		ct->ids = calloc(ct->cap_ids, sizeof(*ct->ids));
+		if (!ct->ids) {
+			ct->ids = old;
+			ct->cap_ids = cap;
+			return;
+		}
+		for (size_t i = 0; i < cap; i++)
+			if (old[i].id)
+				*cg_id_slot(ct, old[i].id) = old[i];
+		free(old);
+	}
+	e = cg_id_slot(ct, id);
+	if (!e->id)
+		ct->nr_ids++;
+	e->id = id;
+	e->path = (uint32_t)idx;
+}
+
+/* cg_id_path - the path index of cgroup v2 directory id, or -1 when not known */
+static int cg_id_path(struct cgtrack *ct, uint64_t id)
+{
+	const struct cg_id *e = ct->cap_ids ? cg_id_slot(ct, id) : NULL;
+
+	return e && e->id ? (int)e->path : -1;
+}
+
+/* cg_charged - the path index the kernel charges what tid submits now to: while it writes
+ * back an inode, the inode's cgroup; else its own. -1: not known */
+static int cg_charged(struct cgtrack *ct, uint32_t tid)
+{
+	struct cg_task *e = cg_find(ct, tid);
+
+	if (e && e->wb)
+		return (int)e->wb - 1;
+	return cg_get(ct, tid);
+}
+
 /* cg_on_fork - a child starts in its parent's cgroup, unless it was born into one of its own */
 static int cg_on_fork(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
 {
@@ -206,6 +285,62 @@ static int cg_on_attach(struct iotap_ctx *ctx, const struct perf_sample *s, void
 		return 0;
 	cg_set(ct, (uint32_t)field_u64(&ct->att_pid, s->raw, s->raw_size), cg_path_id(ct, path),
 	       s->time);
+	if (ct->wb_follow)
+		cg_id_put(ct, field_u64(&ct->att_id, s->raw, s->raw_size), path);
+	return 0;
+}
+
+/* cg_on_mkdir - a cgroup v2 directory made while tracing: its id */
+static int cg_on_mkdir(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct cgtrack *ct = arg;
+	char path[PATH_MAX];
+
+	if (field_s64(&ct->mk_root, s->raw, s->raw_size) == 0 &&
+	    field_str(&ct->mk_path, s->raw, s->raw_size, path, sizeof(path)))
+		cg_id_put(ct, field_u64(&ct->mk_id, s->raw, s->raw_size), path);
+	return 0;
+}
+
+/*
+ * cg_on_wb_start - a thread begins writing back an inode (writeback_single_inode_start): its
+ * bios are the inode's cgroup's (cgroup_ino; 1, the root, where cgroup writeback is off)
+ */
+static int cg_on_wb_start(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct cgtrack *ct = arg;
+	uint64_t ino = field_u64(&ct->wb_cgroup, s->raw, s->raw_size);
+	int path = ino > 1 ? cg_id_path(ct, ino) : -1;
+	struct cg_task *e;
+
+	if (ino > 1 && path < 0)
+		ct->wb_unknown++;
+	if (path < 0) {
+		e = cg_find(ct, s->tid);
+		if (e)
+			e->wb = 0;
+		return 0;
+	}
+	if ((ct->nr + 1) * 2 > ct->cap && cg_grow(ct))
+		return 0;
+	e = cg_slot(ct, s->tid);
+	if (!e->key) {
+		ct->nr++;
+		e->key = s->tid + 1;
+		e->path = CG_NONE;
+		e->t = 0;	/* what the task is in is still to learn, from any time */
+	}
+	e->wb = (uint32_t)path + 1;
+	return 0;
+}
+
+/* cg_on_wb_end - the inode is written back (writeback_single_inode): the thread's own again */
+static int cg_on_wb_end(struct iotap_ctx *ctx, const struct perf_sample *s, void *arg)
+{
+	struct cg_task *e = cg_find(arg, s->tid);
+
+	if (e)
+		e->wb = 0;
 	return 0;
 }
 
@@ -564,6 +699,64 @@ static void cg_v2_mount(char *mount, size_t len)
 	fclose(f);
 }
 
+/* cg_ids_walk - the directories below dir (hierarchy path rel, length n in rel) to fn, depth-first */
+static void cg_ids_walk(int dir, char *rel, size_t n, size_t len, int depth, cgroup_id_fn fn,
+			void *arg)
+{
+	DIR *d = fdopendir(dir);
+	struct dirent *de;
+
+	if (!d) {
+		close(dir);
+		return;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+		int sub;
+
+		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    n + 1 + strlen(de->d_name) >= len)
+			continue;
+		sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (sub < 0)
+			continue;
+		if (fstat(sub, &st)) {
+			close(sub);
+			continue;
+		}
+		snprintf(rel + n, len - n, "/%s", de->d_name);
+		fn(arg, (uint64_t)st.st_ino, rel);
+		if (depth < CGROUP_DEPTH_MAX)
+			cg_ids_walk(sub, rel, strlen(rel), len, depth + 1, fn, arg);
+		else
+			close(sub);
+		rel[n] = 0;
+	}
+	closedir(d);
+}
+
+/* cgroup_ids_here - see cgroup.h */
+int cgroup_ids_here(cgroup_id_fn fn, void *arg)
+{
+	char mount[PATH_MAX], rel[PATH_MAX] = "";
+	struct stat st;
+	int dir;
+
+	cg_v2_mount(mount, sizeof(mount));
+	if (!*mount)
+		return -ENOENT;
+	dir = open(mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return -errno;
+	if (fstat(dir, &st)) {
+		close(dir);
+		return -errno;
+	}
+	fn(arg, (uint64_t)st.st_ino, "/");
+	cg_ids_walk(dir, rel, 0, sizeof(rel), 1, fn, arg);
+	return 0;
+}
+
 /* cgroup_v1_io - see cgroup.h */
 const struct cgroup_v1 *cgroup_v1_io(const struct cgroup_v1 *v1, size_t nr)
 {
@@ -619,6 +812,50 @@ static int cg_births_follow(struct cgtrack *ct)
 	return 0;
 }
 
+/* cg_snapshot_id - a cgroup v2 directory of the source's snapshot */
+static void cg_snapshot_id(void *arg, uint64_t id, const char *path)
+{
+	cg_id_put(arg, id, path);
+}
+
+/*
+ * cg_writeback_follow - cgroup v2: writeback is charged to the cgroup that owns the inode
+ * (io.stat's), which the flusher's writeback_single_inode_start names by id (cgroup_ino);
+ * the ids are the source's snapshot's (ops.ids), then cgroup_mkdir's and
+ * cgroup_attach_task's. Without them the flusher's own cgroup is charged, which is said.
+ * 0 or -errno
+ */
+static int cg_writeback_follow(struct cgtrack *ct, struct tep_event *att)
+{
+	struct tep_event *start, *end, *mk = NULL;
+
+	/* No ids: the block controller is v1's, which charges writeback to the flusher's root. */
+	if (!ct->ops.ids)
+		return 0;
+	if (!ct->ops.event_available(ct->ops.arg, "writeback", "writeback_single_inode_start") ||
+	    !ct->ops.event_available(ct->ops.arg, "writeback", "writeback_single_inode")) {
+		log_msg(LOG_WARN, "writeback_single_inode events are not here (a recording made before iotap record --cgroups kept them): writeback is charged to the flusher's cgroup, not to the inode's owner's as io.stat charges it");
+		return 0;
+	}
+	start = ct->ops.event_use(ct->ops.arg, "writeback", "writeback_single_inode_start",
+				  cg_on_wb_start, ct);
+	end = start ? ct->ops.event_use(ct->ops.arg, "writeback", "writeback_single_inode",
+					cg_on_wb_end, ct) : NULL;
+	if (end && ct->ops.event_available(ct->ops.arg, "cgroup", "cgroup_mkdir") &&
+	    !(mk = ct->ops.event_use(ct->ops.arg, "cgroup", "cgroup_mkdir", cg_on_mkdir, ct)))
+		end = NULL;
+	if (!end)
+		return -errno;
+	if (field_init(&ct->wb_cgroup, start, "cgroup_ino"))
+		return 0;	/* a kernel without cgroup writeback's field: nothing to follow */
+	if (mk && (field_init(&ct->mk_root, mk, "root") || field_init(&ct->mk_id, mk, "id") ||
+		   field_init(&ct->mk_path, mk, "path")))
+		ct->mk_path.present = false;
+	field_init(&ct->att_id, att, "dst_id");
+	ct->wb_follow = true;
+	return 0;
+}
+
 /* cgtrack_create - see cgroup.h */
 int cgtrack_create(struct cgtrack **out, const struct cgtrack_ops *ops, const char *path,
 		   int root)
@@ -666,6 +903,8 @@ int cgtrack_create(struct cgtrack **out, const struct cgtrack_ops *ops, const ch
 		goto out_free;
 	}
 	ret = ct->root ? 0 : cg_births_follow(ct);
+	if (!ret && !ct->root)
+		ret = cg_writeback_follow(ct, att);
 	if (!ret)
 		ret = cg_grow(ct);
 	if (ret)
@@ -797,12 +1036,14 @@ void cgtrack_started(struct cgtrack *ct)
 {
 	if (ct && ct->ops.tasks)
 		ct->ops.tasks(ct->ops.arg, ct->root, cg_snapshot_one, ct);
+	if (ct && ct->wb_follow && ct->ops.ids(ct->ops.arg, cg_snapshot_id, ct) == -ENODATA)
+		log_msg(LOG_WARN, "the input names no cgroup ids (recorded before iotap record --cgroups kept them): writeback is charged to the flusher's cgroup, not to the inode's owner's as io.stat charges it");
 }
 
 /* cgtrack_of - see cgroup.h */
 const char *cgtrack_of(struct cgtrack *ct, const struct perf_sample *s)
 {
-	int path = cg_get(ct, s->tid);
+	int path = cg_charged(ct, s->tid);
 
 	return path >= 0 ? ct->paths[path] : NULL;
 }
@@ -814,7 +1055,7 @@ bool cgtrack_match(struct cgtrack *ct, const struct perf_sample *s)
 
 	if (!ct || !ct->filter)
 		return true;
-	path = cg_get(ct, s->tid);
+	path = cg_charged(ct, s->tid);
 	if (path < 0)
 		return false;
 	if (ct->match[path] < 0) {
@@ -840,7 +1081,11 @@ void cgtrack_report(struct cgtrack *ct)
 		log_msg(LOG_WARN, "%llu task%s created straight into a cgroup (clone3 CLONE_INTO_CGROUP) that the input does not name: %s I/O is in no cgroup",
 			(unsigned long long)ct->born_unknown, ct->born_unknown == 1 ? "" : "s",
 			ct->born_unknown == 1 ? "its" : "their");
-	ct->born_gone = ct->born_unknown = 0;
+	if (ct->wb_unknown)
+		log_msg(LOG_WARN, "%llu inode writeback%s for a cgroup whose id the input does not name %s charged to the flusher's cgroup",
+			(unsigned long long)ct->wb_unknown, ct->wb_unknown == 1 ? "" : "s",
+			ct->wb_unknown == 1 ? "was" : "were");
+	ct->born_gone = ct->born_unknown = ct->wb_unknown = 0;
 }
 
 /* cgtrack_root - see cgroup.h */
@@ -864,6 +1109,7 @@ void cgtrack_free(struct cgtrack *ct)
 		free(ct->paths[i]);
 	free(ct->paths);
 	free(ct->match);
+	free(ct->ids);
 	free(ct->tab);
 	free(ct->filter);
 	free(ct);

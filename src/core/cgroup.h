@@ -32,6 +32,19 @@
  * a round late, 100 ms or so) has no /proc left to read: it is in no cgroup,
  * counted and said once at the end. A child moved again before its birth was
  * delivered is taken to be where it went from its birth on.
+ *
+ * What a task submits is charged to the cgroup it is in, except where the
+ * kernel charges another: in cgroup v2 (where the block controller is v2's),
+ * a thread writing an inode back (the flusher, sync) submits for the cgroup
+ * that owns the inode, whose blkcg its bios carry and io.stat counts them in.
+ * writeback_single_inode_start names that cgroup by id (cgroup_ino: its
+ * kernfs node's, the directory's inode number; 1, the root, where cgroup
+ * writeback is off) and writeback_single_inode ends it; the ids are the
+ * source's (cgtrack_ops.ids: live, the hierarchy read when events begin; a
+ * recording, what its recorder read), then cgroup_mkdir's and
+ * cgroup_attach_task's. An id none of them named leaves the flusher's own
+ * cgroup charged, counted and said at the end. In cgroup v1 the kernel
+ * charges writeback to the root, the flusher's, and nothing is followed.
  */
 #include <limits.h>
 #include <stdbool.h>
@@ -61,6 +74,8 @@ struct cgtrack_ops {
 	int (*path)(void *arg, const char *in, char *out, size_t len, int *root);
 	/* Every task's cgroup in hierarchy root when events began to flow (host_ops.cgroup_tasks); NULL: none known. */
 	int (*tasks)(void *arg, int root, cgroup_task_fn fn, void *fn_arg);
+	/* Every cgroup v2 directory's id and path when events began to flow (host_ops.cgroup_ids); NULL: not known. */
+	int (*ids)(void *arg, cgroup_id_fn fn, void *fn_arg);
 	/* The cgroup v2 path of a task born into a cgroup of its own (host_ops.cgroup_born); NULL: not known. */
 	int (*born)(void *arg, uint32_t tid, uint64_t t, char *path, size_t len);
 };
@@ -80,7 +95,8 @@ int cgtrack_root(const struct cgtrack *ct);
 void cgtrack_started(struct cgtrack *ct);
 /*
  * cgtrack_of - the cgroup path ("/a/b") the task of a sample is in at the
- * sample's time, NULL when unknown. The string lives as long as ct.
+ * sample's time (the inode's owner's while it writes one back, above), NULL
+ * when unknown. The string lives as long as ct.
  */
 const char *cgtrack_of(struct cgtrack *ct, const struct perf_sample *s);
 /* cgtrack_match - whether that cgroup is the filter's or below it (true without a filter) */
@@ -151,6 +167,12 @@ const struct cgroup_v1 *cgroup_v1_io(const struct cgroup_v1 *v1, size_t nr);
  * Cannot fail: without /proc, 0.
  */
 int cgroup_io_root_here(char *mount, size_t len);
+/*
+ * cgroup_ids_here - every cgroup v2 directory of this machine now, its id (the inode
+ * number, which cgroup_ino and cgroup_attach_task's dst_id carry) and hierarchy path
+ * ("/" first), to fn: 0, -ENOENT (no cgroup v2 mounted) or -errno
+ */
+int cgroup_ids_here(cgroup_id_fn fn, void *arg);
 /*
  * cgroup_born_proc - the cgroup v2 path of task tid now, from /proc/TID/cgroup (a zombie's
  * names the cgroup it exited in): 0, or -ESRCH when the task is gone

@@ -28,6 +28,8 @@ struct usyms;
 
 /* A task (tid) was in the cgroup at path (of the hierarchy asked for) from stream time t on. */
 typedef void (*cgroup_task_fn)(void *arg, uint32_t tid, const char *path, uint64_t t);
+/* A cgroup v2 directory: its id (kernfs node id, the directory's inode number) and path. */
+typedef void (*cgroup_id_fn)(void *arg, uint64_t id, const char *path);
 
 struct host_ops {
 	/* The name of a process no COMM record named, or NULL when unknown. */
@@ -78,6 +80,12 @@ struct host_ops {
 	 * call each; -EINVAL damaged, -ENOTSUP a hierarchy the source does not hold.
 	 */
 	int (*cgroup_tasks)(struct session *s, int root, cgroup_task_fn fn, void *arg);
+	/*
+	 * Every cgroup v2 directory's id and path when tracing began, one fn call
+	 * each (live: the hierarchy now; a recording: its CGID section); -ENODATA
+	 * when the source does not know them, -EINVAL damaged.
+	 */
+	int (*cgroup_ids)(struct session *s, cgroup_id_fn fn, void *arg);
 	/*
 	 * The cgroup v2 path of task tid, born at stream time t straight into a
 	 * cgroup (clone3 CLONE_INTO_CGROUP), as the source learns it when the

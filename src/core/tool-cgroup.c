@@ -50,6 +50,14 @@ static int session_cg_born(void *arg, uint32_t tid, uint64_t t, char *path, size
 	return s->host->cgroup_born(s, tid, t, path, len);
 }
 
+/* session_cg_ids - the source knows every cgroup v2 directory's id when events began to flow */
+static int session_cg_ids(void *arg, cgroup_id_fn fn, void *fn_arg)
+{
+	struct session *s = arg;
+
+	return s->host->cgroup_ids(s, fn, fn_arg);
+}
+
 /* cgroup_observer_start - events flow: every task's cgroup then */
 static int cgroup_observer_start(struct session *s, void *priv)
 {
@@ -92,11 +100,15 @@ int tool_cgroups_follow(struct session *s, const char *path, int root)
 		.tasks = s->host->cgroup_tasks ? session_cg_tasks : NULL,
 		.born = s->host->cgroup_born ? session_cg_born : NULL,
 	};
-
+	char mount[PATH_MAX];
 	int ret;
 
 	if (s->cg)
 		return 0;
+	/* Writeback is charged to an inode's owner only where the block controller is v2's. */
+	if (s->host->cgroup_ids &&
+	    !(s->host->cgroup_io_root ? s->host->cgroup_io_root(s, mount, sizeof(mount)) : 0))
+		ops.ids = session_cg_ids;
 	ret = cgtrack_create(&s->cg, &ops, path, root);
 	if (!ret) {
 		ret = session_consumer_add(s, &cgroup_observer, NULL);

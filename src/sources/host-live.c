@@ -211,6 +211,12 @@ static int host_live_cgroup_tasks(struct session *s, int root, cgroup_task_fn fn
 	return cgroup_tasks_proc(root, fn, arg);
 }
 
+/* host_live_cgroup_ids - every cgroup v2 directory's id now */
+static int host_live_cgroup_ids(struct session *s, cgroup_id_fn fn, void *arg)
+{
+	return cgroup_ids_here(fn, arg);
+}
+
 /* host_live_cgroup_born - a child born into a cgroup of its own: its /proc/TID/cgroup now */
 static int host_live_cgroup_born(struct session *s, uint32_t tid, uint64_t t, char *path,
 				 size_t len)
@@ -239,6 +245,7 @@ const struct host_ops host_live = {
 	.cgroup_path = host_live_cgroup_path,
 	.cgroup_tasks = host_live_cgroup_tasks,
 	.cgroup_born = host_live_cgroup_born,
+	.cgroup_ids = host_live_cgroup_ids,
 	.cgroup_io_root = host_live_cgroup_io_root,
 	.announce = host_live_announce,
 };

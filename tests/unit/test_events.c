@@ -253,6 +253,22 @@ static const char *str_value(const struct tool *t, const struct opt *o)
 	return str_arg;
 }
 
+/* cgtrack_event - one of the cgroup tracker's own events (cgroup.h), which no tool declares */
+static bool cgtrack_event(const char *sys, const char *name)
+{
+	static const char *const own[][2] = {
+		{ "cgroup", "cgroup_attach_task" }, { "sched", "sched_process_fork" },
+		{ "task", "task_newtask" }, { "cgroup", "cgroup_mkdir" },
+		{ "writeback", "writeback_single_inode_start" },
+		{ "writeback", "writeback_single_inode" },
+	};
+
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if (!strcmp(sys, own[i][0]) && !strcmp(name, own[i][1]))
+			return true;
+	return false;
+}
+
 /* run_init - the tool's init over kernel with one option set (o NULL: none) to value v */
 static void run_init(struct seen *sn, const char *kernel, const struct opt *o, int v)
 {
@@ -305,9 +321,7 @@ static void run_init(struct seen *sn, const char *kernel, const struct opt *o, i
 			if (!strcmp(t->events[k].sys, ev->sys) && !strcmp(t->events[k].name, ev->name))
 				break;
 		/* The cgroup tracker's own (cgroup.h), for a tool that follows cgroups. */
-		if (!t->events[k].sys && s->cg &&
-		    ((!strcmp(ev->sys, "cgroup") && !strcmp(ev->name, "cgroup_attach_task")) ||
-		     (!strcmp(ev->sys, "sched") && !strcmp(ev->name, "sched_process_fork"))))
+		if (!t->events[k].sys && s->cg && cgtrack_event(ev->sys, ev->name))
 			continue;
 		if (!t->events[k].sys)
 			fail_msg("%s subscribes to %s:%s, which it does not declare", t->name,
