@@ -525,6 +525,61 @@ int rec_sec_cgrp_decode(const void *p, size_t len, rec_sec_cgrp_fn fn, void *arg
 	return cgrp_entries(&c, n, fn, arg, "CGRP", why, whylen);
 }
 
+/* rec_sec_cgid_begin - u32 version, u32 count (patched by rec_sec_cgid_end) */
+void rec_sec_cgid_begin(struct rec_buf *b)
+{
+	rec_buf_u32(b, REC_SEC_VERSION);
+	rec_buf_u32(b, 0);
+}
+
+/* rec_sec_cgid_add - u64 id, u32 path length, the path; a longer one is left out */
+void rec_sec_cgid_add(struct rec_buf *b, uint64_t id, const char *path)
+{
+	size_t len = strlen(path);
+
+	if (len > REC_CGRP_PATH_MAX)
+		return;
+	rec_buf_u64(b, id);
+	rec_buf_u32(b, (uint32_t)len);
+	rec_buf_put(b, path, len);
+}
+
+/* rec_sec_cgid_end - the count of entries added */
+void rec_sec_cgid_end(struct rec_buf *b, uint32_t n)
+{
+	rec_buf_patch_u32(b, 4, n);
+}
+
+/* rec_sec_cgid_decode - each directory's id and path to fn */
+int rec_sec_cgid_decode(const void *p, size_t len, rec_sec_cgid_fn fn, void *arg, char *why,
+			size_t whylen)
+{
+	struct cursor c = cursor_make(p, len);
+	char path[REC_CGRP_PATH_MAX + 1];
+	uint32_t ver = 0, n = 0;
+
+	if (cursor_u32(&c, &ver) || cursor_u32(&c, &n) || ver != REC_SEC_VERSION) {
+		snprintf(why, whylen, "CGID section of %zu bytes, version %u", len,
+			 rec_sec_version(p, len));
+		return -EINVAL;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t plen;
+		const char *at;
+		uint64_t id;
+
+		if (cursor_u64(&c, &id) || cursor_u32(&c, &plen) || plen > REC_CGRP_PATH_MAX ||
+		    !(at = cursor_take(&c, plen)) || memchr(at, 0, plen)) {
+			snprintf(why, whylen, "CGID entry %u of %u is damaged", i + 1, n);
+			return -EINVAL;
+		}
+		memcpy(path, at, plen);
+		path[plen] = 0;
+		fn(arg, id, path);
+	}
+	return 0;
+}
+
 /* rec_sec_cgv1_begin - u32 version, id, count (patched by rec_sec_cgv1_end), the names */
 void rec_sec_cgv1_begin(struct rec_buf *b, const struct rec_sec_cgv1 *h)
 {

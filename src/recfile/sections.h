@@ -37,6 +37,7 @@
 #define REC_SEC_MAPS	REC_FOURCC('M', 'A', 'P', 'S')	/* -g: executable mappings when recording began */
 #define REC_SEC_CGRP	REC_FOURCC('C', 'G', 'R', 'P')	/* --cgroups: every task's cgroup v2 when recording began */
 #define REC_SEC_CGV1	REC_FOURCC('C', 'G', 'V', '1')	/* --cgroups: the same in one cgroup v1 hierarchy */
+#define REC_SEC_CGID	REC_FOURCC('C', 'G', 'I', 'D')	/* --cgroups: every cgroup v2 directory's id */
 #define REC_SEC_FDTB	REC_FOURCC('F', 'D', 'T', 'B')	/* fileio: open descriptors when recording began */
 #define REC_SEC_TRIG	REC_FOURCC('T', 'R', 'I', 'G')	/* record --ring: what made this dump, its window */
 
@@ -89,6 +90,13 @@
  * entries laid out as CGRP's.
  */
 #define REC_CGV1_FIXED 20
+/*
+ * CGID (--cgroups, where the block controller is cgroup v2's): u32 version, u32 count,
+ * then count entries of u64 id (the directory's kernfs id: its inode number, which
+ * writeback's cgroup_ino names), u32 path length, and the path ("/a/b", no NUL; at most
+ * REC_CGRP_PATH_MAX). Later ones are the recorded cgroup:cgroup_mkdir events.
+ */
+#define REC_CGID_ENTRY 12
 #define REC_CGV1_NAME_MAX 255
 /* COMM: u32 version, u32 count, then count entries of u32 pid, comm[16]. */
 #define REC_COMM_ENTRY 20
@@ -240,6 +248,15 @@ typedef void (*rec_sec_cgrp_fn)(void *arg, uint32_t tid, const char *path, uint6
 /* each task's cgroup to fn: 0, or -EINVAL with why */
 int rec_sec_cgrp_decode(const void *p, size_t len, rec_sec_cgrp_fn fn, void *arg, char *why,
 		       size_t whylen);
+
+/* CGID (--cgroups): every cgroup v2 directory's id when recording began (begin, add each, end). */
+void rec_sec_cgid_begin(struct rec_buf *b);
+void rec_sec_cgid_add(struct rec_buf *b, uint64_t id, const char *path);
+void rec_sec_cgid_end(struct rec_buf *b, uint32_t n);
+typedef void (*rec_sec_cgid_fn)(void *arg, uint64_t id, const char *path);
+/* each directory's id and path to fn: 0, or -EINVAL with why */
+int rec_sec_cgid_decode(const void *p, size_t len, rec_sec_cgid_fn fn, void *arg, char *why,
+			size_t whylen);
 
 /* CGV1 (--cgroups): every task's cgroup in one v1 hierarchy when recording began. */
 struct rec_sec_cgv1 {

@@ -14,6 +14,15 @@ static int sel_ignore(struct iotap_ctx *ctx, const struct perf_sample *s, void *
 	return 0;
 }
 
+/* --cgroups, where the kernel has them: what charges writeback to the inode's cgroup. */
+static const struct {
+	const char *sys, *name;
+} sel_cgroup_writeback[] = {
+	{ "cgroup", "cgroup_mkdir" },
+	{ "writeback", "writeback_single_inode_start" },
+	{ "writeback", "writeback_single_inode" },
+};
+
 /* sel_listed - whether name is an item of the comma-separated list */
 static bool sel_listed(const char *list, const char *name)
 {
@@ -210,6 +219,14 @@ int selection_subscribe(struct session *s, const struct record_params *p, struct
 	    (!iotap_event_use(&s->ctx, "sched", "sched_process_fork", 0, sel_ignore, NULL) ||
 	     !iotap_event_use(&s->ctx, "cgroup", "cgroup_attach_task", 0, sel_ignore, NULL)))
 		ret = -errno;
+	/* And which cgroup owns what the flusher writes back, with the ids of new cgroups (cgroup.h). */
+	for (size_t i = 0; !ret && p->cgroups && i < sizeof(sel_cgroup_writeback) / sizeof(sel_cgroup_writeback[0]); i++) {
+		const char *sys = sel_cgroup_writeback[i].sys, *name = sel_cgroup_writeback[i].name;
+
+		if (iotap_event_available(&s->ctx, sys, name) &&
+		    !iotap_event_use(&s->ctx, sys, name, 0, sel_ignore, NULL))
+			ret = -errno;
+	}
 	if (!ret && p->callchains && !stacks)
 		log_msg(LOG_WARN, "-g: none of these tools takes stacks; only the symbols are recorded");
 	free(want);

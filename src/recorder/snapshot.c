@@ -300,6 +300,38 @@ static void snap_cgroup_add(void *arg, size_t which, uint32_t tid, const char *p
 	cg->n++;
 }
 
+/* snap_cgroup_id - one directory of the CGID section */
+static void snap_cgroup_id(void *arg, uint64_t id, const char *path)
+{
+	struct snap_cgrp *cg = arg;
+
+	rec_sec_cgid_add(&cg->b, id, path);
+	cg->n++;
+}
+
+/*
+ * snap_put_cgroup_ids - where the block controller is cgroup v2's: every directory's id now
+ * (CGID), which names the cgroup that owns what the flusher writes back
+ */
+static int snap_put_cgroup_ids(struct rec_writer *w)
+{
+	struct snap_cgrp cg = { 0 };
+	char mount[PATH_MAX];
+	int ret;
+
+	if (cgroup_io_root_here(mount, sizeof(mount)))
+		return 0;
+	rec_sec_cgid_begin(&cg.b);
+	ret = cgroup_ids_here(snap_cgroup_id, &cg);
+	if (ret)
+		log_msg(LOG_WARN, "cannot list the cgroup v2 directories: %s; writeback is reported as the flusher's cgroup's",
+			strerror(-ret));
+	rec_sec_cgid_end(&cg.b, cg.n);
+	ret = snap_flush(w, &cg.b, REC_SEC_CGID);
+	rec_buf_release(&cg.b);
+	return ret;
+}
+
 /*
  * snap_put_cgroups - --cgroups: every task's cgroup now, in cgroup v2 (CGRP) and in each v1
  * hierarchy kept (CGV1), each task's file read once; the recorded events follow moves
@@ -334,7 +366,7 @@ static int snap_put_cgroups(struct rec_writer *w)
 	}
 	for (size_t i = 0; i < nr; i++)
 		rec_buf_release(&cg[i].b);
-	return ret;
+	return ret ? ret : snap_put_cgroup_ids(w);
 }
 
 /* snap_put_maps - -g: every process's executable mappings now; MMAP2 records follow changes */

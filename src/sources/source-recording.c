@@ -441,6 +441,7 @@ static int file_section(struct session *s, struct file_src *f, uint32_t type, co
 	case REC_SEC_MAPS:
 	case REC_SEC_CGRP:
 	case REC_SEC_CGV1:
+	case REC_SEC_CGID:
 	case REC_SEC_FDTB:
 		return blob_keep(f, type, p, len);
 	case REC_SEC_DISK:
@@ -1039,6 +1040,23 @@ static int file_cgroup_tasks(struct session *s, int root, cgroup_task_fn fn, voi
 	return ret;
 }
 
+/* file_cgroup_ids - every cgroup v2 directory's id when recording began (record --cgroups) */
+static int file_cgroup_ids(struct session *s, cgroup_id_fn fn, void *arg)
+{
+	const struct file_src *f = s->src_priv;
+	char why[128] = "";
+	int ret = -ENODATA;
+
+	for (size_t k = 0; k < f->nr_blobs && ret == -ENODATA; k++)
+		if (f->blobs[k].type == REC_SEC_CGID)
+			ret = rec_sec_cgid_decode(f->blobs[k].data, f->blobs[k].len, fn, arg, why,
+						  sizeof(why));
+	if (ret == -EINVAL)
+		log_msg(LOG_WARN, "the recorded cgroup ids are damaged (%s): some writeback stays the flusher's cgroup's",
+			why);
+	return ret;
+}
+
 /* file_cgroup_born - what the recorder read of a child born into a cgroup (its born record) */
 static int file_cgroup_born(struct session *s, uint32_t tid, uint64_t t, char *path, size_t len)
 {
@@ -1285,6 +1303,7 @@ static const struct host_ops file_host = {
 	.cgroup_path = file_cgroup_path,
 	.cgroup_tasks = file_cgroup_tasks,
 	.cgroup_born = file_cgroup_born,
+	.cgroup_ids = file_cgroup_ids,
 	.cgroup_io_root = file_cgroup_io_root,
 	.machine = file_machine,
 	.info = file_info,

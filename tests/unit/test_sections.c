@@ -315,6 +315,44 @@ static void test_cgv1_round_trip(void **state)
 	rec_buf_release(&b);
 }
 
+/* cgid_count - each entry of a decoded CGID section, counted and checked */
+static void cgid_count(void *arg, uint64_t id, const char *path)
+{
+	int *n = arg;
+
+	assert_int_equal(id, *n ? 1ull << 40 | 77 : 1);
+	assert_string_equal(path, *n ? "/kubepods.slice/a" : "/");
+	(*n)++;
+}
+
+/* test_cgid_round_trip - every directory's 64-bit id and path come back; damage is refused */
+static void test_cgid_round_trip(void **state)
+{
+	struct rec_buf b = { 0 };
+	char why[128];
+	int n = 0;
+
+	rec_sec_cgid_begin(&b);
+	rec_sec_cgid_add(&b, 1, "/");
+	rec_sec_cgid_add(&b, 1ull << 40 | 77, "/kubepods.slice/a");
+	rec_sec_cgid_end(&b, 2);
+	assert_int_equal(b.len, 8 + 2 * REC_CGID_ENTRY + 1 + 17);
+	assert_int_equal(rec_sec_cgid_decode(b.p, b.len, cgid_count, &n, why, sizeof(why)), 0);
+	assert_int_equal(n, 2);
+	n = 0;
+	assert_int_equal(rec_sec_cgid_decode(b.p, b.len - 1, cgid_count, &n, why, sizeof(why)),
+			 -EINVAL);
+	assert_string_equal(why, "CGID entry 2 of 2 is damaged");
+	/* A NUL inside a path. */
+	((uint8_t *)b.p)[b.len - 3] = 0;
+	n = 0;
+	assert_int_equal(rec_sec_cgid_decode(b.p, b.len, cgid_count, &n, why, sizeof(why)), -EINVAL);
+	((uint8_t *)b.p)[0] = 9;
+	assert_int_equal(rec_sec_cgid_decode(b.p, b.len, cgid_count, &n, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "version 9"));
+	rec_buf_release(&b);
+}
+
 /* test_trig_round_trip - TRIG's keys come back; another version is skipped */
 static void test_trig_round_trip(void **state)
 {
@@ -353,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_stack_records),
 		cmocka_unit_test(test_born_records),
 		cmocka_unit_test(test_cgv1_round_trip),
+		cmocka_unit_test(test_cgid_round_trip),
 		cmocka_unit_test(test_trig_round_trip),
 	};
 
