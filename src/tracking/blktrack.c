@@ -505,9 +505,14 @@ static int blktrack_on_start(struct iotap_ctx *ctx, const struct perf_sample *s,
 	if (r && (r->t_start || !r->t_getrq))
 		r = NULL;
 	if (r) {
+		/*
+		 * Its cgroup is its bio's, charged when the thread that made it submitted it
+		 * (a flusher's plug starts the request after the inode's writeback ended).
+		 */
+		if (r->tid != who->tid)
+			r->cgroup = iotap_cgroup_of(bt->ctx, who);
 		r->pid = who->pid;
 		r->tid = who->tid;
-		r->cgroup = iotap_cgroup_of(bt->ctx, who);
 		memcpy(r->comm, rq.comm, sizeof(r->comm));
 	} else {
 		r = blktrack_new(bt, &rq, who);
@@ -1005,9 +1010,12 @@ int blktrack_bio_dev_args(struct iotap_ctx *ctx, const char *bio, bool partno, c
 			  size_t len)
 {
 	uint32_t bdev_off, dev_off, disk_off, major_off, minor_off, part_off = 0;
-	int n;
+	int n = iotap_member_offset(ctx, "bio", "bi_bdev", &bdev_off);
 
-	if (!iotap_member_offset(ctx, "bio", "bi_bdev", &bdev_off) &&
+	/* A recording: its probe was made with the recording kernel's offsets. */
+	if (n == -ENODATA)
+		return n;
+	if (!n &&
 	    !iotap_member_offset(ctx, "block_device", "bd_dev", &dev_off))
 		n = snprintf(buf, len, "dev=+%u(+%u(%s)):u32", dev_off, bdev_off, bio);
 	else if (!iotap_member_offset(ctx, "bio", "bi_disk", &disk_off) &&
@@ -1027,15 +1035,17 @@ int blktrack_bio_dev_args(struct iotap_ctx *ctx, const char *bio, bool partno, c
 /*
  * blktrack_throtl_args - blk-throttle's entry takes the bio first: its device (the
  * partition remapped by then) and its sector, bio->bi_iter.bi_sector. -ENOENT where BTF
- * lacks them.
+ * lacks them, -ENODATA over a recording.
  */
 static int blktrack_throtl_args(struct iotap_ctx *ctx, char *buf, size_t len)
 {
 	uint32_t iter_off, sector_off;
-	int n;
+	int n = iotap_member_offset(ctx, "bio", "bi_iter", &iter_off);
 
-	if (iotap_member_offset(ctx, "bio", "bi_iter", &iter_off) ||
-	    iotap_member_offset(ctx, "bvec_iter", "bi_sector", &sector_off))
+	/* A recording: its probe was made with the recording kernel's offsets. */
+	if (n == -ENODATA)
+		return n;
+	if (n || iotap_member_offset(ctx, "bvec_iter", "bi_sector", &sector_off))
 		return -ENOENT;
 	n = blktrack_bio_dev_args(ctx, "$arg1", false, buf, len);
 	if (n < 0)

@@ -191,7 +191,8 @@ extern const struct probe_spec blktrack_probes[];
  * "$arg1"), read through BTF offsets: "dev=..." (bi_bdev->bd_dev), or before 5.12, whose
  * bio has no bi_bdev, "major=... minor=..." of its gendisk, and " partno=..." with
  * partno (a bio not yet remapped from its partition). Into buf: the length written,
- * -ENOENT where BTF lacks the members, or -ENOSPC.
+ * -ENOENT where BTF lacks the members, -ENODATA over a recording (its probe was made
+ * with its kernel's offsets), or -ENOSPC.
  */
 int blktrack_bio_dev_args(struct iotap_ctx *ctx, const char *bio, bool partno, char *buf,
 			  size_t len);
