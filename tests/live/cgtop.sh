@@ -16,40 +16,7 @@ require_root
 N=200
 M=100
 IOPS=100
-V2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-V1=$(awk '$3 == "cgroup" && $4 ~ /(^|,)blkio(,|$)/ { print $2; exit }' /proc/mounts)
-if [ -n "$V2" ] && grep -qw io "$V2/cgroup.controllers" 2>/dev/null; then
-	echo +io >"$V2/cgroup.subtree_control" 2>/dev/null || true
-	ROOT=$V2
-	TOP=$V2/iotap-cgtop.$$
-	limit() { echo "$1 riops=$IOPS" >"$TOP/slow/io.max"; }
-	# kernel_reads CG MAJ:MIN - the cgroup's reads of the disk as its own counter has them
-	kernel_reads() { awk -v d="$2" '$1 == d { for (i = 2; i <= NF; i++) if ($i ~ /^rios=/) { sub("rios=", "", $i); print $i } }' "$1/io.stat"; }
-elif [ -n "$V1" ] && [ -e "$V1/blkio.throttle.read_iops_device" ]; then
-	ROOT=$V1
-	TOP=$V1/iotap-cgtop.$$
-	limit() { echo "$1 $IOPS" >"$TOP/slow/blkio.throttle.read_iops_device"; }
-	kernel_reads() { awk -v d="$2" '$1 == d && $2 == "Read" { print $3 }' "$1/blkio.throttle.io_serviced"; }
-else
-	skip "no blk-throttle here: neither cgroup v2's io controller nor cgroup v1's blkio throttle"
-fi
-mkdir "$TOP" || skip "cannot create $TOP"
-[ "$ROOT" = "$V2" ] && { echo +io >"$TOP/cgroup.subtree_control" 2>/dev/null || true; }
-mkdir "$TOP/slow" "$TOP/fast" || fail "cannot create cgroups under $TOP"
-DEV=$(loop_create cgtop 64)
-D=$(basename "$DEV")
-MM=$(cat "/sys/block/$D/dev")
-cg_cleanup() {
-	cgroup_remove "$TOP/slow" "$ROOT"
-	cgroup_remove "$TOP/fast" "$ROOT"
-	cgroup_remove "$TOP" "$ROOT"
-	partx -d "$DEV" 2>/dev/null || true
-	live_cleanup
-}
-trap cg_cleanup EXIT
-
-loop_partition "$DEV"
-limit "$MM" || skip "cannot set a read IOPS limit on $D in $TOP/slow"
+cg_throttle_setup cgtop $IOPS
 
 tracer_start "$LIVE_TMP/top.out" cgtop -C --cgroup "$TOP" 999
 # The recorder, as tests/live/cgroup-v1.sh starts it: tracing once its command runs.
@@ -61,16 +28,8 @@ LIVE_PIDS="$LIVE_PIDS $REC_PID"
 for _ in $(seq 1 200); do [ -e "$LIVE_TMP/rec.go" ] && break; sleep 0.05; done
 [ -e "$LIVE_TMP/rec.go" ] || fail "record --cgroups did not start: $(cat "$LIVE_TMP/rec.err")"
 before=$(awk '{ print $1 }' "/sys/block/$D/stat")
-# read_in CG COUNT - COUNT direct 4 KiB reads of the partition by a task of CG; the seconds
-# they took, as the reader timed them, and each read's into $LIVE_TMP/CG's name
-read_in() {
-	DIO_ELAPSED=1 sh -c "echo \$\$ >'$1/cgroup.procs' &&
-		exec '$IOTAP_PROGS/dio' read '${DEV}p1' $2 4096 rand" 2>"$LIVE_TMP/${1##*/}" >/dev/null ||
-		fail "the reader in $1 failed: $(cat "$LIVE_TMP/${1##*/}")"
-	awk '$1 == "elapsed" { print $2 }' "$LIVE_TMP/${1##*/}"
-}
-slow_s=$(read_in "$TOP/slow" $N)
-read_in "$TOP/fast" $M >/dev/null
+slow_s=$(cg_read_in "$TOP/slow" $N)
+cg_read_in "$TOP/fast" $M >/dev/null
 reads=$(($(awk '{ print $1 }' "/sys/block/$D/stat") - before))
 tracer_stop
 kill -INT $REC_PID
