@@ -7,62 +7,33 @@
 # each its row on the disk, whose READS equal the cgroup's own count (v2 io.stat rios, v1
 # blkio.throttle.io_serviced), R-KB their bytes, REQS together the disk's diskstats, and
 # slow's THROTms within 5% of what the reader waited beyond its unthrottled time (its wall
-# time less N reads at fast's pace); fast's next to none.
+# time less N reads at fast's pace); fast's next to none. A recording made with --cgroups
+# over the same reads, reported as nobody (who reads none of this machine's cgroups), gives
+# the same rows: each cgroup's READS, R-KB and REQS equal live's, THROTms within 0.1% (and 0.5 ms) of it.
 . "$(dirname "$0")/lib.sh"
 require_root
 
 N=200
 M=100
 IOPS=100
-V2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-V1=$(awk '$3 == "cgroup" && $4 ~ /(^|,)blkio(,|$)/ { print $2; exit }' /proc/mounts)
-if [ -n "$V2" ] && grep -qw io "$V2/cgroup.controllers" 2>/dev/null; then
-	echo +io >"$V2/cgroup.subtree_control" 2>/dev/null || true
-	ROOT=$V2
-	TOP=$V2/iotap-cgtop.$$
-	limit() { echo "$1 riops=$IOPS" >"$TOP/slow/io.max"; }
-	# kernel_reads CG MAJ:MIN - the cgroup's reads of the disk as its own counter has them
-	kernel_reads() { awk -v d="$2" '$1 == d { for (i = 2; i <= NF; i++) if ($i ~ /^rios=/) { sub("rios=", "", $i); print $i } }' "$1/io.stat"; }
-elif [ -n "$V1" ] && [ -e "$V1/blkio.throttle.read_iops_device" ]; then
-	ROOT=$V1
-	TOP=$V1/iotap-cgtop.$$
-	limit() { echo "$1 $IOPS" >"$TOP/slow/blkio.throttle.read_iops_device"; }
-	kernel_reads() { awk -v d="$2" '$1 == d && $2 == "Read" { print $3 }' "$1/blkio.throttle.io_serviced"; }
-else
-	skip "no blk-throttle here: neither cgroup v2's io controller nor cgroup v1's blkio throttle"
-fi
-mkdir "$TOP" || skip "cannot create $TOP"
-[ "$ROOT" = "$V2" ] && { echo +io >"$TOP/cgroup.subtree_control" 2>/dev/null || true; }
-mkdir "$TOP/slow" "$TOP/fast" || fail "cannot create cgroups under $TOP"
-DEV=$(loop_create cgtop 64)
-D=$(basename "$DEV")
-MM=$(cat "/sys/block/$D/dev")
-cg_cleanup() {
-	cgroup_remove "$TOP/slow" "$ROOT"
-	cgroup_remove "$TOP/fast" "$ROOT"
-	cgroup_remove "$TOP" "$ROOT"
-	partx -d "$DEV" 2>/dev/null || true
-	live_cleanup
-}
-trap cg_cleanup EXIT
-
-loop_partition "$DEV"
-limit "$MM" || skip "cannot set a read IOPS limit on $D in $TOP/slow"
+cg_throttle_setup cgtop $IOPS
 
 tracer_start "$LIVE_TMP/top.out" cgtop -C --cgroup "$TOP" 999
+# The recorder, as tests/live/cgroup-v1.sh starts it: tracing once its command runs.
+R=$LIVE_TMP/r.iotap
+"$IOTAP" record -o "$R" --cgroups -- sh -c "touch '$LIVE_TMP/rec.go'; exec sleep 600" \
+	>/dev/null 2>"$LIVE_TMP/rec.err" &
+REC_PID=$!
+LIVE_PIDS="$LIVE_PIDS $REC_PID"
+for _ in $(seq 1 200); do [ -e "$LIVE_TMP/rec.go" ] && break; sleep 0.05; done
+[ -e "$LIVE_TMP/rec.go" ] || fail "record --cgroups did not start: $(cat "$LIVE_TMP/rec.err")"
 before=$(awk '{ print $1 }' "/sys/block/$D/stat")
-# read_in CG COUNT - COUNT direct 4 KiB reads of the partition by a task of CG; the seconds
-# they took, as the reader timed them, and each read's into $LIVE_TMP/CG's name
-read_in() {
-	DIO_ELAPSED=1 sh -c "echo \$\$ >'$1/cgroup.procs' &&
-		exec '$IOTAP_PROGS/dio' read '${DEV}p1' $2 4096 rand" 2>"$LIVE_TMP/${1##*/}" >/dev/null ||
-		fail "the reader in $1 failed: $(cat "$LIVE_TMP/${1##*/}")"
-	awk '$1 == "elapsed" { print $2 }' "$LIVE_TMP/${1##*/}"
-}
-slow_s=$(read_in "$TOP/slow" $N)
-read_in "$TOP/fast" $M >/dev/null
+slow_s=$(cg_read_in "$TOP/slow" $N)
+cg_read_in "$TOP/fast" $M >/dev/null
 reads=$(($(awk '{ print $1 }' "/sys/block/$D/stat") - before))
 tracer_stop
+kill -INT $REC_PID
+wait $REC_PID || fail "record --cgroups failed: $(cat "$LIVE_TMP/rec.err")"
 
 python3 -c "import sys; sys.exit(0 if $slow_s >= 0.8 * $N / $IOPS else 1)" ||
 	fail "$N reads took $slow_s s: the limit of $IOPS a second did not throttle them"
@@ -98,3 +69,40 @@ print("slow's %d reads waited %.1f ms beyond its median read (%.3f ms); cgtop's 
 sys.exit(0 if len(lat) == $N and abs(throt - held) <= 0.05 * held and fthrot < 5 else 1)
 EOF
 echo "ok: cgtop --cgroup $rel: slow $N and fast $M reads equal the cgroups' own counts and diskstats; slow's throttle time within 5% of its wait"
+
+# The recording's report, as nobody: the file in a directory it may read, none of it root's
+# to write. The same cgroups' rows on the disk, and no others.
+PUB=$(mktemp -d /tmp/iotap-pub.XXXXXX)
+trap 'rm -rf "$PUB"; cg_cleanup' EXIT
+cp "$R" "$PUB/r.iotap"
+chmod 755 "$PUB"
+chown nobody "$PUB/r.iotap"
+setpriv --reuid=nobody --regid=nogroup --clear-groups "$IOTAP" report -i "$PUB/r.iotap" \
+	cgtop -C --cgroup "$TOP" 999 >"$LIVE_TMP/rtop.out" 2>"$LIVE_TMP/rep.err" ||
+	fail "report cgtop as nobody: $(cat "$LIVE_TMP/rep.err")"
+[ ! -s "$LIVE_TMP/rep.err" ] || fail "report cgtop said: $(cat "$LIVE_TMP/rep.err")"
+# rcol CGROUP N - field N of the recording's row of CGROUP on the disk
+rcol() { awk -v d="$D" -v c="$1" -v n="$2" '$1 == d && $16 == c { print $n }' "$LIVE_TMP/rtop.out"; }
+for cg in slow fast; do
+	for f in 2:READS 4:R-KB 6:REQS; do
+		n=${f%%:*}
+		[ "$(rcol "$rel/$cg" "$n")" = "$(col "$rel/$cg" "$n")" ] ||
+			fail "$cg: the recording's ${f#*:} '$(rcol "$rel/$cg" "$n")', live's '$(col "$rel/$cg" "$n")': $(cat "$LIVE_TMP/rtop.out")"
+	done
+	[ "$(rcol "$rel/$cg" 2)" = "$(kernel_reads "$TOP/$cg" "$MM")" ] ||
+		fail "$cg: the recording's READS '$(rcol "$rel/$cg" 2)', the cgroup's own count '$(kernel_reads "$TOP/$cg" "$MM")'"
+done
+others=$(awk -v d="$D" -v r="$rel" '$1 == d && $16 != r "/slow" && $16 != r "/fast"' "$LIVE_TMP/rtop.out")
+[ -z "$others" ] || fail "the recording's rows of the disk outside the two cgroups: $others"
+# Each instance stamps its own copy of an event as it writes it: the two tracers' times of a
+# request differ by the microseconds between those writes, not more.
+rthrot=$(rcol "$rel/slow" 10)
+rfthrot=$(rcol "$rel/fast" 10)
+python3 - "$throt" "$rthrot" "$fthrot" "$rfthrot" <<EOF || fail "the recording's THROTms: $(cat "$LIVE_TMP/rtop.out")"
+import sys
+live, rec, flive, frec = map(float, sys.argv[1:])
+print("THROTms: slow live %.1f, recorded %.1f (%+.2f%%); fast live %.1f, recorded %.1f"
+      % (live, rec, 100 * (rec - live) / live, flive, frec))
+sys.exit(0 if abs(rec - live) <= 0.001 * live + 0.5 and abs(frec - flive) <= 0.5 else 1)
+EOF
+echo "ok: as nobody, report cgtop of the recording gives slow $N and fast $M reads, their R-KB and REQS as live did, THROTms within 0.1%"

@@ -1,8 +1,9 @@
 #!/bin/bash
 # exporter --cgroups live: the series per cgroup and disk against the kernel's own counters.
-# Two cgroups under one parent, as tests/live/cgtop.sh makes them: "slow" with a read IOPS
-# limit on a loop disk (cgroup v2's io.max where the io controller is on, else cgroup v1
-# blkio's read_iops_device, as on a hybrid host), "fast" free; each reads a partition of it.
+# Two cgroups under one parent, as tests/live/cgtop.sh has them (lib.sh's cg_throttle_setup):
+# "slow" with a read IOPS limit on a loop disk (cgroup v2's io.max where the io controller is
+# on, else cgroup v1 blkio's read_iops_device, as on a hybrid host), "fast" free; each reads
+# a partition of it.
 # The exporter follows the hierarchy of the block controller by itself (no --cgroup), and
 # says which in one line. Scraped after (every scrape passes promtool): each cgroup's
 # iotap_cgroup_ios_total and _bytes_total of reads equal its own counters (v2 io.stat rios
@@ -19,46 +20,7 @@ command -v curl >/dev/null || skip "no curl"
 N=200
 M=100
 IOPS=100
-V2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-V1=$(awk '$3 == "cgroup" && $4 ~ /(^|,)blkio(,|$)/ { print $2; exit }' /proc/mounts)
-if [ -n "$V2" ] && grep -qw io "$V2/cgroup.controllers" 2>/dev/null; then
-	echo +io >"$V2/cgroup.subtree_control" 2>/dev/null || true
-	ROOT=$V2
-	WHICH="cgroup v2 ($V2)"
-	limit() { echo "$1 riops=$IOPS" >"$TOP/slow/io.max"; }
-	# kernel_count CG MAJ:MIN KEY - the cgroup's count of the disk in io.stat (rios, rbytes)
-	kernel_count() {
-		awk -v d="$2" -v k="$3=" '$1 == d { for (i = 2; i <= NF; i++) if (index($i, k) == 1) print substr($i, length(k) + 1) }' "$1/io.stat"
-	}
-	kernel_reads() { kernel_count "$1" "$2" rios; }
-	kernel_bytes() { kernel_count "$1" "$2" rbytes; }
-elif [ -n "$V1" ] && [ -e "$V1/blkio.throttle.read_iops_device" ]; then
-	ROOT=$V1
-	WHICH="cgroup v1's blkio hierarchy ($V1)"
-	limit() { echo "$1 $IOPS" >"$TOP/slow/blkio.throttle.read_iops_device"; }
-	kernel_reads() { awk -v d="$2" '$1 == d && $2 == "Read" { print $3 }' "$1/blkio.throttle.io_serviced"; }
-	kernel_bytes() { awk -v d="$2" '$1 == d && $2 == "Read" { print $3 }' "$1/blkio.throttle.io_service_bytes"; }
-else
-	skip "no blk-throttle here: neither cgroup v2's io controller nor cgroup v1's blkio throttle"
-fi
-TOP=$ROOT/iotap-cgexp.$$
-mkdir "$TOP" || skip "cannot create $TOP"
-[ "$ROOT" = "$V2" ] && { echo +io >"$TOP/cgroup.subtree_control" 2>/dev/null || true; }
-mkdir "$TOP/slow" "$TOP/fast" || fail "cannot create cgroups under $TOP"
-DEV=$(loop_create cgexp 64)
-D=$(basename "$DEV")
-MM=$(cat "/sys/block/$D/dev")
-cg_cleanup() {
-	cgroup_remove "$TOP/slow" "$ROOT"
-	cgroup_remove "$TOP/fast" "$ROOT"
-	cgroup_remove "$TOP" "$ROOT"
-	partx -d "$DEV" 2>/dev/null || true
-	live_cleanup
-}
-trap cg_cleanup EXIT
-
-loop_partition "$DEV"
-limit "$MM" || skip "cannot set a read IOPS limit on $D in $TOP/slow"
+cg_throttle_setup cgexp $IOPS
 # Whatever udev reads of the new partition is done before the counts start.
 udevadm settle 2>/dev/null || sleep 1
 before_fs=$(tracefs_snapshot)
@@ -91,16 +53,8 @@ disk_sum() {
 scrape "$EP" s0
 scrape "$EP1" t0
 before=$(awk '{ print $1 }' "/sys/block/$D/stat")
-# read_in CG COUNT - COUNT direct 4 KiB reads of the partition by a task of CG; the seconds
-# they took, as the reader timed them, and each read's into $LIVE_TMP/CG's name
-read_in() {
-	DIO_ELAPSED=1 sh -c "echo \$\$ >'$1/cgroup.procs' &&
-		exec '$IOTAP_PROGS/dio' read '${DEV}p1' $2 4096 rand" 2>"$LIVE_TMP/${1##*/}" >/dev/null ||
-		fail "the reader in $1 failed: $(cat "$LIVE_TMP/${1##*/}")"
-	awk '$1 == "elapsed" { print $2 }' "$LIVE_TMP/${1##*/}"
-}
-slow_s=$(read_in "$TOP/slow" $N)
-read_in "$TOP/fast" $M >/dev/null
+slow_s=$(cg_read_in "$TOP/slow" $N)
+cg_read_in "$TOP/fast" $M >/dev/null
 reads=$(($(awk '{ print $1 }' "/sys/block/$D/stat") - before))
 # A page younger than 0.1 s is served as it is: these are built after the reads.
 sleep 0.3

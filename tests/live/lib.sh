@@ -136,7 +136,80 @@ dio() {
 	"$IOTAP_PROGS/dio" "$@"
 }
 
-# free_port - a TCP port nothing listens on now
+# cg_throttle_setup NAME IOPS - two cgroups under one parent, "slow" with a limit of IOPS reads
+# a second on a new loop disk's partition, "fast" free, on the hierarchy whose blk-throttle
+# this host has: cgroup v2's io.max where the io controller is on, else cgroup v1 blkio's
+# read_iops_device (a hybrid host); skips where neither is. Sets ROOT (the hierarchy's
+# root), WHICH (it, as the tools name it), TOP ($ROOT/iotap-NAME.PID), DEV (/dev/loopN), D
+# (its name) and MM (its MAJ:MIN), and an EXIT trap, cg_cleanup, that removes all of it.
+cg_throttle_setup() {
+	local v2 v1
+	v2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+	v1=$(awk '$3 == "cgroup" && $4 ~ /(^|,)blkio(,|$)/ { print $2; exit }' /proc/mounts)
+	if [ -n "$v2" ] && grep -qw io "$v2/cgroup.controllers" 2>/dev/null; then
+		echo +io >"$v2/cgroup.subtree_control" 2>/dev/null || true
+		CG_V2=1
+		ROOT=$v2
+		WHICH="cgroup v2 ($v2)"
+	elif [ -n "$v1" ] && [ -e "$v1/blkio.throttle.read_iops_device" ]; then
+		CG_V2=
+		ROOT=$v1
+		WHICH="cgroup v1's blkio hierarchy ($v1)"
+	else
+		skip "no blk-throttle here: neither cgroup v2's io controller nor cgroup v1's blkio throttle"
+	fi
+	TOP=$ROOT/iotap-$1.$$
+	DEV=
+	mkdir "$TOP" || skip "cannot create $TOP"
+	trap cg_cleanup EXIT
+	if [ -n "$CG_V2" ]; then echo +io >"$TOP/cgroup.subtree_control" 2>/dev/null || true; fi
+	mkdir "$TOP/slow" "$TOP/fast" || fail "cannot create cgroups under $TOP"
+	DEV=$(loop_create "$1" 64)
+	D=$(basename "$DEV")
+	MM=$(cat "/sys/block/$D/dev")
+	loop_partition "$DEV"
+	if [ -n "$CG_V2" ]; then
+		echo "$MM riops=$2" >"$TOP/slow/io.max"
+	else
+		echo "$MM $2" >"$TOP/slow/blkio.throttle.read_iops_device"
+	fi || skip "cannot set a read IOPS limit on $D in $TOP/slow"
+}
+
+# cg_cleanup - cg_throttle_setup's EXIT trap: its cgroups, partition and loop disk go
+cg_cleanup() {
+	cgroup_remove "$TOP/slow" "$ROOT"
+	cgroup_remove "$TOP/fast" "$ROOT"
+	cgroup_remove "$TOP" "$ROOT"
+	[ -z "$DEV" ] || partx -d "$DEV" 2>/dev/null || true
+	live_cleanup
+}
+
+# kernel_reads CG MAJ:MIN, kernel_bytes CG MAJ:MIN - a cgroup's reads of a disk, and their
+# bytes, as its own counters have them (v2 io.stat rios and rbytes, v1
+# blkio.throttle.io_serviced and io_service_bytes)
+kernel_reads() {
+	if [ -n "$CG_V2" ]; then cg_io_stat "$1" "$2" rios; else cg_v1_read "$1/blkio.throttle.io_serviced" "$2"; fi
+}
+kernel_bytes() {
+	if [ -n "$CG_V2" ]; then cg_io_stat "$1" "$2" rbytes; else cg_v1_read "$1/blkio.throttle.io_service_bytes" "$2"; fi
+}
+cg_io_stat() {
+	awk -v d="$2" -v k="$3=" '$1 == d { for (i = 2; i <= NF; i++) if (index($i, k) == 1) print substr($i, length(k) + 1) }' "$1/io.stat"
+}
+cg_v1_read() {
+	awk -v d="$2" '$1 == d && $2 == "Read" { print $3 }' "$1"
+}
+
+# cg_read_in CG COUNT - COUNT direct 4 KiB random reads of $DEV's partition by a task of CG;
+# prints the seconds they took, as the reader timed them, and leaves each read's time in
+# $LIVE_TMP/CG's name
+cg_read_in() {
+	DIO_ELAPSED=1 sh -c "echo \$\$ >'$1/cgroup.procs' &&
+		exec '$IOTAP_PROGS/dio' read '${DEV}p1' $2 4096 rand" 2>"$LIVE_TMP/${1##*/}" >/dev/null ||
+		fail "the reader in $1 failed: $(cat "$LIVE_TMP/${1##*/}")"
+	awk '$1 == "elapsed" { print $2 }' "$LIVE_TMP/${1##*/}"
+}
+
 # cgroup_remove DIR ROOT - move what is left in cgroup DIR to ROOT (its hierarchy's root), then
 # remove DIR (a test's cleanup: never fails)
 cgroup_remove() {
@@ -144,6 +217,7 @@ cgroup_remove() {
 	for p in $(cat "$1/cgroup.procs" 2>/dev/null); do echo "$p" >"$2/cgroup.procs" || true; done
 	rmdir "$1" 2>/dev/null || true
 }
+# free_port - a TCP port nothing listens on now
 free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
