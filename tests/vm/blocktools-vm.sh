@@ -12,6 +12,18 @@
 # --cgroup counts its reads there, live and from a recording made with --cgroups, as the
 # kernel's diskstats do (task_newtask's clone_flags keeps the flag on this kernel). sda, as
 # before 6.5 a request's submitter is known at its insert, which nvme0n1's none has not.
+# Then cgtop --cgroup over three waits, each against the kernel's own count (about 20 s of
+# the guest's time in all): two cgroups read nvme0n1, slow under io.max riops, fast free;
+# each row's READS and R-KB equal its io.stat rios and rbytes, the rows' REQS diskstats'
+# reads, slow's THROTms what its reader waited beyond its median read within 5% (fast's
+# under 1% of that), and the exporter's iotap_cgroup_ios_total and _bytes_total the same
+# io.stat. iocost on nvme0n1 (vrate held at 100%, a linear model of 40 reads a second): a
+# cgroup's RQOSms within 5% of its io.stat cost.wait (printed under
+# blk_cgroup.blkcg_debug_stats; the phase says so and is skipped where the kernel lacks
+# either). A cgroup with the memory controller writes a file on ext4 over sda under a small
+# vm.dirty_bytes, its writeback slowed by io.max wbps: its DIRTYms equals the sum of its
+# writeback:balance_dirty_pages pauses, which a tracefs instance of the test's own records
+# beside it; vm.dirty_* are put back.
 . "$(dirname "$0")/../live/lib.sh"
 [ "$(id -u)" = 0 ] || skip "VM tests need root for apt-get download of the kernel"
 [ -x "${IOTAP_SRCDIR:-.}/tests/vm/vm-run" ] || skip "no vm-run"
@@ -210,7 +222,8 @@ grep -v '^#' $INST/trace
 rmdir $INST
 echo "== cgtop-dirty"
 cat /tmp/dirty.out /tmp/dirty.out.err
-# As it was: the ratios written last (each write of a ratio zeroes its bytes, and back).
+# As it was: the ratio where the bytes were 0 (writing either of a pair zeroes the other).
+# shellcheck disable=SC2086 # the four saved values, split on purpose
 set -- $saved
 if [ "$1" = 0 ]; then echo "$3" >$VM/dirty_ratio; else echo "$1" >$VM/dirty_bytes; fi
 if [ "$2" = 0 ]; then echo "$4" >$VM/dirty_background_ratio; else echo "$2" >$VM/dirty_background_bytes; fi
@@ -367,9 +380,9 @@ lat = [float(l.split()[1]) for l in open(sys.argv[1]) if l.startswith("io ")]
 throt, fthrot = float(sys.argv[2]), float(sys.argv[3])
 base = statistics.median(lat)
 held = sum(max(0.0, x - base) for x in lat) * 1000
-print("slow THROTms %.1f, waited %.1f ms beyond its median read of %.3f ms (%+.1f%%), fast THROTms %.1f"
+print("slow THROTms %.1f, waited %.1f ms beyond its median read of %.3f ms (%+.1f%%), fast's %.1f"
       % (throt, held, base * 1000, 100 * (throt - held) / held, fthrot))
-sys.exit(0 if len(lat) == int(sys.argv[4]) and abs(throt - held) <= 0.05 * held and fthrot < 5 else 1)
+sys.exit(0 if len(lat) == int(sys.argv[4]) and abs(throt - held) <= 0.05 * held and fthrot <= 0.01 * held else 1)
 PY
 	) || fail "$k: cgtop's throttle time: $th: $(cat "$f")"
 	echo "ok: $k: cgtop under io.max riops=$TIOPS:$figs REQS $reqs = diskstats; $th; the exporter's cgroup series = io.stat ($(uptime_span "$out" cgtop) s)"
