@@ -17,7 +17,7 @@
 # each row's READS and R-KB equal its io.stat rios and rbytes, the rows' REQS diskstats'
 # reads, slow's THROTms what its reader waited beyond its median read within 5% (fast's
 # under 1% of that), and the exporter's iotap_cgroup_ios_total and _bytes_total the same
-# io.stat. iocost on nvme0n1 (vrate held at 100%, a linear model of 40 reads a second): a
+# io.stat. iocost on nvme0n1 (vrate held at 100%, a linear model of 20 reads a second): a
 # cgroup's RQOSms within 5% of its io.stat cost.wait (printed under
 # blk_cgroup.blkcg_debug_stats; the phase says so and is skipped where the kernel lacks
 # either). A cgroup with the memory controller writes a file on ext4 over sda under a small
@@ -37,7 +37,7 @@ TN=200 TIOPS=100
 BN=150
 # cgtop: slow and fast read CN and CM blocks under blk-throttle, cost CON under iocost's
 # model of COSTIOPS; dirty writes DBLOCKS of 64 KiB under vm.dirty_bytes DIRTY_MAX.
-CN=200 CM=100 COSTIOPS=40 CON=40
+CN=200 CM=100 COSTIOPS=20 CON=20
 DIRTY_BG=524288 DIRTY_MAX=1048576 DBLOCKS=64 DWBPS=2097152
 cat >"$LIVE_TMP/guest.sh" <<GUEST
 N=$N NS=$NS TOOLS="$TOOLS" TN=$TN TIOPS=$TIOPS BN=$BN
@@ -380,8 +380,12 @@ lat = [float(l.split()[1]) for l in open(sys.argv[1]) if l.startswith("io ")]
 throt, fthrot = float(sys.argv[2]), float(sys.argv[3])
 base = statistics.median(lat)
 held = sum(max(0.0, x - base) for x in lat) * 1000
-print("slow THROTms %.1f, waited %.1f ms beyond its median read of %.3f ms (%+.1f%%), fast's %.1f"
-      % (throt, held, base * 1000, 100 * (throt - held) / held, fthrot))
+# For the record, not checked: the part of that in the reads the throttle held (over 20 ms,
+# where a slice of blk-throttle holds them about 95), without other reads' jitter.
+only = sum(x - base for x in lat if x > 0.02) * 1000
+print("slow THROTms %.1f, waited %.1f ms beyond its median read of %.3f ms (%+.1f%%; %.1f in its"
+      " %d reads held, %+.1f%%), fast's %.1f" % (throt, held, base * 1000, 100 * (throt - held) / held,
+      only, sum(x > 0.02 for x in lat), 100 * (throt - only) / only if only else 0, fthrot))
 sys.exit(0 if len(lat) == int(sys.argv[4]) and abs(throt - held) <= 0.05 * held and fthrot <= 0.01 * held else 1)
 PY
 	) || fail "$k: cgtop's throttle time: $th: $(cat "$f")"
