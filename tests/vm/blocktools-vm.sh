@@ -12,17 +12,37 @@
 # --cgroup counts its reads there, live and from a recording made with --cgroups, as the
 # kernel's diskstats do (task_newtask's clone_flags keeps the flag on this kernel). sda, as
 # before 6.5 a request's submitter is known at its insert, which nvme0n1's none has not.
+# Then cgtop --cgroup over three waits, each against the kernel's own count (about 20 s of
+# the guest's time in all): two cgroups read nvme0n1, slow under io.max riops, fast free;
+# each row's READS and R-KB equal its io.stat rios and rbytes, the rows' REQS diskstats'
+# reads, slow's THROTms what its reader waited beyond its median read within 5% (fast's
+# under 1% of that), and the exporter's iotap_cgroup_ios_total and _bytes_total the same
+# io.stat. iocost on nvme0n1 (vrate held at 100%, a linear model of 20 reads a second): a
+# cgroup's RQOSms within 5% of its io.stat cost.wait (printed under
+# blk_cgroup.blkcg_debug_stats; the phase says so and is skipped where the kernel lacks
+# either). A cgroup with the memory controller writes a file on ext4 over sda under a small
+# vm.dirty_bytes, its writeback slowed by io.max wbps: its DIRTYms equals the sum of its
+# writeback:balance_dirty_pages pauses, which a tracefs instance of the test's own records
+# beside it; vm.dirty_* are put back.
 . "$(dirname "$0")/../live/lib.sh"
 [ "$(id -u)" = 0 ] || skip "VM tests need root for apt-get download of the kernel"
 [ -x "${IOTAP_SRCDIR:-.}/tests/vm/vm-run" ] || skip "no vm-run"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86 not installed"
+MKE2FS=$(command -v mke2fs || true)
+[ -n "$MKE2FS" ] || skip "no mke2fs (e2fsprogs)"
 
 N=200 NS=100
 TOOLS="biolatency biosnoop bitesize biotop biopattern seeksize iosched biostages"
 TN=200 TIOPS=100
 BN=150
+# cgtop: slow and fast read CN and CM blocks under blk-throttle, cost CON under iocost's
+# model of COSTIOPS; dirty writes DBLOCKS of 64 KiB under vm.dirty_bytes DIRTY_MAX.
+CN=200 CM=100 COSTIOPS=20 CON=20
+DIRTY_BG=524288 DIRTY_MAX=1048576 DBLOCKS=64 DWBPS=2097152
 cat >"$LIVE_TMP/guest.sh" <<GUEST
 N=$N NS=$NS TOOLS="$TOOLS" TN=$TN TIOPS=$TIOPS BN=$BN
+CN=$CN CM=$CM COSTIOPS=$COSTIOPS CON=$CON
+DIRTY_BG=$DIRTY_BG DIRTY_MAX=$DIRTY_MAX DBLOCKS=$DBLOCKS DWBPS=$DWBPS
 GUEST
 cat >>"$LIVE_TMP/guest.sh" <<'GUEST'
 echo "== sched nvme0n1 $(cat /sys/block/nvme0n1/queue/scheduler) sda $(cat /sys/block/sda/queue/scheduler)"
@@ -101,14 +121,140 @@ cat /tmp/born.out /tmp/born.err /tmp/born-rec.out
 echo "== born-report"
 iotap report -i /tmp/born.iotap biosnoop -d sda --cgroup /sys/fs/cgroup/born 2>&1
 rmdir /sys/fs/cgroup/born
+. /iotap/guest-lib.sh
+# cgtop, three waits it times, each against what the kernel counted. The uptime at each
+# phase's start and end says what the phases cost.
+CG=/sys/fs/cgroup/cgt
+NVMM=$(cat /sys/block/nvme0n1/dev)
+# iostat CG - the cgroup's io.stat line of nvme0n1
+iostat() { grep "^$NVMM " "$CG/$1/io.stat"; }
+# 1. blk-throttle: slow under io.max riops, fast free, both reading nvme0n1; cgtop and the
+# exporter, both live over the same reads.
+echo "== up cgtop-start $(cut -d' ' -f1 /proc/uptime)"
+mkdir $CG && echo +io >$CG/cgroup.subtree_control && mkdir $CG/slow $CG/fast &&
+	echo "$NVMM riops=$TIOPS" >$CG/slow/io.max || exit 1
+ip link set lo up
+iotap exporter --cgroups -d nvme0n1 -l 127.0.0.1:10034 1 >/tmp/exp.out 2>&1 &
+e=$!
+started /tmp/exp.out
+traced /tmp/cgt.out cgtop -C --cgroup $CG -d nvme0n1 999
+echo "== stat-before cgt $(cat /sys/block/nvme0n1/stat)"
+echo "== iostat-before slow $(iostat slow)"
+echo "== iostat-before fast $(iostat fast)"
+DIO_ELAPSED=1 sh -c "echo \$\$ >$CG/slow/cgroup.procs && exec dio read /dev/nvme0n1 $CN 4096 rand" \
+	2>/tmp/slow.lat >/dev/null || { echo "the slow reader failed: $(cat /tmp/slow.lat)"; exit 1; }
+DIO_ELAPSED=1 sh -c "echo \$\$ >$CG/fast/cgroup.procs && exec dio read /dev/nvme0n1 $CM 4096 rand" \
+	2>/tmp/fast.lat >/dev/null || { echo "the fast reader failed: $(cat /tmp/fast.lat)"; exit 1; }
+echo "== stat-after cgt $(cat /sys/block/nvme0n1/stat)"
+echo "== iostat-after slow $(iostat slow)"
+echo "== iostat-after fast $(iostat fast)"
+untraced
+sleep 1
+echo "== exporter"
+wget -q -O - http://127.0.0.1:10034/metrics | grep '^iotap_cgroup_\(ios\|bytes\)_total'
+kill -INT $e
+wait $e
+echo "== cgtop-throttle"
+cat /tmp/cgt.out /tmp/cgt.out.err
+echo "== slow-lat"
+cat /tmp/slow.lat
+rmdir $CG/slow $CG/fast
+echo "== up cgtop-end $(cut -d' ' -f1 /proc/uptime)"
+# 2. iocost on nvme0n1, its vrate held at 100% and a model of COSTIOPS random reads a
+# second: a cgroup's reads wait their cost in iocost's rq-qos throttle, which io.stat's
+# cost.wait (shown under blk_cgroup.blkcg_debug_stats) counts, flushed each period.
+echo "== up cost-start $(cut -d' ' -f1 /proc/uptime)"
+DBG=/sys/module/blk_cgroup/parameters/blkcg_debug_stats
+if [ ! -e /sys/fs/cgroup/io.cost.qos ]; then
+	echo "== cost-skip no io.cost.qos (no iocost in this kernel)"
+elif [ ! -e $DBG ]; then
+	echo "== cost-skip no $DBG: io.stat does not show cost.wait"
+else
+	echo 1 >$DBG &&
+		echo "$NVMM ctrl=user model=linear rbps=4000000000 rseqiops=$COSTIOPS rrandiops=$COSTIOPS wbps=4000000000 wseqiops=$COSTIOPS wrandiops=$COSTIOPS" \
+			>/sys/fs/cgroup/io.cost.model &&
+		echo "$NVMM enable=1 ctrl=user rpct=0 rlat=5000 wpct=0 wlat=5000 min=100 max=100" \
+			>/sys/fs/cgroup/io.cost.qos && mkdir $CG/cost || exit 1
+	echo "== cost-qos $(grep "^$NVMM " /sys/fs/cgroup/io.cost.qos)"
+	traced /tmp/cost.out cgtop -C --cgroup $CG -d nvme0n1 999
+	echo "== iostat-before cost $(iostat cost)"
+	DIO_ELAPSED=1 sh -c "echo \$\$ >$CG/cost/cgroup.procs && exec dio read /dev/nvme0n1 $CON 4096 rand" \
+		2>/tmp/cost.lat >/dev/null || { echo "the iocost reader failed: $(cat /tmp/cost.lat)"; exit 1; }
+	# The next periods flush the stats.
+	sleep 1
+	echo "== iostat-after cost $(iostat cost)"
+	echo "== cost-elapsed $(awk '$1 == "elapsed" { print $2 }' /tmp/cost.lat)"
+	untraced
+	echo "$NVMM enable=0" >/sys/fs/cgroup/io.cost.qos
+	echo 0 >$DBG
+	echo "== cgtop-cost"
+	cat /tmp/cost.out /tmp/cost.out.err
+	rmdir $CG/cost
+fi
+echo "== up cost-end $(cut -d' ' -f1 /proc/uptime)"
+# 3. Dirty pauses: a cgroup with the memory controller writes a file on ext4 over sda under
+# a small vm.dirty_bytes; a tracefs instance of our own records the kernel's
+# balance_dirty_pages pauses beside cgtop. The RAM disk writes back faster than a TCG guest
+# dirties pages: io.max wbps on the cgroup, which owns the file's writeback, slows it.
+echo "== up dirty-start $(cut -d' ' -f1 /proc/uptime)"
+VM=/proc/sys/vm
+INST=/sys/kernel/tracing/instances/cgvm-dirty
+saved="$(cat $VM/dirty_bytes) $(cat $VM/dirty_background_bytes) $(cat $VM/dirty_ratio) $(cat $VM/dirty_background_ratio)"
+echo "== dirty-saved $saved"
+echo +memory >/sys/fs/cgroup/cgroup.subtree_control && echo +memory >$CG/cgroup.subtree_control &&
+	mkdir $CG/dirty || exit 1
+SDMM=$(cat /sys/block/sda/dev)
+echo "$SDMM wbps=$DWBPS" >$CG/dirty/io.max || exit 1
+mke2fs -q -t ext4 -F -E lazy_itable_init=0,lazy_journal_init=0 /dev/sda || exit 1
+mkdir -p /mnt && mount -t ext4 -o noinit_itable /dev/sda /mnt || exit 1
+echo $DIRTY_BG >$VM/dirty_background_bytes && echo $DIRTY_MAX >$VM/dirty_bytes || exit 1
+mkdir $INST && echo 'pause > 0' >$INST/events/writeback/balance_dirty_pages/filter &&
+	echo 1 >$INST/events/writeback/balance_dirty_pages/enable || exit 1
+traced /tmp/dirty.out cgtop -C --cgroup $CG -d sda 999
+sh -c "echo \$\$ >$CG/dirty/cgroup.procs && exec dd if=/dev/zero of=/mnt/f bs=65536 count=$DBLOCKS 2>/dev/null" &
+p=$!
+wait $p
+echo "== pid dirty $p"
+untraced
+echo 0 >$INST/events/writeback/balance_dirty_pages/enable
+echo "== dirty-trace"
+grep -v '^#' $INST/trace
+rmdir $INST
+echo "== cgtop-dirty"
+cat /tmp/dirty.out /tmp/dirty.out.err
+# As it was: the ratio where the bytes were 0 (writing either of a pair zeroes the other).
+# shellcheck disable=SC2086 # the four saved values, split on purpose
+set -- $saved
+if [ "$1" = 0 ]; then echo "$3" >$VM/dirty_ratio; else echo "$1" >$VM/dirty_bytes; fi
+if [ "$2" = 0 ]; then echo "$4" >$VM/dirty_background_ratio; else echo "$2" >$VM/dirty_background_bytes; fi
+echo "== dirty-restored $(cat $VM/dirty_bytes) $(cat $VM/dirty_background_bytes) $(cat $VM/dirty_ratio) $(cat $VM/dirty_background_ratio)"
+umount /mnt
+rmdir $CG/dirty $CG
+echo "== up dirty-end $(cut -d' ' -f1 /proc/uptime)"
 echo "== instances"
 ls /sys/kernel/tracing/instances
 echo "== end"
 GUEST
 
+# cgtop_col FILE DISK CGROUP N - field N of cgtop's row of CGROUP on DISK
+# (DISK READS WRITES R-KB W-KB REQS IOPS P50ms P99ms THROTms RQOSms QUEUEms DEVms DIRTYms
+# CONTAINER CGROUP)
+cgtop_col() { awk -v d="$2" -v c="$3" -v n="$4" '$1 == d && $16 == c { print $n }' "$1"; }
+# iostat_delta OUT CG KEY - KEY (rios, rbytes, cost.wait) of the cgroup's io.stat line of
+# nvme0n1 after the run less before it (a fresh cgroup's line is empty before); empty when
+# the line after has no KEY
+iostat_delta() {
+	awk -v c="$2" -v k="$3=" '$1 == "==" && $3 == c && ($2 == "iostat-before" || $2 == "iostat-after") {
+			for (i = 5; i <= NF; i++) if (index($i, k) == 1) v[$2] = substr($i, length(k) + 1) }
+		END { if ("iostat-after" in v) print v["iostat-after"] - v["iostat-before"] }' "$1"
+}
+# uptime_span OUT PHASE - the guest's seconds from the phase's start to its end
+uptime_span() {
+	awk -v p="$2" '$1 == "==" && $2 == "up" { t[$3] = $4 } END { printf "%.1f", t[p "-end"] - t[p "-start"] }' "$1"
+}
 for k in $VM_KERNELS; do
 	vm_boot $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" --bin "$IOTAP_PROGS/cgclone" \
-		--timeout 150 -- "$LIVE_TMP/guest.sh"
+		--bin "$MKE2FS" --mod ext4 --timeout 240 -- "$LIVE_TMP/guest.sh"
 	out=$LIVE_TMP/vm-$k.out
 	grep -q '^== sched nvme0n1 .*\[none\].* sda .*\[mq-deadline\]' "$out" ||
 		fail "$k: schedulers are not none and mq-deadline: $(grep '^== sched' "$out")"
@@ -199,6 +345,87 @@ PY
 			fail "$k: $part: biosnoop --cgroup born has not the $rb reads of child $pb ($nt): $(cat "$f")"
 	done
 	echo "ok: $k: a child born into a cgroup (clone3 CLONE_INTO_CGROUP) counts its $rb reads there, live and reported (task_newtask: $nt)"
+	# cgtop 1, blk-throttle: each row's READS and R-KB the cgroup's own io.stat over the run,
+	# the rows' REQS diskstats' reads, slow's THROTms what its reader waited (beyond its
+	# median read, as tests/live/cgtop.sh has it) within 5%, fast's next to none; the
+	# exporter's series the same io.stat.
+	rc=$(stat_reads "$out" cgt)
+	[ "$rc" = $((CN + CM)) ] || fail "$k: diskstats counted $rc reads under cgtop, the readers made $((CN + CM))"
+	f=$LIVE_TMP/cgt-$k
+	section "$out" cgtop-throttle >"$f"
+	section "$out" exporter >"$LIVE_TMP/exp-$k"
+	reqs=0 figs=""
+	for cg in slow fast; do
+		want=$([ $cg = slow ] && echo $CN || echo $CM)
+		got=$(cgtop_col "$f" nvme0n1 /cgt/$cg 2) kb=$(cgtop_col "$f" nvme0n1 /cgt/$cg 4)
+		rios=$(iostat_delta "$out" $cg rios) rbytes=$(iostat_delta "$out" $cg rbytes)
+		[ "$got" = "$rios" ] && [ "$rios" = "$want" ] && [ "$kb" = $((rbytes / 1024)) ] ||
+			fail "$k: cgtop $cg READS '$got' R-KB '$kb', its io.stat rios $rios rbytes $rbytes, the reader $want: $(cat "$f")"
+		reqs=$((reqs + $(cgtop_col "$f" nvme0n1 /cgt/$cg 6)))
+		for m in ios:$rios bytes:$rbytes; do
+			e=$(awk -v s="iotap_cgroup_${m%%:*}_total{cgroup=\"/cgt/$cg\",disk=\"nvme0n1\",op=\"read\"}" \
+				'$1 == s { print $2 }' "$LIVE_TMP/exp-$k")
+			[ "$e" = "${m#*:}" ] || fail "$k: the exporter's iotap_cgroup_${m%%:*}_total of $cg '$e', its io.stat ${m#*:}: $(cat "$LIVE_TMP/exp-$k")"
+		done
+		figs="$figs $cg READS $got = rios $rios, R-KB $kb;"
+	done
+	others=$(awk '$1 == "nvme0n1" && $16 != "/cgt/slow" && $16 != "/cgt/fast"' "$f")
+	[ -z "$others" ] || fail "$k: cgtop rows of nvme0n1 outside slow and fast: $others"
+	[ "$reqs" = "$rc" ] || fail "$k: cgtop's REQS add up to $reqs, diskstats counted $rc: $(cat "$f")"
+	section "$out" slow-lat >"$LIVE_TMP/slow-lat-$k"
+	th=$(python3 - "$LIVE_TMP/slow-lat-$k" "$(cgtop_col "$f" nvme0n1 /cgt/slow 10)" \
+		"$(cgtop_col "$f" nvme0n1 /cgt/fast 10)" "$CN" <<'PY'
+import statistics, sys
+lat = [float(l.split()[1]) for l in open(sys.argv[1]) if l.startswith("io ")]
+throt, fthrot = float(sys.argv[2]), float(sys.argv[3])
+base = statistics.median(lat)
+held = sum(max(0.0, x - base) for x in lat) * 1000
+# For the record, not checked: the part of that in the reads the throttle held (over 20 ms,
+# where a slice of blk-throttle holds them about 95), without other reads' jitter.
+only = sum(x - base for x in lat if x > 0.02) * 1000
+print("slow THROTms %.1f, waited %.1f ms beyond its median read of %.3f ms (%+.1f%%; %.1f in its"
+      " %d reads held, %+.1f%%), fast's %.1f" % (throt, held, base * 1000, 100 * (throt - held) / held,
+      only, sum(x > 0.02 for x in lat), 100 * (throt - only) / only if only else 0, fthrot))
+sys.exit(0 if len(lat) == int(sys.argv[4]) and abs(throt - held) <= 0.05 * held and fthrot <= 0.01 * held else 1)
+PY
+	) || fail "$k: cgtop's throttle time: $th: $(cat "$f")"
+	echo "ok: $k: cgtop under io.max riops=$TIOPS:$figs REQS $reqs = diskstats; $th; the exporter's cgroup series = io.stat ($(uptime_span "$out" cgtop) s)"
+	# cgtop 2, iocost: the cgroup's RQOSms its io.stat cost.wait (us) within 5%, where the
+	# kernel shows it; the wait a good part of what COSTIOPS a second makes of its reads.
+	if grep -q '^== cost-skip' "$out"; then
+		echo "ok: $k: cgtop under iocost skipped: $(sed -n 's/^== cost-skip //p' "$out")"
+	else
+		f=$LIVE_TMP/cost-$k
+		section "$out" cgtop-cost >"$f"
+		got=$(cgtop_col "$f" nvme0n1 /cgt/cost 2) rios=$(iostat_delta "$out" cost rios)
+		rq=$(cgtop_col "$f" nvme0n1 /cgt/cost 11) cw=$(iostat_delta "$out" cost cost.wait)
+		[ "$got" = "$rios" ] && [ "$rios" = $CON ] ||
+			fail "$k: cgtop cost READS '$got', its io.stat rios $rios, the reader $CON: $(cat "$f")"
+		[ -n "$cw" ] || fail "$k: io.stat has no cost.wait: $(grep '^== iostat-after cost' "$out")"
+		fig=$(python3 -c "
+import sys
+rq, cw = float('$rq'), $cw / 1000
+print('RQOSms %.1f, cost.wait %.1f ms (%+.1f%%)' % (rq, cw, 100 * (rq - cw) / cw if cw else 0))
+sys.exit(0 if cw >= 0.3 * $CON * 1000 / $COSTIOPS and abs(rq - cw) <= 0.05 * cw else 1)") ||
+			fail "$k: cgtop under iocost: $fig ($(grep '^== cost-' "$out")): $(cat "$f")"
+		echo "ok: $k: cgtop under iocost ($CON reads at a model of $COSTIOPS a second): $fig ($(uptime_span "$out" cost) s)"
+	fi
+	# cgtop 3, dirty pauses: the writer's row's DIRTYms the sum of its balance_dirty_pages
+	# pauses in the kernel's own trace (ms each: equal); vm.dirty_* put back.
+	f=$LIVE_TMP/dirty-$k
+	section "$out" cgtop-dirty >"$f"
+	pd=$(awk '$2 == "pid" && $3 == "dirty" { print $4 }' "$out")
+	pz=$(section "$out" dirty-trace | awk -v p="$pd" '
+		{ n1 = split($1, a, "-"); if (a[n1] != p) next; n++
+		  for (i = 2; i <= NF; i++) if ($i ~ /^pause=/) { sub("pause=", "", $i); s += $i } }
+		END { print s + 0, n + 0 }')
+	dm=$(cgtop_col "$f" sda /cgt/dirty 14)
+	[ "${pz#* }" -gt 0 ] || fail "$k: the writer $pd made no dirty pauses: $(section "$out" dirty-trace | head)"
+	python3 -c "import sys; sys.exit(0 if abs(float('$dm') - ${pz% *}) < 0.5 else 1)" 2>/dev/null ||
+		fail "$k: cgtop's DIRTYms '$dm', the writer's ${pz#* } pauses ${pz% *} ms: $(cat "$f")"
+	[ "$(sed -n 's/^== dirty-restored //p' "$out")" = "$(sed -n 's/^== dirty-saved //p' "$out")" ] ||
+		fail "$k: vm.dirty_* not put back: $(grep '^== dirty-' "$out")"
+	echo "ok: $k: cgtop's DIRTYms $dm = the writer's ${pz#* } balance_dirty_pages pauses (${pz% *} ms) under vm.dirty_bytes=$DIRTY_MAX; vm.dirty_* put back ($(uptime_span "$out" dirty) s)"
 	[ -z "$(section "$out" instances)" ] || fail "$k: instances left: $(section "$out" instances)"
 	echo "ok: $k: $rt reads of nvme0n1 under io.max riops=$TIOPS, all the reader's in biosnoop ($tj started by blk-throttle's worker, joined through the kprobe on its entry)"
 	echo "ok: $k: nvme0n1 (none) $rn and sda (mq-deadline) $rs reads as diskstats counted them, in biolatency -Q -D, biosnoop (pids $pn and $ps), bitesize, biotop, biopattern, seeksize ($((rn + rs - 2)) seeks), iosched ($rs through mq-deadline) and biostages (every stage; nvme0n1 without an insert)"
