@@ -6,6 +6,9 @@
 # bios to that cgroup, blk-throttle holds them and its worker queues them outside any
 # writeback, and the writer must still be charged its 3 MiB exactly: the flusher's bio is
 # seen at blk-throttle's entry (a kprobe) inside the inode's writeback
+# seen at blk-throttle's entry (a kprobe) inside the inode's writeback. cgtop, live and from a
+# recording made with --cgroups, must give that cgroup the flusher's bios as io.stat counts them
+# (the inode's owner, writeback_single_inode_start's cgroup_ino), with the throttle's time
 # (qemu; exit 77 when it cannot run).
 . "$(dirname "$0")/../live/lib.sh"
 [ "$(id -u)" = 0 ] || skip "VM tests need root for apt-get download of the kernel"
@@ -51,19 +54,38 @@ echo "$(cat /sys/block/nvme0n1/dev) wbps=1048576" >/sys/fs/cgroup/wbslow/io.max 
 iotap biotop --originator -r 1000 -C 3600 1 >/tmp/thr.out 2>&1 &
 t3=$!
 started /tmp/thr.out
+iotap cgtop -C -d nvme0n1 3600 >/tmp/cg.out 2>&1 &
+t4=$!
+started /tmp/cg.out
+mm=$(cat /sys/block/nvme0n1/dev)
+echo "== iostat-before $(grep "^$mm " /sys/fs/cgroup/wbslow/io.stat)"
+cat >/tmp/wbc.sh <<'WBC'
 sh -c 'echo $$ >/sys/fs/cgroup/wbslow/cgroup.procs && exec /usr/local/bin/wbwrite_c if=/dev/zero of=/mnt/c bs=1M count=3 2>/dev/null' &
 pc=$!
 wait $pc
 ts=$(date +%s)
 sync
-echo "== pidc $pc $(ls -i /mnt/c | awk "{ print \$1 }") $(( $(date +%s) - ts ))"
+echo "$pc $(( $(date +%s) - ts ))" >/tmp/pc
+WBC
+# Recorded with --cgroups while it runs, for a report of it to give the same rows.
+iotap record --cgroups -o /tmp/wb.iotap -- sh /tmp/wbc.sh >/tmp/rec.err 2>&1 || cat /tmp/rec.err
+set -- $(cat /tmp/pc)
+echo "== pidc $1 $(ls -i /mnt/c | awk "{ print \$1 }") $2"
+echo "== iostat-after $(grep "^$mm " /sys/fs/cgroup/wbslow/io.stat)"
 sleep 0.5
-kill -INT $t3
-wait $t3
+kill -INT $t3 $t4
+wait $t3 $t4
 echo "== biotop-throttled"
 cat /tmp/thr.out
+echo "== cgtop"
+cat /tmp/cg.out
+echo "== cgtop-reported"
+iotap report -i /tmp/wb.iotap cgtop -C -d nvme0n1 3600 2>&1
 echo "== end"
 GUEST
+
+# iostat_key LINE KEY - the value of KEY=V in an io.stat line (0 when absent)
+iostat_key() { echo "$1" | tr ' ' '\n' | awk -F= -v k="$2" '$1 == k { v = $2 } END { print v + 0 }'; }
 
 for k in $VM_KERNELS; do
 	vm_boot $k --disk nvme --mod ext4 --bin "$IOTAP" \
@@ -104,4 +126,22 @@ print(b)
 	kb=$(awk -v p="$pc" '$1 == p && $2 == "wbwrite_c" && $3 == "W" { k += $8 } END { print k + 0 }' "$LIVE_TMP/h-$k")
 	[ "$kb" = 3072 ] || { cat "$LIVE_TMP/h-$k"; fail "$k: biotop --originator charged the throttled writer $kb Kbytes, want 3072"; }
 	echo "ok: $k: a writer under io.max wbps charged its 3 MiB exactly though blk-throttle held it for $secs s"
+	# cgtop: the flusher's bios are the inode's cgroup's, as io.stat counts them, live and
+	# reported from a recording made with --cgroups
+	before=$(grep '^== iostat-before ' "$out") after=$(grep '^== iostat-after ' "$out")
+	wios=$(( $(iostat_key "$after" wios) - $(iostat_key "$before" wios) ))
+	wkb=$(( ($(iostat_key "$after" wbytes) - $(iostat_key "$before" wbytes)) / 1024 ))
+	[ "$wkb" -ge 3072 ] || fail "$k: io.stat counted $wkb KiB written by wbslow: $before / $after"
+	for sec in cgtop cgtop-reported; do
+		section "$out" "$sec" >"$LIVE_TMP/c-$k"
+		# DISK READS WRITES R-KB W-KB REQS IOPS P50ms P99ms THROTms ... CONTAINER CGROUP
+		row=$(awk '$1 == "nvme0n1" && $NF == "/wbslow" { print $3, $5, $10 }' "$LIVE_TMP/c-$k")
+		[ "$row" != "" ] || { cat "$LIVE_TMP/c-$k"; fail "$k: $sec has no /wbslow row"; }
+		set -- $row
+		[ "$1" = "$wios" ] && [ "$2" = "$wkb" ] ||
+			{ cat "$LIVE_TMP/c-$k"; fail "$k: $sec: /wbslow wrote $1 bios, $2 KiB; io.stat $wios, $wkb KiB"; }
+		python3 -c "import sys; sys.exit(0 if $3 >= 1000 else 1)" ||
+			{ cat "$LIVE_TMP/c-$k"; fail "$k: $sec: /wbslow's writeback held ${3} ms by blk-throttle, for a sync of $secs s"; }
+		echo "ok: $k: $sec: /wbslow's writeback, sent by the flusher, in its own row: $1 bios and $2 KiB as io.stat counts, ${3} ms throttled"
+	done
 done
