@@ -162,13 +162,18 @@ static struct cg_task *cg_find(struct cgtrack *ct, uint32_t tid)
 	return e->key ? e : NULL;
 }
 
-/* cg_get - the path index of tid, or -1 when unknown (not an error) */
-static int cg_get(struct cgtrack *ct, uint32_t tid)
+/* cg_entry_path - the path index of an entry (NULL: none), or -1 when unknown */
+static int cg_entry_path(const struct cg_task *e)
 {
-	struct cg_task *e = cg_find(ct, tid);
 	uint32_t path = e ? e->path & ~CG_BORN : CG_NONE;
 
 	return path == CG_NONE ? -1 : (int)path;
+}
+
+/* cg_get - the path index of tid, or -1 when unknown (not an error) */
+static int cg_get(struct cgtrack *ct, uint32_t tid)
+{
+	return cg_entry_path(cg_find(ct, tid));
 }
 
 /* cg_id_slot - the slot of id in the id table: its entry, or the free slot it would take */
@@ -226,9 +231,10 @@ static int cg_charged(struct cgtrack *ct, uint32_t tid)
 {
 	struct cg_task *e = cg_find(ct, tid);
 
+	/* One lookup: this is asked of every bio and request a tool attributes. */
 	if (e && e->wb)
 		return (int)e->wb - 1;
-	return cg_get(ct, tid);
+	return cg_entry_path(e);
 }
 
 /* cg_on_fork - a child starts in its parent's cgroup, unless it was born into one of its own */
