@@ -12,7 +12,7 @@ command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86 not installed"
 # The workload: N reads, M writes and one flush on nvme0n1; NS good direct reads on sda,
 # then K reads inside scsi_debug's medium error range (from LBA 0x1234, its default).
 N=100 M=50 NS=50 K=5 ERR_LBA=4660
-# scsi_debug answers every command after 5 ms: its latencies sit in [4K, 8K) us.
+# scsi_debug answers every command after 5 ms: no latency sits below the [4K, 8K) us row.
 SCSI_PARAMS="scsi_debug dev_size_mb=64 delay=0 ndelay=5000000 opts=2 medium_error_start=$ERR_LBA medium_error_count=40"
 
 cat >"$LIVE_TMP/workload.sh" <<WORKLOAD
@@ -204,12 +204,15 @@ for k in $VM_KERNELS; do
 	section "$out" "live exporter-log" | grep -q "no .* events in this kernel" &&
 		fail "$k: the exporter found no command events: $(section "$out" "live exporter-log")"
 	check_exporter $k "$LIVE_TMP/live-$k" 0
-	# scsi_debug's 5 ms delay: every good read in the [4K, 8K) us row.
+	# scsi_debug's 5 ms delay is a floor: no command may be paired under 4 ms (a completion
+	# paired with the wrong dispatch would be). A busy host may answer late, so the good
+	# reads need only sit mostly in the [4K, 8K) us row; check_counts has their exact number.
 	v=$(bt_bucket "$LIVE_TMP/live-$k/scsilatency" ", READ_10" "[4K, 8K)")
-	[ "$v" -ge $NS ] || fail "$k: $v READ_10 in [4K, 8K), expected at least $NS: $(cat "$LIVE_TMP/live-$k/scsilatency")"
-	v=$(awk '/^\[/ && !/^\[4K, 8K\)/ { sub(/^[^)\]]*[)\]] */, ""); n += $1 } END { print n + 0 }' \
+	[ "$v" -ge $((NS / 2)) ] || fail "$k: $v READ_10 in [4K, 8K), expected most of $NS: $(cat "$LIVE_TMP/live-$k/scsilatency")"
+	v=$(awk '/^\[/ && !/^\[([4-9]|[1-9][0-9]+)K, / &&
+		!/^\[[0-9]+M, / { sub(/^[^)\]]*[)\]] */, ""); n += $1 } END { print n + 0 }' \
 		"$LIVE_TMP/live-$k/scsilatency")
-	[ "$v" -le $K ] || fail "$k: $v sda commands outside [4K, 8K) (only the $K failed ones may be)"
+	[ "$v" = 0 ] || fail "$k: $v sda commands under 4 ms, below scsi_debug's delay: $(cat "$LIVE_TMP/live-$k/scsilatency")"
 	check_counts $k guest-report "$LIVE_TMP/guest-$k"
 	section "$out" admin >"$LIVE_TMP/admin-$k"
 	v=$(bt_total "$LIVE_TMP/admin-$k" "nvme0, nvme_admin_identify")
@@ -233,5 +236,5 @@ for k in $VM_KERNELS; do
 	section "$out" dynamic_events | grep -q iotap && fail "$k: tracefs left dirty: $(section "$out" dynamic_events)"
 	echo "ok: $k: exporter's NVMe and SCSI command counts equal the workload's and nvmelatency's and scsilatency's, live (read=$N write=$M flush=1, sda read=$((NS + K))); over the recording bucket by bucket"
 	echo "ok: $k: a rescan's admin commands timed apart with -A ($v nvme_admin_identify)"
-	echo "ok: $k: nvme read=$N write=$M flush=1, sda READ=$((NS + K)) in [4K, 8K), results GOOD=$NS CHECK_CONDITION=$K, bioerr $K BLK_STS_MEDIUM at the injected sectors; live, recorded, reported here unprivileged"
+	echo "ok: $k: nvme read=$N write=$M flush=1, sda READ=$((NS + K)), none under 4 ms, results GOOD=$NS CHECK_CONDITION=$K, bioerr $K BLK_STS_MEDIUM at the injected sectors; live, recorded, reported here unprivileged"
 done

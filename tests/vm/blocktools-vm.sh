@@ -379,14 +379,16 @@ import statistics, sys
 lat = [float(l.split()[1]) for l in open(sys.argv[1]) if l.startswith("io ")]
 throt, fthrot = float(sys.argv[2]), float(sys.argv[3])
 base = statistics.median(lat)
-held = sum(max(0.0, x - base) for x in lat) * 1000
-# For the record, not checked: the part of that in the reads the throttle held (over 20 ms,
-# where a slice of blk-throttle holds them about 95), without other reads' jitter.
-only = sum(x - base for x in lat if x > 0.02) * 1000
-print("slow THROTms %.1f, waited %.1f ms beyond its median read of %.3f ms (%+.1f%%; %.1f in its"
-      " %d reads held, %+.1f%%), fast's %.1f" % (throt, held, base * 1000, 100 * (throt - held) / held,
-      only, sum(x > 0.02 for x in lat), 100 * (throt - only) / only if only else 0, fthrot))
-sys.exit(0 if len(lat) == int(sys.argv[4]) and abs(throt - held) <= 0.05 * held and fthrot <= 0.01 * held else 1)
+# What the throttle held: the time beyond the median read in the reads that waited over
+# 2 ms more than it. The free reads' own jitter (a busy host gives each a little) is not
+# throttle time; summed over 180 of them it came to 5-7% of the total under CI's load.
+held = sum(x - base for x in lat if x > base + 0.002) * 1000
+every = sum(max(0.0, x - base) for x in lat) * 1000
+print("slow THROTms %.1f, waited %.1f ms beyond its median read of %.3f ms in its %d reads held"
+      " (%+.1f%%; %.1f in all its reads), fast's %.1f" % (throt, held, base * 1000,
+      sum(x > base + 0.002 for x in lat), 100 * (throt - held) / held if held else 0, every, fthrot))
+sys.exit(0 if len(lat) == int(sys.argv[4]) and held > 0 and abs(throt - held) <= 0.05 * held
+         and fthrot <= 0.01 * held else 1)
 PY
 	) || fail "$k: cgtop's throttle time: $th: $(cat "$f")"
 	echo "ok: $k: cgtop under io.max riops=$TIOPS:$figs REQS $reqs = diskstats; $th; the exporter's cgroup series = io.stat ($(uptime_span "$out" cgtop) s)"
