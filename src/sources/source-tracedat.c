@@ -36,6 +36,7 @@
 #include "session.h"
 #include "source-recording.h"
 #include "source-tracedat.h"
+#include "tracedat-check.h"
 
 /* Disks named by number only, at most (more only happens in a damaged file). */
 #define TD_DISKS_MAX 1024
@@ -251,12 +252,36 @@ static bool td_open_survives(const char *path)
 	return WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3);
 }
 
+/*
+ * td_sizes_fit - whether the trace.dat at fd holds the sizes it gives (tracedat-check.h),
+ * said in one line when not: 0 or -errno
+ */
+static int td_sizes_fit(int fd, const struct tracedat_src *f)
+{
+	const char *why = "";
+	struct stat st;
+	int ret;
+
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		log_msg(LOG_ERR, "cannot read '%s': %s", f->path, strerror(-ret));
+		return ret;
+	}
+	ret = tracedat_check(fd, (unsigned long long)st.st_size, &why);
+	if (ret == -EINVAL)
+		log_msg(LOG_ERR, "cannot read '%s': a damaged trace.dat (%s does not fit in its %lld bytes)",
+			f->path, why, (long long)st.st_size);
+	else if (ret)
+		log_msg(LOG_ERR, "cannot read '%s': %s", f->path, strerror(-ret));
+	return ret;
+}
+
 /* td_input_open - the trace.dat of the path, or of the caller's buffer (through a memfd) */
 static struct tracecmd_input *td_input_open(struct session *s, struct tracedat_src *f)
 {
 	struct tracecmd_input *in;
 	char path[64];
-	int fd;
+	int fd, ret;
 
 	if (s->opts.input) {
 		fd = open(s->opts.input, O_RDONLY | O_CLOEXEC);
@@ -264,7 +289,10 @@ static struct tracecmd_input *td_input_open(struct session *s, struct tracedat_s
 			log_msg(LOG_ERR, "cannot read '%s': %s", f->path, strerror(errno));
 			return NULL;
 		}
+		ret = td_sizes_fit(fd, f);
 		close(fd);
+		if (ret)
+			return NULL;
 		in = td_open_survives(s->opts.input) ?
 			tracecmd_open(s->opts.input, TRACECMD_FL_LOAD_NO_PLUGINS) : NULL;
 	} else {
@@ -273,6 +301,10 @@ static struct tracecmd_input *td_input_open(struct session *s, struct tracedat_s
 			log_msg(LOG_ERR, "cannot read '%s': %s", f->path, strerror(errno));
 			if (fd >= 0)
 				close(fd);
+			return NULL;
+		}
+		if (td_sizes_fit(fd, f)) {
+			close(fd);
 			return NULL;
 		}
 		/* Opened by name, so that the handle owns a descriptor of its own. */
