@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "diskwatch.h"
 #include "ftrace.h"
 #include "live-local.h"
 #include "live-probe.h"
@@ -79,7 +80,8 @@ static int live_open(struct session *s)
 	if (ret)
 		log_msg(LOG_WARN, "cannot list block devices: %s", strerror(-ret));
 	s->wall_offset = live_wall_offset();
-	return 0;
+	/* A disk that goes away while tracing is said (diskwatch.h). */
+	return diskwatch_add(s);
 }
 
 /* live_event_names - the kernel's events of system sys */
