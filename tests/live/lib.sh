@@ -11,6 +11,21 @@ LIVE_PIDS=""
 # The Debian kernels the VM tier boots (tests/vm/vm-run --kernel): Debian 11's 5.10, 12's 6.1
 # and 6.12. IOTAP_VM_KERNELS narrows a run to some of them while working on one.
 VM_KERNELS=${IOTAP_VM_KERNELS:-5.10 6.1 6.12}
+# Debian's newest series (testing or unstable) and its PREEMPT_RT flavour (tests/vm/vm-run
+# --kernel sid, sid-rt), which the tests named in tests/vm/README.md boot beside those;
+# IOTAP_VM_NEWEST narrows them (empty: none), and a narrowed IOTAP_VM_KERNELS leaves them out.
+if [ -n "${IOTAP_VM_NEWEST+set}" ]; then VM_NEWEST=$IOTAP_VM_NEWEST
+elif [ -n "${IOTAP_VM_KERNELS:-}" ]; then VM_NEWEST=""
+else VM_NEWEST="sid sid-rt"; fi
+# vm_newest N - VM_NEWEST, or only its Nth kernel when IOTAP_VM_NEWEST_ONE is set: CI boots
+# each test that takes them once, the tests sharing the kernels between them by N.
+vm_newest() {
+	if [ -n "${IOTAP_VM_NEWEST_ONE:-}" ]; then
+		echo "$VM_NEWEST" | awk -v n="$1" '{ print $(NF < n ? NF : n) }'
+	else
+		echo "$VM_NEWEST"
+	fi
+}
 
 # fail - report a failed assertion and stop the test
 fail() {

@@ -11,6 +11,12 @@
  * checks: a required event the kernel lacks, which the tool's error must name
  * (missing[] lists every such case, so a kernel that loses one fails), or an
  * argument the tool must refuse (refusals[]).
+ *
+ * The same runs make the drift report: every field an init locates is kept
+ * by kernel with the type and size its format gives. IOTAP_DRIFT_FORMATS=DIR
+ * adds a capture of tests/vm/collect-formats (the VM tier's drift-vm.sh, on
+ * Debian's newest kernels) to the kernels, and every field iotap reads whose
+ * name, type or size there differs from all the known kernels' is printed.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -28,6 +34,9 @@
 #include <sys/socket.h>
 #include <cmocka.h>
 
+#include <traceevent/event-parse.h>
+
+#include "field.h"
 #include "log.h"
 #include "opt.h"
 #include "session.h"
@@ -36,11 +45,147 @@
 #define K61 "6.1.0-56-amd64"
 #define K618 "6.18.44-fc-v669"
 
-static const char *const kernels[] = {
-	K618, K61, "6.12.117+deb12-amd64", "5.10.0-46-amd64", "rhel8-4.18", "ubuntu20.04-5.4",
-	"rhel9-5.14", "ubuntu22.04-5.15",
+#define K510 "5.10.0-46-amd64"
+
+/* The captured kernels, and last the one of IOTAP_DRIFT_FORMATS when set. */
+static const char *kernels[] = {
+	K618, K61, "6.12.117+deb12-amd64", K510, "rhel8-4.18", "ubuntu20.04-5.4",
+	"rhel9-5.14", "ubuntu22.04-5.15", NULL,
 };
-#define NR_KERNELS (sizeof(kernels) / sizeof(kernels[0]))
+#define NR_KNOWN (sizeof(kernels) / sizeof(kernels[0]) - 1)
+static size_t nr_kernels = NR_KNOWN;
+
+/*
+ * What the inits located, by kernel: field_init and field_init_any are wrapped at link time
+ * (Makefile.am), so every parser's lookup is seen as the tools make it.
+ */
+#define MAX_LOOKUPS 1024
+struct lookup {
+	char event[96];			/* sys:name */
+	char field[96];			/* its name; field_init_any's names as a|b */
+	char have[NR_KNOWN + 1][96];	/* "" not looked up, "-" absent, else its type and size */
+	char shape[NR_KNOWN + 1][64];	/* what is compared: name, size, sign and kind, not how
+					 * the type is spelled (u64 or unsigned long long) */
+};
+static struct lookup lookups[MAX_LOOKUPS];
+static size_t nr_lookups;
+static int cur_kernel = -1;		/* index into kernels[] of the init running */
+
+int __real_field_init(struct field *f, struct tep_event *ev, const char *name);
+int __real_field_init_any(struct field *f, struct tep_event *ev, const char *const *names);
+int __wrap_field_init(struct field *f, struct tep_event *ev, const char *name);
+int __wrap_field_init_any(struct field *f, struct tep_event *ev, const char *const *names);
+
+/* lookup_put - what kernel cur_kernel's format of ev has of field (found: ff, as name) */
+static void lookup_put(const struct tep_event *ev, const char *field, const char *name,
+		       const struct tep_format_field *ff)
+{
+	struct lookup *l = NULL;
+	char event[96];
+
+	if (cur_kernel < 0)
+		return;
+	snprintf(event, sizeof(event), "%s:%s", ev->system, ev->name);
+	for (size_t i = 0; i < nr_lookups && !l; i++)
+		if (!strcmp(lookups[i].event, event) && !strcmp(lookups[i].field, field))
+			l = &lookups[i];
+	if (!l) {
+		assert_true(nr_lookups < MAX_LOOKUPS);
+		l = &lookups[nr_lookups++];
+		snprintf(l->event, sizeof(l->event), "%s", event);
+		snprintf(l->field, sizeof(l->field), "%s", field);
+	}
+	if (!ff) {
+		snprintf(l->have[cur_kernel], sizeof(l->have[0]), "-");
+		snprintf(l->shape[cur_kernel], sizeof(l->shape[0]), "-");
+		return;
+	}
+	snprintf(l->have[cur_kernel], sizeof(l->have[0]), "%s%s%s (%d bytes%s)",
+		 name ? name : "", name ? " " : "", ff->type, ff->size,
+		 ff->flags & TEP_FIELD_IS_SIGNED ? ", signed" : "");
+	snprintf(l->shape[cur_kernel], sizeof(l->shape[0]), "%s %d %c%c", name ? name : "",
+		 ff->size, ff->flags & TEP_FIELD_IS_SIGNED ? 's' : 'u',
+		 ff->flags & TEP_FIELD_IS_DYNAMIC ? 'd' : ff->flags & TEP_FIELD_IS_ARRAY ? 'a' :
+		 ff->flags & TEP_FIELD_IS_POINTER ? 'p' : 'n');
+}
+
+int __wrap_field_init(struct field *f, struct tep_event *ev, const char *name)
+{
+	int ret = __real_field_init(f, ev, name);
+
+	lookup_put(ev, name, NULL, ret ? NULL : tep_find_any_field(ev, name));
+	return ret;
+}
+
+int __wrap_field_init_any(struct field *f, struct tep_event *ev, const char *const *names)
+{
+	const struct tep_format_field *ff = NULL;
+	const char *name = NULL;
+	char all[96] = "";
+	int ret = __real_field_init_any(f, ev, names);
+
+	for (const char *const *n = names; *n; n++) {
+		snprintf(all + strlen(all), sizeof(all) - strlen(all), "%s%s", all[0] ? "|" : "", *n);
+		if (!ff && (ff = tep_find_any_field(ev, *n)))
+			name = *n;
+	}
+	lookup_put(ev, all, name, ret ? NULL : ff);
+	return ret;
+}
+
+/* kernel_name - how the report names kernel k: a capture directory by its last part */
+static const char *kernel_name(size_t k)
+{
+	const char *slash = strrchr(kernels[k], '/');
+
+	return slash && slash[1] ? slash + 1 : kernels[k];
+}
+
+/*
+ * drift_report - to out, each field whose lookup over kernel k differs from every kernel of
+ * known (a mask of kernels[]) that looked it up, with what those had; the number of them
+ */
+static size_t drift_report(FILE *out, size_t k, unsigned int known)
+{
+	size_t n = 0, read = 0;
+
+	for (size_t i = 0; i < nr_lookups; i++) {
+		const struct lookup *l = &lookups[i];
+		const char *now = l->have[k];
+		bool same = false;
+		unsigned int told = 0;
+
+		/* A known kernel that never looked the field up lacks the event too. */
+		for (size_t j = 0; j < nr_kernels; j++)
+			if (j != k && (known >> j & 1))
+				same |= !strcmp(l->shape[j], l->shape[k]);
+		read += now[0] != 0;
+		if (same)
+			continue;
+		n++;
+		fprintf(out, "drift: %s %s: %s here;", l->event, l->field,
+			!now[0] ? "not looked up (no such event)" : !strcmp(now, "-") ? "absent" : now);
+		for (size_t j = 0; j < nr_kernels; j++) {
+			const char *sep = " ";
+
+			if (j == k || !(known >> j & 1) || !l->have[j][0] || (told >> j & 1))
+				continue;
+			fprintf(out, " %s in",
+				!strcmp(l->have[j], "-") ? "absent" : l->have[j]);
+			for (size_t m = j; m < nr_kernels; m++)
+				if (m != k && (known >> m & 1) && !strcmp(l->shape[m], l->shape[j])) {
+					fprintf(out, "%s%s", sep, kernel_name(m));
+					sep = ", ";
+					told |= 1u << m;
+				}
+			fprintf(out, ";");
+		}
+		fprintf(out, "%s\n", told ? "" : " no known kernel has the event");
+	}
+	fprintf(out, "drift: %zu of the %zu fields iotap reads differ on %s from the kernels it knows\n",
+		n, read, kernel_name(k));
+	return n;
+}
 
 /*
  * Tools that cannot run over a kernel's set: the required event it lacks. The
@@ -120,19 +265,19 @@ static void on_log(enum log_level level, const char *msg)
 /* load_sys - every event format of one subsystem of a kernel */
 static void load_sys(struct fmt_set *fs, const char *kernel, const char *sys)
 {
-	char path[1024], *text;
+	char path[2048], dir[512], *text;
 	struct dirent *de;
 	size_t len;
 	DIR *d;
 
-	snprintf(path, sizeof(path), "%s/formats/%s/events/%s", TEST_DATA, kernel, sys);
+	testlib_formats_dir(kernel, dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/events/%s", dir, sys);
 	d = opendir(path);
 	assert_non_null(d);
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "%s/formats/%s/events/%s/%s/format", TEST_DATA,
-			 kernel, sys, de->d_name);
+		snprintf(path, sizeof(path), "%s/events/%s/%s/format", dir, sys, de->d_name);
 		text = testlib_text_load(path, &len);
 		if (!text)
 			continue;
@@ -145,12 +290,12 @@ static void load_sys(struct fmt_set *fs, const char *kernel, const char *sys)
 /* load - every event format captured from a kernel, by subsystem */
 static void load(struct fmt_set *fs, const char *kernel)
 {
-	char path[1024];
+	char path[1024], dir[512];
 	struct dirent *de;
 	DIR *d;
 
 	testlib_fmt_init(fs, kernel);
-	snprintf(path, sizeof(path), "%s/formats/%s/events", TEST_DATA, kernel);
+	snprintf(path, sizeof(path), "%s/events", testlib_formats_dir(kernel, dir, sizeof(dir)));
 	d = opendir(path);
 	assert_non_null(d);
 	while ((de = readdir(d)))
@@ -282,6 +427,8 @@ static void run_init(struct seen *sn, const char *kernel, const struct opt *o, i
 	assert_non_null(params);
 	s = testlib_session_new(t, params, SESSION_MAX_STACK_DEFAULT);
 	load(&s->fs, kernel);
+	for (cur_kernel = 0; strcmp(kernels[cur_kernel], kernel); cur_kernel++)
+		;
 	assert_int_equal(disk_table_add(&s->disks, 8 << 20, "sda", "mq-deadline"), 0);
 	assert_int_equal(disk_table_add(&s->disks, 259 << 20, "nvme0n1", "none"), 0);
 	listen_free(t, params);
@@ -329,6 +476,7 @@ static void run_init(struct seen *sn, const char *kernel, const struct opt *o, i
 		sn->used[k] = true;
 		sn->stacked[k] |= !!(ev->flags & (IOTAP_EV_KSTACK | IOTAP_EV_USTACK));
 	}
+	cur_kernel = -1;
 	testlib_session_free(s);
 	free(params);
 }
@@ -382,7 +530,7 @@ static void test_tables(void **state)
 		while (t->events[nr].sys)
 			nr++;
 		assert_true(nr > 0 && nr <= 128);
-		for (size_t k = 0; k < NR_KERNELS; k++) {
+		for (size_t k = 0; k < nr_kernels; k++) {
 			run_init(&sn, kernels[k], NULL, 0);
 			for (const struct opt *o = t->opts; o && o->long_name; o++) {
 				if (o->type == OPT_CHOICE)
@@ -408,15 +556,52 @@ static void test_tables(void **state)
 	}
 	assert_true(checked >= 9);
 	for (size_t i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++)
-		if (refusals[i].seen != (int)NR_KERNELS)
+		if (refusals[i].seen != (int)nr_kernels)
 			fail_msg("%s --%s %s was refused over %d kernels, expected %d", refusals[i].tool,
 				 refusals[i].opt, refusals[i].value ? refusals[i].value : "(any)",
-				 refusals[i].seen, (int)NR_KERNELS);
+				 refusals[i].seen, (int)nr_kernels);
 	for (size_t i = 0; i < sizeof(missing) / sizeof(missing[0]); i++)
 		if (!missing[i].seen)
 			fail_msg("%s over %s never failed for lacking %s", missing[i].tool,
 				 missing[i].kernel, missing[i].event);
 	log_set(NULL);
+	if (nr_kernels > NR_KNOWN)
+		drift_report(stdout, NR_KNOWN, (1u << NR_KNOWN) - 1);
+}
+
+/*
+ * test_drift - the report finds what changed between two known kernels: 5.10's SCSI dispatch
+ * has no driver_tag, 6.1's has (over the lookups test_tables made, which runs first)
+ */
+static void test_drift(void **state)
+{
+	size_t k510 = 0, k61 = 0, len = 0, n;
+	char *text = NULL;
+	FILE *out;
+
+	while (strcmp(kernels[k510], K510))
+		k510++;
+	while (strcmp(kernels[k61], K61))
+		k61++;
+	assert_true(nr_lookups > 50);
+	out = open_memstream(&text, &len);
+	assert_non_null(out);
+	n = drift_report(out, k510, 1u << k61);
+	fclose(out);
+	print_message("%s", text);
+	assert_true(n >= 1);
+	assert_non_null(strstr(text, "drift: scsi:scsi_dispatch_cmd_start driver_tag: absent here; "));
+	assert_non_null(strstr(text, " in " K61 ";\n"));
+	free(text);
+	/* And the other way: 6.1 has it, where 5.10 had not. */
+	text = NULL;
+	out = open_memstream(&text, &len);
+	assert_non_null(out);
+	assert_true(drift_report(out, k61, 1u << k510) >= 1);
+	fclose(out);
+	assert_non_null(strstr(text, "drift: scsi:scsi_dispatch_cmd_start driver_tag: int"));
+	assert_non_null(strstr(text, "here; absent in " K510 ";\n"));
+	free(text);
 }
 
 /* test_spec - a tool whose events come from its argument subscribes to exactly those */
@@ -507,6 +692,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tables),
+		cmocka_unit_test(test_drift),
 		cmocka_unit_test(test_spec),
 		cmocka_unit_test(test_undeclared),
 		cmocka_unit_test(test_undeclared_spec),
@@ -516,6 +702,8 @@ int main(void)
 
 	if (!mkdtemp(str_dir))
 		return 1;
+	if (getenv("IOTAP_DRIFT_FORMATS"))
+		kernels[nr_kernels++] = getenv("IOTAP_DRIFT_FORMATS");
 	snprintf(str_arg, sizeof(str_arg), "%s/x", str_dir);
 	ret = cmocka_run_group_tests(tests, NULL, NULL);
 	for (const char *sfx = ""; sfx; sfx = *sfx ? NULL : ".tmp") {

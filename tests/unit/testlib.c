@@ -73,12 +73,23 @@ uint8_t *testlib_data_load(const char *dir, const char *name, size_t *len)
 	return testlib_file_load(path, len);
 }
 
+/* testlib_formats_dir - where a kernel's captured formats are: KERNEL itself when a path */
+const char *testlib_formats_dir(const char *kernel, char *buf, size_t n)
+{
+	if (kernel[0] == '/')
+		snprintf(buf, n, "%s", kernel);
+	else
+		snprintf(buf, n, "%s/formats/%s", TEST_DATA, kernel);
+	return buf;
+}
+
 /* testlib_format_load - the text of a captured kernel's events/<rel> ("block/x/format") */
 char *testlib_format_load(const char *kernel, const char *rel, size_t *len)
 {
-	char path[512], *text;
+	char path[768], dir[512], *text;
 
-	snprintf(path, sizeof(path), "%s/formats/%s/events/%s", TEST_DATA, kernel, rel);
+	snprintf(path, sizeof(path), "%s/events/%s", testlib_formats_dir(kernel, dir, sizeof(dir)),
+		 rel);
 	text = testlib_text_load(path, len);
 	assert_non_null(text);
 	return text;

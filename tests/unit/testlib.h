@@ -31,6 +31,10 @@ uint8_t *testlib_file_load(const char *path, size_t *len);
 /* testlib_data_load - testlib_file_load of tests/data/<dir>/<name> */
 uint8_t *testlib_data_load(const char *dir, const char *name, size_t *len);
 
+/* testlib_formats_dir - a captured kernel's formats directory in buf: KERNEL when it is a path
+ * (a capture of the VM tier's), else tests/data/formats/KERNEL */
+const char *testlib_formats_dir(const char *kernel, char *buf, size_t n);
+
 /* testlib_format_load - the text of a captured kernel's events/<rel> ("block/x/format") */
 char *testlib_format_load(const char *kernel, const char *rel, size_t *len);
 

@@ -181,7 +181,7 @@ if any(x.startswith('iotap_scsi_command_latency_seconds_count{device="%s",op="wr
 PY
 }
 
-for k in $VM_KERNELS; do
+for k in $VM_KERNELS $(vm_newest 1); do
 	vm_boot $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" \
 		--mod "$SCSI_PARAMS" --file "$LIVE_TMP/workload.sh:/iotap/workload.sh" \
 		--timeout 170 -- "$LIVE_TMP/guest.sh"

@@ -252,7 +252,7 @@ iostat_delta() {
 uptime_span() {
 	awk -v p="$2" '$1 == "==" && $2 == "up" { t[$3] = $4 } END { printf "%.1f", t[p "-end"] - t[p "-start"] }' "$1"
 }
-for k in $VM_KERNELS; do
+for k in $VM_KERNELS $(vm_newest 2); do
 	vm_boot $k --bin "$IOTAP" --bin "$IOTAP_PROGS/dio" --bin "$IOTAP_PROGS/cgclone" \
 		--bin "$MKE2FS" --mod ext4 --timeout 240 -- "$LIVE_TMP/guest.sh"
 	out=$LIVE_TMP/vm-$k.out
