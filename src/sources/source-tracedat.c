@@ -258,8 +258,8 @@ static bool td_open_survives(const char *path)
  */
 static int td_sizes_fit(int fd, const struct tracedat_src *f)
 {
-	const char *why = "";
 	struct stat st;
+	char why[96];
 	int ret;
 
 	if (fstat(fd, &st)) {
@@ -267,7 +267,7 @@ static int td_sizes_fit(int fd, const struct tracedat_src *f)
 		log_msg(LOG_ERR, "cannot read '%s': %s", f->path, strerror(-ret));
 		return ret;
 	}
-	ret = tracedat_check(fd, (unsigned long long)st.st_size, &why);
+	ret = tracedat_check(fd, (unsigned long long)st.st_size, why, sizeof(why));
 	if (ret == -EINVAL)
 		log_msg(LOG_ERR, "cannot read '%s': a damaged trace.dat (%s does not fit in its %lld bytes)",
 			f->path, why, (long long)st.st_size);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -175,7 +176,7 @@ static int v6_data(struct td_cur *c)
 }
 
 /* tracedat_check - see tracedat-check.h */
-int tracedat_check(int fd, unsigned long long size, const char **why)
+int tracedat_check(int fd, unsigned long long size, char *why, size_t whylen)
 {
 	static const uint8_t magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	struct td_cur c = { .fd = fd, .size = size, .why = "" };
@@ -211,6 +212,7 @@ int tracedat_check(int fd, unsigned long long size, const char **why)
 		if (!ret)
 			ret = v6_data(&c);
 	}
-	*why = c.why;
+	if (ret == -EINVAL)
+		snprintf(why, whylen, "%s", c.why);
 	return ret;
 }

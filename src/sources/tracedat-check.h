@@ -14,10 +14,12 @@
  * still guards it, where a crash is what the damage does).
  */
 
+#include <stddef.h>
+
 /*
  * tracedat_check - whether the trace.dat at fd (its size bytes) holds what it says: 0, or
- * -EINVAL with *why set to what does not fit (a static string); -errno of a read
+ * -EINVAL with the part that does not fit in why (whylen bytes); -errno of a read
  */
-int tracedat_check(int fd, unsigned long long size, const char **why);
+int tracedat_check(int fd, unsigned long long size, char *why, size_t whylen);
 
 #endif

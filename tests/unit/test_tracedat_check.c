@@ -27,13 +27,14 @@
 #define PRINTK_AT 0x3ee4
 
 /* check - tracedat_check over len bytes of img, through a memfd as the source opens it */
-static int check(const uint8_t *img, size_t len, const char **why)
+static int check(const uint8_t *img, size_t len, char *why)
 {
 	int fd = memfd_create("t.dat", MFD_CLOEXEC), ret;
 
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, img, len), (ssize_t)len);
-	ret = tracedat_check(fd, len, why);
+	why[0] = 0;
+	ret = tracedat_check(fd, len, why, 96);
 	close(fd);
 	return ret;
 }
@@ -46,12 +47,12 @@ static uint8_t *seed(size_t *len)
 /* test_whole - the real file passes */
 static void test_whole(void **state)
 {
-	const char *why = NULL;
+	char why[96];
 	size_t len;
 	uint8_t *img = seed(&len);
 
 	assert_non_null(img);
-	assert_int_equal(check(img, len, &why), 0);
+	assert_int_equal(check(img, len, why), 0);
 	free(img);
 }
 
@@ -62,7 +63,7 @@ static void test_sizes(void **state)
 		size_t at;
 		const char *why;
 	} cases[] = { { KALLSYMS_AT, "the kallsyms size" }, { PRINTK_AT, "the printk formats' size" } };
-	const char *why = NULL;
+	char why[96];
 	size_t len;
 	uint8_t *img = seed(&len);
 
@@ -72,7 +73,7 @@ static void test_sizes(void **state)
 		memcpy(m, img, len);
 		assert_memory_equal(m + cases[i].at, "\0\0\0\0", 4);
 		memset(m + cases[i].at, 0xff, 4);
-		assert_int_equal(check(m, len, &why), -EINVAL);
+		assert_int_equal(check(m, len, why), -EINVAL);
 		assert_string_equal(why, cases[i].why);
 		free(m);
 	}
@@ -82,12 +83,12 @@ static void test_sizes(void **state)
 /* test_cuts - every cut is refused or passes; a cut inside the headers is refused */
 static void test_cuts(void **state)
 {
-	const char *why = NULL;
+	char why[96];
 	size_t len, refused = 0;
 	uint8_t *img = seed(&len);
 
 	for (size_t cut = 0; cut < len; cut += 7) {
-		int ret = check(img, cut, &why);
+		int ret = check(img, cut, why);
 
 		assert_true(ret == 0 || ret == -EINVAL);
 		refused += ret == -EINVAL;
@@ -95,7 +96,7 @@ static void test_cuts(void **state)
 			assert_int_equal(ret, -EINVAL);
 	}
 	/* A cut past the headers leaves a CPU's data past the end. */
-	assert_int_equal(check(img, len - 1, &why), -EINVAL);
+	assert_int_equal(check(img, len - 1, why), -EINVAL);
 	assert_string_equal(why, "a CPU's data, which ends past the file");
 	assert_true(refused > (PRINTK_AT + 4) / 7);
 	free(img);
